@@ -1,0 +1,3 @@
+pub mod plan;
+pub mod records;
+pub mod units;

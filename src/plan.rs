@@ -1,0 +1,325 @@
+//! What a run measures: kernels, sizes, process counts, delays and repetitions.
+//!
+//! A [`Plan`] is plain data: rank 0 builds and validates it from the command line and broadcasts
+//! it, so every rank runs the same plan. It is also stored in the records header.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// A collective kernel, blocking or nonblocking (posted and immediately waited on, 002 §IV).
+///
+/// Message size ("bytes") per kernel:
+/// - barrier / ibarrier: no payload; sizes are ignored and recorded as 0.
+/// - bcast / ibcast: bytes broadcast from rank 0 to every rank.
+/// - reduce / ireduce, allreduce / iallreduce: bytes contributed by each rank, as
+///   bytes / 8 f64 elements summed (so sizes must be multiples of 8).
+/// - alltoall / ialltoall: bytes sent from each rank to each peer (P x bytes per rank in total).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Barrier,
+    Bcast,
+    Reduce,
+    Allreduce,
+    Alltoall,
+    Ibarrier,
+    Ibcast,
+    Ireduce,
+    Iallreduce,
+    Ialltoall,
+}
+
+impl Op {
+    /// All ten kernels, blocking first, in the order they are measured by default.
+    pub const ALL: [Op; 10] = [
+        Op::Barrier,
+        Op::Bcast,
+        Op::Reduce,
+        Op::Allreduce,
+        Op::Alltoall,
+        Op::Ibarrier,
+        Op::Ibcast,
+        Op::Ireduce,
+        Op::Iallreduce,
+        Op::Ialltoall,
+    ];
+
+    /// The name used on the command line and in records (`allreduce`, `iallreduce`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Barrier => "barrier",
+            Op::Bcast => "bcast",
+            Op::Reduce => "reduce",
+            Op::Allreduce => "allreduce",
+            Op::Alltoall => "alltoall",
+            Op::Ibarrier => "ibarrier",
+            Op::Ibcast => "ibcast",
+            Op::Ireduce => "ireduce",
+            Op::Iallreduce => "iallreduce",
+            Op::Ialltoall => "ialltoall",
+        }
+    }
+
+    /// True for the MPI-3 nonblocking forms (`MPI_I...` followed by `MPI_Wait`).
+    pub fn is_nonblocking(self) -> bool {
+        self.name().starts_with('i')
+    }
+
+    /// The blocking kernel of the same family (`iallreduce` -> `allreduce`).
+    pub fn family(self) -> Op {
+        match self {
+            Op::Ibarrier => Op::Barrier,
+            Op::Ibcast => Op::Bcast,
+            Op::Ireduce => Op::Reduce,
+            Op::Iallreduce => Op::Allreduce,
+            Op::Ialltoall => Op::Alltoall,
+            blocking => blocking,
+        }
+    }
+
+    /// True when the kernel carries a payload, so `--sizes` applies to it.
+    pub fn has_payload(self) -> bool {
+        self.family() != Op::Barrier
+    }
+
+    /// True when the payload is reduced as f64 elements (size must be a multiple of 8 bytes).
+    pub fn is_reduction(self) -> bool {
+        matches!(self.family(), Op::Reduce | Op::Allreduce)
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Op {
+    type Err = PlanError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Op::ALL
+            .into_iter()
+            .find(|op| op.name() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| PlanError::UnknownOp(s.to_string()))
+    }
+}
+
+/// How the ranks are made to start a repetition together (process synchronisation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncMethod {
+    /// Clock-based: busy-wait on the global clock until start + i * window + own delay
+    /// (002 Listing 2; 004 scheme 4).
+    Window,
+    /// `MPI_Barrier`, then delayed ranks busy-wait their delay (002 §III-B, Listing 1).
+    Barrier,
+}
+
+/// The clock every timestamp is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ClockSource {
+    /// `clock_gettime(CLOCK_MONOTONIC)` as absolute seconds (shared by the ranks of one host).
+    Monotonic,
+    /// `MPI_Wtime`.
+    Wtime,
+}
+
+/// The validated measurement plan, identical on every rank.
+///
+/// Sizes are bytes, delays and the window seconds. Every configuration
+/// (op, bytes, P) is measured once undelayed (δ = 0) and once per delay in `delays_s`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Kernels to measure, in order.
+    pub ops: Vec<Op>,
+    /// Message sizes in bytes (see [`Op`] for what a size means per kernel).
+    pub sizes: Vec<u64>,
+    /// Process counts P; each measures on ranks 0..P-1 of the world.
+    pub procs: Vec<u32>,
+    /// Ranks (within each sub-communicator) that arrive late.
+    pub delay_ranks: Vec<u32>,
+    /// Nominal delays in seconds, all > 0; the baseline δ = 0 is always added.
+    pub delays_s: Vec<f64>,
+    /// Measured repetitions per configuration.
+    pub nrep: u32,
+    /// Unrecorded warm-up repetitions per (op, bytes, P), also used to size the window.
+    pub warmup: u32,
+    /// Process synchronisation method.
+    pub sync: SyncMethod,
+    /// Fixed window in seconds; `None` = automatic from the warm-up.
+    pub window_s: Option<f64>,
+    /// Clock source.
+    pub clock: ClockSource,
+    /// Seed of the run's random generator.
+    pub seed: u64,
+    /// Number of consecutive non-improving round trips that end a clock offset measurement
+    /// (000 §3.1; 100 by default).
+    pub sync_nonimproving: u32,
+}
+
+impl Plan {
+    /// The sizes a kernel is measured at: the plan's sizes, or `[0]` for barriers.
+    pub fn sizes_for(&self, op: Op) -> Vec<u64> {
+        if op.has_payload() {
+            self.sizes.clone()
+        } else {
+            vec![0]
+        }
+    }
+
+    /// The delays measured per configuration: 0 (the baseline) first, then the plan's delays.
+    pub fn delays_with_baseline(&self) -> Vec<f64> {
+        std::iter::once(0.0)
+            .chain(self.delays_s.iter().copied())
+            .collect()
+    }
+
+    /// Checks the plan against itself and the world size, before any measurement.
+    ///
+    /// Errors: the first [`PlanError`] found.
+    pub fn validate(&self, world_size: u32) -> Result<(), PlanError> {
+        if world_size < 2 {
+            return Err(PlanError::TooFewRanks(world_size));
+        }
+        if self.ops.is_empty() {
+            return Err(PlanError::Empty("--ops"));
+        }
+        if self.ops.iter().any(|op| op.has_payload()) && self.sizes.is_empty() {
+            return Err(PlanError::Empty("--sizes"));
+        }
+        if self.procs.is_empty() {
+            return Err(PlanError::Empty("--procs"));
+        }
+        if self.nrep == 0 {
+            return Err(PlanError::ZeroRepetitions);
+        }
+        if self.sync_nonimproving == 0 {
+            return Err(PlanError::Empty("--sync-nonimproving (must be >= 1)"));
+        }
+        for &p in &self.procs {
+            if p < 2 || p > world_size {
+                return Err(PlanError::BadProcs { p, world_size });
+            }
+            if let Some(&r) = self.delay_ranks.iter().find(|&&r| r >= p) {
+                return Err(PlanError::DelayRankOutside { rank: r, p });
+            }
+        }
+        for &b in &self.sizes {
+            if let Some(op) = self.ops.iter().find(|op| op.is_reduction()) {
+                if b == 0 || b % 8 != 0 {
+                    return Err(PlanError::ReductionSize { bytes: b, op: *op });
+                }
+            }
+            if b == 0 && self.ops.iter().any(|op| op.has_payload()) {
+                return Err(PlanError::ZeroSize);
+            }
+        }
+        if let Some(&d) = self.delays_s.iter().find(|d| !(d.is_finite() && **d > 0.0)) {
+            return Err(PlanError::BadDelay(d));
+        }
+        if let Some(w) = self.window_s {
+            if !(w.is_finite() && w > 0.0) {
+                return Err(PlanError::BadWindow(w));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a plan cannot be run. Raised before any measurement starts.
+#[derive(Debug, Error, PartialEq)]
+pub enum PlanError {
+    #[error("unknown op '{0}': choose from barrier, bcast, reduce, allreduce, alltoall, ibarrier, ibcast, ireduce, iallreduce, ialltoall")]
+    UnknownOp(String),
+    #[error("delaybench needs at least 2 MPI ranks, got {0}: launch it with e.g. `mpirun -np 2 delaybench`")]
+    TooFewRanks(u32),
+    #[error("{0} is empty: give at least one value")]
+    Empty(&'static str),
+    #[error("--nrep must be at least 1")]
+    ZeroRepetitions,
+    #[error("--procs {p} is impossible with {world_size} MPI ranks: each P must be between 2 and the world size")]
+    BadProcs { p: u32, world_size: u32 },
+    #[error("--delay-rank {rank} is not a rank of P = {p} (ranks 0..{}): choose ranks below every P in --procs", p - 1)]
+    DelayRankOutside { rank: u32, p: u32 },
+    #[error("size {bytes} B cannot be used for {op}: reductions sum f64 elements, so sizes must be positive multiples of 8 bytes")]
+    ReductionSize { bytes: u64, op: Op },
+    #[error("size 0 B has no payload: give sizes of at least 1 byte")]
+    ZeroSize,
+    #[error("delay {0} s is not a positive duration: the undelayed baseline is always measured, give delays > 0")]
+    BadDelay(f64),
+    #[error("--window {0} s must be a positive duration")]
+    BadWindow(f64),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn plan() -> Plan {
+        Plan {
+            ops: Op::ALL.to_vec(),
+            sizes: vec![8, 128, 1024],
+            procs: vec![2, 4],
+            delay_ranks: vec![0],
+            delays_s: vec![50e-6],
+            nrep: 100,
+            warmup: 10,
+            sync: SyncMethod::Window,
+            window_s: None,
+            clock: ClockSource::Monotonic,
+            seed: 1,
+            sync_nonimproving: 100,
+        }
+    }
+
+    #[test]
+    fn op_names_round_trip() {
+        for op in Op::ALL {
+            assert_eq!(op.name().parse::<Op>().unwrap(), op);
+        }
+        assert_eq!("IAllreduce".parse::<Op>().unwrap(), Op::Iallreduce);
+        assert!(matches!(
+            "allgather".parse::<Op>(),
+            Err(PlanError::UnknownOp(_))
+        ));
+        assert_eq!(Op::Ialltoall.family(), Op::Alltoall);
+        assert!(Op::Ibarrier.is_nonblocking() && !Op::Barrier.is_nonblocking());
+        assert!(!Op::Ibarrier.has_payload() && Op::Ireduce.is_reduction());
+    }
+
+    #[test]
+    fn valid_plan_passes() {
+        assert_eq!(plan().validate(4), Ok(()));
+        assert_eq!(plan().sizes_for(Op::Barrier), vec![0]);
+        assert_eq!(plan().delays_with_baseline(), vec![0.0, 50e-6]);
+    }
+
+    #[test]
+    fn invalid_plans_fail() {
+        assert_eq!(plan().validate(1), Err(PlanError::TooFewRanks(1)));
+        let mut p = plan();
+        p.delay_ranks = vec![2];
+        assert_eq!(
+            p.validate(4),
+            Err(PlanError::DelayRankOutside { rank: 2, p: 2 })
+        );
+        let mut p = plan();
+        p.nrep = 0;
+        assert_eq!(p.validate(4), Err(PlanError::ZeroRepetitions));
+        let mut p = plan();
+        p.procs = vec![8];
+        assert!(matches!(p.validate(4), Err(PlanError::BadProcs { .. })));
+        let mut p = plan();
+        p.sizes = vec![12];
+        assert!(matches!(
+            p.validate(4),
+            Err(PlanError::ReductionSize { .. })
+        ));
+        let mut p = plan();
+        p.delays_s = vec![0.0];
+        assert!(matches!(p.validate(4), Err(PlanError::BadDelay(_))));
+    }
+}

@@ -1,0 +1,43 @@
+//! Records files: what a run writes (rank 0, block by block) and what the offline commands read.
+//!
+//! A records file is a CBOR sequence (RFC 8742) of [`Item`]s: one header, one block per measured
+//! configuration, and a footer when the run completed. Plain Rust, no MPI.
+
+mod reader;
+mod schema;
+#[doc(hidden)]
+pub mod testdata;
+mod writer;
+
+pub use reader::{read_records, Records};
+pub use schema::*;
+pub use writer::RecordsWriter;
+
+use thiserror::Error;
+
+/// Errors reading or writing a records file.
+#[derive(Debug, Error)]
+pub enum RecordsError {
+    #[error("cannot create records file {path}: {source} (choose another --output or fix the directory's permissions)")]
+    Create {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("records file {0} already exists: choose another --output or remove the old file")]
+    Exists(String),
+    #[error("cannot open records file {path}: {source}")]
+    Open {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot write records file: {0}")]
+    Write(String),
+    #[error("{path} is not a delaybench records file: {reason}")]
+    NotRecords { path: String, reason: String },
+    #[error("{path} has format version {found}; this delaybench reads version {expected}")]
+    Version {
+        path: String,
+        found: u32,
+        expected: u32,
+    },
+}

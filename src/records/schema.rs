@@ -1,0 +1,282 @@
+//! The content of a records file: one [`Header`], one [`Block`] per measured configuration,
+//! and a [`Footer`] when the run completed (DESIGN.md, "Records"; 002 §III-C).
+//!
+//! Per-repetition arrays are flattened row-major with shape `[nrep][nprocs]`
+//! (index `rep * nprocs + rank`) and stored as CBOR byte strings of big-endian f64,
+//! the XDR double layout. The byte layout is documented in `docs/records-format.md`.
+
+use crate::plan::{Op, Plan};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Name in every header, so readers can tell a records file from other CBOR.
+pub const FORMAT_NAME: &str = "delaybench-records";
+/// Version of the layout described in `docs/records-format.md`.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Flag bit: the rank reached its start instant after that instant had passed.
+pub const FLAG_STARTED_LATE: u8 = 1;
+/// Flag bit: the operation ended after the end of its window.
+pub const FLAG_WINDOW_OVERRUN: u8 = 2;
+
+/// One item of the CBOR sequence that makes a records file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "item", rename_all = "lowercase")]
+pub enum Item {
+    Header(Box<Header>),
+    Block(Box<Block>),
+    Footer(Box<Footer>),
+}
+
+/// A rank's clock model: `offset(t) = slope * (t - t_ref_s) + intercept_s`, and the global
+/// time of local time `t` is `g = t - offset(t)` (DESIGN.md, "Vocabulary"; 004 §5).
+/// Offset-only methods have `slope = 0`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ClockModel {
+    /// Rate difference to the reference clock (dimensionless, s/s).
+    pub slope: f64,
+    /// Offset in seconds at local time `t_ref_s`.
+    pub intercept_s: f64,
+    /// Local time in seconds at which `intercept_s` was measured.
+    pub t_ref_s: f64,
+}
+
+impl ClockModel {
+    /// The model of the reference clock itself (rank 0): no offset, no skew.
+    pub const IDENTITY: ClockModel = ClockModel {
+        slope: 0.0,
+        intercept_s: 0.0,
+        t_ref_s: 0.0,
+    };
+
+    /// Offset-only model (slope 0) with the given offset in seconds.
+    pub fn offset_only(offset_s: f64) -> Self {
+        ClockModel {
+            slope: 0.0,
+            intercept_s: offset_s,
+            t_ref_s: 0.0,
+        }
+    }
+
+    /// Offset in seconds of this clock to the reference at local time `t` (seconds).
+    pub fn offset_at(&self, t: f64) -> f64 {
+        self.slope * (t - self.t_ref_s) + self.intercept_s
+    }
+
+    /// Global time (seconds) of local time `t` (seconds).
+    pub fn to_global(&self, t: f64) -> f64 {
+        t - self.offset_at(t)
+    }
+
+    /// Local time (seconds) at which this clock reads global time `g` (seconds).
+    pub fn to_local(&self, g: f64) -> f64 {
+        // g = t - slope (t - t_ref) - intercept  =>  t = (g + intercept - slope t_ref) / (1 - slope)
+        (g + self.intercept_s - self.slope * self.t_ref_s) / (1.0 - self.slope)
+    }
+}
+
+/// Clock source and the cost of reading it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockInfo {
+    /// `monotonic` or `wtime`.
+    pub source: String,
+    /// Resolution reported by the source, seconds.
+    pub resolution_s: f64,
+    /// Timer delay Δ: the median cost of one clock read on rank 0, seconds (002 eq. 3).
+    pub timer_delay_s: f64,
+}
+
+/// Clock synchronisation: method, parameters and the per-rank result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockSyncInfo {
+    /// Method name, e.g. `offset`.
+    pub method: String,
+    /// Method parameters as `name=value` strings, e.g. `nonimproving=100`.
+    pub params: Vec<String>,
+    /// Per rank (index = world rank): the clock model found.
+    pub models: Vec<ClockModel>,
+    /// Per rank: smallest round-trip time seen against rank 0, seconds (0 for rank 0).
+    pub min_rtt_s: Vec<f64>,
+    /// Per rank: number of ping-pong exchanges done.
+    pub exchanges: Vec<u32>,
+    /// Wall time of the whole synchronisation on rank 0, seconds.
+    pub duration_s: f64,
+}
+
+/// How ranks waited for their start instants.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitInfo {
+    /// `spin` (busy-wait) or `polite` (sleep, then spin with yields for the last stretch).
+    pub strategy: String,
+    /// Per host (in order of first rank): host name, ranks on it, online cores.
+    pub hosts: Vec<HostLoad>,
+    /// Seconds before the start instant at which a polite waiter stops sleeping.
+    pub spin_margin_s: f64,
+}
+
+/// Ranks and cores of one host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostLoad {
+    pub host: String,
+    pub ranks: u32,
+    pub cores: u32,
+}
+
+impl HostLoad {
+    /// True when the host runs more ranks than it has cores.
+    pub fn oversubscribed(&self) -> bool {
+        self.ranks > self.cores
+    }
+}
+
+/// Run metadata, written first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// Always [`FORMAT_NAME`].
+    pub format: String,
+    /// [`FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// delaybench version that wrote the file.
+    pub tool_version: String,
+    /// The command line of rank 0.
+    pub command_line: Vec<String>,
+    /// UTC start time, RFC 3339.
+    pub start_utc: String,
+    /// Number of MPI ranks launched.
+    pub world_size: u32,
+    /// Per rank (index = world rank): host name (`MPI_Get_processor_name`).
+    pub hosts: Vec<String>,
+    /// `MPI_Get_library_version`.
+    pub mpi_library: String,
+    pub clock: ClockInfo,
+    pub clock_sync: ClockSyncInfo,
+    pub wait: WaitInfo,
+    /// How the window was chosen, in words (e.g. automatic rule or fixed value).
+    pub window_rule: String,
+    /// The plan (ops, sizes, P, delays, repetitions, sync, seed).
+    pub plan: Plan,
+}
+
+/// One measured configuration: (op, bytes, P, nominal delay).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    pub op: Op,
+    /// Message size in bytes as the kernel defines it (0 for barriers).
+    pub bytes: u64,
+    /// P: ranks 0..nprocs-1 took part.
+    pub nprocs: u32,
+    /// Nominal delay δ in seconds; 0 for the undelayed baseline.
+    pub delay_s: f64,
+    /// Ranks (within the sub-communicator) that were to be delayed; empty for the baseline.
+    pub delayed_ranks: Vec<u32>,
+    /// Window in seconds (window sync), or `None` (barrier sync).
+    pub window_s: Option<f64>,
+    /// Number of repetitions (rows of the arrays).
+    pub nrep: u32,
+    /// Per repetition: the scheduled global start instant, seconds (NaN with barrier sync).
+    pub scheduled_start_s: F64Array,
+    /// `[nrep][nprocs]`: local clock reading just before the operation, seconds.
+    pub t_start_local_s: F64Array,
+    /// `[nrep][nprocs]`: local clock reading just after the operation, seconds.
+    pub t_end_local_s: F64Array,
+    /// `[nrep][nprocs]`: `t_start_local_s` on the global clock, seconds.
+    pub t_start_global_s: F64Array,
+    /// `[nrep][nprocs]`: `t_end_local_s` on the global clock, seconds.
+    pub t_end_global_s: F64Array,
+    /// `[nrep][nprocs]`: delay that rank was given in that repetition, seconds.
+    pub applied_delay_s: F64Array,
+    /// `[nrep][nprocs]`: OR of `FLAG_*` bits; 0 = fine.
+    #[serde(with = "serde_bytes")]
+    pub flags: Vec<u8>,
+}
+
+impl Block {
+    /// Flat index of (repetition, rank) in the `[nrep][nprocs]` arrays.
+    pub fn idx(&self, rep: usize, rank: usize) -> usize {
+        rep * self.nprocs as usize + rank
+    }
+
+    /// True when no rank of repetition `rep` has a flag set.
+    pub fn rep_valid(&self, rep: usize) -> bool {
+        let p = self.nprocs as usize;
+        self.flags[rep * p..(rep + 1) * p].iter().all(|&f| f == 0)
+    }
+
+    /// Checks that every array has the shape `[nrep][nprocs]`.
+    pub fn shape_ok(&self) -> bool {
+        let n = self.nrep as usize * self.nprocs as usize;
+        [
+            &self.t_start_local_s,
+            &self.t_end_local_s,
+            &self.t_start_global_s,
+            &self.t_end_global_s,
+            &self.applied_delay_s,
+        ]
+        .iter()
+        .all(|a| a.0.len() == n)
+            && self.flags.len() == n
+            && self.scheduled_start_s.0.len() == self.nrep as usize
+    }
+}
+
+/// End-of-run clock check (002 §III-A) and wall time, written last.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Footer {
+    /// Per rank: offset to rank 0 re-measured at the end of the run, seconds.
+    pub end_offsets_s: Vec<f64>,
+    /// Per rank: end offset minus the offset the model predicts at that instant, seconds.
+    pub offset_change_s: Vec<f64>,
+    /// Largest |offset_change_s|, seconds.
+    pub max_abs_offset_change_s: f64,
+    /// Wall time of the run on rank 0, seconds.
+    pub wall_time_s: f64,
+    /// Warnings printed during the run.
+    pub warnings: Vec<String>,
+}
+
+/// A vector of f64 stored as one CBOR byte string of big-endian doubles (XDR layout).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct F64Array(pub Vec<f64>);
+
+impl Serialize for F64Array {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = self.0.iter().flat_map(|v| v.to_be_bytes()).collect();
+        serde_bytes::Bytes::new(&bytes).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for F64Array {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = serde_bytes::ByteBuf::deserialize(d)?;
+        if bytes.len() % 8 != 0 {
+            return Err(serde::de::Error::custom(format!(
+                "f64 array of {} bytes is not a multiple of 8",
+                bytes.len()
+            )));
+        }
+        Ok(F64Array(
+            bytes
+                .chunks_exact(8)
+                .map(|c| f64::from_be_bytes(c.try_into().expect("chunk of 8")))
+                .collect(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_model_inverts() {
+        let m = ClockModel {
+            slope: 20e-6,
+            intercept_s: 1e-3,
+            t_ref_s: 100.0,
+        };
+        let t = 105.0;
+        let g = m.to_global(t);
+        assert!((g - (t - (20e-6 * 5.0 + 1e-3))).abs() < 1e-12);
+        assert!((m.to_local(g) - t).abs() < 1e-9);
+        assert_eq!(ClockModel::IDENTITY.to_global(7.5), 7.5);
+    }
+}

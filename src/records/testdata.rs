@@ -1,0 +1,102 @@
+//! Synthetic records with known values, for tests of the offline layers (no MPI).
+
+use super::*;
+use crate::plan::{ClockSource, Op, Plan, SyncMethod};
+
+/// A header for `world_size` ranks on one host whose clock offsets are `rank * 1 ms`.
+pub fn header(world_size: u32) -> Header {
+    Header {
+        format: FORMAT_NAME.into(),
+        format_version: FORMAT_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command_line: vec!["delaybench".into()],
+        start_utc: "2026-01-01T00:00:00Z".into(),
+        world_size,
+        hosts: vec!["node0".into(); world_size as usize],
+        mpi_library: "synthetic".into(),
+        clock: ClockInfo {
+            source: "monotonic".into(),
+            resolution_s: 1e-9,
+            timer_delay_s: 2e-8,
+        },
+        clock_sync: ClockSyncInfo {
+            method: "offset".into(),
+            params: vec!["nonimproving=100".into()],
+            models: (0..world_size)
+                .map(|r| ClockModel::offset_only(r as f64 * 1e-3))
+                .collect(),
+            min_rtt_s: vec![1e-6; world_size as usize],
+            exchanges: vec![150; world_size as usize],
+            duration_s: 0.01,
+        },
+        wait: WaitInfo {
+            strategy: "spin".into(),
+            hosts: vec![HostLoad {
+                host: "node0".into(),
+                ranks: world_size,
+                cores: world_size,
+            }],
+            spin_margin_s: 0.0,
+        },
+        window_rule: "fixed".into(),
+        plan: Plan {
+            ops: vec![Op::Allreduce, Op::Iallreduce],
+            sizes: vec![8],
+            procs: vec![2, world_size],
+            delay_ranks: vec![0],
+            delays_s: vec![50e-6],
+            nrep: 5,
+            warmup: 0,
+            sync: SyncMethod::Window,
+            window_s: Some(1e-3),
+            clock: ClockSource::Monotonic,
+            seed: 7,
+            sync_nonimproving: 100,
+        },
+    }
+}
+
+/// A block in which rank 0 is late by `delay_s`, every operation ends `op_time_s * (1 + rep/10)`
+/// after the last rank started, and repetition 1 is flagged as a window overrun on the last rank.
+/// Local times are global times plus `rank * 1 ms`.
+pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s: f64) -> Block {
+    let p = nprocs as usize;
+    let n = nrep as usize * p;
+    let window = 1e-3;
+    let mut b = Block {
+        op,
+        bytes,
+        nprocs,
+        delay_s,
+        delayed_ranks: if delay_s > 0.0 { vec![0] } else { vec![] },
+        window_s: Some(window),
+        nrep,
+        scheduled_start_s: F64Array((0..nrep).map(|i| 10.0 + i as f64 * window).collect()),
+        t_start_local_s: F64Array(vec![0.0; n]),
+        t_end_local_s: F64Array(vec![0.0; n]),
+        t_start_global_s: F64Array(vec![0.0; n]),
+        t_end_global_s: F64Array(vec![0.0; n]),
+        applied_delay_s: F64Array(vec![0.0; n]),
+        flags: vec![0; n],
+    };
+    for rep in 0..nrep as usize {
+        let start = b.scheduled_start_s.0[rep];
+        let end = start + delay_s + op_time_s * (1.0 + rep as f64 / 10.0);
+        for rank in 0..p {
+            let i = b.idx(rep, rank);
+            let applied = if rank == 0 { delay_s } else { 0.0 };
+            // Later ranks finish a little earlier, so the max end is rank 0's.
+            let g_end = end - rank as f64 * 1e-7;
+            b.applied_delay_s.0[i] = applied;
+            b.t_start_global_s.0[i] = start + applied;
+            b.t_end_global_s.0[i] = g_end;
+            b.t_start_local_s.0[i] = start + applied + rank as f64 * 1e-3;
+            b.t_end_local_s.0[i] = g_end + rank as f64 * 1e-3;
+        }
+    }
+    if nrep > 1 {
+        let last = b.idx(1, p - 1);
+        b.flags[last] = FLAG_WINDOW_OVERRUN;
+    }
+    b
+}

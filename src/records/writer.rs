@@ -1,0 +1,68 @@
+//! Writing a records file as the run goes, so a crash loses at most the block in flight.
+
+use super::{Block, Footer, Header, Item, RecordsError};
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Appends header, blocks and footer to a new records file, flushing each to disk.
+pub struct RecordsWriter {
+    out: BufWriter<File>,
+    path: PathBuf,
+}
+
+impl RecordsWriter {
+    /// Creates `path` (and its parent directories); never overwrites an existing file.
+    ///
+    /// Errors: [`RecordsError::Exists`], [`RecordsError::Create`].
+    pub fn create(path: &Path) -> Result<Self, RecordsError> {
+        let create_err = |source| RecordsError::Create {
+            path: path.display().to_string(),
+            source,
+        };
+        if path.exists() {
+            return Err(RecordsError::Exists(path.display().to_string()));
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(create_err)?;
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(create_err)?;
+        Ok(RecordsWriter {
+            out: BufWriter::new(file),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The file being written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes the header. Errors: [`RecordsError::Write`].
+    pub fn write_header(&mut self, header: &Header) -> Result<(), RecordsError> {
+        self.write_item(&Item::Header(Box::new(header.clone())))
+    }
+
+    /// Writes one measured configuration. Errors: [`RecordsError::Write`].
+    pub fn write_block(&mut self, block: &Block) -> Result<(), RecordsError> {
+        self.write_item(&Item::Block(Box::new(block.clone())))
+    }
+
+    /// Writes the footer and closes the file. Errors: [`RecordsError::Write`].
+    pub fn finish(mut self, footer: &Footer) -> Result<(), RecordsError> {
+        self.write_item(&Item::Footer(Box::new(footer.clone())))
+    }
+
+    fn write_item(&mut self, item: &Item) -> Result<(), RecordsError> {
+        ciborium::into_writer(item, &mut self.out)
+            .map_err(|e| RecordsError::Write(e.to_string()))?;
+        self.out
+            .flush()
+            .and_then(|_| self.out.get_ref().sync_data())
+            .map_err(|e| RecordsError::Write(e.to_string()))
+    }
+}
