@@ -1,0 +1,1 @@
+//! Exporters (placeholder, being written).

@@ -1,0 +1,1 @@
+//! Figures (placeholder, being written).
