@@ -1,0 +1,150 @@
+//! One flat row per (block, repetition, rank): the records' `[nrep][nprocs]` arrays unrolled,
+//! with the block's configuration repeated on each row so a spreadsheet or dataframe needs no
+//! join.
+
+use crate::plan::Op;
+use crate::records::{Block, Records};
+use serde::{Deserialize, Serialize};
+
+/// What one rank did in one repetition of one block. Times in seconds, sizes in bytes.
+///
+/// Field names are the column names of `delaybench export` ([`super::RANK_COLUMNS`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankRow {
+    /// Kernel, written by name (`iallreduce`).
+    pub op: Op,
+    /// Message size in bytes as the kernel defines it (0 for barriers).
+    pub bytes: u64,
+    /// P: ranks 0..nprocs-1 took part.
+    pub nprocs: u32,
+    /// The block's nominal delay δ in seconds (0 for the undelayed baseline).
+    pub delay_s: f64,
+    /// Repetition index within the block, from 0.
+    pub rep: u32,
+    /// Rank within the sub-communicator of P ranks, from 0.
+    pub rank: u32,
+    /// True when this rank is one of the block's delayed ranks.
+    pub delayed: bool,
+    /// Delay this rank was given in this repetition, seconds.
+    pub applied_delay_s: f64,
+    /// Local clock reading just before the operation, seconds.
+    pub t_start_local_s: f64,
+    /// Local clock reading just after the operation, seconds.
+    pub t_end_local_s: f64,
+    /// `t_start_local_s` on the global clock, seconds.
+    pub t_start_global_s: f64,
+    /// `t_end_local_s` on the global clock, seconds.
+    pub t_end_global_s: f64,
+    /// True when no rank of this repetition has a flag set ([`Block::rep_valid`]): the same
+    /// value on every row of the repetition.
+    pub valid: bool,
+}
+
+/// All rows of `records`, blocks in measurement order, then repetitions, then ranks:
+/// `sum(nrep * nprocs)` rows. Collects [`iter_rank_rows`]; prefer the iterator for big runs.
+///
+/// Blocks must have the `[nrep][nprocs]` shape ([`Block::shape_ok`], which
+/// [`crate::records::read_records`] checks); a malformed in-memory block panics.
+pub fn rank_rows(records: &Records) -> Vec<RankRow> {
+    iter_rank_rows(records).collect()
+}
+
+/// The rows of [`rank_rows`], produced one at a time: a run with 1000 repetitions of
+/// 100 configurations at P = 1024 has 10^8 of them, too many to hold in memory.
+pub fn iter_rank_rows(records: &Records) -> impl Iterator<Item = RankRow> + '_ {
+    records.blocks.iter().flat_map(block_rows)
+}
+
+fn block_rows(block: &Block) -> impl Iterator<Item = RankRow> + '_ {
+    let p = block.nprocs as usize;
+    let nrep = block.nrep as usize;
+    // Per repetition and per rank once, not per row: both lookups are O(P).
+    let valid: Vec<bool> = (0..nrep).map(|rep| block.rep_valid(rep)).collect();
+    let mut delayed = vec![false; p];
+    for &r in &block.delayed_ranks {
+        if let Some(d) = delayed.get_mut(r as usize) {
+            *d = true;
+        }
+    }
+    (0..nrep * p).map(move |i| {
+        let (rep, rank) = (i / p, i % p);
+        RankRow {
+            op: block.op,
+            bytes: block.bytes,
+            nprocs: block.nprocs,
+            delay_s: block.delay_s,
+            rep: rep as u32,
+            rank: rank as u32,
+            delayed: delayed[rank],
+            applied_delay_s: block.applied_delay_s.0[i],
+            t_start_local_s: block.t_start_local_s.0[i],
+            t_end_local_s: block.t_end_local_s.0[i],
+            t_start_global_s: block.t_start_global_s.0[i],
+            t_end_global_s: block.t_end_global_s.0[i],
+            valid: valid[rep],
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::test_support::records;
+
+    #[test]
+    fn one_row_per_block_repetition_and_rank_in_order() {
+        let r = records();
+        let rows = rank_rows(&r);
+        let expected: usize = r
+            .blocks
+            .iter()
+            .map(|b| b.nrep as usize * b.nprocs as usize)
+            .sum();
+        assert_eq!(rows.len(), expected);
+        // Block 0 is allreduce P = 2: rows (rep 0, rank 0), (0, 1), (1, 0), ...
+        let order: Vec<(u32, u32)> = rows[..4].iter().map(|x| (x.rep, x.rank)).collect();
+        assert_eq!(order, vec![(0, 0), (0, 1), (1, 0), (1, 1)]);
+        // Block 1 (delayed) starts right after block 0's 5 x 2 rows.
+        assert_eq!(rows[10].delay_s, 50e-6);
+        assert_eq!((rows[10].rep, rows[10].rank), (0, 0));
+    }
+
+    #[test]
+    fn values_come_from_the_arrays_unchanged() {
+        let r = records();
+        let rows = rank_rows(&r);
+        let b = &r.blocks[1];
+        let row = &rows[10 + b.idx(3, 1)];
+        assert_eq!((row.op, row.bytes, row.nprocs), (Op::Allreduce, 8, 2));
+        assert_eq!((row.rep, row.rank), (3, 1));
+        let i = b.idx(3, 1);
+        assert_eq!(row.t_start_local_s, b.t_start_local_s.0[i]);
+        assert_eq!(row.t_end_local_s, b.t_end_local_s.0[i]);
+        assert_eq!(row.t_start_global_s, b.t_start_global_s.0[i]);
+        assert_eq!(row.t_end_global_s, b.t_end_global_s.0[i]);
+        assert_eq!(row.applied_delay_s, b.applied_delay_s.0[i]);
+    }
+
+    #[test]
+    fn delayed_and_valid_flags() {
+        let r = records();
+        let rows = rank_rows(&r);
+        // Baseline: nobody delayed. Delayed block: rank 0 only.
+        assert!(rows[..10].iter().all(|x| !x.delayed));
+        let late = &rows[10..20];
+        assert!(late.iter().all(|x| x.delayed == (x.rank == 0)));
+        assert_eq!(late[0].applied_delay_s, 50e-6);
+        // testdata flags the last rank of rep 1: the whole repetition is invalid on every rank.
+        for x in late {
+            assert_eq!(x.valid, x.rep != 1, "rep {} rank {}", x.rep, x.rank);
+        }
+    }
+
+    #[test]
+    fn delayed_rank_outside_p_is_ignored() {
+        let mut r = records();
+        r.blocks[1].delayed_ranks = vec![1, 7];
+        let rows = rank_rows(&r);
+        assert!(rows[10..20].iter().all(|x| x.delayed == (x.rank == 1)));
+    }
+}
