@@ -1,0 +1,228 @@
+//! The benefit figure: delay overlap benefit in % against P for one δ, one panel per message
+//! size, one line per kernel (002 Figures 6, 8, 10, 12, 14, 16).
+
+use super::layout::{benefit_range, YAxis, PART_SEP};
+use super::naming::{pretty_bytes, pretty_duration, same_delay};
+use super::spec::{
+    family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
+};
+use super::Stat;
+use crate::analysis::SummaryRow;
+use crate::plan::Op;
+
+/// Which panel a row belongs to. Barriers have no payload and their own panel, first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SizeKey {
+    NoPayload,
+    Bytes(u64),
+}
+
+impl SizeKey {
+    /// The panel of a row's kernel and size.
+    pub fn of(op: Op, bytes: u64) -> SizeKey {
+        if op.has_payload() {
+            SizeKey::Bytes(bytes)
+        } else {
+            SizeKey::NoPayload
+        }
+    }
+
+    /// Panel title of a benefit figure.
+    pub fn title(self) -> String {
+        match self {
+            SizeKey::NoPayload => "no payload (barrier)".to_string(),
+            SizeKey::Bytes(b) => pretty_bytes(b),
+        }
+    }
+}
+
+/// The distinct values of `items`, sorted.
+pub fn sorted_distinct<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = items.into_iter().collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The kernels among `rows`, each blocking kernel before its nonblocking form.
+pub fn ops_of<'a>(rows: impl IntoIterator<Item = &'a SummaryRow>) -> Vec<Op> {
+    let mut ops = sorted_distinct(rows.into_iter().map(|r| r.op));
+    ops.sort_by_key(|&op| op_order(op));
+    ops
+}
+
+/// The benefit figure of the rows with nominal delay `delay_s` (seconds), values in percent.
+pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> FigureSpec {
+    let delayed: Vec<&SummaryRow> = rows
+        .iter()
+        .filter(|r| same_delay(r.delay_s, delay_s))
+        .collect();
+    let keys = sorted_distinct(delayed.iter().map(|r| SizeKey::of(r.op, r.bytes)));
+    let mut panels: Vec<PanelSpec> = keys
+        .iter()
+        .map(|&key| {
+            let in_panel: Vec<&SummaryRow> = delayed
+                .iter()
+                .copied()
+                .filter(|r| SizeKey::of(r.op, r.bytes) == key)
+                .collect();
+            let series = ops_of(in_panel.iter().copied())
+                .into_iter()
+                .map(|op| SeriesSpec {
+                    name: op.name().to_string(),
+                    style: SeriesStyle::for_op(op, family_color(op)),
+                    points: points(
+                        in_panel.iter().copied().filter(|r| r.op == op),
+                        |r| r.nprocs,
+                        |r| stat.benefit(r).map(|b| b * 100.0),
+                    ),
+                })
+                .collect();
+            PanelSpec {
+                title: key.title(),
+                y: YAxis::linear((0.0, 0.0)),
+                series,
+            }
+        })
+        .collect();
+    // One y range for all panels, so sizes can be compared at a glance as in the paper's
+    // single-plot figures.
+    let y = YAxis::linear(benefit_range(
+        panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .flat_map(|s| s.values().map(|(_, y)| y)),
+    ));
+    for p in &mut panels {
+        p.y = y;
+    }
+    let legend = ops_of(delayed.iter().copied())
+        .into_iter()
+        .map(|op| LegendEntry {
+            label: op.name().to_string(),
+            style: SeriesStyle::for_op(op, family_color(op)),
+        })
+        .collect();
+    FigureSpec {
+        stem,
+        title: format!(
+            "Delay overlap benefit vs P, δ = {} ({})",
+            pretty_duration(delay_s),
+            stat.describe()
+        ),
+        subtitle: [
+            "b = (t0 + δ − tδ) / tδ",
+            "100 % = delay hidden perfectly, up to t0",
+            "0 % = delay just adds",
+            "below 0 = delay costs extra",
+        ]
+        .join(PART_SEP),
+        x_label: "processes P".to_string(),
+        y_label: "delay overlap benefit (%)".to_string(),
+        procs: sorted_distinct(delayed.iter().map(|r| r.nprocs)),
+        panels,
+        legend,
+        zero_line: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::spec::Marker;
+
+    /// A delayed row whose medians give benefit `b` (fraction) and minima `b / 2`.
+    fn row(op: Op, bytes: u64, p: u32, delay_s: f64, b: Option<f64>) -> SummaryRow {
+        SummaryRow {
+            op,
+            bytes,
+            nprocs: p,
+            delay_s,
+            valid: 4,
+            total: 5,
+            t_global_min_s: Some(50e-6),
+            t_global_median_s: Some(60e-6),
+            t0_min_s: Some(9e-6),
+            t0_median_s: Some(10e-6),
+            benefit_min: b.map(|b| b / 2.0),
+            benefit_median: b,
+        }
+    }
+
+    fn sample() -> Vec<SummaryRow> {
+        vec![
+            row(Op::Iallreduce, 8, 4, 50e-6, Some(0.3)),
+            row(Op::Allreduce, 8, 4, 50e-6, Some(0.1)),
+            row(Op::Allreduce, 8, 2, 50e-6, Some(-0.2)),
+            row(Op::Allreduce, 8, 8, 50e-6, None),
+            row(Op::Allreduce, 1024, 2, 50e-6, Some(0.0)),
+            row(Op::Barrier, 0, 2, 50e-6, Some(0.5)),
+            row(Op::Ibarrier, 0, 2, 50e-6, Some(0.6)),
+            row(Op::Allreduce, 8, 16, 10e-6, Some(0.9)),
+            row(Op::Allreduce, 8, 32, 0.0, None),
+        ]
+    }
+
+    #[test]
+    fn panels_are_barrier_first_then_sizes() {
+        let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
+        let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(titles, vec!["no payload (barrier)", "8 B", "1 KiB"]);
+        let names: Vec<&str> = fig.panels[0]
+            .series
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(names, vec!["barrier", "ibarrier"]);
+        // P of other delays and of the baseline stay out of the axis.
+        assert_eq!(fig.procs, vec![2, 4, 8]);
+    }
+
+    #[test]
+    fn series_hold_percent_points_in_p_order_without_missing_values() {
+        let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
+        let panel = &fig.panels[1];
+        assert_eq!(panel.series.len(), 2);
+        let allreduce = &panel.series[0];
+        assert_eq!(allreduce.name, "allreduce");
+        // P = 8 was measured without a value: a gap, not a point.
+        let expected = [(2u32, Some(-20.0)), (4, Some(10.0)), (8, None)];
+        assert_eq!(allreduce.points.len(), expected.len());
+        for ((p, y), (ep, ey)) in allreduce.points.iter().zip(expected) {
+            assert_eq!(*p, ep);
+            match (y, ey) {
+                (Some(y), Some(ey)) => assert!((y - ey).abs() < 1e-9, "{y} vs {ey}"),
+                (y, ey) => assert_eq!(*y, ey),
+            }
+        }
+        let iallreduce = &panel.series[1];
+        assert!(iallreduce.style.dashed && iallreduce.style.marker == Marker::Square);
+        assert_eq!(iallreduce.style.color, allreduce.style.color);
+        // Minima are picked with Stat::Min.
+        let fig = figure(&sample(), 50e-6, Stat::Min, "s".into());
+        assert!((fig.panels[1].series[0].points[0].1.unwrap() + 10.0).abs() < 1e-9);
+        assert!(fig.title.contains("minimum") && fig.title.contains("50 µs"));
+    }
+
+    #[test]
+    fn y_range_is_shared_and_holds_every_point_and_zero() {
+        let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
+        let y = fig.panels[0].y;
+        assert!(fig.panels.iter().all(|p| p.y == y));
+        assert!(y.lo < -20.0 && y.hi > 60.0 && !y.log);
+        assert!(fig.zero_line);
+        let labels: Vec<&str> = fig.legend.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec!["barrier", "ibarrier", "allreduce", "iallreduce"]
+        );
+    }
+
+    #[test]
+    fn other_delays_are_not_mixed_in() {
+        let fig = figure(&sample(), 10e-6, Stat::Median, "s".into());
+        assert_eq!(fig.panels.len(), 1);
+        assert_eq!(fig.panels[0].series[0].points.len(), 1);
+        assert_eq!(fig.procs, vec![16]);
+    }
+}

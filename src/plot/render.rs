@@ -1,0 +1,427 @@
+//! Draws a [`FigureSpec`] with plotters, identically to PNG (bitmap) and SVG.
+
+use super::fonts::{self, FAMILY};
+use super::layout::{
+    grid, header_height, legend_entry_width, legend_height, legend_rows, p_label, wrap_text,
+    Log2Axis, YAxis, HEADER_PAD, LEGEND_ENTRY_GAP, LEGEND_GAP, LEGEND_PAD, LEGEND_ROW_H,
+    LEGEND_SAMPLE_W, PANEL_H, PANEL_W, SUBTITLE_LINE_H, TITLE_LINE_H,
+};
+use super::spec::{FigureSpec, Marker, PanelSpec, SeriesStyle};
+use super::PlotError;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Labelled P ticks that fit one panel's x axis (about 50 px per label).
+const MAX_X_TICKS: usize = 9;
+const TITLE_SIZE: f64 = 24.0;
+const SUBTITLE_SIZE: f64 = 15.0;
+const PANEL_TITLE_SIZE: f64 = 19.0;
+const AXIS_DESC_SIZE: f64 = 16.0;
+const TICK_SIZE: f64 = 14.0;
+const LEGEND_SIZE: f64 = 16.0;
+const NOTE_SIZE: f64 = 13.0;
+const NOTE_LINE_H: u32 = 16;
+const LINE_W: u32 = 2;
+const CIRCLE_R: i32 = 4;
+const SQUARE_HALF: i32 = 4;
+const DASH: u32 = 9;
+const DASH_GAP: u32 = 5;
+const GRID_COLOR: RGBColor = RGBColor(215, 215, 215);
+const FAINT_GRID_COLOR: RGBColor = RGBColor(238, 238, 238);
+const SUBTITLE_COLOR: RGBColor = RGBColor(70, 70, 70);
+const NOTE_COLOR: RGBColor = RGBColor(150, 40, 40);
+
+/// Writes `spec` as `{stem}.png` and `{stem}.svg` in `dir`; returns both paths.
+pub fn write_png_and_svg(spec: &FigureSpec, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    let png = dir.join(format!("{}.png", spec.stem));
+    let svg = dir.join(format!("{}.svg", spec.stem));
+    fonts::ensure_registered().map_err(|reason| PlotError::Font {
+        path: png.clone(),
+        reason,
+    })?;
+    let layout = Layout::of(spec);
+    let fail = |path: &Path| {
+        let path = path.to_path_buf();
+        move |e: String| PlotError::Write { path, reason: e }
+    };
+    {
+        let root = BitMapBackend::new(&png, layout.size).into_drawing_area();
+        draw(&root, spec, &layout)
+            .and_then(|_| root.present())
+            .map_err(|e| e.to_string())
+            .map_err(fail(&png))?;
+    }
+    {
+        let root = SVGBackend::new(&svg, layout.size).into_drawing_area();
+        draw(&root, spec, &layout)
+            .and_then(|_| root.present())
+            .map_err(|e| e.to_string())
+            .map_err(fail(&svg))?;
+    }
+    Ok(vec![png, svg])
+}
+
+/// Where things go in one figure: computed once, used for the PNG and the SVG alike.
+struct Layout {
+    /// Width and height in pixels: the panel grid, the header above and the legend below.
+    size: (u32, u32),
+    title: Vec<String>,
+    subtitle: Vec<String>,
+    header_h: u32,
+    /// Legend entry indices per legend row.
+    legend: Vec<Vec<usize>>,
+}
+
+impl Layout {
+    fn of(spec: &FigureSpec) -> Layout {
+        let (rows, cols) = grid(spec.panels.len().max(1));
+        let width = cols as u32 * PANEL_W;
+        // A one-panel figure is narrower than its title; wrap rather than cut.
+        let text_w = width - 2 * LEGEND_PAD;
+        let title = wrap_text(&spec.title, text_w, |t| bold_text_width(t, TITLE_SIZE));
+        let subtitle = wrap_text(&spec.subtitle, text_w, |t| text_width(t, SUBTITLE_SIZE));
+        let header_h = header_height(title.len(), subtitle.len());
+        let widths: Vec<u32> = spec
+            .legend
+            .iter()
+            .map(|e| legend_entry_width(text_width(&e.label, LEGEND_SIZE)))
+            .collect();
+        let legend = legend_rows(&widths, text_w);
+        Layout {
+            size: (
+                width,
+                header_h + rows as u32 * PANEL_H + legend_height(legend.len()),
+            ),
+            title,
+            subtitle,
+            header_h,
+            legend,
+        }
+    }
+}
+
+fn font(size: f64) -> FontDesc<'static> {
+    FontDesc::new(FontFamily::Name(FAMILY), size, FontStyle::Normal)
+}
+
+// `FontDesc::style` keeps the face it was made with, so bold text needs its own descriptor.
+fn bold_font(size: f64) -> FontDesc<'static> {
+    FontDesc::new(FontFamily::Name(FAMILY), size, FontStyle::Bold)
+}
+
+fn text_width(text: &str, size: f64) -> u32 {
+    measure(&font(size), text)
+}
+
+fn bold_text_width(text: &str, size: f64) -> u32 {
+    measure(&bold_font(size), text)
+}
+
+fn measure(font: &FontDesc, text: &str) -> u32 {
+    // Measuring only fails for an unregistered family, which write_png_and_svg rules out;
+    // a rough width keeps the layout usable even then.
+    font.box_size(text)
+        .map(|(w, _)| w)
+        .unwrap_or((text.chars().count() as f64 * font.get_size() * 0.6) as u32)
+}
+
+fn rgb(c: (u8, u8, u8)) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &FigureSpec,
+    layout: &Layout,
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let (w, _) = root.dim_in_pixel();
+    let (header, rest) = root.split_vertically(layout.header_h);
+    let center = Pos::new(HPos::Center, VPos::Top);
+    let mut y = HEADER_PAD as i32;
+    for line in &layout.title {
+        header.draw(&Text::new(
+            line.clone(),
+            (w as i32 / 2, y),
+            bold_font(TITLE_SIZE).color(&BLACK).pos(center),
+        ))?;
+        y += TITLE_LINE_H as i32;
+    }
+    for line in &layout.subtitle {
+        header.draw(&Text::new(
+            line.clone(),
+            (w as i32 / 2, y),
+            font(SUBTITLE_SIZE).color(&SUBTITLE_COLOR).pos(center),
+        ))?;
+        y += SUBTITLE_LINE_H as i32;
+    }
+    let (rows, cols) = grid(spec.panels.len().max(1));
+    let (panels_area, legend_area) = rest.split_vertically(rows as u32 * PANEL_H);
+    let axis = Log2Axis::new(&spec.procs, MAX_X_TICKS).unwrap_or(Log2Axis {
+        lo: 0.0,
+        hi: 2.0,
+        ticks: Vec::new(),
+    });
+    for (area, panel) in panels_area
+        .split_evenly((rows, cols))
+        .iter()
+        .zip(&spec.panels)
+    {
+        draw_panel(area, spec, panel, &axis)?;
+    }
+    draw_legend(&legend_area, spec, &layout.legend)
+}
+
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    spec: &FigureSpec,
+    panel: &PanelSpec,
+    axis: &Log2Axis,
+) -> DrawResult<DB> {
+    let y = panel.y;
+    let missing: Vec<&str> = panel
+        .series
+        .iter()
+        .filter(|s| s.values().next().is_none())
+        .map(|s| s.name.as_str())
+        .collect();
+    // Notes about series without any value go between the title and the frame, in a band of
+    // their own, so they can never cover data.
+    let below_title = area.titled(&panel.title, bold_font(PANEL_TITLE_SIZE))?;
+    let (notes, plot_area) = below_title.split_vertically(NOTE_LINE_H * missing.len() as u32);
+    let note = font(NOTE_SIZE)
+        .color(&NOTE_COLOR)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    let (notes_w, _) = notes.dim_in_pixel();
+    for (i, name) in missing.iter().enumerate() {
+        notes.draw(&Text::new(
+            format!("no valid value: {name}"),
+            (notes_w as i32 / 2, i as i32 * NOTE_LINE_H as i32),
+            note.clone(),
+        ))?;
+    }
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin(10)
+        .margin_right(22)
+        .x_label_area_size(52)
+        .y_label_area_size(62)
+        .build_cartesian_2d(PAxis::new(axis, &spec.procs), YRanged(y))?;
+    let y_desc = if y.log {
+        format!("{}, log scale", spec.y_label)
+    } else {
+        spec.y_label.clone()
+    };
+    chart
+        .configure_mesh()
+        .x_desc(spec.x_label.as_str())
+        .y_desc(y_desc)
+        .x_label_formatter(&|p| p_label(*p))
+        .y_label_formatter(&|v| y.label(*v))
+        .label_style(font(TICK_SIZE))
+        .axis_desc_style(font(AXIS_DESC_SIZE))
+        .bold_line_style(GRID_COLOR)
+        .light_line_style(FAINT_GRID_COLOR)
+        .draw()?;
+    if spec.zero_line && !y.log && y.lo < 0.0 && y.hi > 0.0 {
+        chart.draw_series(LineSeries::new(
+            [(axis.lo.exp2(), 0.0), (axis.hi.exp2(), 0.0)],
+            BLACK.stroke_width(1),
+        ))?;
+    }
+    let xy = |pts: Vec<(u32, f64)>| -> Vec<(f64, f64)> {
+        pts.into_iter().map(|(p, v)| (f64::from(p), v)).collect()
+    };
+    for s in &panel.series {
+        let line = rgb(s.style.color).stroke_width(LINE_W);
+        for run in s.runs() {
+            if s.style.dashed {
+                chart.draw_series(DashedLineSeries::new(xy(run), DASH, DASH_GAP, line))?;
+            } else {
+                chart.draw_series(LineSeries::new(xy(run), line))?;
+            }
+        }
+    }
+    // Squares (hollow, white inside) under circles: where a blocking and a nonblocking value
+    // coincide the reader sees a dot inside a square instead of one hiding the other.
+    for s in panel
+        .series
+        .iter()
+        .filter(|s| s.style.marker == Marker::Square)
+    {
+        let color = rgb(s.style.color);
+        let (a, b) = ((-SQUARE_HALF, -SQUARE_HALF), (SQUARE_HALF, SQUARE_HALF));
+        chart.draw_series(xy(s.values().collect()).into_iter().map(|c| {
+            EmptyElement::at(c)
+                + Rectangle::new([a, b], WHITE.filled())
+                + Rectangle::new([a, b], color.stroke_width(2))
+        }))?;
+    }
+    for s in panel
+        .series
+        .iter()
+        .filter(|s| s.style.marker == Marker::Circle)
+    {
+        let color = rgb(s.style.color);
+        chart.draw_series(
+            xy(s.values().collect())
+                .into_iter()
+                .map(|c| Circle::new(c, CIRCLE_R, color.filled())),
+        )?;
+    }
+    Ok(())
+}
+
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    spec: &FigureSpec,
+    rows: &[Vec<usize>],
+) -> DrawResult<DB> {
+    let (w, _) = area.dim_in_pixel();
+    let label_style = font(LEGEND_SIZE)
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (r, row) in rows.iter().enumerate() {
+        let widths: Vec<u32> = row
+            .iter()
+            .map(|&i| legend_entry_width(text_width(&spec.legend[i].label, LEGEND_SIZE)))
+            .collect();
+        let total: u32 = widths.iter().sum::<u32>() + LEGEND_ENTRY_GAP * (widths.len() as u32 - 1);
+        let mut x = (w.saturating_sub(total) / 2) as i32;
+        let y = (LEGEND_PAD + r as u32 * LEGEND_ROW_H + LEGEND_ROW_H / 2) as i32;
+        for (&i, &entry_w) in row.iter().zip(&widths) {
+            let entry = &spec.legend[i];
+            draw_sample(area, x, y, entry.style)?;
+            area.draw(&Text::new(
+                entry.label.clone(),
+                (x + (LEGEND_SAMPLE_W + LEGEND_GAP) as i32, y),
+                label_style.clone(),
+            ))?;
+            x += (entry_w + LEGEND_ENTRY_GAP) as i32;
+        }
+    }
+    Ok(())
+}
+
+/// The line and marker of a series, as drawn in the panels, in pixel coordinates.
+fn draw_sample<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    x: i32,
+    y: i32,
+    style: SeriesStyle,
+) -> DrawResult<DB> {
+    let color = rgb(style.color);
+    let line = color.stroke_width(LINE_W);
+    let end = x + LEGEND_SAMPLE_W as i32;
+    if style.dashed {
+        let mut a = x;
+        while a < end {
+            let b = (a + DASH as i32).min(end);
+            area.draw(&PathElement::new(vec![(a, y), (b, y)], line))?;
+            a = b + DASH_GAP as i32;
+        }
+    } else {
+        area.draw(&PathElement::new(vec![(x, y), (end, y)], line))?;
+    }
+    let mid = (x + end) / 2;
+    match style.marker {
+        Marker::Circle => area.draw(&Circle::new((mid, y), CIRCLE_R, color.filled())),
+        Marker::Square => {
+            let (a, b) = (
+                (mid - SQUARE_HALF, y - SQUARE_HALF),
+                (mid + SQUARE_HALF, y + SQUARE_HALF),
+            );
+            area.draw(&Rectangle::new([a, b], WHITE.filled()))?;
+            area.draw(&Rectangle::new([a, b], color.stroke_width(2)))
+        }
+    }
+}
+
+/// The P axis for plotters: values are P, placed at log2(P) between the ends of a
+/// [`Log2Axis`]. Labelled grid lines sit at the axis ticks; P values thinned out of the labels
+/// still get a faint grid line, so every measured P is visible.
+struct PAxis {
+    lo: f64,
+    hi: f64,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+impl PAxis {
+    fn new(axis: &Log2Axis, procs: &[u32]) -> PAxis {
+        PAxis {
+            lo: axis.lo,
+            hi: axis.hi,
+            bold: axis.ticks.iter().map(|&p| f64::from(p)).collect(),
+            light: procs
+                .iter()
+                .filter(|p| !axis.ticks.contains(p))
+                .map(|&p| f64::from(p))
+                .collect(),
+        }
+    }
+}
+
+impl Ranged for PAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, p: &f64, limit: (i32, i32)) -> i32 {
+        let frac = (p.log2() - self.lo) / (self.hi - self.lo);
+        limit.0 + (frac * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.light.clone()
+        } else {
+            self.bold.clone()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.lo.exp2()..self.hi.exp2()
+    }
+}
+
+/// The y axis for plotters: linear or log10 between the ends of a [`YAxis`], grid lines at its
+/// ticks.
+struct YRanged(YAxis);
+
+impl YRanged {
+    fn frac(&self, v: f64) -> f64 {
+        let YAxis { lo, hi, log } = self.0;
+        if log {
+            // A non-positive value has no place on a log axis; pin it to the bottom.
+            (v.max(lo).log10() - lo.log10()) / (hi.log10() - lo.log10())
+        } else {
+            (v - lo) / (hi - lo)
+        }
+    }
+}
+
+impl Ranged for YRanged {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        limit.0 + (self.frac(*v) * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.0.minor_ticks()
+        } else {
+            self.0.ticks()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.0.lo..self.0.hi
+    }
+}

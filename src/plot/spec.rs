@@ -1,0 +1,259 @@
+//! What a figure shows, as plain data: panels, series, points, styles and legend entries.
+//!
+//! The figure builders ([`super::benefit`], [`super::tglobal`]) turn summary rows into a
+//! [`FigureSpec`] without drawing anything, so grouping and styling are unit-tested; the
+//! renderer ([`super::render`]) draws any spec the same way to PNG and SVG.
+
+use super::layout::YAxis;
+use crate::plan::Op;
+
+/// Marker shape of a series: blocking kernels get filled circles, nonblocking ones hollow
+/// squares, as in the paper's figures (circles vs squares), so coinciding points stay visible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    Circle,
+    Square,
+}
+
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeriesStyle {
+    /// Line and marker colour, RGB.
+    pub color: (u8, u8, u8),
+    /// Dashed line (nonblocking kernels) instead of solid (blocking).
+    pub dashed: bool,
+    pub marker: Marker,
+}
+
+impl SeriesStyle {
+    /// Style of a kernel in colour `color`: solid with circles when blocking, dashed with
+    /// squares when nonblocking.
+    pub fn for_op(op: Op, color: (u8, u8, u8)) -> SeriesStyle {
+        SeriesStyle::new(op.is_nonblocking(), color)
+    }
+
+    /// Style of a blocking (`nonblocking = false`) or nonblocking series in colour `color`.
+    pub fn new(nonblocking: bool, color: (u8, u8, u8)) -> SeriesStyle {
+        SeriesStyle {
+            color,
+            dashed: nonblocking,
+            marker: if nonblocking {
+                Marker::Square
+            } else {
+                Marker::Circle
+            },
+        }
+    }
+}
+
+/// Okabe–Ito colours, distinguishable with the common colour-vision deficiencies; one per
+/// kernel family, in [`Op::ALL`] order of the blocking kernels.
+/// Orange and vermillion are the closest pair, so orange goes to the barriers, which have
+/// a panel of their own and never meet the vermillion allreduce.
+const FAMILY_COLORS: [(u8, u8, u8); 5] = [
+    (230, 159, 0),   // barrier: orange
+    (0, 114, 178),   // bcast: blue
+    (0, 158, 115),   // reduce: bluish green
+    (213, 94, 0),    // allreduce: vermillion
+    (204, 121, 167), // alltoall: reddish purple
+];
+
+/// Colour of the series under delay δ in t_global figures (the paper's blue).
+pub const DELAYED_COLOR: (u8, u8, u8) = (0, 114, 178);
+/// Colour of the undelayed baseline in t_global figures (the paper's black, softened so the
+/// delayed series stays in front).
+pub const BASELINE_COLOR: (u8, u8, u8) = (60, 60, 60);
+
+/// Position of `op`'s family among the kernel families, for colours and ordering.
+pub fn family_index(op: Op) -> usize {
+    Op::ALL
+        .iter()
+        .position(|&o| o == op.family())
+        .expect("every family is in Op::ALL")
+}
+
+/// The colour shared by a blocking kernel and its nonblocking form.
+pub fn family_color(op: Op) -> (u8, u8, u8) {
+    FAMILY_COLORS[family_index(op) % FAMILY_COLORS.len()]
+}
+
+/// Sort key that puts each blocking kernel right before its nonblocking form, families in
+/// [`Op::ALL`] order (barrier, ibarrier, bcast, ibcast, ...).
+pub fn op_order(op: Op) -> (usize, bool) {
+    (family_index(op), op.is_nonblocking())
+}
+
+/// One line of a panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesSpec {
+    /// Says what the series is (e.g. `iallreduce` or `allreduce, δ = 0`); shown in the panel
+    /// when the series has no point, so a missing line is explained rather than silent.
+    pub name: String,
+    pub style: SeriesStyle,
+    /// (P, y) in ascending P, y in the figure's unit (% or µs); `None` where a configuration
+    /// was measured but has no value (no valid repetition, no baseline).
+    pub points: Vec<(u32, Option<f64>)>,
+}
+
+impl SeriesSpec {
+    /// The points that have a value.
+    pub fn values(&self) -> impl Iterator<Item = (u32, f64)> + '_ {
+        self.points.iter().filter_map(|&(p, v)| v.map(|v| (p, v)))
+    }
+
+    /// The stretches of consecutive points with values. Lines are drawn within a stretch only:
+    /// a line across a missing value would suggest a measurement that does not exist.
+    pub fn runs(&self) -> Vec<Vec<(u32, f64)>> {
+        let mut runs: Vec<Vec<(u32, f64)>> = Vec::new();
+        let mut open = false;
+        for &(p, v) in &self.points {
+            match v {
+                Some(v) if open => runs.last_mut().expect("open run").push((p, v)),
+                Some(v) => {
+                    runs.push(vec![(p, v)]);
+                    open = true;
+                }
+                None => open = false,
+            }
+        }
+        runs
+    }
+}
+
+/// One panel: a title, its y range and its lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PanelSpec {
+    pub title: String,
+    /// The y axis, in the figure's unit.
+    pub y: YAxis,
+    pub series: Vec<SeriesSpec>,
+}
+
+/// One entry of the figure legend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegendEntry {
+    pub label: String,
+    pub style: SeriesStyle,
+}
+
+/// A whole figure: a grid of panels sharing the x axis (P) and one legend for all panels,
+/// drawn below them so it never covers data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureSpec {
+    /// File name without extension.
+    pub stem: String,
+    pub title: String,
+    /// One line under the title on how to read the figure.
+    pub subtitle: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// Every P of the figure, ascending; each panel's x axis spans all of them so panels line
+    /// up and can be compared by eye.
+    pub procs: Vec<u32>,
+    pub panels: Vec<PanelSpec>,
+    pub legend: Vec<LegendEntry>,
+    /// Draw a horizontal line at y = 0 (the benefit's "delay just adds" level).
+    pub zero_line: bool,
+}
+
+/// One point per P measured among `rows`, ascending in P, holding the first value `value`
+/// gives for that P (`None` if no row of that P has one). Repeated measurements of one
+/// configuration thus show the first, like the baseline choice of
+/// [`crate::analysis::summarize`].
+pub fn points<'a, R: 'a>(
+    rows: impl IntoIterator<Item = &'a R>,
+    nprocs: impl Fn(&R) -> u32,
+    value: impl Fn(&R) -> Option<f64>,
+) -> Vec<(u32, Option<f64>)> {
+    let mut pts: Vec<(u32, Option<f64>)> = Vec::new();
+    for r in rows {
+        let (p, v) = (nprocs(r), value(r).filter(|v| v.is_finite()));
+        match pts.iter_mut().find(|(q, _)| *q == p) {
+            Some(slot) => slot.1 = slot.1.or(v),
+            None => pts.push((p, v)),
+        }
+    }
+    pts.sort_by_key(|&(p, _)| p);
+    pts
+}
+
+/// `primary` with its missing values, and the P it lacks, filled from `fallback`.
+pub fn fill_from(
+    primary: Vec<(u32, Option<f64>)>,
+    fallback: &[(u32, Option<f64>)],
+) -> Vec<(u32, Option<f64>)> {
+    let mut pts = primary;
+    for &(p, v) in fallback {
+        match pts.iter_mut().find(|(q, _)| *q == p) {
+            Some(slot) => slot.1 = slot.1.or(v),
+            None => pts.push((p, v)),
+        }
+    }
+    pts.sort_by_key(|&(p, _)| p);
+    pts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_share_colours_and_order_blocking_first() {
+        assert_eq!(family_color(Op::Allreduce), family_color(Op::Iallreduce));
+        assert_ne!(family_color(Op::Allreduce), family_color(Op::Barrier));
+        let mut ops = vec![Op::Iallreduce, Op::Ibarrier, Op::Allreduce, Op::Barrier];
+        ops.sort_by_key(|&op| op_order(op));
+        assert_eq!(
+            ops,
+            vec![Op::Barrier, Op::Ibarrier, Op::Allreduce, Op::Iallreduce]
+        );
+        let b = SeriesStyle::for_op(Op::Allreduce, (1, 2, 3));
+        let nb = SeriesStyle::for_op(Op::Iallreduce, (1, 2, 3));
+        assert!(!b.dashed && b.marker == Marker::Circle);
+        assert!(nb.dashed && nb.marker == Marker::Square);
+    }
+
+    #[test]
+    fn points_keep_missing_values_as_gaps_and_first_repeats() {
+        let rows = [
+            (8u32, Some(3.0)),
+            (2, Some(1.0)),
+            (4, None),
+            (2, Some(9.0)),
+            (16, Some(f64::NAN)),
+            (32, None),
+            (32, Some(5.0)),
+        ];
+        let pts = points(&rows, |r| r.0, |r| r.1);
+        assert_eq!(
+            pts,
+            vec![
+                (2, Some(1.0)),
+                (4, None),
+                (8, Some(3.0)),
+                (16, None),
+                (32, Some(5.0))
+            ]
+        );
+        let s = SeriesSpec {
+            name: "x".into(),
+            style: SeriesStyle::for_op(Op::Bcast, (0, 0, 0)),
+            points: pts,
+        };
+        assert_eq!(s.values().count(), 3);
+        assert_eq!(
+            s.runs(),
+            vec![vec![(2, 1.0)], vec![(8, 3.0)], vec![(32, 5.0)]]
+        );
+    }
+
+    #[test]
+    fn fill_from_completes_missing_values() {
+        let primary = vec![(2, Some(1.0)), (4, None)];
+        let fallback = [(2, Some(7.0)), (4, Some(2.0)), (8, Some(3.0)), (16, None)];
+        assert_eq!(
+            fill_from(primary, &fallback),
+            vec![(2, Some(1.0)), (4, Some(2.0)), (8, Some(3.0)), (16, None)]
+        );
+    }
+}

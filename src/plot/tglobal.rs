@@ -1,0 +1,328 @@
+//! The t_global figure: t_global in µs against P for one δ, one panel per kernel family and
+//! message size, with the delayed and the undelayed (baseline) series of the blocking and the
+//! nonblocking kernel (002 Figures 5, 7, 9, 11, 13, 15).
+
+use super::benefit::{ops_of, sorted_distinct, SizeKey};
+use super::layout::{time_axis, PART_SEP};
+use super::naming::{pretty_duration, same_delay};
+use super::spec::{
+    family_index, fill_from, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
+    BASELINE_COLOR, DELAYED_COLOR,
+};
+use super::Stat;
+use crate::analysis::SummaryRow;
+use crate::plan::Op;
+
+/// Seconds to the figure's unit.
+const US_PER_S: f64 = 1e6;
+
+/// The four kinds of series a panel can hold; also the legend, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    BlockingDelayed,
+    NonblockingDelayed,
+    BlockingBaseline,
+    NonblockingBaseline,
+}
+
+impl Kind {
+    const LEGEND_ORDER: [Kind; 4] = [
+        Kind::BlockingDelayed,
+        Kind::NonblockingDelayed,
+        Kind::BlockingBaseline,
+        Kind::NonblockingBaseline,
+    ];
+
+    fn of(op: Op, delayed: bool) -> Kind {
+        match (op.is_nonblocking(), delayed) {
+            (false, true) => Kind::BlockingDelayed,
+            (true, true) => Kind::NonblockingDelayed,
+            (false, false) => Kind::BlockingBaseline,
+            (true, false) => Kind::NonblockingBaseline,
+        }
+    }
+
+    fn style(self) -> SeriesStyle {
+        match self {
+            Kind::BlockingDelayed => SeriesStyle::new(false, DELAYED_COLOR),
+            Kind::NonblockingDelayed => SeriesStyle::new(true, DELAYED_COLOR),
+            Kind::BlockingBaseline => SeriesStyle::new(false, BASELINE_COLOR),
+            Kind::NonblockingBaseline => SeriesStyle::new(true, BASELINE_COLOR),
+        }
+    }
+
+    fn legend_label(self, delay: &str) -> String {
+        match self {
+            Kind::BlockingDelayed => format!("blocking, δ = {delay}"),
+            Kind::NonblockingDelayed => format!("nonblocking, δ = {delay}"),
+            Kind::BlockingBaseline => "blocking, undelayed (δ = 0)".to_string(),
+            Kind::NonblockingBaseline => "nonblocking, undelayed (δ = 0)".to_string(),
+        }
+    }
+}
+
+/// The t_global figure of the rows with nominal delay `delay_s` (seconds), values in µs.
+///
+/// A panel exists for every (family, size) measured with this δ. Its baseline series come from
+/// the δ = 0 rows; where a P has no δ = 0 row, the t0 the delayed row carries fills in.
+pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> FigureSpec {
+    let delay = pretty_duration(delay_s);
+    let delayed: Vec<&SummaryRow> = rows
+        .iter()
+        .filter(|r| same_delay(r.delay_s, delay_s))
+        .collect();
+    let baseline: Vec<&SummaryRow> = rows.iter().filter(|r| r.delay_s == 0.0).collect();
+    let keys = sorted_distinct(
+        delayed
+            .iter()
+            .map(|r| (family_index(r.op), SizeKey::of(r.op, r.bytes))),
+    );
+    let mut kinds_used: Vec<Kind> = Vec::new();
+    let mut procs: Vec<u32> = Vec::new();
+    let panels: Vec<PanelSpec> = keys
+        .iter()
+        .map(|&key| {
+            let (d_rows, b_rows) = (
+                in_panel(&delayed, key, None),
+                in_panel(&baseline, key, None),
+            );
+            let ops = ops_of(d_rows.iter().chain(&b_rows).copied());
+            procs.extend(d_rows.iter().chain(&b_rows).map(|r| r.nprocs));
+            let mut series = Vec::new();
+            // Baselines first, so the delayed lines are drawn over them.
+            for &op in &ops {
+                let (d, b) = (
+                    in_panel(&delayed, key, Some(op)),
+                    in_panel(&baseline, key, Some(op)),
+                );
+                let pts = fill_from(
+                    points(b.iter().copied(), |r| r.nprocs, |r| stat.t_global_s(r)),
+                    &points(d.iter().copied(), |r| r.nprocs, |r| stat.t0_s(r)),
+                );
+                series.push((op, false, pts));
+            }
+            for &op in &ops {
+                let d = in_panel(&delayed, key, Some(op));
+                if !d.is_empty() {
+                    let pts = points(d.iter().copied(), |r| r.nprocs, |r| stat.t_global_s(r));
+                    series.push((op, true, pts));
+                }
+            }
+            let series: Vec<SeriesSpec> = series
+                .into_iter()
+                .map(|(op, is_delayed, pts)| {
+                    let kind = Kind::of(op, is_delayed);
+                    if !kinds_used.contains(&kind) {
+                        kinds_used.push(kind);
+                    }
+                    SeriesSpec {
+                        name: if is_delayed {
+                            format!("{op}, δ = {delay}")
+                        } else {
+                            format!("{op}, undelayed")
+                        },
+                        style: kind.style(),
+                        points: pts
+                            .into_iter()
+                            .map(|(p, t)| (p, t.map(|t| t * US_PER_S)))
+                            .collect(),
+                    }
+                })
+                .collect();
+            let y = time_axis(series.iter().flat_map(|s| s.values().map(|(_, t)| t)));
+            PanelSpec {
+                title: panel_title(&ops, key.1),
+                y,
+                series,
+            }
+        })
+        .collect();
+    let legend = Kind::LEGEND_ORDER
+        .into_iter()
+        .filter(|k| kinds_used.contains(k))
+        .map(|k| LegendEntry {
+            label: k.legend_label(&delay),
+            style: k.style(),
+        })
+        .collect();
+    FigureSpec {
+        stem,
+        title: format!(
+            "t_global vs P, δ = {delay} and undelayed ({})",
+            stat.describe()
+        ),
+        subtitle: [
+            "t_global = latest end − earliest start over all ranks",
+            "the gap between a blue line and its grey line is what δ cost \
+             (δ itself when the delay just adds)",
+        ]
+        .join(PART_SEP),
+        x_label: "processes P".to_string(),
+        y_label: "t_global (µs)".to_string(),
+        procs: sorted_distinct(procs),
+        panels,
+        legend,
+        zero_line: false,
+    }
+}
+
+/// The rows of panel `key` (family index, size), of kernel `op` if given.
+fn in_panel<'a>(
+    rows: &[&'a SummaryRow],
+    key: (usize, SizeKey),
+    op: Option<Op>,
+) -> Vec<&'a SummaryRow> {
+    rows.iter()
+        .copied()
+        .filter(|r| (family_index(r.op), SizeKey::of(r.op, r.bytes)) == key)
+        .filter(|r| op.is_none_or(|op| r.op == op))
+        .collect()
+}
+
+/// `allreduce / iallreduce, 8 B`, or `barrier / ibarrier` for the payload-free barriers.
+fn panel_title(ops: &[Op], size: SizeKey) -> String {
+    let names: Vec<&str> = ops.iter().map(|op| op.name()).collect();
+    match size {
+        SizeKey::NoPayload => names.join(" / "),
+        SizeKey::Bytes(_) => format!("{}, {}", names.join(" / "), size.title()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::spec::Marker;
+
+    /// A row with t_global `t_us` (median; minimum = t_us - 1) and baseline t0 `t0_us`.
+    fn row(op: Op, bytes: u64, p: u32, delay_s: f64, t_us: Option<f64>, t0_us: f64) -> SummaryRow {
+        SummaryRow {
+            op,
+            bytes,
+            nprocs: p,
+            delay_s,
+            valid: 4,
+            total: 5,
+            t_global_min_s: t_us.map(|t| (t - 1.0) * 1e-6),
+            t_global_median_s: t_us.map(|t| t * 1e-6),
+            t0_min_s: Some((t0_us - 1.0) * 1e-6),
+            t0_median_s: Some(t0_us * 1e-6),
+            benefit_min: None,
+            benefit_median: None,
+        }
+    }
+
+    fn sample() -> Vec<SummaryRow> {
+        vec![
+            row(Op::Allreduce, 8, 2, 0.0, Some(10.0), 10.0),
+            row(Op::Allreduce, 8, 2, 50e-6, Some(60.0), 10.0),
+            // No baseline row at P = 4: the delayed row's t0 fills in.
+            row(Op::Allreduce, 8, 4, 50e-6, Some(62.0), 12.0),
+            row(Op::Iallreduce, 8, 2, 0.0, Some(11.0), 11.0),
+            row(Op::Iallreduce, 8, 2, 50e-6, None, 11.0),
+            row(Op::Iallreduce, 8, 4, 50e-6, Some(55.0), 13.0),
+            row(Op::Barrier, 0, 2, 50e-6, Some(52.0), 3.0),
+            row(Op::Barrier, 0, 2, 0.0, Some(3.0), 3.0),
+            // Baseline of a size never delayed: no panel of its own.
+            row(Op::Allreduce, 1024, 2, 0.0, Some(20.0), 20.0),
+        ]
+    }
+
+    #[test]
+    fn one_panel_per_family_and_size_with_delayed_rows() {
+        let fig = figure(&sample(), 50e-6, Stat::Median, "t".into());
+        let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(titles, vec!["barrier", "allreduce / iallreduce, 8 B"]);
+        assert_eq!(fig.procs, vec![2, 4]);
+        assert!(fig.y_label.contains("µs") && !fig.zero_line);
+    }
+
+    #[test]
+    fn four_series_baselines_first_in_microseconds() {
+        let fig = figure(&sample(), 50e-6, Stat::Median, "t".into());
+        let panel = &fig.panels[1];
+        let names: Vec<&str> = panel.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec![
+                "allreduce, undelayed",
+                "iallreduce, undelayed",
+                "allreduce, δ = 50 µs",
+                "iallreduce, δ = 50 µs"
+            ]
+        );
+        let close = |a: &[(u32, Option<f64>)], b: &[(u32, Option<f64>)]| {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| {
+                    x.0 == y.0
+                        && match (x.1, y.1) {
+                            (Some(u), Some(v)) => (u - v).abs() < 1e-9,
+                            (u, v) => u == v,
+                        }
+                })
+        };
+        assert!(close(
+            &panel.series[0].points,
+            &[(2, Some(10.0)), (4, Some(12.0))]
+        ));
+        assert!(close(
+            &panel.series[2].points,
+            &[(2, Some(60.0)), (4, Some(62.0))]
+        ));
+        // The missing median at P = 2 leaves a gap, not a zero.
+        assert!(close(
+            &panel.series[3].points,
+            &[(2, None), (4, Some(55.0))]
+        ));
+        assert_eq!(panel.series[2].style.color, DELAYED_COLOR);
+        assert_eq!(panel.series[0].style.color, BASELINE_COLOR);
+        assert_eq!(panel.series[3].style.marker, Marker::Square);
+        assert!(panel.y.lo == 0.0 && panel.y.hi > 62.0 && !panel.y.log);
+        // Minima are picked with Stat::Min.
+        let fig = figure(&sample(), 50e-6, Stat::Min, "t".into());
+        assert!(close(
+            &fig.panels[1].series[2].points,
+            &[(2, Some(59.0)), (4, Some(61.0))]
+        ));
+    }
+
+    #[test]
+    fn panels_spanning_decades_get_a_log_axis() {
+        let rows: Vec<SummaryRow> = [2u32, 64, 4096]
+            .into_iter()
+            .flat_map(|p| {
+                let t0 = 5.0 * f64::from(p);
+                [
+                    row(Op::Alltoall, 8, p, 0.0, Some(t0), t0),
+                    row(Op::Alltoall, 8, p, 50e-6, Some(t0 + 50.0), t0),
+                ]
+            })
+            .chain(sample())
+            .collect();
+        let fig = figure(&rows, 50e-6, Stat::Median, "t".into());
+        let alltoall = fig.panels.last().unwrap();
+        assert_eq!(alltoall.title, "alltoall, 8 B");
+        assert!(alltoall.y.log && alltoall.y.lo < 10.0 && alltoall.y.hi > 20_530.0);
+        assert!(!fig.panels[1].y.log);
+    }
+
+    #[test]
+    fn legend_lists_the_kinds_present_delayed_first() {
+        let fig = figure(&sample(), 50e-6, Stat::Median, "t".into());
+        let labels: Vec<&str> = fig.legend.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "blocking, δ = 50 µs",
+                "nonblocking, δ = 50 µs",
+                "blocking, undelayed (δ = 0)",
+                "nonblocking, undelayed (δ = 0)"
+            ]
+        );
+        let only_blocking: Vec<SummaryRow> = sample()
+            .into_iter()
+            .filter(|r| !r.op.is_nonblocking())
+            .collect();
+        let fig = figure(&only_blocking, 50e-6, Stat::Median, "t".into());
+        assert_eq!(fig.legend.len(), 2);
+    }
+}

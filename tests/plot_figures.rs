@@ -1,0 +1,289 @@
+//! Figures from synthetic records: file names, PNG and SVG content, error reporting.
+//!
+//! `PLOT_CHECK_DIR=/tmp/plot_check cargo test --test plot_figures -- --ignored` writes a richer
+//! set of figures to look at.
+
+use delaybench::analysis::{summarize, SummaryRow};
+use delaybench::plan::Op;
+use delaybench::plot::{write_figures, PlotError, Stat};
+use delaybench::records::{testdata, Block, Records, FLAG_WINDOW_OVERRUN};
+use std::path::Path;
+
+const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
+
+/// Undelayed t_global in µs of a made-up machine: logarithmic in P, larger for 1 KiB, a little
+/// slower for the nonblocking forms.
+fn t0_us(op: Op, bytes: u64, p: u32) -> f64 {
+    let steps = f64::from(p).log2();
+    let base = match (op.family(), bytes) {
+        (Op::Barrier, _) => 2.0 + 1.5 * steps,
+        (_, b) if b >= 1024 => 6.0 + 4.0 * steps,
+        _ => 3.0 + 2.0 * steps,
+    };
+    if op.is_nonblocking() {
+        base * 1.1
+    } else {
+        base
+    }
+}
+
+/// Part of δ (µs) the made-up kernels overlap: nonblocking forms more, less with growing P,
+/// and 1 KiB allreduce at P >= 32 pays extra.
+fn overlap_us(op: Op, bytes: u64, p: u32, delay_us: f64, t0: f64) -> f64 {
+    if delay_us == 0.0 {
+        return 0.0;
+    }
+    if op.family() == Op::Allreduce && bytes >= 1024 && p >= 32 {
+        return -4.0;
+    }
+    let frac = if op.is_nonblocking() { 0.6 } else { 0.35 } / f64::from(p).log2().max(1.0).sqrt();
+    frac * delay_us.min(t0)
+}
+
+/// A block whose t_global is the made-up machine's (see `testdata::block` for the layout).
+fn block(op: Op, bytes: u64, p: u32, delay_s: f64) -> Block {
+    let t0 = t0_us(op, bytes, p);
+    let op_time_us = t0 - overlap_us(op, bytes, p, delay_s * 1e6, t0);
+    testdata::block(op, bytes, p, delay_s, 8, op_time_us * 1e-6)
+}
+
+fn records(procs: &[u32], delays_s: &[f64]) -> Records {
+    let mut blocks = Vec::new();
+    for &p in procs {
+        for op in [Op::Allreduce, Op::Iallreduce, Op::Barrier, Op::Ibarrier] {
+            let sizes: &[u64] = if op.has_payload() { &[8, 1024] } else { &[0] };
+            for &bytes in sizes {
+                for &delay in std::iter::once(&0.0).chain(delays_s) {
+                    blocks.push(block(op, bytes, p, delay));
+                }
+            }
+        }
+    }
+    Records {
+        header: testdata::header(*procs.iter().max().unwrap()),
+        blocks,
+        footer: None,
+        truncated: false,
+    }
+}
+
+fn small_rows() -> Vec<SummaryRow> {
+    summarize(&records(&[2, 4, 8], &[50e-6]))
+}
+
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+#[test]
+fn writes_benefit_and_t_global_figures_as_png_and_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("figures");
+    let written = write_figures(&small_rows(), &out, Stat::Median).unwrap();
+    let names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "benefit_vs_p_50us.png",
+            "benefit_vs_p_50us.svg",
+            "t_global_vs_p_50us.png",
+            "t_global_vs_p_50us.svg"
+        ]
+    );
+    for path in &written {
+        assert_eq!(path.parent(), Some(out.as_path()));
+        assert!(path.exists(), "{} missing", path.display());
+    }
+    for png in written.iter().filter(|p| p.extension().unwrap() == "png") {
+        let bytes = std::fs::read(png).unwrap();
+        assert!(
+            bytes.len() > 20_000,
+            "{} is only {} B",
+            png.display(),
+            bytes.len()
+        );
+        assert_eq!(bytes[..8], PNG_SIGNATURE, "{}", png.display());
+    }
+    // Benefit: three panels (barrier, 8 B, 1 KiB) in one row. t_global: barrier, allreduce 8 B
+    // and allreduce 1 KiB, also one row of three.
+    let benefit_png = std::fs::read(out.join("benefit_vs_p_50us.png")).unwrap();
+    let (w, h) = png_size(&benefit_png);
+    assert_eq!(w, 1800);
+    assert!(h > 400 && h < 700, "height {h}");
+
+    let svg = std::fs::read_to_string(out.join("benefit_vs_p_50us.svg")).unwrap();
+    for text in [
+        "Delay overlap benefit vs P",
+        "50 µs",
+        "median of valid repetitions",
+        "processes P",
+        "delay overlap benefit (%)",
+        "no payload (barrier)",
+        "1 KiB",
+        "iallreduce",
+        "ibarrier",
+    ] {
+        assert!(svg.contains(text), "benefit SVG lacks {text:?}");
+    }
+    let svg = std::fs::read_to_string(out.join("t_global_vs_p_50us.svg")).unwrap();
+    for text in [
+        "t_global vs P",
+        "processes P",
+        "t_global (µs)",
+        "allreduce / iallreduce, 8 B",
+        "barrier / ibarrier",
+        "nonblocking, undelayed (δ = 0)",
+    ] {
+        assert!(svg.contains(text), "t_global SVG lacks {text:?}");
+    }
+}
+
+#[test]
+fn minimum_statistic_is_named_in_the_title() {
+    let dir = tempfile::tempdir().unwrap();
+    write_figures(&small_rows(), dir.path(), Stat::Min).unwrap();
+    let svg = std::fs::read_to_string(dir.path().join("t_global_vs_p_50us.svg")).unwrap();
+    assert!(svg.contains("minimum of valid repetitions"));
+}
+
+#[test]
+fn one_figure_pair_per_delay_and_single_p_still_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = summarize(&records(&[4], &[10e-6, 1.5e-3]));
+    let written = write_figures(&rows, dir.path(), Stat::Median).unwrap();
+    assert_eq!(written.len(), 8);
+    for stem in [
+        "benefit_vs_p_10us",
+        "benefit_vs_p_1.5ms",
+        "t_global_vs_p_1.5ms",
+    ] {
+        let png = std::fs::read(dir.path().join(format!("{stem}.png"))).unwrap();
+        assert!(png.len() > 20_000, "{stem}.png is only {} B", png.len());
+    }
+}
+
+#[test]
+fn rows_without_values_are_skipped_and_named() {
+    let mut recs = records(&[2, 4, 8], &[50e-6]);
+    // Every repetition of the delayed ibarrier blocks is invalid: no t_global, no benefit.
+    for b in recs
+        .blocks
+        .iter_mut()
+        .filter(|b| b.op == Op::Ibarrier && b.delay_s > 0.0)
+    {
+        b.flags.iter_mut().for_each(|f| *f = FLAG_WINDOW_OVERRUN);
+    }
+    let rows = summarize(&recs);
+    assert!(rows
+        .iter()
+        .any(|r| r.op == Op::Ibarrier && r.benefit_median.is_none() && r.delay_s > 0.0));
+    let dir = tempfile::tempdir().unwrap();
+    write_figures(&rows, dir.path(), Stat::Median).unwrap();
+    let svg = std::fs::read_to_string(dir.path().join("benefit_vs_p_50us.svg")).unwrap();
+    assert!(svg.contains("no valid value: ibarrier"), "note missing");
+}
+
+#[test]
+fn empty_input_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("none");
+    assert!(write_figures(&[], &out, Stat::Median).unwrap().is_empty());
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_file_that_cannot_be_written_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    // A directory where the PNG should go makes saving it fail.
+    std::fs::create_dir(dir.path().join("benefit_vs_p_50us.png")).unwrap();
+    let err = write_figures(&small_rows(), dir.path(), Stat::Median).unwrap_err();
+    assert!(matches!(err, PlotError::Write { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains("benefit_vs_p_50us.png"), "{msg}");
+}
+
+#[test]
+#[ignore = "writes figures to look at: PLOT_CHECK_DIR=/tmp/plot_check cargo test --test plot_figures -- --ignored"]
+fn write_figures_for_inspection() {
+    let dir = std::env::var("PLOT_CHECK_DIR").unwrap_or_else(|_| "/tmp/plot_check".into());
+    let dir = Path::new(&dir);
+    let rows = summarize(&records(&[2, 4, 8, 16, 32, 64], &[10e-6, 50e-6]));
+    for path in write_figures(&rows, dir, Stat::Median).unwrap() {
+        println!("{}", path.display());
+    }
+    let small = dir.join("small");
+    for path in write_figures(&small_rows(), &small, Stat::Min).unwrap() {
+        println!("{}", path.display());
+    }
+    let many = dir.join("many");
+    for path in write_figures(&many_rows(), &many, Stat::Median).unwrap() {
+        println!("{}", path.display());
+    }
+    let one_panel: Vec<SummaryRow> = many_rows()
+        .into_iter()
+        .filter(|r| r.op.family() == Op::Allreduce && r.bytes == 8)
+        .collect();
+    for path in write_figures(&one_panel, &dir.join("one_panel"), Stat::Median).unwrap() {
+        println!("{}", path.display());
+    }
+    let single = dir.join("single_p");
+    let rows = summarize(&records(&[4], &[50e-6]));
+    for path in write_figures(&rows, &single, Stat::Median).unwrap() {
+        println!("{}", path.display());
+    }
+}
+
+/// Rows as `summarize` would give them for every kernel, three sizes and P from 2 to 16384
+/// plus a few non-powers of two (built directly: records of that size would take gigabytes).
+/// ialltoall at 1 KiB has no valid delayed repetition and bcast at P = 64 none at all.
+fn many_rows() -> Vec<SummaryRow> {
+    let mut procs: Vec<u32> = (1..=14).map(|k| 1 << k).collect();
+    procs.extend([6, 12, 24]);
+    procs.sort_unstable();
+    let mut rows = Vec::new();
+    for op in Op::ALL {
+        let sizes: &[u64] = if op.has_payload() {
+            &[8, 128, 1024]
+        } else {
+            &[0]
+        };
+        for &bytes in sizes {
+            for &p in &procs {
+                let t0 = t0_us(op, bytes, p)
+                    * if op.family() == Op::Alltoall {
+                        f64::from(p) / 4.0
+                    } else {
+                        1.0
+                    };
+                for delay_us in [0.0, 50.0] {
+                    let t = t0 + delay_us - overlap_us(op, bytes, p, delay_us, t0);
+                    let invalid = (op == Op::Ialltoall && bytes == 1024 && delay_us > 0.0)
+                        || (op.family() == Op::Bcast && p == 64);
+                    let t = (!invalid).then_some(t * 1e-6);
+                    let b = t
+                        .filter(|_| delay_us > 0.0)
+                        .map(|t| (t0 * 1e-6 + delay_us * 1e-6 - t) / t);
+                    rows.push(SummaryRow {
+                        op,
+                        bytes,
+                        nprocs: p,
+                        delay_s: delay_us * 1e-6,
+                        valid: if invalid { 0 } else { 100 },
+                        total: 100,
+                        t_global_min_s: t.map(|t| t * 0.95),
+                        t_global_median_s: t,
+                        t0_min_s: Some(t0 * 0.95e-6),
+                        t0_median_s: Some(t0 * 1e-6),
+                        benefit_min: b,
+                        benefit_median: b,
+                    });
+                }
+            }
+        }
+    }
+    rows
+}
