@@ -1,0 +1,134 @@
+//! How a rank waits until its start instant.
+//!
+//! Busy-waiting on the clock is the most precise (002 Listing 2), but on a host with more
+//! ranks than cores a spinning rank keeps a rank that is still inside the operation off the
+//! CPU, so every repetition overruns its window. There a rank sleeps until shortly before the
+//! instant and spins with `sched_yield` only for the last stretch.
+
+use std::time::Duration;
+
+/// How a rank waits until a start instant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WaitStrategy {
+    /// Busy-wait on the clock (one rank per core).
+    Spin,
+    /// Sleep until `spin_margin_s` seconds before the instant, then spin with yields.
+    Polite { spin_margin_s: f64 },
+}
+
+impl WaitStrategy {
+    /// Name recorded in the header: `spin` or `polite`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            WaitStrategy::Spin => "spin",
+            WaitStrategy::Polite { .. } => "polite",
+        }
+    }
+
+    /// Seconds before an instant at which waiting turns from sleeping to spinning (0 for spin).
+    pub fn spin_margin_s(&self) -> f64 {
+        match self {
+            WaitStrategy::Spin => 0.0,
+            WaitStrategy::Polite { spin_margin_s } => *spin_margin_s,
+        }
+    }
+
+    /// Default tolerance in seconds for a late start: what the strategy can achieve. A spinning
+    /// rank leaves its loop within a few clock reads of the instant (1 us); a polite one shares
+    /// cores and needs a context switch or two (10 us).
+    pub fn default_late_tolerance_s(&self) -> f64 {
+        match self {
+            WaitStrategy::Spin => 1e-6,
+            WaitStrategy::Polite { .. } => 10e-6,
+        }
+    }
+
+    /// Waits until `now()` (seconds) reaches `target` (seconds, same clock) and returns the
+    /// lateness in seconds: how long after `target` the first reading at or past it was taken.
+    /// It is large when the instant had passed before the wait began, when a sleep overslept,
+    /// or when the rank was descheduled in the last stretch.
+    pub fn wait_until(&self, now: impl Fn() -> f64, target: f64) -> f64 {
+        let mut t = now();
+        if t >= target {
+            return t - target;
+        }
+        if let WaitStrategy::Polite { spin_margin_s } = *self {
+            let sleep = target - t - spin_margin_s;
+            if sleep > 0.0 {
+                std::thread::sleep(Duration::from_secs_f64(sleep));
+            }
+            t = now();
+            while t < target {
+                std::thread::yield_now();
+                t = now();
+            }
+        } else {
+            while t < target {
+                std::hint::spin_loop();
+                t = now();
+            }
+        }
+        t - target
+    }
+}
+
+/// Asks the kernel for 1 ns timer slack on the calling thread, so that a polite waiter's sleeps
+/// end when asked instead of up to 50 us later (Linux `PR_SET_TIMERSLACK`).
+pub fn precise_sleeps() {
+    // SAFETY: PR_SET_TIMERSLACK takes an integer and only affects this thread.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+}
+
+/// Busy-waits `seconds` on `now()` (the delay of barrier-based synchronisation, 002 §III-D),
+/// returning the time actually waited in seconds.
+pub fn spin_for(now: impl Fn() -> f64, seconds: f64) -> f64 {
+    let start = now();
+    let mut t = start;
+    while t - start < seconds {
+        std::hint::spin_loop();
+        t = now();
+    }
+    t - start
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{Clock, MonotonicClock};
+
+    #[test]
+    fn tolerances_follow_the_strategy() {
+        assert_eq!(WaitStrategy::Spin.default_late_tolerance_s(), 1e-6);
+        let polite = WaitStrategy::Polite {
+            spin_margin_s: 1e-4,
+        };
+        assert!(polite.default_late_tolerance_s() > 1e-6);
+    }
+
+    #[test]
+    fn waits_reach_the_target_and_flag_late_starts() {
+        let c = MonotonicClock;
+        for strategy in [
+            WaitStrategy::Spin,
+            WaitStrategy::Polite {
+                spin_margin_s: 100e-6,
+            },
+        ] {
+            precise_sleeps();
+            let target = c.now() + 2e-3;
+            let lateness = strategy.wait_until(|| c.now(), target);
+            let reached = c.now();
+            assert!(reached >= target, "{strategy:?} woke before the target");
+            assert!((0.0..reached - target + 1e-9).contains(&lateness));
+            // An instant that has passed gives at least the time since it passed.
+            assert!(strategy.wait_until(|| c.now(), target - 1e-3) >= 1e-3);
+        }
+    }
+
+    #[test]
+    fn spin_for_waits_at_least_the_delay() {
+        let c = MonotonicClock;
+        let waited = spin_for(|| c.now(), 300e-6);
+        assert!(waited >= 300e-6);
+    }
+}
