@@ -1,6 +1,17 @@
+//! delaybench: how MPI collective operations behave under late arrivals and noise.
+//!
+//! Layers (see `DESIGN.md` of the project): [`run`] is the only module that uses MPI; it
+//! measures and writes [`records`]. [`analysis`], [`export`] and [`plot`] work on records
+//! files without MPI. [`clock`] holds the clock synchronisation methods, written against a
+//! transport trait; [`sync`] how ranks wait for a start instant.
+
 pub mod analysis;
+pub mod cli;
+pub mod clock;
 pub mod export;
 pub mod plan;
 pub mod plot;
 pub mod records;
+pub mod run;
+pub mod sync;
 pub mod units;

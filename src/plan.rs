@@ -151,6 +151,10 @@ pub struct Plan {
     pub sync: SyncMethod,
     /// Fixed window in seconds; `None` = automatic from the warm-up.
     pub window_s: Option<f64>,
+    /// A rank starting more than this many seconds after its start instant flags the
+    /// repetition *started late*; `None` = the waiting strategy's default (1 us spinning,
+    /// 10 us polite).
+    pub late_tolerance_s: Option<f64>,
     /// Clock source.
     pub clock: ClockSource,
     /// Seed of the run's random generator.
@@ -269,6 +273,7 @@ mod tests {
             warmup: 10,
             sync: SyncMethod::Window,
             window_s: None,
+            late_tolerance_s: None,
             clock: ClockSource::Monotonic,
             seed: 1,
             sync_nonimproving: 100,

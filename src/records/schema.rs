@@ -105,12 +105,15 @@ pub struct ClockSyncInfo {
 /// How ranks waited for their start instants.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WaitInfo {
-    /// `spin` (busy-wait) or `polite` (sleep, then spin with yields for the last stretch).
-    pub strategy: String,
+    /// The rule: spin while every host has a core per measuring rank, else polite; each block
+    /// records the strategy it used.
+    pub rule: String,
     /// Per host (in order of first rank): host name, ranks on it, online cores.
     pub hosts: Vec<HostLoad>,
     /// Seconds before the start instant at which a polite waiter stops sleeping.
     pub spin_margin_s: f64,
+    /// Fixed late-start tolerance in seconds, or `None` for the strategy's default.
+    pub late_tolerance_s: Option<f64>,
 }
 
 /// Ranks and cores of one host.
@@ -170,6 +173,11 @@ pub struct Block {
     pub delayed_ranks: Vec<u32>,
     /// Window in seconds (window sync), or `None` (barrier sync).
     pub window_s: Option<f64>,
+    /// How ranks waited for start instants: `spin` (busy-wait) or `polite` (sleep, then spin
+    /// with yields for the last stretch, on hosts with more measuring ranks than cores).
+    pub wait_strategy: String,
+    /// A rank starting more than this many seconds after its instant flags *started late*.
+    pub late_tolerance_s: f64,
     /// Number of repetitions (rows of the arrays).
     pub nrep: u32,
     /// Per repetition: the scheduled global start instant, seconds (NaN with barrier sync).

@@ -30,13 +30,14 @@ pub fn header(world_size: u32) -> Header {
             duration_s: 0.01,
         },
         wait: WaitInfo {
-            strategy: "spin".into(),
+            rule: "spin".into(),
             hosts: vec![HostLoad {
                 host: "node0".into(),
                 ranks: world_size,
                 cores: world_size,
             }],
             spin_margin_s: 0.0,
+            late_tolerance_s: None,
         },
         window_rule: "fixed".into(),
         plan: Plan {
@@ -49,6 +50,7 @@ pub fn header(world_size: u32) -> Header {
             warmup: 0,
             sync: SyncMethod::Window,
             window_s: Some(1e-3),
+            late_tolerance_s: None,
             clock: ClockSource::Monotonic,
             seed: 7,
             sync_nonimproving: 100,
@@ -70,6 +72,8 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         delay_s,
         delayed_ranks: if delay_s > 0.0 { vec![0] } else { vec![] },
         window_s: Some(window),
+        wait_strategy: "spin".into(),
+        late_tolerance_s: 1e-6,
         nrep,
         scheduled_start_s: F64Array((0..nrep).map(|i| 10.0 + i as f64 * window).collect()),
         t_start_local_s: F64Array(vec![0.0; n]),

@@ -1,0 +1,255 @@
+//! Command line: measurement options (run under `mpirun`) and the offline subcommands.
+
+use crate::export::{RankFormat, SummaryFormat};
+use crate::plan::{ClockSource, Op, Plan, SyncMethod};
+use crate::plot::Stat;
+use crate::units::{parse_duration_s, parse_size_bytes};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// delaybench: how MPI collectives behave under late arrivals.
+///
+/// Run the measurement under MPI (`mpirun -np 4 delaybench --delay-rank 0 --delay 50us`);
+/// analyse, export and plot its records file without MPI.
+#[derive(Debug, Parser)]
+#[command(name = "delaybench", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+/// Offline commands: they read a records file and need no MPI ranks.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One row per (op, bytes, P, delay): valid/total, t_global, t0 and the delay overlap benefit.
+    Analyze {
+        /// Records file written by a measurement run.
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "table")]
+        format: SummaryFormat,
+    },
+    /// One row per (configuration, repetition, rank) with local and global times in seconds.
+    Export {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "csv")]
+        format: RankFormat,
+    },
+    /// Figures (PNG and SVG): delay overlap benefit vs P and t_global vs P.
+    Plot {
+        file: PathBuf,
+        /// Directory for the figures.
+        #[arg(long, default_value = "figures")]
+        out: PathBuf,
+        /// Statistic of the valid repetitions to plot.
+        #[arg(long, value_enum, default_value = "median")]
+        stat: Stat,
+    },
+}
+
+/// Options of a measurement run (`mpirun -np N delaybench [OPTIONS]`).
+#[derive(Debug, Clone, Args)]
+pub struct MeasureArgs {
+    /// Kernels, comma-separated: barrier, bcast, reduce, allreduce, alltoall and the
+    /// nonblocking ibarrier, ibcast, ireduce, iallreduce, ialltoall.
+    #[arg(long, value_delimiter = ',', value_parser = parse_op,
+          default_value = "barrier,bcast,reduce,allreduce,alltoall,ibarrier,ibcast,ireduce,iallreduce,ialltoall")]
+    pub ops: Vec<Op>,
+    /// Message sizes with units (8, 128, 1KiB): bcast = bytes broadcast; reduce/allreduce =
+    /// bytes per rank as f64 elements (multiples of 8); alltoall = bytes to each peer.
+    /// Barriers ignore it.
+    #[arg(long, value_delimiter = ',', value_parser = parse_size_bytes, default_value = "8,128,1024")]
+    pub sizes: Vec<u64>,
+    /// Process counts P, each measured on ranks 0..P-1
+    /// [default: powers of two from 2 up to the world size, and the world size].
+    #[arg(long, value_delimiter = ',')]
+    pub procs: Vec<u32>,
+    /// Ranks (within each P) that arrive late.
+    #[arg(long = "delay-rank", value_delimiter = ',', default_value = "0")]
+    pub delay_ranks: Vec<u32>,
+    /// Delays with units (50us, 1.5ms). The undelayed baseline is always measured too.
+    #[arg(long, value_delimiter = ',', value_parser = parse_duration_s, default_value = "50us",
+          allow_hyphen_values = true)]
+    pub delay: Vec<f64>,
+    /// Measured repetitions per configuration.
+    #[arg(long, default_value_t = 100)]
+    pub nrep: u32,
+    /// Warm-up repetitions per (op, size, P), not recorded; they also size the window.
+    #[arg(long, default_value_t = 10)]
+    pub warmup: u32,
+    /// Process synchronisation: window (clock-based) or barrier.
+    #[arg(long, value_enum, default_value = "window")]
+    pub sync: SyncMethod,
+    /// Window per repetition (e.g. 500us) or `auto`: 2 x the slowest rank's warm-up operation
+    /// time (90th percentile) + the largest delay + the waiting margin.
+    #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
+    pub window: WindowArg,
+    /// Largest lateness of a rank's start after its instant (e.g. 2us) before the repetition is
+    /// flagged started late, or `auto`: 1 us when ranks spin, 10 us on oversubscribed hosts.
+    #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
+    pub late_tolerance: WindowArg,
+    /// Clock: monotonic (clock_gettime CLOCK_MONOTONIC) or wtime (MPI_Wtime).
+    #[arg(long, value_enum, default_value = "monotonic")]
+    pub clock: ClockSource,
+    /// Records file [default: `results/delaybench-<UTC time>.cbor`]. Never overwritten.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Seed of the run's random generator [default: drawn by rank 0 and recorded].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Clock sync: consecutive non-improving ping-pongs that end an offset measurement (N).
+    #[arg(long, default_value_t = 100)]
+    pub sync_nonimproving: u32,
+    /// Directory for the figures drawn at the end of the run.
+    #[arg(long, default_value = "figures")]
+    pub figures: PathBuf,
+}
+
+/// `--window` and `--late-tolerance`: automatic or a fixed duration in seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WindowArg {
+    Auto,
+    Fixed(f64),
+}
+
+fn parse_op(s: &str) -> Result<Op, String> {
+    s.parse().map_err(|e: crate::plan::PlanError| e.to_string())
+}
+
+fn parse_window(s: &str) -> Result<WindowArg, String> {
+    if s == "auto" {
+        return Ok(WindowArg::Auto);
+    }
+    parse_duration_s(s)
+        .map(WindowArg::Fixed)
+        .map_err(|e| e.to_string())
+}
+
+impl MeasureArgs {
+    /// The plan these options describe on `world_size` ranks, with `seed` used when none was
+    /// given. Not yet validated: see [`Plan::validate`].
+    pub fn to_plan(&self, world_size: u32, seed: u64) -> Plan {
+        Plan {
+            ops: self.ops.clone(),
+            sizes: self.sizes.clone(),
+            procs: if self.procs.is_empty() {
+                default_procs(world_size)
+            } else {
+                self.procs.clone()
+            },
+            delay_ranks: self.delay_ranks.clone(),
+            delays_s: self.delay.clone(),
+            nrep: self.nrep,
+            warmup: self.warmup,
+            sync: self.sync,
+            window_s: match self.window {
+                WindowArg::Auto => None,
+                WindowArg::Fixed(w) => Some(w),
+            },
+            late_tolerance_s: match self.late_tolerance {
+                WindowArg::Auto => None,
+                WindowArg::Fixed(t) => Some(t),
+            },
+            clock: self.clock,
+            seed: self.seed.unwrap_or(seed),
+            sync_nonimproving: self.sync_nonimproving,
+        }
+    }
+}
+
+/// Powers of two from 2 up to `world_size`, and `world_size` itself.
+pub fn default_procs(world_size: u32) -> Vec<u32> {
+    let mut procs: Vec<u32> = (1..32)
+        .map(|k| 1u32 << k)
+        .take_while(|&p| p <= world_size)
+        .collect();
+    if procs.last() != Some(&world_size) && world_size >= 2 {
+        procs.push(world_size);
+    }
+    procs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("delaybench").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn defaults_follow_the_issue() {
+        let cli = parse(&[]).unwrap();
+        assert!(cli.command.is_none());
+        let plan = cli.measure.to_plan(6, 42);
+        assert_eq!(plan.ops, Op::ALL.to_vec());
+        assert_eq!(plan.sizes, vec![8, 128, 1024]);
+        assert_eq!(plan.procs, vec![2, 4, 6]);
+        assert_eq!(plan.delay_ranks, vec![0]);
+        assert_eq!(plan.delays_s, vec![50e-6]);
+        assert_eq!((plan.nrep, plan.warmup, plan.seed), (100, 10, 42));
+        assert_eq!(plan.sync, SyncMethod::Window);
+        assert_eq!(plan.window_s, None);
+        assert_eq!(plan.clock, ClockSource::Monotonic);
+    }
+
+    #[test]
+    fn lists_and_units() {
+        let cli = parse(&[
+            "--ops",
+            "allreduce,ialltoall",
+            "--sizes",
+            "8,1KiB",
+            "--delay",
+            "50us,1.5ms",
+            "--delay-rank",
+            "0,3",
+            "--procs",
+            "4",
+            "--window",
+            "2ms",
+            "--seed",
+            "9",
+        ])
+        .unwrap();
+        let plan = cli.measure.to_plan(4, 0);
+        assert_eq!(plan.ops, vec![Op::Allreduce, Op::Ialltoall]);
+        assert_eq!(plan.sizes, vec![8, 1024]);
+        assert_eq!(plan.delays_s, vec![50e-6, 1.5e-3]);
+        assert_eq!(plan.delay_ranks, vec![0, 3]);
+        assert_eq!(plan.window_s, Some(2e-3));
+        assert_eq!(plan.seed, 9);
+        assert_eq!(plan.validate(4), Ok(()));
+    }
+
+    #[test]
+    fn bad_input_is_a_parse_error() {
+        for args in [
+            &["--ops", "allgather"][..],
+            &["--delay", "50"],
+            &["--delay", "-5us"],
+            &["--window", "-1ms"],
+            &["--sizes", "lots"],
+            &["--sync", "telepathy"],
+        ] {
+            let err = parse(args).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn subcommands() {
+        let cli = parse(&["analyze", "run.cbor", "--format", "csv"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Analyze { .. })));
+        assert!(parse(&["plot", "run.cbor", "--out", "figs"]).is_ok());
+        assert!(parse(&["export", "run.cbor"]).is_ok());
+    }
+
+    #[test]
+    fn default_procs_are_powers_of_two_and_world() {
+        assert_eq!(default_procs(2), vec![2]);
+        assert_eq!(default_procs(4), vec![2, 4]);
+        assert_eq!(default_procs(12), vec![2, 4, 8, 12]);
+    }
+}

@@ -1,0 +1,53 @@
+//! Rank 0 resolves and validates the plan, opens the records file, and tells every rank the
+//! outcome, so bad input ends all ranks before any measurement with one message.
+
+use crate::cli::MeasureArgs;
+use crate::plan::Plan;
+use crate::records::RecordsWriter;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::path::PathBuf;
+
+/// The plan every rank runs, and on rank 0 the open records file.
+pub struct Agreed {
+    pub plan: Plan,
+    pub writer: Option<RecordsWriter>,
+}
+
+/// Collective on `world`. Returns the plan on every rank, or on every rank the error message
+/// (only rank 0's copy is meant to be printed).
+pub fn agree(world: &SimpleCommunicator, args: &MeasureArgs) -> Result<Agreed, String> {
+    let mut outcome: Result<Plan, String> = Err(String::new());
+    let mut writer = None;
+    if world.rank() == 0 {
+        outcome = resolve(world.size() as u32, args).and_then(|plan| {
+            let path = output_path(args);
+            writer = Some(RecordsWriter::create(&path).map_err(|e| e.to_string())?);
+            Ok(plan)
+        });
+    }
+    let mut bytes = Vec::new();
+    if world.rank() == 0 {
+        ciborium::into_writer(&outcome, &mut bytes).expect("plan serialises");
+    }
+    let mut len = bytes.len() as u64;
+    world.process_at_rank(0).broadcast_into(&mut len);
+    bytes.resize(len as usize, 0);
+    world.process_at_rank(0).broadcast_into(&mut bytes[..]);
+    let outcome: Result<Plan, String> =
+        ciborium::from_reader(&bytes[..]).map_err(|e| format!("plan broadcast: {e}"))?;
+    outcome.map(|plan| Agreed { plan, writer })
+}
+
+fn resolve(world_size: u32, args: &MeasureArgs) -> Result<Plan, String> {
+    let plan = args.to_plan(world_size, rand::random());
+    plan.validate(world_size).map_err(|e| e.to_string())?;
+    Ok(plan)
+}
+
+fn output_path(args: &MeasureArgs) -> PathBuf {
+    args.output.clone().unwrap_or_else(|| {
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+        PathBuf::from(format!("results/delaybench-{stamp}.cbor"))
+    })
+}

@@ -1,0 +1,78 @@
+//! The measured collective kernels and their buffers.
+//!
+//! Nonblocking kernels are posted and immediately waited on, as in 002 §IV, so their time is
+//! comparable with the blocking form. See [`Op`] for what a message size means per kernel.
+
+use crate::plan::Op;
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+/// A kernel with buffers sized for one (op, bytes, P), reused across repetitions.
+pub struct Kernel {
+    op: Op,
+    bytes_u8: Vec<u8>,
+    recv_u8: Vec<u8>,
+    send_f64: Vec<f64>,
+    recv_f64: Vec<f64>,
+}
+
+impl Kernel {
+    /// Buffers for `op` with message size `bytes` on `nprocs` ranks.
+    pub fn new(op: Op, bytes: u64, nprocs: usize) -> Kernel {
+        let bytes = bytes as usize;
+        let (u8_len, recv_u8_len, f64_len) = match op.family() {
+            Op::Barrier => (0, 0, 0),
+            Op::Bcast => (bytes, 0, 0),
+            Op::Alltoall => (bytes * nprocs, bytes * nprocs, 0),
+            _ => (0, 0, bytes / 8),
+        };
+        Kernel {
+            op,
+            bytes_u8: vec![1; u8_len],
+            recv_u8: vec![0; recv_u8_len],
+            send_f64: vec![1.0; f64_len],
+            recv_f64: vec![0.0; f64_len],
+        }
+    }
+
+    /// Runs the operation once on `comm` (rank 0 is the root of rooted kernels).
+    pub fn run(&mut self, comm: &SimpleCommunicator) {
+        let root = comm.process_at_rank(0);
+        let is_root = comm.rank() == 0;
+        let sum = SystemOperation::sum();
+        match self.op {
+            Op::Barrier => comm.barrier(),
+            Op::Bcast => root.broadcast_into(&mut self.bytes_u8[..]),
+            Op::Reduce if is_root => {
+                root.reduce_into_root(&self.send_f64[..], &mut self.recv_f64[..], sum)
+            }
+            Op::Reduce => root.reduce_into(&self.send_f64[..], sum),
+            Op::Allreduce => comm.all_reduce_into(&self.send_f64[..], &mut self.recv_f64[..], sum),
+            Op::Alltoall => comm.all_to_all_into(&self.bytes_u8[..], &mut self.recv_u8[..]),
+            Op::Ibarrier => {
+                comm.immediate_barrier().wait();
+            }
+            Op::Ibcast => mpi::request::scope(|s| {
+                root.immediate_broadcast_into(s, &mut self.bytes_u8[..])
+                    .wait();
+            }),
+            Op::Ireduce if is_root => mpi::request::scope(|s| {
+                root.immediate_reduce_into_root(s, &self.send_f64[..], &mut self.recv_f64[..], sum)
+                    .wait();
+            }),
+            Op::Ireduce => mpi::request::scope(|s| {
+                root.immediate_reduce_into(s, &self.send_f64[..], sum)
+                    .wait();
+            }),
+            Op::Iallreduce => mpi::request::scope(|s| {
+                comm.immediate_all_reduce_into(s, &self.send_f64[..], &mut self.recv_f64[..], sum)
+                    .wait();
+            }),
+            Op::Ialltoall => mpi::request::scope(|s| {
+                comm.immediate_all_to_all_into(s, &self.bytes_u8[..], &mut self.recv_u8[..])
+                    .wait();
+            }),
+        }
+    }
+}

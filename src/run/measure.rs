@@ -1,0 +1,201 @@
+//! The repetition loop of one configuration, its warm-up, and the gathering of its records.
+
+use super::kernels::Kernel;
+use super::procsync::ProcessSync;
+use super::timing::Timing;
+use crate::plan::Op;
+use crate::records::{Block, F64Array, FLAG_WINDOW_OVERRUN};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+/// What one rank saw in the repetitions of one block. Times in seconds, one entry per rep.
+struct LocalRows {
+    scheduled: Vec<f64>,
+    start_local: Vec<f64>,
+    end_local: Vec<f64>,
+    start_global: Vec<f64>,
+    end_global: Vec<f64>,
+    applied: Vec<f64>,
+    flags: Vec<u8>,
+}
+
+/// Runs `warmup` unrecorded repetitions after a barrier each and returns, per repetition, the
+/// slowest rank's operation time in seconds (the same on every rank).
+pub fn warm_up(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    timing: &Timing,
+    warmup: u32,
+) -> Vec<f64> {
+    let mine: Vec<f64> = (0..warmup)
+        .map(|_| {
+            comm.barrier();
+            let t = timing.clock.now();
+            kernel.run(comm);
+            timing.clock.now() - t
+        })
+        .collect();
+    let mut slowest = vec![0.0; mine.len()];
+    if !mine.is_empty() {
+        comm.all_reduce_into(&mine[..], &mut slowest[..], SystemOperation::max());
+    }
+    slowest
+}
+
+/// Automatic window in seconds: 2 x the 90th percentile of the slowest rank's warm-up
+/// operation time, plus 1.1 x the largest delay (the others wait inside the operation for
+/// the late rank, then need the operation's own tail), plus twice the waiting margin, plus
+/// 20 us of slack. With no warm-up, 1 ms stands in for the operation time.
+pub fn auto_window(slowest_s: &[f64], max_delay_s: f64, spin_margin_s: f64) -> f64 {
+    let op_s = if slowest_s.is_empty() {
+        0.5e-3
+    } else {
+        let mut sorted = slowest_s.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted[((sorted.len() - 1) as f64 * 0.9).round() as usize]
+    };
+    2.0 * op_s + 1.1 * max_delay_s + 2.0 * spin_margin_s + 20e-6
+}
+
+/// Identity of the block being measured, for the records.
+pub struct BlockSpec {
+    pub op: Op,
+    pub bytes: u64,
+    pub delay_s: f64,
+    pub delayed_ranks: Vec<u32>,
+    pub nrep: u32,
+}
+
+/// Measures one block on `comm` and returns it on rank 0 (`None` elsewhere).
+pub fn measure_block(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    sync: &mut dyn ProcessSync,
+    timing: &Timing,
+    spec: BlockSpec,
+) -> Option<Block> {
+    let rank = comm.rank() as u32;
+    let my_delay = if spec.delayed_ranks.contains(&rank) {
+        spec.delay_s
+    } else {
+        0.0
+    };
+    let rows = repetitions(comm, kernel, sync, timing, spec.nrep as usize, my_delay);
+    gather(comm, rows, spec, sync.window_s(), timing)
+}
+
+fn repetitions(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    sync: &mut dyn ProcessSync,
+    timing: &Timing,
+    nrep: usize,
+    my_delay: f64,
+) -> LocalRows {
+    let mut rows = LocalRows {
+        scheduled: Vec::with_capacity(nrep),
+        start_local: Vec::with_capacity(nrep),
+        end_local: Vec::with_capacity(nrep),
+        start_global: Vec::with_capacity(nrep),
+        end_global: Vec::with_capacity(nrep),
+        applied: vec![my_delay; nrep],
+        flags: Vec::with_capacity(nrep),
+    };
+    sync.begin(comm, timing);
+    for rep in 0..nrep {
+        let (scheduled, mut flags) = sync.start(comm, timing, rep, my_delay);
+        let t0 = timing.clock.now();
+        kernel.run(comm);
+        let t1 = timing.clock.now();
+        let (g0, g1) = (timing.model.to_global(t0), timing.model.to_global(t1));
+        if let Some(w) = sync.window_s() {
+            if g1 > scheduled + w {
+                flags |= FLAG_WINDOW_OVERRUN;
+            }
+        }
+        rows.scheduled.push(scheduled);
+        rows.start_local.push(t0);
+        rows.end_local.push(t1);
+        rows.start_global.push(g0);
+        rows.end_global.push(g1);
+        rows.flags.push(flags);
+    }
+    rows
+}
+
+/// Number of per-repetition columns each rank sends to rank 0.
+const COLUMNS: usize = 6;
+
+fn gather(
+    comm: &SimpleCommunicator,
+    rows: LocalRows,
+    spec: BlockSpec,
+    window_s: Option<f64>,
+    timing: &Timing,
+) -> Option<Block> {
+    let nrep = spec.nrep as usize;
+    let packed: Vec<f64> = [
+        &rows.start_local,
+        &rows.end_local,
+        &rows.start_global,
+        &rows.end_global,
+        &rows.applied,
+    ]
+    .into_iter()
+    .flat_map(|c| c.iter().copied())
+    .chain(rows.flags.iter().map(|&f| f as f64))
+    .collect();
+    let root = comm.process_at_rank(0);
+    if comm.rank() != 0 {
+        root.gather_into(&packed[..]);
+        return None;
+    }
+    let p = comm.size() as usize;
+    let mut all = vec![0.0; packed.len() * p];
+    root.gather_into_root(&packed[..], &mut all[..]);
+    // Column c of rank r, repetition i sits at all[(r * COLUMNS + c) * nrep + i];
+    // the records want [nrep][P].
+    let column = |c: usize| -> Vec<f64> {
+        (0..nrep)
+            .flat_map(|i| (0..p).map(move |r| (r, i)))
+            .map(|(r, i)| all[(r * COLUMNS + c) * nrep + i])
+            .collect()
+    };
+    Some(Block {
+        op: spec.op,
+        bytes: spec.bytes,
+        nprocs: p as u32,
+        delay_s: spec.delay_s,
+        delayed_ranks: spec.delayed_ranks,
+        window_s,
+        wait_strategy: timing.wait.name().into(),
+        late_tolerance_s: timing.late_tolerance_s,
+        nrep: spec.nrep,
+        scheduled_start_s: F64Array(rows.scheduled),
+        t_start_local_s: F64Array(column(0)),
+        t_end_local_s: F64Array(column(1)),
+        t_start_global_s: F64Array(column(2)),
+        t_end_global_s: F64Array(column(3)),
+        applied_delay_s: F64Array(column(4)),
+        flags: column(5).into_iter().map(|f| f as u8).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_window_rule() {
+        let slow = [
+            10e-6, 12e-6, 11e-6, 100e-6, 13e-6, 12e-6, 11e-6, 10e-6, 12e-6, 14e-6,
+        ];
+        // p90 of 10 values is the 9th smallest (index 8 after rounding 8.1): 14 us.
+        let w = auto_window(&slow, 50e-6, 100e-6);
+        assert!((w - (28e-6 + 55e-6 + 200e-6 + 20e-6)).abs() < 1e-12, "{w}");
+        assert!((auto_window(&[], 50e-6, 0.0) - (1e-3 + 55e-6 + 20e-6)).abs() < 1e-12);
+        // A 2 ms late arrival leaves room for the operation's tail after it.
+        assert!(auto_window(&[1e-6], 2e-3, 0.0) >= 2.2e-3);
+    }
+}

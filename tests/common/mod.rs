@@ -1,0 +1,71 @@
+//! Launching the real binary under mpirun, with a deadline so a hang fails the test.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// One MPI job at a time: jobs running side by side would share the cores without knowing it,
+/// and each would pick busy-waiting for a host it believes it has to itself.
+static MPI_JOBS: Mutex<()> = Mutex::new(());
+
+/// Path of the delaybench binary cargo built for the tests.
+pub fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_delaybench")
+}
+
+/// `mpirun -np <np> delaybench <args>` with the Open MPI settings a test machine needs
+/// (root, more ranks than cores); MPICH ignores these variables.
+pub fn mpirun(np: u32, args: &[&str], dir: &Path) -> Output {
+    let mut cmd = Command::new("mpirun");
+    cmd.arg("-np")
+        .arg(np.to_string())
+        .arg(exe())
+        .args(args)
+        .current_dir(dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    let _one_job = MPI_JOBS.lock().unwrap_or_else(|e| e.into_inner());
+    run_with_deadline(cmd, Duration::from_secs(240))
+}
+
+/// `delaybench <args>` without MPI (offline subcommands).
+pub fn offline(args: &[&str]) -> Output {
+    let mut cmd = Command::new(exe());
+    cmd.args(args);
+    run_with_deadline(cmd, Duration::from_secs(60))
+}
+
+fn run_with_deadline(mut cmd: Command, deadline: Duration) -> Output {
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot start {cmd:?}: {e} (is MPI installed? run scripts/test.sh)")
+        });
+    let id = child.id();
+    let started = Instant::now();
+    let waiter = std::thread::spawn(move || child.wait_with_output().expect("wait"));
+    while !waiter.is_finished() {
+        if started.elapsed() > deadline {
+            let _ = Command::new("kill").arg("-9").arg(id.to_string()).status();
+            panic!("{cmd:?} hung for more than {deadline:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    waiter.join().expect("waiter")
+}
+
+/// Stdout and stderr as text, for assertion messages.
+pub fn text(out: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}

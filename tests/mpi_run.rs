@@ -1,0 +1,222 @@
+//! End-to-end runs of the real binary under mpirun: records, validity, delays, bad input.
+
+mod common;
+
+use common::{mpirun, offline, text};
+use delaybench::analysis::{median, t_global};
+use delaybench::plan::Op;
+use delaybench::records::read_records;
+
+#[test]
+fn two_ranks_write_complete_records_table_and_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mpirun(
+        2,
+        &[
+            "--ops",
+            "allreduce,ibarrier",
+            "--sizes",
+            "8",
+            "--nrep",
+            "30",
+            "--warmup",
+            "5",
+            "--delay-rank",
+            "0",
+            "--delay",
+            "50us",
+            "--output",
+            "run.cbor",
+            "--figures",
+            "figs",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("allreduce") && stdout.contains("ibarrier"),
+        "{}",
+        text(&out)
+    );
+
+    let r = read_records(&dir.path().join("run.cbor")).unwrap();
+    assert!(r.complete());
+    assert_eq!(r.header.world_size, 2);
+    assert_eq!(r.header.hosts.len(), 2);
+    assert_eq!(r.header.clock_sync.models.len(), 2);
+    // Both ranks read the same CLOCK_MONOTONIC: the true offset is 0.
+    let offset = r.header.clock_sync.models[1].intercept_s;
+    assert!(
+        offset.abs() < 1e-3,
+        "offset {offset} s between ranks of one host"
+    );
+    // allreduce 8 B and ibarrier, each undelayed and delayed, at P = 2.
+    assert_eq!(r.blocks.len(), 4);
+    for b in &r.blocks {
+        assert_eq!((b.nprocs, b.nrep), (2, 30));
+        assert_eq!(b.bytes, if b.op == Op::Ibarrier { 0 } else { 8 });
+        for rep in 0..30 {
+            let (r0, r1) = (b.idx(rep, 0), b.idx(rep, 1));
+            assert_eq!(b.applied_delay_s.0[r0], b.delay_s);
+            assert_eq!(b.applied_delay_s.0[r1], 0.0);
+            assert!(b.t_end_local_s.0[r0] >= b.t_start_local_s.0[r0]);
+            assert!(t_global(b, rep) > 0.0);
+        }
+    }
+    let footer = r.footer.unwrap();
+    assert_eq!(footer.end_offsets_s.len(), 2);
+    assert!(footer.wall_time_s > 0.0);
+    let figs: Vec<_> = std::fs::read_dir(dir.path().join("figs"))
+        .unwrap()
+        .collect();
+    assert!(
+        figs.len() >= 4,
+        "expected PNG and SVG figures, got {}",
+        figs.len()
+    );
+}
+
+#[test]
+fn four_ranks_measure_every_p_and_most_repetitions_are_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mpirun(
+        4,
+        &[
+            "--ops",
+            "allreduce,ialltoall",
+            "--sizes",
+            "8",
+            "--nrep",
+            "40",
+            "--output",
+            "run.cbor",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let r = read_records(&dir.path().join("run.cbor")).unwrap();
+    let ps: Vec<u32> = r.blocks.iter().map(|b| b.nprocs).collect();
+    assert_eq!(ps, vec![2, 2, 2, 2, 4, 4, 4, 4]);
+    let valid: usize = r
+        .blocks
+        .iter()
+        .map(|b| (0..b.nrep as usize).filter(|&i| b.rep_valid(i)).count())
+        .sum();
+    let total: usize = r.blocks.iter().map(|b| b.nrep as usize).sum();
+    // 4 ranks on 2 cores is oversubscribed and noisy: ask only that waiting politely keeps a
+    // clear share of repetitions valid (a spinning benchmark gets none here).
+    assert!(
+        valid * 4 >= total,
+        "only {valid}/{total} repetitions valid\n{}",
+        text(&out)
+    );
+    assert_eq!(r.header.wait.hosts.iter().map(|h| h.ranks).sum::<u32>(), 4);
+}
+
+#[test]
+fn a_two_millisecond_late_arrival_shows_in_global_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mpirun(
+        2,
+        &[
+            "--ops",
+            "alltoall",
+            "--sizes",
+            "8",
+            "--procs",
+            "2",
+            "--delay-rank",
+            "0",
+            "--delay",
+            "2ms",
+            "--nrep",
+            "40",
+            "--output",
+            "run.cbor",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let export = offline(&["export", dir.path().join("run.cbor").to_str().unwrap()]);
+    assert!(export.status.success(), "{}", text(&export));
+    let mut reader = csv::Reader::from_reader(&export.stdout[..]);
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (c_delay, c_rep, c_rank, c_start, c_end, c_valid) = (
+        col("delay_s"),
+        col("rep"),
+        col("rank"),
+        col("t_start_global_s"),
+        col("t_end_global_s"),
+        col("valid"),
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    let f = |row: &csv::StringRecord, c: usize| row[c].parse::<f64>().unwrap();
+    let mut lead = Vec::new();
+    let mut tglobal = Vec::new();
+    for rep in 0..40 {
+        let of_rep: Vec<&csv::StringRecord> = rows
+            .iter()
+            .filter(|r| {
+                f(r, c_delay) > 0.0 && r[c_rep] == *rep.to_string() && &r[c_valid] == "true"
+            })
+            .collect();
+        if of_rep.len() != 2 {
+            continue;
+        }
+        let (r0, r1) = if &of_rep[0][c_rank] == "0" {
+            (of_rep[0], of_rep[1])
+        } else {
+            (of_rep[1], of_rep[0])
+        };
+        lead.push(f(r0, c_start) - f(r1, c_start));
+        tglobal.push(f(r0, c_end).max(f(r1, c_end)) - f(r0, c_start).min(f(r1, c_start)));
+    }
+    assert!(
+        lead.len() >= 10,
+        "only {} valid delayed repetitions",
+        lead.len()
+    );
+    let lead_median = median(&lead).unwrap();
+    assert!(
+        (lead_median - 2e-3).abs() <= 0.2e-3,
+        "rank 0 started {lead_median} s after rank 1 in the median repetition, not 2 ms"
+    );
+    assert!(median(&tglobal).unwrap() >= 2e-3);
+    for t in &tglobal {
+        assert!(*t >= 1.9e-3, "a delayed repetition took only {t} s");
+    }
+}
+
+#[test]
+fn analyze_and_export_agree_on_a_real_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mpirun(
+        2,
+        &[
+            "--ops", "bcast", "--sizes", "128", "--nrep", "20", "--output", "run.cbor",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let file = dir.path().join("run.cbor");
+    let analyze = offline(&["analyze", file.to_str().unwrap(), "--format", "csv"]);
+    assert!(analyze.status.success(), "{}", text(&analyze));
+    let mut reader = csv::Reader::from_reader(&analyze.stdout[..]);
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 2, "a baseline and a delayed row");
+    let records = read_records(&file).unwrap();
+    for (row, block) in rows.iter().zip(&records.blocks) {
+        let valid: Vec<f64> = (0..block.nrep as usize)
+            .filter(|&i| block.rep_valid(i))
+            .map(|i| t_global(block, i))
+            .collect();
+        assert_eq!(row[4].parse::<usize>().unwrap(), valid.len());
+        let min = valid.iter().copied().fold(f64::INFINITY, f64::min);
+        assert_eq!(row[6].parse::<f64>().unwrap(), min);
+    }
+    let json = offline(&["analyze", file.to_str().unwrap(), "--format", "json"]);
+    let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(parsed.as_array().unwrap().len(), 2);
+}
