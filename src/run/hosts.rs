@@ -65,6 +65,16 @@ impl Hosts {
         }
     }
 
+    /// Position of `rank` among the ranks below `p` on its host (0 for the first of them).
+    pub fn local_index(&self, rank: usize, p: u32) -> usize {
+        let host = &self.names[rank];
+        self.names
+            .iter()
+            .take(rank.min(p as usize))
+            .filter(|n| *n == host)
+            .count()
+    }
+
     /// Ranks below `p` on `host`.
     fn measuring_on(&self, host: &str, p: u32) -> u32 {
         self.names

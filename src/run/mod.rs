@@ -9,6 +9,7 @@ mod agree;
 mod hosts;
 mod kernels;
 mod measure;
+mod pinning;
 mod procsync;
 mod report;
 mod timing;
@@ -195,6 +196,13 @@ impl<'w> Runner<'w> {
             Color::undefined()
         };
         if let Some(comm) = self.world.split_by_color(color) {
+            // Busy-waiting ranks each get a core of their own for the time of this P.
+            let _pin = (self.timing.wait == WaitStrategy::Spin)
+                .then(|| {
+                    let rank = self.world.rank() as usize;
+                    pinning::Pin::to_own_core(self.hosts.local_index(rank, p))
+                })
+                .flatten();
             for op in self.plan.ops.clone() {
                 for bytes in self.plan.sizes_for(op) {
                     progress.configuration(op, bytes, p);
@@ -288,8 +296,9 @@ impl<'w> Runner<'w> {
                 duration_s: sync_duration_s,
             },
             wait: WaitInfo {
-                rule: "spin while every host has a core per measuring rank; otherwise polite \
-                       (sleep, then spin with yields for the last spin_margin_s)"
+                rule: "spin while every host has a core per measuring rank (unbound measuring \
+                       ranks are then pinned to a core each); otherwise polite (sleep, then \
+                       spin with yields for the last spin_margin_s)"
                     .into(),
                 hosts: self.hosts.loads.clone(),
                 spin_margin_s: SPIN_MARGIN_S,
