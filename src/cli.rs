@@ -101,6 +101,10 @@ pub struct MeasureArgs {
     /// Clock sync: consecutive non-improving ping-pongs that end an offset measurement (N).
     #[arg(long, default_value_t = 100)]
     pub sync_nonimproving: u32,
+    /// Study file (TOML) whose keys set these options; flags given here override it
+    /// (see `configs/`).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     /// Directory for the figures drawn at the end of the run.
     #[arg(long, default_value = "figures")]
     pub figures: PathBuf,

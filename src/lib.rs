@@ -13,5 +13,6 @@ pub mod plan;
 pub mod plot;
 pub mod records;
 pub mod run;
+pub mod study;
 pub mod sync;
 pub mod units;

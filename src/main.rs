@@ -1,27 +1,35 @@
 //! The `delaybench` binary: measurement under MPI, or an offline subcommand.
 
 use anyhow::{Context, Result};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches, Parser};
 use delaybench::analysis::summarize;
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{summary_exporter, write_rank_rows};
 use delaybench::plot::write_figures;
 use delaybench::records::read_records;
+use delaybench::study::Study;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
+    let argv: Vec<String> = std::env::args().collect();
+    let (cli, study) = match parse(&argv) {
+        Ok(parsed) => parsed,
+        Err(Refused::Clap(e)) => {
             // Every rank parses the same arguments: let one of them speak.
             if launched_as_rank_zero() {
                 let _ = e.print();
             }
             return ExitCode::from(e.exit_code() as u8);
         }
+        Err(Refused::Study(e)) => {
+            if launched_as_rank_zero() {
+                eprintln!("delaybench: error: {e}");
+            }
+            return ExitCode::from(2);
+        }
     };
     match cli.command {
-        None => delaybench::run::main(cli.measure),
+        None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
         Some(command) => match offline(command) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -30,6 +38,29 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+enum Refused {
+    Clap(clap::Error),
+    Study(delaybench::study::StudyError),
+}
+
+/// Parses the command line; with `--config`, the study file's keys fill in what the command
+/// line leaves out.
+fn parse(argv: &[String]) -> Result<(Cli, Option<Study>), Refused> {
+    let cmd = Cli::command();
+    let matches = cmd
+        .clone()
+        .try_get_matches_from(argv)
+        .map_err(Refused::Clap)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(Refused::Clap)?;
+    let Some(path) = cli.measure.config.clone().filter(|_| cli.command.is_none()) else {
+        return Ok((cli, None));
+    };
+    let study = Study::load(&path, &cmd).map_err(Refused::Study)?;
+    let merged = study.merge_into(argv, &cmd, &matches);
+    let cli = Cli::try_parse_from(&merged).map_err(Refused::Clap)?;
+    Ok((cli, Some(study)))
 }
 
 /// Whether this process is rank 0 (or not under a launcher), read from the launcher's

@@ -115,6 +115,24 @@ pub enum SyncMethod {
     Window,
     /// `MPI_Barrier`, then delayed ranks busy-wait their delay (002 §III-B, Listing 1).
     Barrier,
+    /// delaybench's own dissemination barrier over point-to-point messages, then the delay.
+    /// The same algorithm under every MPI library, so libraries are compared fairly (004 §4).
+    Dissemination,
+    /// `MPI_Barrier` twice, then the delay: the second barrier starts from the first one's
+    /// exit skew, as some benchmarks do to reduce it.
+    #[value(name = "double-barrier")]
+    #[serde(rename = "double-barrier")]
+    DoubleBarrier,
+    /// No synchronisation: repetitions run back to back (as IMB and mpptest do), delayed ranks
+    /// busy-wait their delay before each; shows the pipelining effect.
+    None,
+}
+
+impl SyncMethod {
+    /// True when repetitions have start instants and a window (validity can be checked).
+    pub fn has_window(self) -> bool {
+        self == SyncMethod::Window
+    }
 }
 
 /// The clock every timestamp is read from.

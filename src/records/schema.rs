@@ -155,8 +155,11 @@ pub struct Header {
     pub wait: WaitInfo,
     /// How the window was chosen, in words (e.g. automatic rule or fixed value).
     pub window_rule: String,
-    /// The plan (ops, sizes, P, delays, repetitions, sync, seed).
+    /// The plan (ops, sizes, P, delays, repetitions, sync, seed), after the study file and
+    /// the command line were merged.
     pub plan: Plan,
+    /// Text of the study file (`--config`), if one was used.
+    pub study: Option<String>,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).

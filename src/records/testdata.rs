@@ -55,6 +55,7 @@ pub fn header(world_size: u32) -> Header {
             seed: 7,
             sync_nonimproving: 100,
         },
+        study: None,
     }
 }
 

@@ -25,7 +25,7 @@ use kernels::Kernel;
 use measure::{auto_window, measure_block, warm_up, BlockSpec};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
-use procsync::{BarrierSync, ProcessSync, WindowSync};
+use procsync::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
 use report::Progress;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -37,7 +37,7 @@ const SPIN_MARGIN_S: f64 = 200e-6;
 
 /// Runs a measurement under MPI. Exit code 2 for bad input (nothing measured, no file
 /// written); a failure during the run aborts every rank.
-pub fn main(args: MeasureArgs) -> ExitCode {
+pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
     let Some(universe) = mpi::initialize() else {
         eprintln!("delaybench: error: MPI was already initialised");
         return ExitCode::FAILURE;
@@ -53,6 +53,7 @@ pub fn main(args: MeasureArgs) -> ExitCode {
         }
     };
     let mut runner = Runner::new(&world, agreed.plan, &args);
+    runner.study = study;
     if let Err(msg) = runner.run(agreed.writer) {
         eprintln!("delaybench: error on rank {}: {msg}", world.rank());
         world.abort(1);
@@ -69,6 +70,8 @@ struct Runner<'w> {
     sync_method: OffsetSync,
     started: Instant,
     warnings: Vec<String>,
+    /// Text of the study file (`--config`), for the header.
+    study: Option<String>,
 }
 
 impl<'w> Runner<'w> {
@@ -96,6 +99,7 @@ impl<'w> Runner<'w> {
             hosts,
             started: Instant::now(),
             warnings: Vec::new(),
+            study: None,
         }
     }
 
@@ -239,7 +243,18 @@ impl<'w> Runner<'w> {
             .unwrap_or_else(|| auto_window(&slowest, max_delay, self.timing.wait.spin_margin_s()));
         let mut sync: Box<dyn ProcessSync> = match self.plan.sync {
             SyncMethod::Window => Box::new(WindowSync::new(window, self.lead_s(window))),
-            SyncMethod::Barrier => Box::new(BarrierSync),
+            SyncMethod::Barrier => Box::new(BarrierSync {
+                kind: BarrierKind::Mpi,
+            }),
+            SyncMethod::DoubleBarrier => Box::new(BarrierSync {
+                kind: BarrierKind::DoubleMpi,
+            }),
+            SyncMethod::Dissemination => Box::new(BarrierSync {
+                kind: BarrierKind::Dissemination,
+            }),
+            SyncMethod::None => Box::new(BarrierSync {
+                kind: BarrierKind::Nothing,
+            }),
         };
         self.plan
             .delays_with_baseline()
@@ -311,6 +326,7 @@ impl<'w> Runner<'w> {
                     .into(),
             },
             plan: self.plan.clone(),
+            study: self.study.clone(),
         }
     }
 

@@ -68,9 +68,39 @@ impl ProcessSync for WindowSync {
     }
 }
 
-/// `MPI_Barrier`, then the delayed ranks busy-wait their delay
+/// A barrier-like step before each repetition, then the delayed ranks busy-wait their delay
 /// (Niethammer et al. 2016, §III-B Listing 1 and §III-D).
-pub struct BarrierSync;
+pub struct BarrierSync {
+    pub kind: BarrierKind,
+}
+
+/// Which barrier [`BarrierSync`] uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarrierKind {
+    /// `MPI_Barrier`.
+    Mpi,
+    /// `MPI_Barrier` twice.
+    DoubleMpi,
+    /// delaybench's own dissemination barrier ([`dissemination_barrier`]).
+    Dissemination,
+    /// None: repetitions run back to back.
+    Nothing,
+}
+
+impl BarrierKind {
+    /// Runs the barrier on `comm`.
+    pub fn run(self, comm: &SimpleCommunicator) {
+        match self {
+            BarrierKind::Mpi => comm.barrier(),
+            BarrierKind::DoubleMpi => {
+                comm.barrier();
+                comm.barrier();
+            }
+            BarrierKind::Dissemination => dissemination_barrier(comm),
+            BarrierKind::Nothing => {}
+        }
+    }
+}
 
 impl ProcessSync for BarrierSync {
     fn begin(&mut self, _: &SimpleCommunicator, _: &Timing) {}
@@ -82,7 +112,7 @@ impl ProcessSync for BarrierSync {
         _: usize,
         delay_s: f64,
     ) -> (f64, u8) {
-        comm.barrier();
+        self.kind.run(comm);
         if delay_s > 0.0 {
             spin_for(|| timing.clock.now(), delay_s);
         }
@@ -91,5 +121,29 @@ impl ProcessSync for BarrierSync {
 
     fn window_s(&self) -> Option<f64> {
         None
+    }
+}
+
+/// Tag of the dissemination barrier's messages.
+const DISSEMINATION_TAG: i32 = 7002;
+
+/// Dissemination barrier (Hensgen, Finkel and Manber 1988): in round k every rank r signals
+/// rank (r + 2^k) mod P and waits for rank (r − 2^k) mod P; after ⌈log2 P⌉ rounds every rank
+/// has heard, directly or not, from every other. Point-to-point messages only, so it behaves
+/// the same under every MPI library (Hunold and Carpen-Amarie 2015, §4).
+pub fn dissemination_barrier(comm: &SimpleCommunicator) {
+    let (p, r) = (comm.size(), comm.rank());
+    let mut distance = 1;
+    while distance < p {
+        let to = comm.process_at_rank((r + distance) % p);
+        let from = comm.process_at_rank((r - distance).rem_euclid(p));
+        let token: [u8; 1] = [0];
+        let mut got: [u8; 1] = [0];
+        mpi::request::scope(|scope| {
+            let sent = to.immediate_send_with_tag(scope, &token[..], DISSEMINATION_TAG);
+            from.receive_into_with_tag(&mut got[..], DISSEMINATION_TAG);
+            sent.wait();
+        });
+        distance *= 2;
     }
 }

@@ -1,0 +1,187 @@
+//! Studies: `delaybench --config configs/FILE.toml` runs a whole study.
+//!
+//! A study file is flat TOML whose keys are the long options of a measurement run, in
+//! snake_case or kebab-case (`ops`, `sizes`, `delay_rank`, `sync`, ...), with the same values
+//! the flags take: strings (`delay = "50us"`), numbers (`nrep = 100`), lists
+//! (`sizes = ["8", "1KiB"]` or `procs = [2, 4]`) and booleans for switches. Each key becomes
+//! its flag placed before the command line's own, so the flags' parsers and checks apply
+//! unchanged; a flag given on the command line overrides the file; an unknown key is an error.
+
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Command};
+use std::path::Path;
+use thiserror::Error;
+
+/// Why a study file cannot be used.
+#[derive(Debug, Error)]
+pub enum StudyError {
+    #[error("cannot read study file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("study file {path} is not valid TOML: {message}")]
+    Toml { path: String, message: String },
+    #[error("study file {path}: unknown key '{key}' (known keys: {known})")]
+    UnknownKey {
+        path: String,
+        key: String,
+        known: String,
+    },
+    #[error("study file {path}: key '{key}' must be a string, number, boolean or list of those")]
+    BadValue { path: String, key: String },
+}
+
+/// A study file read and turned into flags.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Study {
+    /// The file's text, kept for the records header.
+    pub text: String,
+    /// `(long flag, value)` pairs in key order; value `None` for a switch.
+    pub flags: Vec<(String, Option<String>)>,
+}
+
+impl Study {
+    /// Reads `path` and checks its keys against the long options of `cmd` (the measurement
+    /// command). Errors: [`StudyError`].
+    pub fn load(path: &Path, cmd: &Command) -> Result<Study, StudyError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| StudyError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        Study::parse(&text, &shown, cmd)
+    }
+
+    /// As [`Study::load`], from text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &str, cmd: &Command) -> Result<Study, StudyError> {
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| StudyError::Toml {
+                path: path.into(),
+                message: e.message().to_string(),
+            })?;
+        let known = known_flags(cmd);
+        let mut flags = Vec::new();
+        for (key, value) in table {
+            let flag = key.replace('_', "-");
+            if !known.contains(&flag) {
+                return Err(StudyError::UnknownKey {
+                    path: path.into(),
+                    key,
+                    known: known.join(", ").replace('-', "_"),
+                });
+            }
+            let bad = || StudyError::BadValue {
+                path: path.into(),
+                key: key.clone(),
+            };
+            match value {
+                toml::Value::Boolean(false) => {}
+                toml::Value::Boolean(true) => flags.push((flag, None)),
+                other => flags.push((flag, Some(scalar_or_list(&other).ok_or_else(bad)?))),
+            }
+        }
+        Ok(Study {
+            text: text.to_string(),
+            flags,
+        })
+    }
+
+    /// The command line with the study's flags put before the user's arguments, leaving out
+    /// those the user gave on the command line (`matches` is the parse of `argv` alone).
+    pub fn merge_into(&self, argv: &[String], cmd: &Command, matches: &ArgMatches) -> Vec<String> {
+        let given = |flag: &str| {
+            cmd.get_arguments()
+                .find(|a| a.get_long() == Some(flag))
+                .is_some_and(|a| {
+                    matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine)
+                })
+        };
+        let mut merged = vec![argv.first().cloned().unwrap_or_else(|| "delaybench".into())];
+        for (flag, value) in self.flags.iter().filter(|(f, _)| !given(f)) {
+            merged.push(format!("--{flag}"));
+            merged.extend(value.clone());
+        }
+        merged.extend(argv.iter().skip(1).cloned());
+        merged
+    }
+}
+
+/// The long options a study may set: every long flag but `config`, `help` and `version`.
+fn known_flags(cmd: &Command) -> Vec<String> {
+    cmd.get_arguments()
+        .filter_map(|a| a.get_long())
+        .filter(|l| !["config", "help", "version"].contains(l))
+        .map(str::to_string)
+        .collect()
+}
+
+fn scalar_or_list(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Array(items) => items
+            .iter()
+            .map(scalar_or_list)
+            .collect::<Option<Vec<_>>>()
+            .map(|parts| parts.join(",")),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::{CommandFactory, Parser};
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn keys_become_flags_and_the_command_line_wins() {
+        let cmd = Cli::command();
+        let study = Study::parse(
+            "ops = [\"allreduce\", \"bcast\"]\nsizes = [8, \"1KiB\"]\ndelay_rank = 1\nnrep = 20\n",
+            "s.toml",
+            &cmd,
+        )
+        .unwrap();
+        let user = argv(&["delaybench", "--nrep", "5"]);
+        let matches = cmd.clone().try_get_matches_from(&user).unwrap();
+        let merged = study.merge_into(&user, &cmd, &matches);
+        assert_eq!(
+            merged,
+            argv(&[
+                "delaybench",
+                "--delay-rank",
+                "1",
+                "--ops",
+                "allreduce,bcast",
+                "--sizes",
+                "8,1KiB",
+                "--nrep",
+                "5"
+            ])
+        );
+        let plan = Cli::try_parse_from(&merged).unwrap().measure.to_plan(4, 0);
+        assert_eq!((plan.nrep, plan.sizes.clone()), (5, vec![8, 1024]));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors() {
+        let cmd = Cli::command();
+        let err = Study::parse("nreps = 3", "s.toml", &cmd).unwrap_err();
+        assert!(matches!(err, StudyError::UnknownKey { ref key, .. } if key == "nreps"));
+        assert!(err.to_string().contains("nrep"), "{err}");
+        let err = Study::parse("[ops]\nx = 1", "s.toml", &cmd).unwrap_err();
+        assert!(matches!(err, StudyError::BadValue { .. }));
+        assert!(matches!(
+            Study::parse("ops = ", "s.toml", &cmd),
+            Err(StudyError::Toml { .. })
+        ));
+    }
+}
