@@ -1,0 +1,116 @@
+//! The delays of one block as a deterministic `[nrep][p]` matrix.
+
+use super::{DelayModel, RankSelection};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+/// Delays in seconds for every repetition and rank of one block: shape `[nrep][p]`,
+/// row-major (index `rep * p + rank`, as the records' `applied_delay_s`), 0 where a rank is not
+/// delayed in that repetition.
+///
+/// A pure function of its arguments, so every MPI rank computes the same matrix without
+/// communicating, and the same `seed` and `stream` give the same delays. The run side passes
+/// the run seed and a per-block `stream` number; different streams give independent matrices.
+/// `hosts` holds the host name per rank (index = rank, at least `p` entries) for `host:I`.
+///
+/// Repetition by repetition, the delayed ranks are chosen ([`RankSelection::ranks_for_rep`])
+/// and then each gets one draw of `model`, in ascending rank order; draws are numbered from 0
+/// per block (the `index` of [`DelayModel::sample`], which a trace replays in order). The
+/// first `n` rows therefore do not depend on `nrep`.
+///
+/// The generator is rand's `StdRng` (ChaCha12 in rand 0.9) keyed with `seed` and `stream`.
+/// Its stream, like rand_distr's sampling algorithms, may change with a new version of those
+/// crates, so the same seed reproduces delays for one build of delaybench; records keep the
+/// delays actually applied (`applied_delay_s`), so analysis never needs to redraw them.
+///
+/// Expects a model that passed [`DelayModel::validate`] and a selection that passed
+/// [`RankSelection::validate`] for `p` and `hosts`; ranks the selection names beyond `p` are
+/// left out.
+pub fn delay_matrix(
+    model: &DelayModel,
+    ranks: &RankSelection,
+    p: u32,
+    hosts: &[String],
+    nrep: u32,
+    seed: u64,
+    stream: u64,
+) -> Vec<f64> {
+    let p_us = p as usize;
+    let mut matrix = vec![0.0; nrep as usize * p_us];
+    let mut rng = block_rng(seed, stream);
+    let sampler = model.sampler();
+    let mut draws = 0u64;
+    for row in matrix.chunks_exact_mut(p_us.max(1)) {
+        for rank in ranks.ranks_for_rep(p, hosts, &mut rng) {
+            row[rank as usize] = sampler.sample(&mut rng, draws);
+            draws += 1;
+        }
+    }
+    matrix
+}
+
+/// The delays of `rank` in every repetition (a column of a [`delay_matrix`] with `p` ranks),
+/// seconds, length nrep: what one MPI rank needs from the matrix.
+pub fn rank_column(matrix: &[f64], p: u32, rank: u32) -> Vec<f64> {
+    matrix
+        .iter()
+        .skip(rank as usize)
+        .step_by(p.max(1) as usize)
+        .copied()
+        .collect()
+}
+
+/// A generator keyed by (seed, stream): the two words fill distinct bytes of the 32-byte key,
+/// so distinct pairs never share a key (unlike `seed ^ stream`), and a fixed tag keeps these
+/// keys apart from any other use of the run seed.
+fn block_rng(seed: u64, stream: u64) -> StdRng {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key[8..16].copy_from_slice(&stream.to_le_bytes());
+    key[16..].copy_from_slice(b"delaybench:delay");
+    StdRng::from_seed(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hosts(p: u32) -> Vec<String> {
+        vec!["node0".to_string(); p as usize]
+    }
+
+    #[test]
+    fn fixed_late_arrival_matrix() {
+        let m = delay_matrix(
+            &"50us".parse().unwrap(),
+            &RankSelection::rank(1),
+            3,
+            &hosts(3),
+            2,
+            7,
+            0,
+        );
+        assert_eq!(m, vec![0.0, 50e-6, 0.0, 0.0, 50e-6, 0.0]);
+        assert_eq!(rank_column(&m, 3, 1), vec![50e-6, 50e-6]);
+        assert_eq!(rank_column(&m, 3, 2), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn rows_do_not_depend_on_nrep() {
+        let model: DelayModel = "exp:20us".parse().unwrap();
+        let sel: RankSelection = "random:2".parse().unwrap();
+        let short = delay_matrix(&model, &sel, 5, &hosts(5), 10, 3, 4);
+        let long = delay_matrix(&model, &sel, 5, &hosts(5), 100, 3, 4);
+        assert_eq!(short[..], long[..50]);
+    }
+
+    #[test]
+    fn trace_replays_in_order_over_delayed_slots() {
+        let model = DelayModel::Trace {
+            path: "t".into(),
+            values_s: vec![1e-6, 2e-6, 3e-6],
+        };
+        let m = delay_matrix(&model, &"0,2".parse().unwrap(), 3, &hosts(3), 2, 0, 0);
+        assert_eq!(m, vec![1e-6, 0.0, 2e-6, 3e-6, 0.0, 1e-6]);
+    }
+}

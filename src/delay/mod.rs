@@ -1,0 +1,29 @@
+//! Delay injection: who is late, by how much, and OS-noise detours. Plain Rust, no MPI.
+//!
+//! - [`DelayModel`]: how long a delayed rank is late, fixed or sampled from a distribution
+//!   (`50us`, `exp:20us`, `trace:FILE`, ...).
+//! - [`RankSelection`]: which ranks are late in a repetition (`0`, `2-5`, `last`, `all`,
+//!   `random:K`, `host:I`).
+//! - [`delay_matrix`]: the delays of one block, shape `[nrep][p]` in seconds, a pure function of
+//!   the plan and a seed, so every MPI rank computes the same matrix without communicating.
+//! - [`DetourSpec`] and [`DetourInjector`]: periodic CPU detours while the operation runs
+//!   (Ferreira, Bridges and Brightwell, SC08), driven by a POSIX timer and a signal handler.
+//!
+//! A *late arrival* (002 §III-D: one rank enters at t_b = t_a + δ) is a selection such as `0`
+//! with a fixed model; *noise* (000 §1.2: process skew from operating system noise) is the
+//! selection `all` with a sampled model, so that every rank gets its own random delay.
+
+mod detour;
+mod detour_spec;
+mod list;
+mod matrix;
+mod model;
+mod ranks;
+mod trace;
+
+pub use detour::{DetourError, DetourInjector, DetourStats};
+pub use detour_spec::{DetourPhase, DetourSpec, DetourSpecError};
+pub use list::parse_delay_list;
+pub use matrix::{delay_matrix, rank_column};
+pub use model::{DelayModel, DelayModelError};
+pub use ranks::{RankError, RankItem, RankSelection};
