@@ -1,18 +1,68 @@
 //! Clocks, the transport clock synchronisation runs over, and the synchronisation methods.
 //!
-//! Plain Rust: the methods are written against [`Transport`], which the run side implements
-//! over MPI, so the same code can later run on a simulated cluster.
+//! Plain Rust: every method is written against [`Transport`], which the run side implements
+//! over MPI and [`sim`] over threads, so the same code runs on a cluster and in tests.
+//!
+//! | method ([`ClockSyncMethod`]) | model | steps | paper |
+//! | --- | --- | --- | --- |
+//! | [`offset`](OffsetSync) | offset | O(P) against rank 0 | 002 eq. 2-3, 000 §3.1 |
+//! | [`skampi`](SkampiSync) | offset | O(P) against rank 0 | 004 §6, SKAMPI_PINGPONG |
+//! | [`netgauge`](NetgaugeSync) | offset | O(log P) tree | 000 §3.2, Figure 7 |
+//! | [`jk`](JkSync) | linear | O(P) against rank 0 | 004 §2, §6 (Jones and Koenig) |
+//! | [`hca`](HcaSync) | linear | O(log P) slopes + O(P) or O(log P) intercepts | 004 §6, Alg. 1-4 |
+//! | [`treefit`](TreefitSync) | linear | O(log P), fits against the parent's global clock | ours |
+//!
+//! Building blocks: ping-pong primitives ([`ping`], [`serve_pings`], [`measure_offset`],
+//! [`skampi_offset`]), least squares ([`linear_fit`]), MERGE_LMS
+//! ([`ClockModel::merge`](crate::records::ClockModel::merge)), the tree schedule
+//! ([`tree_rounds`], [`remaining_pairs`]), clock emulation ([`emulate`]) and the evaluation
+//! of a synchronisation ([`measure_errors`]).
 
+pub mod emulate;
+mod evaluate;
+mod fit;
+mod hca;
+mod hierarchy;
+mod jk;
+mod netgauge;
+mod offset;
 mod pingpong;
+mod registry;
+mod regression;
+pub mod sim;
+mod skampi;
 mod source;
 mod sync;
+mod tree;
+mod treefit;
 
-pub use pingpong::{answer_pingpong, measure_offset, OffsetEstimate};
+pub use emulate::{
+    true_error, true_global, true_offset, EmulatedClock, EmulationError, EmulationSpec,
+};
+pub use evaluate::{measure_errors, GlobalClockTransport};
+pub use fit::{estimate_rtt, learn_linear_model, serve_linear_model, FitParams};
+pub use hca::HcaSync;
+pub use jk::JkSync;
+pub use netgauge::NetgaugeSync;
+pub use offset::OffsetSync;
+pub use pingpong::{
+    answer_pingpong, measure_offset, ping, send_stop, serve_pings, Exchange, OffsetEstimate, Served,
+};
+pub use registry::{build, ClockSyncMethod, ClockSyncParams};
+pub use regression::{linear_fit, LinearFit};
+pub use skampi::{skampi_offset, SkampiSync};
 pub use source::{timer_delay_s, Clock, MonotonicClock};
-pub use sync::{ClockSync, OffsetSync, SyncOutcome};
+pub use sync::{ClockSync, SyncOutcome};
+pub use tree::{largest_power_of_two, remaining_pairs, tree_rounds, TreePair};
+pub use treefit::TreefitSync;
+
+/// Largest message, in f64 values, a method may send through a [`Transport`]. The MPI
+/// transport pads every message to this length, so receivers must not rely on the length.
+pub const MAX_MSG_LEN: usize = 4;
 
 /// What a clock synchronisation method needs from the machine: its own rank, the clock, and
-/// blocking exchanges of small f64 messages with one peer.
+/// blocking exchanges of small f64 messages (at most [`MAX_MSG_LEN`] values) with one peer.
+/// Messages between two ranks arrive in the order they were sent.
 pub trait Transport {
     /// This rank, 0..size.
     fn rank(&self) -> usize;
@@ -20,10 +70,11 @@ pub trait Transport {
     fn size(&self) -> usize;
     /// Local clock reading in seconds.
     fn now(&self) -> f64;
-    /// Sends `msg` to rank `to` (blocking, small message).
+    /// Sends `msg` (at most [`MAX_MSG_LEN`] values) to rank `to` (blocking, small message).
     fn send(&self, to: usize, msg: &[f64]);
     /// Receives a message from rank `from`, waiting as fast as possible (used inside a
-    /// ping-pong, where the waiting time is what is measured).
+    /// ping-pong, where the waiting time is what is measured). The message may be padded
+    /// with zeros up to [`MAX_MSG_LEN`] values.
     fn recv(&self, from: usize) -> Vec<f64>;
     /// Receives a message from rank `from` without spinning on the CPU while it is not there
     /// (used by ranks idling until their turn, so they do not slow the pair measuring).

@@ -72,6 +72,44 @@ impl ClockModel {
         // g = t - slope (t - t_ref) - intercept  =>  t = (g + intercept - slope t_ref) / (1 - slope)
         (g + self.intercept_s - self.slope * self.t_ref_s) / (1.0 - self.slope)
     }
+
+    /// The line with the given `slope` through the offset `offset_s` (seconds) measured at
+    /// local time `t_s` (seconds): how HCA re-sets the intercept of a regression model from a
+    /// fresh offset measurement (004, Algorithm 4, COMPUTE_AND_SET_INTERCEPT, line 26).
+    pub fn through(slope: f64, t_s: f64, offset_s: f64) -> Self {
+        ClockModel {
+            slope,
+            intercept_s: offset_s,
+            t_ref_s: t_s,
+        }
+    }
+
+    /// MERGE_LMS (Hunold and Carpen-Amarie 2015 (004), eq. 1 and Algorithm 4 lines 29-32):
+    /// composes two models along a path of the synchronisation tree.
+    ///
+    /// `self` is the model of a clock B relative to a reference A (a function of B's local
+    /// time), `child` the model of a clock C relative to B (a function of C's local time); the
+    /// result is C's model relative to A, a function of C's local time with `t_ref_s` =
+    /// `child.t_ref_s`. With C's offset to B `o_cb(t) = t - t_B` and B's offset to A
+    /// `o_ba(t_B) = t_B - t_A`: `t - t_A = o_cb(t) + o_ba(t - o_cb(t))`, so
+    ///
+    /// - slope = s_ba + s_cb − s_ba·s_cb (eq. 1),
+    /// - intercept (at t = child.t_ref_s) = i_cb + i_ba + s_ba·(child.t_ref_s − i_cb − t_ref_ba).
+    ///
+    /// With both `t_ref_s = 0` the intercept is the paper's i_ba + i_cb − s_ba·i_cb. Unlike
+    /// the paper, which gives each process's timestamps its own origin (`initial_time`), this
+    /// composition is exact for any `t_ref_s`.
+    pub fn merge(&self, child: &ClockModel) -> ClockModel {
+        let slope = self.slope + child.slope - self.slope * child.slope;
+        let intercept_s = child.intercept_s
+            + self.intercept_s
+            + self.slope * (child.t_ref_s - child.intercept_s - self.t_ref_s);
+        ClockModel {
+            slope,
+            intercept_s,
+            t_ref_s: child.t_ref_s,
+        }
+    }
 }
 
 /// Clock source and the cost of reading it.
@@ -170,9 +208,13 @@ pub struct Block {
     pub bytes: u64,
     /// P: ranks 0..nprocs-1 took part.
     pub nprocs: u32,
-    /// Nominal delay δ in seconds; 0 for the undelayed baseline.
+    /// Nominal delay δ in seconds: the fixed delay, or the mean of a sampled model; 0 for the
+    /// undelayed baseline.
     pub delay_s: f64,
-    /// Ranks (within the sub-communicator) that were to be delayed; empty for the baseline.
+    /// The delay model (`50us`, `exp:20us`, ...); `0` for the baseline.
+    pub delay_model: String,
+    /// Ranks (within the sub-communicator) that were to be delayed in every repetition; empty
+    /// for the baseline and for ranks drawn per repetition (see `applied_delay_s`).
     pub delayed_ranks: Vec<u32>,
     /// Window in seconds (window sync), or `None` (barrier sync).
     pub window_s: Option<f64>,
@@ -198,6 +240,24 @@ pub struct Block {
     /// `[nrep][nprocs]`: OR of `FLAG_*` bits; 0 = fine.
     #[serde(with = "serde_bytes")]
     pub flags: Vec<u8>,
+    /// Per rank: the clock model that turned its local times into global ones (changes
+    /// when clocks are re-synchronised during a run).
+    pub clock_models: Vec<ClockModel>,
+    /// What the detour injector did in this block, if detours were on.
+    pub detour: Option<DetourRecord>,
+}
+
+/// Detours injected during one block, per rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetourRecord {
+    /// The spec, e.g. `1kHz,10us,sync`.
+    pub spec: String,
+    /// Per rank: detours that ran while the rank was inside the operation.
+    pub fired: Vec<u64>,
+    /// Per rank: CPU time they took, seconds.
+    pub lost_s: Vec<f64>,
+    /// Per rank: timer expiries while the rank was outside the operation (no CPU taken).
+    pub skipped: Vec<u64>,
 }
 
 impl Block {
@@ -232,9 +292,11 @@ impl Block {
 /// End-of-run clock check (002 §III-A) and wall time, written last.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Footer {
-    /// Per rank: offset to rank 0 re-measured at the end of the run, seconds.
+    /// Per rank: offset of its local clock to rank 0's at the end of the run, seconds (what
+    /// its model predicts plus `offset_change_s`).
     pub end_offsets_s: Vec<f64>,
-    /// Per rank: end offset minus the offset the model predicts at that instant, seconds.
+    /// Per rank: how far its global clock was from rank 0's at the end, measured by fresh
+    /// min-RTT ping-pongs: the change of the offset that the model did not follow, seconds.
     pub offset_change_s: Vec<f64>,
     /// Largest |offset_change_s|, seconds.
     pub max_abs_offset_change_s: f64,

@@ -1,0 +1,237 @@
+//! Learning a linear clock model between two ranks by regression over fit points: the RTT
+//! estimate of Algorithm 3 and LEARN_MODEL_HCA of Algorithm 4 (Hunold and Carpen-Amarie 2015
+//! (004) §6), used by `jk` and `hca`, and the min-RTT fit points used by `treefit`.
+//!
+//! One addition to the paper: fit points can be spread in time ([`FitParams::fit_interval_s`]).
+//! The slope error of a regression falls with the time span of its points; back-to-back
+//! exchanges on a fast network span only milliseconds, so the paper needs hundreds of fit
+//! points of tens of exchanges each for its slopes. With `fit_interval_s = 0` the exchanges
+//! run back to back as in the paper.
+
+use super::pingpong::{ping, send_stop, serve_pings, Exchange};
+use super::regression::linear_fit;
+use super::sync::Stats;
+use super::Transport;
+use crate::records::ClockModel;
+use std::time::{Duration, Instant};
+
+/// Warm-up ping-pongs before the RTT estimate (WARMUP_ROUNDS of Algorithm 3; 5 as in the
+/// authors' ReproMPI code).
+pub const WARMUP_PINGPONGS: u32 = 5;
+
+/// Parameters of one pairwise model fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitParams {
+    /// N_FITPTS: points of the regression (004 §6).
+    pub fitpoints: u32,
+    /// N_EXCHANGES: ping-pongs per fit point (004 §6).
+    pub exchanges_per_fitpoint: u32,
+    /// Seconds between the starts of consecutive fit points (0: back to back, as in 004).
+    pub fit_interval_s: f64,
+    /// N_PINGPONGS of Algorithm 3: ping-pongs of the RTT estimate.
+    pub rtt_pingpongs: u32,
+}
+
+/// How one fit point is taken from its N_EXCHANGES ping-pongs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum PointRule {
+    /// Algorithm 4: offset of each exchange = local receive time − remote time − RTT/2 with
+    /// the RTT estimate of Algorithm 3; the point is the (lower) median offset, at the local
+    /// receive time of that exchange.
+    Median { rtt_s: f64 },
+    /// The exchange with the smallest RTT (000 §3.1), offset by 002 eq. 2-3 at the local
+    /// mid-time of that exchange.
+    MinRtt,
+}
+
+/// COMPUTE_RTT, client side (004 Algorithm 3): WARMUP_PINGPONGS dummy ping-pongs, then
+/// `pingpongs` timed ones against `reference` (which runs [`serve_pings`]); outliers above 1.5
+/// times the upper quartile are removed (REMOVE_OUTLIERS as in the authors' ReproMPI code) and
+/// the mean of the rest is returned, seconds. Does not stop the reference.
+pub fn estimate_rtt(t: &dyn Transport, reference: usize, pingpongs: u32) -> f64 {
+    for _ in 0..WARMUP_PINGPONGS {
+        ping(t, reference, false);
+    }
+    let mut rtts: Vec<f64> = (0..pingpongs.max(1))
+        .map(|_| ping(t, reference, false).rtt_s())
+        .collect();
+    rtts.sort_by(f64::total_cmp);
+    let cutoff = 1.5 * quantile_sorted(&rtts, 0.75);
+    let kept: Vec<f64> = rtts.into_iter().filter(|&r| r <= cutoff).collect();
+    kept.iter().sum::<f64>() / kept.len() as f64
+}
+
+/// Quantile of sorted data with linear interpolation between order statistics at
+/// (n − 1)·q (GSL's `gsl_stats_quantile_from_sorted_data`).
+fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
+    let pos = (sorted.len() - 1) as f64 * q;
+    let lo = pos.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// LEARN_MODEL_HCA, client side (004 Algorithm 3 then Algorithm 4): estimates the RTT, takes
+/// `fitpoints` fit points of `exchanges_per_fitpoint` ping-pongs each against `reference`,
+/// fits offset (client − reference) against local time by least squares, stops the
+/// reference, and returns the regression model (slope and the regression's own intercept).
+/// The reference runs [`serve_linear_model`].
+pub fn learn_linear_model(t: &dyn Transport, reference: usize, p: &FitParams) -> ClockModel {
+    let mut stats = Stats::new();
+    learn_model(t, reference, p, &mut stats)
+}
+
+pub(crate) fn learn_model(
+    t: &dyn Transport,
+    reference: usize,
+    p: &FitParams,
+    stats: &mut Stats,
+) -> ClockModel {
+    let rtt_s = estimate_rtt(t, reference, p.rtt_pingpongs);
+    stats.exchanges += WARMUP_PINGPONGS + p.rtt_pingpongs.max(1);
+    let model = fit_points_model(t, reference, p, PointRule::Median { rtt_s }, stats);
+    send_stop(
+        t,
+        reference,
+        [model.slope, model.intercept_s, model.t_ref_s],
+    );
+    model
+}
+
+/// Reference side of [`learn_linear_model`]: serves the client's ping-pongs with the local
+/// clock and returns the model the client found (client relative to this rank).
+pub fn serve_linear_model(t: &dyn Transport, client: usize) -> ClockModel {
+    let mut stats = Stats::new();
+    serve_model(t, client, &|| t.now(), &mut stats)
+}
+
+/// Serves a client's fit with `clock` until STOP; the STOP payload is the client's model.
+pub(crate) fn serve_model(
+    t: &dyn Transport,
+    client: usize,
+    clock: &dyn Fn() -> f64,
+    stats: &mut Stats,
+) -> ClockModel {
+    let served = serve_pings(t, client, clock);
+    stats.exchanges += served.answered;
+    let [slope, intercept_s, t_ref_s] = served.payload;
+    ClockModel {
+        slope,
+        intercept_s,
+        t_ref_s,
+    }
+}
+
+/// Takes the fit points against `reference` (paced by `fit_interval_s`) and returns the
+/// least-squares model of offset (this rank − reference clock) vs local time. Does not stop
+/// the reference. Falls back to an offset-only model at the last point when the regression
+/// is degenerate (a single fit point).
+pub(crate) fn fit_points_model(
+    t: &dyn Transport,
+    reference: usize,
+    p: &FitParams,
+    rule: PointRule,
+    stats: &mut Stats,
+) -> ClockModel {
+    let n_points = p.fitpoints.max(1) as usize;
+    let n_ex = p.exchanges_per_fitpoint.max(1) as usize;
+    let interval = Duration::from_secs_f64(p.fit_interval_s.max(0.0));
+    let start = Instant::now();
+    let (mut xs, mut ys) = (Vec::with_capacity(n_points), Vec::with_capacity(n_points));
+    let mut exchanges: Vec<Exchange> = Vec::with_capacity(n_ex);
+    for k in 0..n_points {
+        let slot = start + interval * k as u32;
+        let now = Instant::now();
+        if slot > now {
+            std::thread::sleep(slot - now);
+        }
+        let next_slot = start + interval * (k as u32 + 1);
+        exchanges.clear();
+        for i in 0..n_ex {
+            // Before a pause of more than 1 ms, let the reference wait without spinning.
+            let then_idle = i + 1 == n_ex
+                && k + 1 < n_points
+                && next_slot.saturating_duration_since(Instant::now()) > Duration::from_millis(1);
+            exchanges.push(ping(t, reference, then_idle));
+        }
+        stats.exchanges += n_ex as u32;
+        if std::env::var("DBG_FIT").is_ok() {
+            let v: Vec<String> = exchanges
+                .iter()
+                .map(|e| format!("{:.1}/{:.1}", e.rtt_s() * 1e6, (e.t1 - e.remote) * 1e6))
+                .collect();
+            eprintln!("ex {v:?}");
+        }
+        let (x, y) = match rule {
+            PointRule::Median { rtt_s } => median_point(&exchanges, rtt_s),
+            PointRule::MinRtt => {
+                let best = min_rtt(&exchanges);
+                (best.local_mid_s(), -best.peer_offset_s())
+            }
+        };
+        for ex in &exchanges {
+            stats.measured(ex.rtt_s());
+        }
+        xs.push(x);
+        ys.push(y);
+    }
+    if std::env::var("DBG_FIT").is_ok() {
+        for (x, y) in xs.iter().zip(&ys) {
+            eprintln!("fitpoint {:.9} {:.3}", x, y * 1e6);
+        }
+    }
+    match linear_fit(&xs, &ys) {
+        Some(fit) => fit.to_model(),
+        None => ClockModel::through(0.0, xs[xs.len() - 1], ys[ys.len() - 1]),
+    }
+}
+
+/// Algorithm 4 lines 14-19: offsets local − remote − rtt/2 at the local receive time; the
+/// fit point is the lower median offset and the receive time of its exchange.
+fn median_point(exchanges: &[Exchange], rtt_s: f64) -> (f64, f64) {
+    let diffs: Vec<(f64, f64)> = exchanges
+        .iter()
+        .map(|e| (e.t1, e.t1 - e.remote - rtt_s / 2.0))
+        .collect();
+    let mut sorted: Vec<f64> = diffs.iter().map(|d| d.1).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[(sorted.len() - 1) / 2];
+    *diffs
+        .iter()
+        .find(|d| d.1 == median)
+        .expect("median is one of the offsets")
+}
+
+/// The exchange with the smallest RTT.
+pub(crate) fn min_rtt(exchanges: &[Exchange]) -> Exchange {
+    *exchanges
+        .iter()
+        .min_by(|a, b| a.rtt_s().total_cmp(&b.rtt_s()))
+        .expect("at least one exchange")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantile_interpolates_like_gsl() {
+        // n = 5, q = 0.75: position 4 · 0.75 = 3 -> the 4th value.
+        assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0, 10.0], 0.75), 4.0);
+        // n = 4, q = 0.75: position 2.25 -> 3 + 0.25 · (4 − 3) = 3.25.
+        assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.75), 3.25);
+    }
+
+    #[test]
+    fn median_point_takes_the_lower_median_exchange() {
+        let ex = |t1: f64, remote: f64| Exchange {
+            t0: t1 - 2.0,
+            remote,
+            t1,
+            t2: t1,
+        };
+        // rtt/2 = 1: offsets 10−5−1 = 4, 11−9−1 = 1, 12−8−1 = 3, 13−12−1 = 0.
+        // Sorted 0, 1, 3, 4: lower median (index 1) = 1, from the exchange at t1 = 11.
+        let exchanges = [ex(10.0, 5.0), ex(11.0, 9.0), ex(12.0, 8.0), ex(13.0, 12.0)];
+        assert_eq!(median_point(&exchanges, 2.0), (11.0, 1.0));
+    }
+}

@@ -1,0 +1,73 @@
+//! `netgauge`: offset-only O(log P) tree synchronisation of Hoefler, Schneider and Lumsdaine
+//! 2010 (000) §3.2 and Figure 7, as extracted by Hunold and Carpen-Amarie 2015 (004) §2/§7.
+
+use super::hierarchy::{bottom_up, PairLearner};
+use super::pingpong::{answer_pingpong, measure_offset};
+use super::sync::{ClockSync, Stats, SyncOutcome};
+use super::Transport;
+use crate::records::ClockModel;
+
+/// Offset-only synchronisation in ⌈log2 P⌉ steps (000 §3.2): the largest power of two t ≤ P
+/// ranks synchronise in log2 t rounds of parallel pairs ([`tree_rounds`](super::tree_rounds)),
+/// each pair by the min-RTT ping-pong with N non-improving exchanges (000 §3.1, 002 eq. 2-3);
+/// a client passes the offsets it collected to its reference, which adds its own offset to
+/// them; ranks ≥ t synchronise with rank r − t in one extra step and send their offset to
+/// rank 0, which adds that of r − t and sends every rank its offset. Offsets add up along a
+/// path of up to log2 P + 1 pairs, so the error grows with P (004 §7, Figure 8), and with
+/// slope 0 it also grows with the time since the synchronisation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NetgaugeSync {
+    /// N: consecutive non-improving exchanges that end one pair's measurement (000: 100).
+    pub nonimproving: u32,
+    /// Safety cap on exchanges per pair.
+    pub max_exchanges: u32,
+}
+
+impl Default for NetgaugeSync {
+    fn default() -> Self {
+        NetgaugeSync {
+            nonimproving: 100,
+            max_exchanges: 100_000,
+        }
+    }
+}
+
+impl PairLearner for NetgaugeSync {
+    fn client(&self, t: &dyn Transport, reference: usize, stats: &mut Stats) -> ClockModel {
+        let est = answer_pingpong(t, reference);
+        stats.exchanges += est.exchanges;
+        stats.measured(est.rtt_s);
+        ClockModel::offset_only(est.offset_s)
+    }
+
+    /// The reference pings with its local clock; `clock` is not used.
+    fn reference(
+        &self,
+        t: &dyn Transport,
+        client: usize,
+        _clock: &dyn Fn() -> f64,
+        stats: &mut Stats,
+    ) {
+        stats.exchanges +=
+            measure_offset(t, client, self.nonimproving, self.max_exchanges).exchanges;
+    }
+}
+
+impl ClockSync for NetgaugeSync {
+    fn name(&self) -> &'static str {
+        "netgauge"
+    }
+
+    fn params(&self) -> Vec<String> {
+        vec![
+            format!("nonimproving={}", self.nonimproving),
+            format!("max_exchanges={}", self.max_exchanges),
+        ]
+    }
+
+    fn synchronize(&self, t: &dyn Transport) -> SyncOutcome {
+        let mut stats = Stats::new();
+        let model = bottom_up(t, self, &mut stats);
+        stats.outcome(model)
+    }
+}

@@ -1,0 +1,180 @@
+//! The clock synchronisation methods by name, and their parameters.
+
+use super::fit::FitParams;
+use super::{ClockSync, HcaSync, JkSync, NetgaugeSync, OffsetSync, SkampiSync, TreefitSync};
+use serde::{Deserialize, Serialize};
+
+/// The clock synchronisation methods, chosen by name on the command line and in configs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ClockSyncMethod {
+    /// Offset only, min-RTT ping-pong against rank 0, O(P) (002 eq. 2-3, 000 §3.1).
+    Offset,
+    /// Offset only, SKaMPI's fixed-count bounds method against rank 0, O(P) (004 §6).
+    Skampi,
+    /// Offset only, O(log P) tree of min-RTT offsets (000 §3.2, Figure 7).
+    Netgauge,
+    /// Linear drift model per peer against rank 0, O(P) (Jones and Koenig; 004 §2, §6).
+    Jk,
+    /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (004 §6, Alg. 1-4).
+    Hca,
+    /// Ours: O(log P) top-down fits against the reference's global clock (min-RTT points).
+    Treefit,
+}
+
+impl ClockSyncMethod {
+    /// Every method, in the order of the table in the module documentation.
+    pub const ALL: [ClockSyncMethod; 6] = [
+        ClockSyncMethod::Offset,
+        ClockSyncMethod::Skampi,
+        ClockSyncMethod::Netgauge,
+        ClockSyncMethod::Jk,
+        ClockSyncMethod::Hca,
+        ClockSyncMethod::Treefit,
+    ];
+
+    /// Name on the command line and in records.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockSyncMethod::Offset => "offset",
+            ClockSyncMethod::Skampi => "skampi",
+            ClockSyncMethod::Netgauge => "netgauge",
+            ClockSyncMethod::Jk => "jk",
+            ClockSyncMethod::Hca => "hca",
+            ClockSyncMethod::Treefit => "treefit",
+        }
+    }
+
+    /// True for methods that estimate a slope (drift-aware), false for offset-only ones.
+    pub fn models_drift(self) -> bool {
+        matches!(
+            self,
+            ClockSyncMethod::Jk | ClockSyncMethod::Hca | ClockSyncMethod::Treefit
+        )
+    }
+}
+
+impl std::fmt::Display for ClockSyncMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parameters of every method; each method uses the ones it names. Missing fields take the
+/// defaults when deserialised.
+///
+/// The defaults are chosen so that one synchronisation of P = 4 ranks on one host takes about
+/// one second with the drift-aware tree methods (hca, treefit: 2 rounds of one fit of ~0.4 s;
+/// jk: 3 fits, ~1.2 s) and a few milliseconds with the offset-only ones. The paper (004 §7)
+/// uses (N_FITPTS, N_EXCHANGES) = (100, 30) up to (500, 100) with back-to-back exchanges, i.e.
+/// 3,000-50,000 ping-pongs per pair; here 40 × 20 = 800 ping-pongs per pair, spread over
+/// 40 × 10 ms = 0.4 s so that the slope is still measured over a useful span.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClockSyncParams {
+    /// N: consecutive exchanges that do not improve the smallest RTT before a min-RTT offset
+    /// measurement stops (000 §3.1; default 100, the paper's choice). offset, netgauge, and
+    /// treefit's intercepts.
+    pub nonimproving: u32,
+    /// Cap on the exchanges of one min-RTT offset measurement (default 10,000).
+    pub max_exchanges: u32,
+    /// N_FITPTS: fit points per pairwise regression (004 §6; default 40). jk, hca, treefit.
+    pub fitpoints: u32,
+    /// N_EXCHANGES: ping-pongs per fit point (004 §6; default 20). jk, hca, treefit.
+    pub exchanges_per_fitpoint: u32,
+    /// Seconds between the starts of consecutive fit points (default 0.01 s; 0 = back to
+    /// back as in 004). A fit spans about `fitpoints × fit_interval_s`; its slope error falls
+    /// with that span. jk, hca, treefit.
+    pub fit_interval_s: f64,
+    /// N_PINGPONGS of the RTT estimate of Algorithm 3 (004; default 100). jk, hca.
+    pub rtt_pingpongs: u32,
+    /// Ping-pongs of one SKaMPI offset measurement (SKaMPI's Number_ping_pongs; default 100).
+    /// skampi, hca intercepts.
+    pub skampi_pingpongs: u32,
+    /// hca: re-measure intercepts per pair in the tree (004's second approach, O(log P))
+    /// instead of against rank 0 after the tree (first approach, O(P); default false).
+    pub hca_hierarchical_intercepts: bool,
+}
+
+impl Default for ClockSyncParams {
+    fn default() -> Self {
+        ClockSyncParams {
+            nonimproving: 100,
+            max_exchanges: 10_000,
+            fitpoints: 40,
+            exchanges_per_fitpoint: 20,
+            fit_interval_s: 0.01,
+            rtt_pingpongs: 100,
+            skampi_pingpongs: 100,
+            hca_hierarchical_intercepts: false,
+        }
+    }
+}
+
+impl ClockSyncParams {
+    /// The pairwise fit parameters of jk, hca and treefit.
+    pub fn fit(&self) -> FitParams {
+        FitParams {
+            fitpoints: self.fitpoints,
+            exchanges_per_fitpoint: self.exchanges_per_fitpoint,
+            fit_interval_s: self.fit_interval_s,
+            rtt_pingpongs: self.rtt_pingpongs,
+        }
+    }
+}
+
+/// The method `method` with the parameters it uses from `p`.
+pub fn build(method: ClockSyncMethod, p: &ClockSyncParams) -> Box<dyn ClockSync + Send + Sync> {
+    match method {
+        ClockSyncMethod::Offset => Box::new(OffsetSync {
+            nonimproving: p.nonimproving,
+            max_exchanges: p.max_exchanges,
+        }),
+        ClockSyncMethod::Skampi => Box::new(SkampiSync {
+            pingpongs: p.skampi_pingpongs,
+        }),
+        ClockSyncMethod::Netgauge => Box::new(NetgaugeSync {
+            nonimproving: p.nonimproving,
+            max_exchanges: p.max_exchanges,
+        }),
+        ClockSyncMethod::Jk => Box::new(JkSync { fit: p.fit() }),
+        ClockSyncMethod::Hca => Box::new(HcaSync {
+            fit: p.fit(),
+            skampi_pingpongs: p.skampi_pingpongs,
+            hierarchical_intercepts: p.hca_hierarchical_intercepts,
+        }),
+        ClockSyncMethod::Treefit => Box::new(TreefitSync {
+            fit: p.fit(),
+            nonimproving: p.nonimproving,
+            max_exchanges: p.max_exchanges,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    #[test]
+    fn names_agree_everywhere() {
+        let p = ClockSyncParams::default();
+        for m in ClockSyncMethod::ALL {
+            assert_eq!(build(m, &p).name(), m.name());
+            assert_eq!(m.to_possible_value().unwrap().get_name(), m.name());
+            assert_eq!(
+                serde_json::to_string(&m).unwrap(),
+                format!("\"{}\"", m.name())
+            );
+            assert!(!build(m, &p).params().is_empty());
+        }
+    }
+
+    #[test]
+    fn params_default_when_missing() {
+        let p: ClockSyncParams = serde_json::from_str(r#"{"fitpoints": 7}"#).unwrap();
+        assert_eq!(p.fitpoints, 7);
+        assert_eq!(p.nonimproving, 100);
+        assert!(!p.hca_hierarchical_intercepts);
+    }
+}
