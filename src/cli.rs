@@ -1,5 +1,7 @@
 //! Command line: measurement options (run under `mpirun`) and the offline subcommands.
 
+use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
+use crate::delay::{parse_delay_list, DelayModel, DetourSpec, RankSelection};
 use crate::export::{RankFormat, SummaryFormat};
 use crate::plan::{ClockSource, Op, Plan, SyncMethod};
 use crate::plot::Stat;
@@ -29,6 +31,13 @@ pub enum Command {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "table")]
         format: SummaryFormat,
+        /// Instead of the summary, the distribution of the per-repetition delay overlap
+        /// benefit and the noise amplification of blocks with sampled delays.
+        #[arg(long)]
+        distribution: bool,
+        /// Instead of the summary, the trend of t_global over the run per block (us per s).
+        #[arg(long, conflicts_with = "distribution")]
+        trend: bool,
     },
     /// One row per (configuration, repetition, rank) with local and global times in seconds.
     Export {
@@ -46,6 +55,107 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "median")]
         stat: Stat,
     },
+    /// Under MPI: evaluate clock synchronisation methods: sync time and clock error right
+    /// after the sync and after waits (Hunold and Carpen-Amarie 2015, §7).
+    Clocksync(ClockSyncEvalArgs),
+    /// Under MPI: exit skew of MPI_Barrier and of delaybench's dissemination barrier on the
+    /// global clock (Hunold and Carpen-Amarie 2015, Figure 4).
+    Skew(SkewArgs),
+}
+
+/// Clock synchronisation parameters shared by every MPI command.
+#[derive(Debug, Clone, Args)]
+pub struct ClockParamArgs {
+    /// Clock sync: consecutive non-improving ping-pongs that end a min-RTT offset measurement.
+    #[arg(long, default_value_t = ClockSyncParams::default().nonimproving)]
+    pub sync_nonimproving: u32,
+    /// Drift-aware methods (jk, hca, treefit): fit points per linear regression (N_FITPTS).
+    #[arg(long, default_value_t = ClockSyncParams::default().fitpoints)]
+    pub fitpoints: u32,
+    /// Drift-aware methods: ping-pongs per fit point (N_EXCHANGES).
+    #[arg(long, default_value_t = ClockSyncParams::default().exchanges_per_fitpoint)]
+    pub exchanges_per_fitpoint: u32,
+    /// Drift-aware methods: time between fit points (e.g. 10ms); the fit spans about
+    /// fitpoints x this.
+    #[arg(long, value_parser = parse_duration_s, default_value = "10ms")]
+    pub fit_interval: f64,
+    /// skampi and hca intercepts: ping-pongs per offset measurement.
+    #[arg(long, default_value_t = ClockSyncParams::default().skampi_pingpongs)]
+    pub skampi_pingpongs: u32,
+    /// hca: measure intercepts in the tree (004's second approach, O(log P)) instead of
+    /// against rank 0 (first approach, O(P)).
+    #[arg(long)]
+    pub hca_hierarchical_intercepts: bool,
+    /// Emulate per-rank clock offsets and skews on every clock reading, e.g.
+    /// `offset=1ms*rank,skew=20ppm*alt` (one host only: the truth is then known).
+    #[arg(long)]
+    pub emulate_clock: Option<EmulationSpec>,
+}
+
+impl ClockParamArgs {
+    /// The parameters of the clock synchronisation methods.
+    pub fn params(&self) -> ClockSyncParams {
+        ClockSyncParams {
+            nonimproving: self.sync_nonimproving,
+            fitpoints: self.fitpoints,
+            exchanges_per_fitpoint: self.exchanges_per_fitpoint,
+            fit_interval_s: self.fit_interval,
+            skampi_pingpongs: self.skampi_pingpongs,
+            hca_hierarchical_intercepts: self.hca_hierarchical_intercepts,
+            ..ClockSyncParams::default()
+        }
+    }
+}
+
+/// Options of `delaybench clocksync` (run under mpirun).
+#[derive(Debug, Clone, Args)]
+pub struct ClockSyncEvalArgs {
+    /// Methods to evaluate, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "offset,skampi,netgauge,jk,hca,treefit"
+    )]
+    pub methods: Vec<ClockSyncMethod>,
+    /// Process counts P [default: powers of two up to the world size, and the world size].
+    #[arg(long, value_delimiter = ',')]
+    pub procs: Vec<u32>,
+    /// Waits after the synchronisation at which the clock error is measured.
+    #[arg(long, value_delimiter = ',', value_parser = parse_duration_s, default_value = "0s,2s,5s,10s")]
+    pub waits: Vec<f64>,
+    #[arg(long, value_enum, default_value = "monotonic")]
+    pub clock: ClockSource,
+    #[command(flatten)]
+    pub params: ClockParamArgs,
+    /// Table on stdout, or CSV.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: SummaryFormat,
+    /// CSV file of the results (for `delaybench plot`)
+    /// [default: `results/clocksync-<UTC time>.csv`].
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+}
+
+/// Options of `delaybench skew` (run under mpirun).
+#[derive(Debug, Clone, Args)]
+pub struct SkewArgs {
+    /// Process counts P [default: powers of two up to the world size, and the world size].
+    #[arg(long, value_delimiter = ',')]
+    pub procs: Vec<u32>,
+    /// Barrier calls measured per barrier and P.
+    #[arg(long, default_value_t = 1000)]
+    pub nrep: u32,
+    /// Clock synchronisation method for the global clock.
+    #[arg(long, value_enum, default_value = "hca")]
+    pub clock_sync: ClockSyncMethod,
+    #[command(flatten)]
+    pub params: ClockParamArgs,
+    #[arg(long, value_enum, default_value = "monotonic")]
+    pub clock: ClockSource,
+    /// Table on stdout, or CSV, or JSON.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: SummaryFormat,
 }
 
 /// Options of a measurement run (`mpirun -np N delaybench [OPTIONS]`).
@@ -65,13 +175,19 @@ pub struct MeasureArgs {
     /// [default: powers of two from 2 up to the world size, and the world size].
     #[arg(long, value_delimiter = ',')]
     pub procs: Vec<u32>,
-    /// Ranks (within each P) that arrive late.
-    #[arg(long = "delay-rank", value_delimiter = ',', default_value = "0")]
-    pub delay_ranks: Vec<u32>,
-    /// Delays with units (50us, 1.5ms). The undelayed baseline is always measured too.
-    #[arg(long, value_delimiter = ',', value_parser = parse_duration_s, default_value = "50us",
-          allow_hyphen_values = true)]
-    pub delay: Vec<f64>,
+    /// Ranks (within each P) that arrive late: a list of N, A-B, last, all, random:K (K drawn
+    /// per repetition), host:I (the ranks of the I-th host).
+    #[arg(long = "delay-rank", default_value = "0")]
+    pub delay_ranks: RankSelection,
+    /// Delays: durations (50us, 1.5ms) or models sampled per repetition and rank: fixed:50us,
+    /// uniform:0us..100us, normal:50us,10us, exp:20us, lognormal:50us,20us, gamma:2,10us,
+    /// pareto:10us,3, trace:FILE. The undelayed baseline is always measured too.
+    #[arg(long, value_parser = parse_delays, default_value = "50us", allow_hyphen_values = true)]
+    pub delay: DelayList,
+    /// OS-noise detours while the operation runs: FREQ,DURATION[,sync|async], e.g.
+    /// 1kHz,10us (every rank loses 10 us of CPU every ms; phases aligned with sync).
+    #[arg(long)]
+    pub detour: Option<DetourSpec>,
     /// Measured repetitions per configuration.
     #[arg(long, default_value_t = 100)]
     pub nrep: u32,
@@ -98,9 +214,15 @@ pub struct MeasureArgs {
     /// Seed of the run's random generator [default: drawn by rank 0 and recorded].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Clock sync: consecutive non-improving ping-pongs that end an offset measurement (N).
-    #[arg(long, default_value_t = 100)]
-    pub sync_nonimproving: u32,
+    /// Clock synchronisation method.
+    #[arg(long, value_enum, default_value = "hca")]
+    pub clock_sync: ClockSyncMethod,
+    #[command(flatten)]
+    pub clock_params: ClockParamArgs,
+    /// Re-synchronise clocks between configurations once this long has passed since the
+    /// last synchronisation (e.g. 30s) [default: only at the start].
+    #[arg(long, value_parser = parse_duration_s)]
+    pub resync_every: Option<f64>,
     /// Study file (TOML) whose keys set these options; flags given here override it
     /// (see `configs/`).
     #[arg(long)]
@@ -108,6 +230,16 @@ pub struct MeasureArgs {
     /// Directory for the figures drawn at the end of the run.
     #[arg(long, default_value = "figures")]
     pub figures: PathBuf,
+}
+
+/// `--delay`: delay models in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DelayList(pub Vec<DelayModel>);
+
+fn parse_delays(s: &str) -> Result<DelayList, String> {
+    parse_delay_list(s)
+        .map(DelayList)
+        .map_err(|e| e.to_string())
 }
 
 /// `--window` and `--late-tolerance`: automatic or a fixed duration in seconds.
@@ -143,7 +275,8 @@ impl MeasureArgs {
                 self.procs.clone()
             },
             delay_ranks: self.delay_ranks.clone(),
-            delays_s: self.delay.clone(),
+            delays: self.delay.0.clone(),
+            detour: self.detour,
             nrep: self.nrep,
             warmup: self.warmup,
             sync: self.sync,
@@ -157,7 +290,10 @@ impl MeasureArgs {
             },
             clock: self.clock,
             seed: self.seed.unwrap_or(seed),
-            sync_nonimproving: self.sync_nonimproving,
+            clock_sync: self.clock_sync,
+            clock_params: self.clock_params.params(),
+            resync_every_s: self.resync_every,
+            emulate_clock: self.clock_params.emulate_clock.clone(),
         }
     }
 }
@@ -190,8 +326,9 @@ mod tests {
         assert_eq!(plan.ops, Op::ALL.to_vec());
         assert_eq!(plan.sizes, vec![8, 128, 1024]);
         assert_eq!(plan.procs, vec![2, 4, 6]);
-        assert_eq!(plan.delay_ranks, vec![0]);
-        assert_eq!(plan.delays_s, vec![50e-6]);
+        assert_eq!(plan.delay_ranks, RankSelection::rank(0));
+        assert_eq!(plan.delays.len(), 1);
+        assert_eq!(plan.delays[0].mean_s(), 50e-6);
         assert_eq!((plan.nrep, plan.warmup, plan.seed), (100, 10, 42));
         assert_eq!(plan.sync, SyncMethod::Window);
         assert_eq!(plan.window_s, None);
@@ -220,11 +357,12 @@ mod tests {
         let plan = cli.measure.to_plan(4, 0);
         assert_eq!(plan.ops, vec![Op::Allreduce, Op::Ialltoall]);
         assert_eq!(plan.sizes, vec![8, 1024]);
-        assert_eq!(plan.delays_s, vec![50e-6, 1.5e-3]);
-        assert_eq!(plan.delay_ranks, vec![0, 3]);
+        let delays: Vec<f64> = plan.delays.iter().map(|d| d.mean_s()).collect();
+        assert_eq!(delays, vec![50e-6, 1.5e-3]);
+        assert_eq!(plan.delay_ranks.to_string(), "0,3");
         assert_eq!(plan.window_s, Some(2e-3));
         assert_eq!(plan.seed, 9);
-        assert_eq!(plan.validate(4), Ok(()));
+        assert_eq!(plan.validate(4, &vec!["h".to_string(); 4]), Ok(()));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod clock;
+pub mod delay;
 pub mod export;
 pub mod plan;
 pub mod plot;

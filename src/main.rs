@@ -2,10 +2,12 @@
 
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
-use delaybench::analysis::summarize;
+use delaybench::analysis::{distribution_rows, summarize, trend_rows};
 use delaybench::cli::{Cli, Command};
-use delaybench::export::{summary_exporter, write_rank_rows};
-use delaybench::plot::write_figures;
+use delaybench::export::{
+    read_clocksync_csv, summary_exporter, write_distribution, write_rank_rows, write_trend,
+};
+use delaybench::plot::{write_clock_error_figure, write_figures};
 use delaybench::records::read_records;
 use delaybench::study::Study;
 use std::process::ExitCode;
@@ -30,6 +32,8 @@ fn main() -> ExitCode {
     };
     match cli.command {
         None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
+        Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args),
+        Some(Command::Skew(args)) => delaybench::run::skew_main(args),
         Some(command) => match offline(command) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -79,21 +83,40 @@ fn launched_as_rank_zero() -> bool {
 
 fn offline(command: Command) -> Result<()> {
     match command {
-        Command::Analyze { file, format } => {
+        Command::Analyze {
+            file,
+            format,
+            distribution,
+            trend,
+        } => {
             let records = read(&file)?;
-            let rows = summarize(&records);
-            summary_exporter(format).write(&rows, &mut std::io::stdout().lock())?;
+            let out = &mut std::io::stdout().lock();
+            if distribution {
+                write_distribution(&distribution_rows(&records), format, out)?;
+            } else if trend {
+                write_trend(&trend_rows(&records), format, out)?;
+            } else {
+                summary_exporter(format).write(&summarize(&records), out)?;
+            }
         }
         Command::Export { file, format } => {
             let records = read(&file)?;
             write_rank_rows(&records, format, &mut std::io::stdout().lock())?;
         }
         Command::Plot { file, out, stat } => {
-            let records = read(&file)?;
-            let paths = write_figures(&summarize(&records), &out, stat)?;
+            let paths = if file.extension().is_some_and(|e| e == "csv") {
+                let rows = read_clocksync_csv(&file)
+                    .with_context(|| format!("reading clocksync results {}", file.display()))?;
+                write_clock_error_figure(&rows, &out)?
+            } else {
+                write_figures(&summarize(&read(&file)?), &out, stat)?
+            };
             for p in paths {
                 println!("{}", p.display());
             }
+        }
+        Command::Clocksync(_) | Command::Skew(_) => {
+            unreachable!("MPI commands are dispatched in main")
         }
     }
     Ok(())

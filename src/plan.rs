@@ -3,6 +3,8 @@
 //! A [`Plan`] is plain data: rank 0 builds and validates it from the command line and broadcasts
 //! it, so every rank runs the same plan. It is also stored in the records header.
 
+use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
+use crate::delay::{DelayModel, DetourSpec, RankError, RankSelection};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -147,8 +149,8 @@ pub enum ClockSource {
 
 /// The validated measurement plan, identical on every rank.
 ///
-/// Sizes are bytes, delays and the window seconds. Every configuration
-/// (op, bytes, P) is measured once undelayed (δ = 0) and once per delay in `delays_s`.
+/// Sizes are bytes, durations seconds. Every configuration (op, bytes, P) is measured once
+/// undelayed (δ = 0) and once per delay model in `delays`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// Kernels to measure, in order.
@@ -157,10 +159,13 @@ pub struct Plan {
     pub sizes: Vec<u64>,
     /// Process counts P; each measures on ranks 0..P-1 of the world.
     pub procs: Vec<u32>,
-    /// Ranks (within each sub-communicator) that arrive late.
-    pub delay_ranks: Vec<u32>,
-    /// Nominal delays in seconds, all > 0; the baseline δ = 0 is always added.
-    pub delays_s: Vec<f64>,
+    /// Ranks (within each sub-communicator) that arrive late, possibly drawn per repetition.
+    pub delay_ranks: RankSelection,
+    /// Delay models (fixed or sampled per repetition and rank); the baseline δ = 0 is always
+    /// measured too.
+    pub delays: Vec<DelayModel>,
+    /// OS-noise detours while the operation runs, if any.
+    pub detour: Option<DetourSpec>,
     /// Measured repetitions per configuration.
     pub nrep: u32,
     /// Unrecorded warm-up repetitions per (op, bytes, P), also used to size the window.
@@ -177,9 +182,14 @@ pub struct Plan {
     pub clock: ClockSource,
     /// Seed of the run's random generator.
     pub seed: u64,
-    /// Number of consecutive non-improving round trips that end a clock offset measurement
-    /// (000 §3.1; 100 by default).
-    pub sync_nonimproving: u32,
+    /// Clock synchronisation method and its parameters.
+    pub clock_sync: ClockSyncMethod,
+    pub clock_params: ClockSyncParams,
+    /// Re-synchronise the clocks between configurations once this many seconds have passed
+    /// since the last synchronisation; `None` = only at the start.
+    pub resync_every_s: Option<f64>,
+    /// Emulated per-rank clock offsets and skews (tests on one host), with the epoch set.
+    pub emulate_clock: Option<EmulationSpec>,
 }
 
 impl Plan {
@@ -192,17 +202,19 @@ impl Plan {
         }
     }
 
-    /// The delays measured per configuration: 0 (the baseline) first, then the plan's delays.
-    pub fn delays_with_baseline(&self) -> Vec<f64> {
-        std::iter::once(0.0)
-            .chain(self.delays_s.iter().copied())
+    /// The delays measured per configuration: `None` (the undelayed baseline) first, then the
+    /// plan's delay models.
+    pub fn delays_with_baseline(&self) -> Vec<Option<DelayModel>> {
+        std::iter::once(None)
+            .chain(self.delays.iter().cloned().map(Some))
             .collect()
     }
 
-    /// Checks the plan against itself and the world size, before any measurement.
+    /// Checks the plan against itself, the world size and the host of every world rank
+    /// (`hosts`, one name per rank), before any measurement.
     ///
     /// Errors: the first [`PlanError`] found.
-    pub fn validate(&self, world_size: u32) -> Result<(), PlanError> {
+    pub fn validate(&self, world_size: u32, hosts: &[String]) -> Result<(), PlanError> {
         if world_size < 2 {
             return Err(PlanError::TooFewRanks(world_size));
         }
@@ -218,16 +230,18 @@ impl Plan {
         if self.nrep == 0 {
             return Err(PlanError::ZeroRepetitions);
         }
-        if self.sync_nonimproving == 0 {
-            return Err(PlanError::Empty("--sync-nonimproving (must be >= 1)"));
+        if self.clock_params.nonimproving == 0 || self.clock_params.fitpoints < 2 {
+            return Err(PlanError::Empty(
+                "--sync-nonimproving and --fitpoints (need >= 1 and >= 2)",
+            ));
         }
         for &p in &self.procs {
             if p < 2 || p > world_size {
                 return Err(PlanError::BadProcs { p, world_size });
             }
-            if let Some(&r) = self.delay_ranks.iter().find(|&&r| r >= p) {
-                return Err(PlanError::DelayRankOutside { rank: r, p });
-            }
+            self.delay_ranks
+                .validate(p, hosts)
+                .map_err(PlanError::DelayRanks)?;
         }
         for &b in &self.sizes {
             if let Some(op) = self.ops.iter().find(|op| op.is_reduction()) {
@@ -239,8 +253,16 @@ impl Plan {
                 return Err(PlanError::ZeroSize);
             }
         }
-        if let Some(&d) = self.delays_s.iter().find(|d| !(d.is_finite() && **d > 0.0)) {
-            return Err(PlanError::BadDelay(d));
+        if let Some(d) = self
+            .delays
+            .iter()
+            .find(|d| d.validate().is_err() || d.mean_s() <= 0.0 || d.mean_s().is_nan())
+        {
+            return Err(PlanError::BadDelay(d.label()));
+        }
+        if let Some(spec) = &self.emulate_clock {
+            spec.check_ranks(world_size as usize)
+                .map_err(|e| PlanError::Emulation(e.to_string()))?;
         }
         if let Some(w) = self.window_s {
             if !(w.is_finite() && w > 0.0) {
@@ -264,14 +286,16 @@ pub enum PlanError {
     ZeroRepetitions,
     #[error("--procs {p} is impossible with {world_size} MPI ranks: each P must be between 2 and the world size")]
     BadProcs { p: u32, world_size: u32 },
-    #[error("--delay-rank {rank} is not a rank of P = {p} (ranks 0..{}): choose ranks below every P in --procs", p - 1)]
-    DelayRankOutside { rank: u32, p: u32 },
+    #[error("--delay-rank: {0}")]
+    DelayRanks(RankError),
     #[error("size {bytes} B cannot be used for {op}: reductions sum f64 elements, so sizes must be positive multiples of 8 bytes")]
     ReductionSize { bytes: u64, op: Op },
     #[error("size 0 B has no payload: give sizes of at least 1 byte")]
     ZeroSize,
-    #[error("delay {0} s is not a positive duration: the undelayed baseline is always measured, give delays > 0")]
-    BadDelay(f64),
+    #[error("delay {0} is not a positive delay: the undelayed baseline is always measured, give delays > 0")]
+    BadDelay(String),
+    #[error("--emulate-clock: {0}")]
+    Emulation(String),
     #[error("--window {0} s must be a positive duration")]
     BadWindow(f64),
 }
@@ -285,8 +309,9 @@ mod tests {
             ops: Op::ALL.to_vec(),
             sizes: vec![8, 128, 1024],
             procs: vec![2, 4],
-            delay_ranks: vec![0],
-            delays_s: vec![50e-6],
+            delay_ranks: RankSelection::rank(0),
+            delays: vec!["50us".parse().unwrap()],
+            detour: None,
             nrep: 100,
             warmup: 10,
             sync: SyncMethod::Window,
@@ -294,8 +319,15 @@ mod tests {
             late_tolerance_s: None,
             clock: ClockSource::Monotonic,
             seed: 1,
-            sync_nonimproving: 100,
+            clock_sync: ClockSyncMethod::Offset,
+            clock_params: ClockSyncParams::default(),
+            resync_every_s: None,
+            emulate_clock: None,
         }
+    }
+
+    fn hosts(n: usize) -> Vec<String> {
+        vec!["node0".to_string(); n]
     }
 
     #[test]
@@ -315,34 +347,39 @@ mod tests {
 
     #[test]
     fn valid_plan_passes() {
-        assert_eq!(plan().validate(4), Ok(()));
+        assert_eq!(plan().validate(4, &hosts(4)), Ok(()));
         assert_eq!(plan().sizes_for(Op::Barrier), vec![0]);
-        assert_eq!(plan().delays_with_baseline(), vec![0.0, 50e-6]);
+        let delays = plan().delays_with_baseline();
+        assert_eq!(delays.len(), 2);
+        assert!(delays[0].is_none());
+        assert_eq!(delays[1].as_ref().unwrap().mean_s(), 50e-6);
     }
 
     #[test]
     fn invalid_plans_fail() {
-        assert_eq!(plan().validate(1), Err(PlanError::TooFewRanks(1)));
+        let h = hosts(4);
+        assert_eq!(plan().validate(1, &h), Err(PlanError::TooFewRanks(1)));
         let mut p = plan();
-        p.delay_ranks = vec![2];
-        assert_eq!(
-            p.validate(4),
-            Err(PlanError::DelayRankOutside { rank: 2, p: 2 })
+        p.delay_ranks = RankSelection::rank(2);
+        let err = p.validate(4, &h).unwrap_err();
+        assert!(
+            err.to_string().contains("rank 2 is not a rank of P = 2"),
+            "{err}"
         );
         let mut p = plan();
         p.nrep = 0;
-        assert_eq!(p.validate(4), Err(PlanError::ZeroRepetitions));
+        assert_eq!(p.validate(4, &h), Err(PlanError::ZeroRepetitions));
         let mut p = plan();
         p.procs = vec![8];
-        assert!(matches!(p.validate(4), Err(PlanError::BadProcs { .. })));
+        assert!(matches!(p.validate(4, &h), Err(PlanError::BadProcs { .. })));
         let mut p = plan();
         p.sizes = vec![12];
         assert!(matches!(
-            p.validate(4),
+            p.validate(4, &h),
             Err(PlanError::ReductionSize { .. })
         ));
         let mut p = plan();
-        p.delays_s = vec![0.0];
-        assert!(matches!(p.validate(4), Err(PlanError::BadDelay(_))));
+        p.delays = vec!["0".parse().unwrap()];
+        assert!(matches!(p.validate(4, &h), Err(PlanError::BadDelay(_))));
     }
 }

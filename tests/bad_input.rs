@@ -45,9 +45,29 @@ fn unknown_op() {
 
 #[test]
 fn delay_rank_outside_p() {
+    assert_rejected(&["--delay-rank", "2"], "rank 2 is not a rank of P = 2");
+    assert_rejected(&["--delay-rank", "random:3"], "random:3 needs 3 ranks");
+}
+
+#[test]
+fn bad_delay_model() {
+    assert_rejected(&["--delay", "normal:50us"], "normal takes MEAN,SD");
+}
+
+#[test]
+fn bad_detour_and_clock_emulation() {
+    assert_rejected(&["--detour", "1kHz"], "--detour");
+    assert_rejected(&["--emulate-clock", "drift=3"], "unknown item `drift=3`");
+}
+
+#[test]
+fn unknown_study_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = dir.path().join("study.toml");
+    std::fs::write(&study, "ops = \"allreduce\"\nnreps = 5\n").unwrap();
     assert_rejected(
-        &["--delay-rank", "2"],
-        "--delay-rank 2 is not a rank of P = 2",
+        &["--config", study.to_str().unwrap()],
+        "unknown key 'nreps'",
     );
 }
 

@@ -131,7 +131,7 @@ fn a_two_millisecond_late_arrival_shows_in_global_times() {
             "--delay",
             "2ms",
             "--nrep",
-            "40",
+            "100",
             "--output",
             "run.cbor",
         ],
@@ -155,7 +155,7 @@ fn a_two_millisecond_late_arrival_shows_in_global_times() {
     let f = |row: &csv::StringRecord, c: usize| row[c].parse::<f64>().unwrap();
     let mut lead = Vec::new();
     let mut tglobal = Vec::new();
-    for rep in 0..40 {
+    for rep in 0..100 {
         let of_rep: Vec<&csv::StringRecord> = rows
             .iter()
             .filter(|r| {

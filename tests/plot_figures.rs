@@ -272,6 +272,7 @@ fn many_rows() -> Vec<SummaryRow> {
                         bytes,
                         nprocs: p,
                         delay_s: delay_us * 1e-6,
+                        delay_model: String::new(),
                         valid: if invalid { 0 } else { 100 },
                         total: 100,
                         t_global_min_s: t.map(|t| t * 0.95),

@@ -16,8 +16,11 @@ pub struct SummaryRow {
     pub bytes: u64,
     /// P, the number of processes.
     pub nprocs: u32,
-    /// Nominal delay δ in seconds (0 = undelayed baseline).
+    /// Nominal delay δ in seconds (0 = undelayed baseline; the mean of a sampled model).
     pub delay_s: f64,
+    /// The delay model's label (`50us`, `exp:20us`); not a CSV column.
+    #[serde(skip)]
+    pub delay_model: String,
     /// Repetitions without flags.
     pub valid: u32,
     /// Repetitions measured.
@@ -75,6 +78,7 @@ fn row(block: &Block, baseline: Option<&Block>) -> SummaryRow {
         bytes: block.bytes,
         nprocs: block.nprocs,
         delay_s: block.delay_s,
+        delay_model: block.delay_model.clone(),
         valid: ts.len() as u32,
         total: block.nrep,
         t_global_min_s: t_min,

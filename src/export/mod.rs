@@ -9,16 +9,24 @@
 //! shortest form that parses back to the same value, so a re-analysis from an export gives the
 //! same numbers as one from the records file.
 
+mod analysis_tables;
+mod clocksync;
+mod plain;
 mod rank_csv;
 mod rank_json;
 mod rank_rows;
+mod skew;
 mod summary_csv;
 mod summary_json;
 mod summary_table;
 
+pub use analysis_tables::{write_distribution, write_trend};
+pub use clocksync::{read_clocksync_csv, write_clocksync, ClockSyncRow};
+pub use plain::{write_csv_rows, write_json_rows, write_plain_table};
 pub use rank_csv::write_rank_csv;
 pub use rank_json::write_rank_json;
 pub use rank_rows::{iter_rank_rows, rank_rows, RankRow};
+pub use skew::{write_skew, SkewRow};
 pub use summary_csv::SummaryCsv;
 pub use summary_json::SummaryJson;
 pub use summary_table::SummaryTable;

@@ -3,7 +3,6 @@
 use super::{ExportError, SummaryExporter};
 use crate::analysis::SummaryRow;
 use crate::units::{format_bytes, format_duration};
-use comfy_table::{presets, CellAlignment, Table, TableComponent};
 use std::io::Write;
 
 /// Column headers, in order. Times are shown in microseconds, the benefit in percent.
@@ -35,28 +34,7 @@ pub struct SummaryTable;
 
 impl SummaryExporter for SummaryTable {
     fn write(&self, rows: &[SummaryRow], out: &mut dyn Write) -> Result<(), ExportError> {
-        let mut table = Table::new();
-        // No colours or terminal-width probing: the output often goes to a file.
-        table
-            .load_preset(presets::ASCII_HORIZONTAL_ONLY)
-            .force_no_tty()
-            .set_header(HEADERS);
-        // A rule under the header and around the table, none between rows.
-        table
-            .remove_style(TableComponent::HorizontalLines)
-            .remove_style(TableComponent::MiddleIntersections);
-        table.add_rows(rows.iter().map(cells));
-        for (i, column) in table.column_iter_mut().enumerate() {
-            // Without vertical lines, one space of padding on each side already separates
-            // columns by three; one fewer keeps the table within 100 characters.
-            column.set_padding((1, 0));
-            if i > 0 {
-                column.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        writeln!(out, "{}", table.trim_fmt())?;
-        out.flush()?;
-        Ok(())
+        super::plain::write_plain_table(&HEADERS, rows.iter().map(cells).collect(), out)
     }
 }
 
@@ -74,8 +52,10 @@ fn cells(row: &SummaryRow) -> Vec<String> {
         // "0s" would read like a measured duration; the baseline has no delay at all.
         if row.delay_s == 0.0 {
             "0".into()
-        } else {
+        } else if row.delay_model.is_empty() {
             format_duration(row.delay_s)
+        } else {
+            row.delay_model.clone()
         },
         format!("{}/{}", row.valid, row.total),
         us(row.t_global_min_s),

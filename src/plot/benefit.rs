@@ -138,6 +138,7 @@ mod tests {
             bytes,
             nprocs: p,
             delay_s,
+            delay_model: String::new(),
             valid: 4,
             total: 5,
             t_global_min_s: Some(50e-6),

@@ -30,12 +30,15 @@
 //! Text is DejaVu Sans, embedded, so PNGs look the same on every machine.
 
 mod benefit;
+mod clock_error;
 mod fonts;
 mod layout;
 mod naming;
 mod render;
 mod spec;
 mod tglobal;
+
+pub use clock_error::write_clock_error_figure;
 
 use crate::analysis::SummaryRow;
 use std::path::{Path, PathBuf};

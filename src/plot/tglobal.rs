@@ -200,6 +200,7 @@ mod tests {
             bytes,
             nprocs: p,
             delay_s,
+            delay_model: String::new(),
             valid: 4,
             total: 5,
             t_global_min_s: t_us.map(|t| (t - 1.0) * 1e-6),

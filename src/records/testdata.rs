@@ -44,8 +44,9 @@ pub fn header(world_size: u32) -> Header {
             ops: vec![Op::Allreduce, Op::Iallreduce],
             sizes: vec![8],
             procs: vec![2, world_size],
-            delay_ranks: vec![0],
-            delays_s: vec![50e-6],
+            delay_ranks: crate::delay::RankSelection::rank(0),
+            delays: vec![crate::delay::DelayModel::Fixed { delay_s: 50e-6 }],
+            detour: None,
             nrep: 5,
             warmup: 0,
             sync: SyncMethod::Window,
@@ -53,7 +54,10 @@ pub fn header(world_size: u32) -> Header {
             late_tolerance_s: None,
             clock: ClockSource::Monotonic,
             seed: 7,
-            sync_nonimproving: 100,
+            clock_sync: crate::clock::ClockSyncMethod::Offset,
+            clock_params: crate::clock::ClockSyncParams::default(),
+            resync_every_s: None,
+            emulate_clock: None,
         },
         study: None,
     }
@@ -71,6 +75,11 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         bytes,
         nprocs,
         delay_s,
+        delay_model: if delay_s > 0.0 {
+            crate::units::format_duration(delay_s)
+        } else {
+            "0".into()
+        },
         delayed_ranks: if delay_s > 0.0 { vec![0] } else { vec![] },
         window_s: Some(window),
         wait_strategy: "spin".into(),
@@ -83,6 +92,10 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         t_end_global_s: F64Array(vec![0.0; n]),
         applied_delay_s: F64Array(vec![0.0; n]),
         flags: vec![0; n],
+        clock_models: (0..nprocs)
+            .map(|r| ClockModel::offset_only(r as f64 * 1e-3))
+            .collect(),
+        detour: None,
     };
     for rep in 0..nrep as usize {
         let start = b.scheduled_start_s.0[rep];

@@ -16,11 +16,16 @@ pub struct Agreed {
 
 /// Collective on `world`. Returns the plan on every rank, or on every rank the error message
 /// (only rank 0's copy is meant to be printed).
-pub fn agree(world: &SimpleCommunicator, args: &MeasureArgs) -> Result<Agreed, String> {
+/// `hosts`: the host name of every world rank.
+pub fn agree(
+    world: &SimpleCommunicator,
+    args: &MeasureArgs,
+    hosts: &[String],
+) -> Result<Agreed, String> {
     let mut outcome: Result<Plan, String> = Err(String::new());
     let mut writer = None;
     if world.rank() == 0 {
-        outcome = resolve(world.size() as u32, args).and_then(|plan| {
+        outcome = resolve(world.size() as u32, args, hosts).and_then(|plan| {
             let path = output_path(args);
             writer = Some(RecordsWriter::create(&path).map_err(|e| e.to_string())?);
             Ok(plan)
@@ -39,9 +44,14 @@ pub fn agree(world: &SimpleCommunicator, args: &MeasureArgs) -> Result<Agreed, S
     outcome.map(|plan| Agreed { plan, writer })
 }
 
-fn resolve(world_size: u32, args: &MeasureArgs) -> Result<Plan, String> {
-    let plan = args.to_plan(world_size, rand::random());
-    plan.validate(world_size).map_err(|e| e.to_string())?;
+fn resolve(world_size: u32, args: &MeasureArgs, hosts: &[String]) -> Result<Plan, String> {
+    let mut plan = args.to_plan(world_size, rand::random());
+    plan.validate(world_size, hosts)
+        .map_err(|e| e.to_string())?;
+    // Emulated offsets apply from now on, so that the offsets seen look like the spec.
+    plan.emulate_clock = plan
+        .emulate_clock
+        .map(|spec| spec.with_epoch(super::base_clock_now(plan.clock)));
     Ok(plan)
 }
 

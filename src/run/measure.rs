@@ -3,8 +3,9 @@
 use super::kernels::Kernel;
 use super::procsync::ProcessSync;
 use super::timing::Timing;
+use crate::delay::DetourInjector;
 use crate::plan::Op;
-use crate::records::{Block, F64Array, FLAG_WINDOW_OVERRUN};
+use crate::records::{Block, ClockModel, DetourRecord, F64Array, FLAG_WINDOW_OVERRUN};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -58,31 +59,59 @@ pub fn auto_window(slowest_s: &[f64], max_delay_s: f64, spin_margin_s: f64) -> f
     2.0 * op_s + 1.1 * max_delay_s + 2.0 * spin_margin_s + 20e-6
 }
 
-/// Identity of the block being measured, for the records.
+/// The block being measured: its identity for the records, and this rank's delays.
 pub struct BlockSpec {
     pub op: Op,
     pub bytes: u64,
+    /// Nominal delay in seconds (fixed value or model mean; 0 for the baseline).
     pub delay_s: f64,
+    /// Model label (`50us`, `exp:20us`; `0` for the baseline).
+    pub delay_model: String,
     pub delayed_ranks: Vec<u32>,
     pub nrep: u32,
+    /// This rank's delay per repetition, seconds (length `nrep`).
+    pub my_delays: Vec<f64>,
+    /// Per rank of the communicator: the clock models in use (needed on rank 0 only).
+    pub clock_models: Vec<ClockModel>,
 }
 
-/// Measures one block on `comm` and returns it on rank 0 (`None` elsewhere).
+/// Measures one block on `comm` and returns it on rank 0 (`None` elsewhere). With `detours`,
+/// the injector's gate is open only while the operation runs; the caller stops it and passes
+/// its stats to [`gather_detours`].
 pub fn measure_block(
     comm: &SimpleCommunicator,
     kernel: &mut Kernel,
     sync: &mut dyn ProcessSync,
     timing: &Timing,
     spec: BlockSpec,
+    detours: Option<&DetourInjector>,
 ) -> Option<Block> {
-    let rank = comm.rank() as u32;
-    let my_delay = if spec.delayed_ranks.contains(&rank) {
-        spec.delay_s
-    } else {
-        0.0
-    };
-    let rows = repetitions(comm, kernel, sync, timing, spec.nrep as usize, my_delay);
+    let rows = repetitions(comm, kernel, sync, timing, &spec.my_delays, detours);
     gather(comm, rows, spec, sync.window_s(), timing)
+}
+
+/// Gathers per-rank detour statistics `(fired, lost_s, skipped)` on rank 0 of `comm`.
+pub fn gather_detours(
+    comm: &SimpleCommunicator,
+    spec: String,
+    fired: u64,
+    lost_s: f64,
+    skipped: u64,
+) -> Option<DetourRecord> {
+    let mine = [fired as f64, lost_s, skipped as f64];
+    let root = comm.process_at_rank(0);
+    if comm.rank() != 0 {
+        root.gather_into(&mine[..]);
+        return None;
+    }
+    let mut all = vec![0.0; 3 * comm.size() as usize];
+    root.gather_into_root(&mine[..], &mut all[..]);
+    Some(DetourRecord {
+        spec,
+        fired: all.chunks(3).map(|c| c[0] as u64).collect(),
+        lost_s: all.chunks(3).map(|c| c[1]).collect(),
+        skipped: all.chunks(3).map(|c| c[2] as u64).collect(),
+    })
 }
 
 fn repetitions(
@@ -90,24 +119,33 @@ fn repetitions(
     kernel: &mut Kernel,
     sync: &mut dyn ProcessSync,
     timing: &Timing,
-    nrep: usize,
-    my_delay: f64,
+    my_delays: &[f64],
+    detours: Option<&DetourInjector>,
 ) -> LocalRows {
+    let nrep = my_delays.len();
+    let gate = |open: bool| {
+        if let Some(d) = detours {
+            d.set_gate(open);
+        }
+    };
+    gate(false);
     let mut rows = LocalRows {
         scheduled: Vec::with_capacity(nrep),
         start_local: Vec::with_capacity(nrep),
         end_local: Vec::with_capacity(nrep),
         start_global: Vec::with_capacity(nrep),
         end_global: Vec::with_capacity(nrep),
-        applied: vec![my_delay; nrep],
+        applied: my_delays.to_vec(),
         flags: Vec::with_capacity(nrep),
     };
     sync.begin(comm, timing);
-    for rep in 0..nrep {
-        let (scheduled, mut flags) = sync.start(comm, timing, rep, my_delay);
+    for (rep, &delay) in my_delays.iter().enumerate() {
+        let (scheduled, mut flags) = sync.start(comm, timing, rep, delay);
+        gate(true);
         let t0 = timing.clock.now();
         kernel.run(comm);
         let t1 = timing.clock.now();
+        gate(false);
         let (g0, g1) = (timing.model.to_global(t0), timing.model.to_global(t1));
         if let Some(w) = sync.window_s() {
             if g1 > scheduled + w {
@@ -167,6 +205,7 @@ fn gather(
         bytes: spec.bytes,
         nprocs: p as u32,
         delay_s: spec.delay_s,
+        delay_model: spec.delay_model,
         delayed_ranks: spec.delayed_ranks,
         window_s,
         wait_strategy: timing.wait.name().into(),
@@ -179,6 +218,8 @@ fn gather(
         t_end_global_s: F64Array(column(3)),
         applied_delay_s: F64Array(column(4)),
         flags: column(5).into_iter().map(|f| f as u8).collect(),
+        clock_models: spec.clock_models,
+        detour: None,
     })
 }
 

@@ -1,0 +1,109 @@
+//! Clock synchronisation evaluation rows (`delaybench clocksync`): table, CSV, and reading the
+//! CSV back for `delaybench plot`.
+
+use super::plain::{write_csv_rows, write_json_rows, write_plain_table};
+use super::{ExportError, SummaryFormat};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::Path;
+
+/// Clock error of one method at one P after one wait (004 §7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockSyncRow {
+    /// Method name (`offset`, `hca`, ...).
+    pub method: String,
+    /// P, the number of processes.
+    pub nprocs: u32,
+    /// Wall time of the synchronisation on rank 0, seconds.
+    pub sync_s: f64,
+    /// Time between the end of the synchronisation and the measurement, seconds.
+    pub wait_s: f64,
+    /// Largest |offset| between rank 0's global clock and any rank's, measured by fresh
+    /// min-RTT ping-pongs, seconds (includes the measurement's own error, up to RTT/2).
+    pub max_error_s: f64,
+    /// Largest |error| of any rank's global clock against the emulated truth, seconds
+    /// (only with `--emulate-clock`).
+    pub max_true_error_s: Option<f64>,
+}
+
+/// Writes rows in `format` (table: sync in ms, errors in microseconds).
+pub fn write_clocksync(
+    rows: &[ClockSyncRow],
+    format: SummaryFormat,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    match format {
+        SummaryFormat::Csv => write_csv_rows(rows, out),
+        SummaryFormat::Json => write_json_rows(rows, out),
+        SummaryFormat::Table => {
+            let cells = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.method.clone(),
+                        r.nprocs.to_string(),
+                        format!("{:.1}", r.sync_s * 1e3),
+                        format!("{:.0}", r.wait_s),
+                        format!("{:.2}", r.max_error_s * 1e6),
+                        r.max_true_error_s
+                            .map_or_else(|| "-".into(), |e| format!("{:.2}", e * 1e6)),
+                    ]
+                })
+                .collect();
+            let headers = [
+                "method",
+                "P",
+                "sync (ms)",
+                "wait (s)",
+                "max |error| (us)",
+                "max |true error| (us)",
+            ];
+            write_plain_table(&headers, cells, out)
+        }
+    }
+}
+
+/// Reads a CSV written by [`write_clocksync`]. Errors: [`ExportError::Csv`].
+pub fn read_clocksync_csv(path: &Path) -> Result<Vec<ClockSyncRow>, ExportError> {
+    let mut reader = csv::Reader::from_path(path)?;
+    reader
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .map_err(ExportError::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_round_trips() {
+        let rows = vec![
+            ClockSyncRow {
+                method: "hca".into(),
+                nprocs: 4,
+                sync_s: 0.8,
+                wait_s: 10.0,
+                max_error_s: 1.5e-6,
+                max_true_error_s: Some(1.2e-6),
+            },
+            ClockSyncRow {
+                method: "offset".into(),
+                nprocs: 2,
+                sync_s: 0.001,
+                wait_s: 0.0,
+                max_error_s: 3e-7,
+                max_true_error_s: None,
+            },
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.csv");
+        let mut f = std::fs::File::create(&path).unwrap();
+        write_clocksync(&rows, SummaryFormat::Csv, &mut f).unwrap();
+        assert_eq!(read_clocksync_csv(&path).unwrap(), rows);
+        let mut table = Vec::new();
+        write_clocksync(&rows, SummaryFormat::Table, &mut table).unwrap();
+        let text = String::from_utf8(table).unwrap();
+        assert!(text.contains("hca") && text.contains("1.50") && text.contains("800.0"));
+    }
+}

@@ -1,0 +1,55 @@
+//! Shared writers for row types: the plain table style of every delaybench table, and CSV and
+//! JSON for any serialisable row.
+
+use super::ExportError;
+use comfy_table::{presets, CellAlignment, Table, TableComponent};
+use serde::Serialize;
+use std::io::Write;
+
+/// Writes `rows` under `headers` as plain ASCII with rules above, below and under the header,
+/// no vertical lines, first column left-aligned and the others right-aligned: safe in any log.
+pub fn write_plain_table<H: ToString>(
+    headers: &[H],
+    rows: Vec<Vec<String>>,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let mut table = Table::new();
+    // No colours or terminal-width probing: the output often goes to a file.
+    table
+        .load_preset(presets::ASCII_HORIZONTAL_ONLY)
+        .force_no_tty()
+        .set_header(headers.iter().map(|h| h.to_string()));
+    // A rule under the header and around the table, none between rows.
+    table
+        .remove_style(TableComponent::HorizontalLines)
+        .remove_style(TableComponent::MiddleIntersections);
+    table.add_rows(rows);
+    for (i, column) in table.column_iter_mut().enumerate() {
+        // Without vertical lines, one space of padding on each side already separates
+        // columns by three; one fewer keeps tables narrow.
+        column.set_padding((1, 0));
+        if i > 0 {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    writeln!(out, "{}", table.trim_fmt())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes `rows` as CSV with a header from the field names.
+pub fn write_csv_rows<T: Serialize>(rows: &[T], out: &mut dyn Write) -> Result<(), ExportError> {
+    let mut w = csv::Writer::from_writer(out);
+    for row in rows {
+        w.serialize(row)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Writes `rows` as a pretty JSON array.
+pub fn write_json_rows<T: Serialize>(rows: &[T], out: &mut dyn Write) -> Result<(), ExportError> {
+    serde_json::to_writer_pretty(&mut *out, rows)?;
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,138 @@
+//! `delaybench clocksync`: per method and P, the synchronisation time and the clock error
+//! right after it and after waits (Hunold and Carpen-Amarie 2015, §7, Figures 8-10).
+
+use super::hosts::Hosts;
+use super::session::{idle_barrier, sub_communicator, Session};
+use super::transport::MpiTransport;
+use crate::cli::ClockSyncEvalArgs;
+use crate::clock::{build, measure_errors, true_error, ClockSyncMethod, EmulationSpec};
+use crate::export::{write_clocksync, ClockSyncRow, SummaryFormat};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Runs the evaluation under MPI; rank 0 prints the table and writes the CSV.
+pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
+    let Some(universe) = super::init() else {
+        return ExitCode::FAILURE;
+    };
+    let world = universe.world();
+    let Some(procs) = super::checked_procs(&world, &args.procs) else {
+        return ExitCode::from(2);
+    };
+    let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
+    let hosts = Hosts::discover(&world);
+    let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
+    let mut waits = args.waits.clone();
+    waits.sort_by(f64::total_cmp);
+    let mut rows = Vec::new();
+    for p in procs {
+        if let Some(msg) = session.set_waiting(p, None) {
+            if world.rank() == 0 {
+                eprintln!("delaybench: warning: {msg}");
+            }
+        }
+        if let Some(comm) = sub_communicator(&world, p) {
+            let _pin = session.pin_for(p);
+            for &method in &args.methods {
+                let found = evaluate(
+                    &comm,
+                    &mut session,
+                    method,
+                    &args,
+                    &waits,
+                    emulation.as_ref(),
+                );
+                rows.extend(found);
+            }
+        }
+        idle_barrier(&world);
+    }
+    if world.rank() == 0 {
+        return report(&rows, &args);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Synchronises with `method`, then measures the error after each wait; rows on rank 0.
+fn evaluate(
+    comm: &SimpleCommunicator,
+    session: &mut Session,
+    method: ClockSyncMethod,
+    args: &ClockSyncEvalArgs,
+    waits: &[f64],
+    emulation: Option<&EmulationSpec>,
+) -> Vec<ClockSyncRow> {
+    let sync = build(method, &args.params.params());
+    comm.barrier();
+    let gathered = session.synchronise(comm, sync.as_ref());
+    let synced = Instant::now();
+    let mut rows = Vec::new();
+    for &wait in waits {
+        let until = synced + Duration::from_secs_f64(wait);
+        std::thread::sleep(until.saturating_duration_since(Instant::now()));
+        let transport = MpiTransport {
+            comm,
+            clock: session.timing.clock.as_ref(),
+        };
+        let errors = measure_errors(
+            &transport,
+            &session.timing.model,
+            args.params.sync_nonimproving,
+        );
+        let true_error = emulation.map(|spec| {
+            let base = super::base_clock_now(args.clock);
+            let mine = true_error(spec, comm.rank() as usize, &session.timing.model, base).abs();
+            let mut max = 0.0;
+            comm.all_reduce_into(&mine, &mut max, SystemOperation::max());
+            max
+        });
+        if let Some(errors) = errors {
+            rows.push(ClockSyncRow {
+                method: method.name().into(),
+                nprocs: comm.size() as u32,
+                sync_s: gathered.duration_s,
+                wait_s: wait,
+                max_error_s: errors.iter().fold(0.0, |m: f64, e| m.max(e.abs())),
+                max_true_error_s: true_error,
+            });
+        }
+    }
+    rows
+}
+
+fn report(rows: &[ClockSyncRow], args: &ClockSyncEvalArgs) -> ExitCode {
+    if let Err(e) = write_clocksync(rows, args.format, &mut std::io::stdout().lock()) {
+        eprintln!("delaybench: error: {e}");
+        return ExitCode::FAILURE;
+    }
+    let path = args.output.clone().unwrap_or_else(|| {
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+        PathBuf::from(format!("results/clocksync-{stamp}.csv"))
+    });
+    let written = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|_| std::fs::File::create(&path))
+        .map_err(|e| e.to_string())
+        .and_then(|mut f| {
+            write_clocksync(rows, SummaryFormat::Csv, &mut f).map_err(|e| e.to_string())
+        });
+    match written {
+        Ok(()) => {
+            eprintln!(
+                "delaybench: results in {} (delaybench plot {0})",
+                path.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("delaybench: error: cannot write {}: {e}", path.display());
+            ExitCode::FAILURE
+        }
+    }
+}

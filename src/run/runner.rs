@@ -1,0 +1,398 @@
+//! The measurement run: every (P, op, bytes, delay) block, written by rank 0 as it finishes.
+
+use super::hosts::Hosts;
+use super::kernels::Kernel;
+use super::measure::{auto_window, gather_detours, measure_block, warm_up, BlockSpec};
+use super::procsync::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
+use super::report::{self, Progress};
+use super::session::{idle_barrier, sub_communicator, Gathered, Session, SPIN_MARGIN_S};
+use super::transport::MpiTransport;
+use crate::cli::MeasureArgs;
+use crate::clock::{build, measure_errors, timer_delay_s, ClockSync};
+use crate::delay::{delay_matrix, rank_column, DelayModel, DetourInjector};
+use crate::plan::{Op, Plan, SyncMethod};
+use crate::records::*;
+use crate::sync::WaitStrategy;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// One rank's state during a measurement run.
+pub struct Runner<'w> {
+    session: Session<'w>,
+    plan: Plan,
+    figures: PathBuf,
+    clock_sync: Box<dyn ClockSync + Send + Sync>,
+    /// On rank 0: every world rank's current clock model.
+    models: Vec<ClockModel>,
+    last_sync: Instant,
+    started: Instant,
+    warnings: Vec<String>,
+    /// Text of the study file (`--config`), for the header.
+    study: Option<String>,
+    /// Blocks measured so far by this rank (numbers the delay streams).
+    blocks_done: u64,
+}
+
+impl<'w> Runner<'w> {
+    /// A runner for `plan` (the same on every rank).
+    pub fn new(
+        world: &'w SimpleCommunicator,
+        hosts: Hosts,
+        plan: Plan,
+        args: &MeasureArgs,
+        study: Option<String>,
+    ) -> Self {
+        let session = Session::new(world, hosts, plan.clock, plan.emulate_clock.as_ref());
+        Runner {
+            session,
+            clock_sync: build(plan.clock_sync, &plan.clock_params),
+            plan,
+            figures: args.figures.clone(),
+            models: Vec::new(),
+            last_sync: Instant::now(),
+            started: Instant::now(),
+            warnings: Vec::new(),
+            study,
+            blocks_done: 0,
+        }
+    }
+
+    fn is_root(&self) -> bool {
+        self.session.world.rank() == 0
+    }
+
+    /// Measures the whole plan; errors are this rank's and end the run.
+    pub fn run(&mut self, mut writer: Option<RecordsWriter>) -> Result<(), String> {
+        let world = self.session.world;
+        let gathered = self.session.synchronise(world, self.clock_sync.as_ref());
+        self.last_sync = Instant::now();
+        self.models = gathered.models.clone();
+        if let Some(w) = writer.as_mut() {
+            w.write_header(&self.header(&gathered))
+                .map_err(|e| e.to_string())?;
+            eprintln!(
+                "delaybench: {} ranks on {} host(s); clock sync {} in {:.3} s, offsets to rank 0: {}; writing {}",
+                world.size(),
+                self.session.hosts.loads.len(),
+                self.clock_sync.name(),
+                gathered.duration_s,
+                offsets_line(&gathered.models),
+                w.path().display()
+            );
+        }
+        let mut progress = Progress::new(self.is_root(), self.total_blocks());
+        let mut medians = Vec::new();
+        for p in self.plan.procs.clone() {
+            self.measure_p(p, writer.as_mut(), &mut progress, &mut medians)?;
+        }
+        progress.finish();
+        let footer = self.end_of_run_check(&medians);
+        if let Some(w) = writer {
+            let path = w.path().to_path_buf();
+            w.finish(&footer).map_err(|e| e.to_string())?;
+            report::print_summary(&path, &self.figures);
+        }
+        Ok(())
+    }
+
+    fn total_blocks(&self) -> u64 {
+        let per_p: usize = self
+            .plan
+            .ops
+            .iter()
+            .map(|&op| self.plan.sizes_for(op).len())
+            .sum();
+        (per_p * self.plan.procs.len() * self.plan.delays_with_baseline().len()) as u64
+    }
+
+    /// Measures every (op, bytes) on ranks 0..p-1; the other ranks wait without using the CPU.
+    fn measure_p(
+        &mut self,
+        p: u32,
+        mut writer: Option<&mut RecordsWriter>,
+        progress: &mut Progress,
+        medians: &mut Vec<f64>,
+    ) -> Result<(), String> {
+        if let Some(msg) = self.session.set_waiting(p, self.plan.late_tolerance_s) {
+            if self.is_root() {
+                eprintln!("delaybench: warning: {msg}");
+                self.warnings.push(msg);
+            }
+        }
+        let world = self.session.world;
+        if let Some(comm) = sub_communicator(world, p) {
+            let _pin = self.session.pin_for(p);
+            for op in self.plan.ops.clone() {
+                for bytes in self.plan.sizes_for(op) {
+                    self.resync_if_due(&comm);
+                    progress.configuration(op, bytes, p);
+                    for block in self.measure_configuration(&comm, op, bytes)? {
+                        medians.extend(crate::analysis::median(&crate::analysis::valid_t_globals(
+                            &block,
+                        )));
+                        if let Some(w) = writer.as_deref_mut() {
+                            w.write_block(&block).map_err(|e| e.to_string())?;
+                        }
+                        progress.block_done();
+                    }
+                }
+            }
+        }
+        idle_barrier(world);
+        Ok(())
+    }
+
+    /// Re-synchronises the clocks of `comm`'s ranks when `--resync-every` has passed. Every
+    /// rank of `comm` decides alike: rank 0 decides and broadcasts.
+    fn resync_if_due(&mut self, comm: &SimpleCommunicator) {
+        let Some(every) = self.plan.resync_every_s else {
+            return;
+        };
+        let mut due = u8::from(self.last_sync.elapsed().as_secs_f64() >= every);
+        comm.process_at_rank(0).broadcast_into(&mut due);
+        if due == 1 {
+            let gathered = self.session.synchronise(comm, self.clock_sync.as_ref());
+            self.last_sync = Instant::now();
+            for (slot, model) in self.models.iter_mut().zip(gathered.models) {
+                *slot = model;
+            }
+        }
+    }
+
+    /// Warm-up, window, then the baseline and every delay model; blocks on rank 0.
+    fn measure_configuration(
+        &mut self,
+        comm: &SimpleCommunicator,
+        op: Op,
+        bytes: u64,
+    ) -> Result<Vec<Block>, String> {
+        let timing = &self.session.timing;
+        let mut kernel = Kernel::new(op, bytes, comm.size() as usize);
+        let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
+        let largest = self.largest_delay_s(comm.size() as u32);
+        let window = self
+            .plan
+            .window_s
+            .unwrap_or_else(|| auto_window(&slowest, largest, timing.wait.spin_margin_s()));
+        let mut sync = self.process_sync(window);
+        let mut blocks = Vec::new();
+        for model in self.plan.delays_with_baseline() {
+            let spec = self.block_spec(comm, op, bytes, model.as_ref());
+            let block = self.measure_with_detours(comm, &mut kernel, sync.as_mut(), spec)?;
+            blocks.extend(block);
+        }
+        Ok(blocks)
+    }
+
+    /// The largest delay any rank will get in this configuration, for the window, in seconds.
+    fn largest_delay_s(&self, p: u32) -> f64 {
+        self.plan
+            .delays
+            .iter()
+            .map(|model| {
+                delay_matrix(
+                    model,
+                    &self.plan.delay_ranks,
+                    p,
+                    &self.session.hosts.names,
+                    self.plan.nrep,
+                    self.plan.seed,
+                    self.blocks_done,
+                )
+                .into_iter()
+                .fold(0.0, f64::max)
+            })
+            .fold(0.0, f64::max)
+    }
+
+    fn process_sync(&self, window: f64) -> Box<dyn ProcessSync> {
+        let barrier = |kind| Box::new(BarrierSync { kind }) as Box<dyn ProcessSync>;
+        match self.plan.sync {
+            SyncMethod::Window => Box::new(WindowSync::new(window, self.lead_s(window))),
+            SyncMethod::Barrier => barrier(BarrierKind::Mpi),
+            SyncMethod::DoubleBarrier => barrier(BarrierKind::DoubleMpi),
+            SyncMethod::Dissemination => barrier(BarrierKind::Dissemination),
+            SyncMethod::None => barrier(BarrierKind::Nothing),
+        }
+    }
+
+    /// This rank's delays for the next block: a pure function of the seed and the block's
+    /// number, so every rank computes the same matrix without communicating.
+    fn block_spec(
+        &mut self,
+        comm: &SimpleCommunicator,
+        op: Op,
+        bytes: u64,
+        model: Option<&DelayModel>,
+    ) -> BlockSpec {
+        let p = comm.size() as u32;
+        let stream = self.blocks_done;
+        self.blocks_done += 1;
+        let hosts = &self.session.hosts.names;
+        let my_delays = match model {
+            Some(m) => {
+                let matrix = delay_matrix(
+                    m,
+                    &self.plan.delay_ranks,
+                    p,
+                    hosts,
+                    self.plan.nrep,
+                    self.plan.seed,
+                    stream,
+                );
+                rank_column(&matrix, p, comm.rank() as u32)
+            }
+            None => vec![0.0; self.plan.nrep as usize],
+        };
+        BlockSpec {
+            op,
+            bytes,
+            delay_s: model.map_or(0.0, |m| m.mean_s()),
+            delay_model: model.map_or("0".into(), |m| m.label()),
+            delayed_ranks: match model {
+                Some(_) => self.plan.delay_ranks.fixed_ranks(p, hosts),
+                None => vec![],
+            },
+            nrep: self.plan.nrep,
+            my_delays,
+            clock_models: self.models.iter().take(p as usize).copied().collect(),
+        }
+    }
+
+    /// Measures one block, with detours confined to the operation when the plan has them.
+    fn measure_with_detours(
+        &self,
+        comm: &SimpleCommunicator,
+        kernel: &mut Kernel,
+        sync: &mut dyn ProcessSync,
+        spec: BlockSpec,
+    ) -> Result<Option<Block>, String> {
+        let timing = &self.session.timing;
+        let Some(detour) = self.plan.detour else {
+            return Ok(measure_block(comm, kernel, sync, timing, spec, None));
+        };
+        let first =
+            detour.first_fire_in_s(timing.global_now(), 0.0, comm.rank() as u32, self.plan.seed);
+        let injector = DetourInjector::start(detour, first).map_err(|e| e.to_string())?;
+        let block = measure_block(comm, kernel, sync, timing, spec, Some(&injector));
+        let stats = injector.stop();
+        let record = gather_detours(
+            comm,
+            detour.to_string(),
+            stats.fired,
+            stats.lost_s,
+            stats.skipped,
+        );
+        Ok(block.map(|mut b| {
+            b.detour = record;
+            b
+        }))
+    }
+
+    /// Time between the start-instant broadcast and the first window: enough for every rank to
+    /// receive it, longer when ranks share cores.
+    fn lead_s(&self, window: f64) -> f64 {
+        let base: f64 = match self.session.timing.wait {
+            WaitStrategy::Spin => 1e-3,
+            WaitStrategy::Polite { .. } => 10e-3,
+        };
+        base.max(2.0 * window)
+    }
+
+    fn header(&self, gathered: &Gathered) -> Header {
+        let clock = self.session.timing.clock.as_ref();
+        let world = self.session.world;
+        Header {
+            format: FORMAT_NAME.into(),
+            format_version: FORMAT_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            command_line: std::env::args().collect(),
+            start_utc: chrono::Utc::now().to_rfc3339(),
+            world_size: world.size() as u32,
+            hosts: self.session.hosts.names.clone(),
+            mpi_library: mpi::environment::library_version().unwrap_or_default(),
+            clock: ClockInfo {
+                source: clock.name().into(),
+                resolution_s: clock.resolution_s(),
+                timer_delay_s: timer_delay_s(|| clock.now(), 1000),
+            },
+            clock_sync: ClockSyncInfo {
+                method: self.clock_sync.name().into(),
+                params: self.clock_sync.params(),
+                models: gathered.models.clone(),
+                min_rtt_s: gathered.rtt_s.clone(),
+                exchanges: gathered.exchanges.clone(),
+                duration_s: gathered.duration_s,
+            },
+            wait: WaitInfo {
+                rule: "spin while every host has a core per measuring rank (unbound measuring \
+                       ranks are then pinned to a core each); otherwise polite (sleep, then \
+                       spin with yields for the last spin_margin_s)"
+                    .into(),
+                hosts: self.session.hosts.loads.clone(),
+                spin_margin_s: SPIN_MARGIN_S,
+                late_tolerance_s: self.plan.late_tolerance_s,
+            },
+            window_rule: match self.plan.window_s {
+                Some(w) => format!("fixed: {w} s"),
+                None => "auto: 2 x 90th percentile of the slowest rank's warm-up operation time \
+                         + 1.1 x largest delay + 2 x spin margin + 20 us"
+                    .into(),
+            },
+            plan: self.plan.clone(),
+            study: self.study.clone(),
+        }
+    }
+
+    /// Measures every rank's global clock error at the end (002 §III-A check) and warns when
+    /// it is large against the times measured.
+    fn end_of_run_check(&mut self, medians: &[f64]) -> Footer {
+        let world = self.session.world;
+        let transport = MpiTransport {
+            comm: world,
+            clock: self.session.timing.clock.as_ref(),
+        };
+        let errors = measure_errors(
+            &transport,
+            &self.session.timing.model,
+            self.plan.clock_params.nonimproving,
+        )
+        .unwrap_or_default();
+        let now = self.session.timing.clock.now();
+        let max_change = errors.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+        let smallest = medians.iter().copied().fold(f64::INFINITY, f64::min);
+        if self.is_root() && smallest.is_finite() && max_change > 0.1 * smallest {
+            let msg = format!(
+                "global clocks were up to {:.2} us apart at the end of the run, more than 10% \
+                 of the smallest median t_global ({:.2} us): global times may be off by that \
+                 much (try a drift-aware --clock-sync or --resync-every)",
+                max_change * 1e6,
+                smallest * 1e6
+            );
+            eprintln!("delaybench: warning: {msg}");
+            self.warnings.push(msg);
+        }
+        Footer {
+            end_offsets_s: self
+                .models
+                .iter()
+                .zip(&errors)
+                .map(|(m, e)| m.offset_at(now + m.intercept_s) + e)
+                .collect(),
+            offset_change_s: errors,
+            max_abs_offset_change_s: max_change,
+            wall_time_s: self.started.elapsed().as_secs_f64(),
+            warnings: self.warnings.clone(),
+        }
+    }
+}
+
+fn offsets_line(models: &[ClockModel]) -> String {
+    models
+        .iter()
+        .map(|m| format!("{:+.2}us", m.intercept_s * 1e6))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

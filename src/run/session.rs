@@ -1,0 +1,167 @@
+//! What every MPI command needs: hosts, this rank's clock (possibly emulated), its clock model,
+//! and how it waits; plus clock synchronisation with the per-rank results gathered on rank 0.
+
+use super::hosts::Hosts;
+use super::pinning::Pin;
+use super::timing::Timing;
+use super::transport::{MpiTransport, WtimeClock};
+use crate::clock::{Clock, ClockSync, EmulatedClock, EmulationSpec, MonotonicClock};
+use crate::plan::ClockSource;
+use crate::records::ClockModel;
+use crate::sync::WaitStrategy;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::time::Instant;
+
+/// Seconds before a start instant at which a polite waiter stops sleeping and spins.
+pub const SPIN_MARGIN_S: f64 = 200e-6;
+
+/// Per-rank results of one clock synchronisation, complete on rank 0 of the communicator.
+#[derive(Debug, Clone, Default)]
+pub struct Gathered {
+    /// Per rank: clock model to rank 0's clock.
+    pub models: Vec<ClockModel>,
+    /// Per rank: smallest RTT seen while its clock was measured, seconds.
+    pub rtt_s: Vec<f64>,
+    /// Per rank: ping-pong exchanges it took part in.
+    pub exchanges: Vec<u32>,
+    /// Wall time of the synchronisation on rank 0, seconds.
+    pub duration_s: f64,
+}
+
+/// One rank's view of the run's machinery.
+pub struct Session<'w> {
+    pub world: &'w SimpleCommunicator,
+    pub hosts: Hosts,
+    pub timing: Timing,
+}
+
+impl<'w> Session<'w> {
+    /// Collective on `world`: finds the hosts, and sets up the clock (emulated when `emulate`
+    /// is given, with its epoch already agreed).
+    pub fn new(
+        world: &'w SimpleCommunicator,
+        hosts: Hosts,
+        source: ClockSource,
+        emulate: Option<&EmulationSpec>,
+    ) -> Self {
+        let base: Box<dyn Clock> = match source {
+            ClockSource::Monotonic => Box::new(MonotonicClock),
+            ClockSource::Wtime => Box::new(WtimeClock),
+        };
+        let clock: Box<dyn Clock> = match emulate {
+            Some(spec) => Box::new(EmulatedClock::for_rank(base, spec, world.rank() as usize)),
+            None => base,
+        };
+        crate::sync::precise_sleeps();
+        Session {
+            world,
+            hosts,
+            timing: Timing {
+                clock,
+                model: ClockModel::IDENTITY,
+                wait: WaitStrategy::Spin,
+                late_tolerance_s: 0.0,
+            },
+        }
+    }
+
+    /// Runs `method` collectively on `comm` (whose rank 0 is world rank 0), installs this
+    /// rank's new model, and returns every rank's outcome on rank 0 of `comm`.
+    pub fn synchronise(&mut self, comm: &SimpleCommunicator, method: &dyn ClockSync) -> Gathered {
+        let started = Instant::now();
+        let transport = MpiTransport {
+            comm,
+            clock: self.timing.clock.as_ref(),
+        };
+        let outcome = method.synchronize(&transport);
+        let duration_s = started.elapsed().as_secs_f64();
+        self.timing.model = outcome.model;
+        let mine = [
+            outcome.model.slope,
+            outcome.model.intercept_s,
+            outcome.model.t_ref_s,
+            outcome.rtt_s,
+            outcome.exchanges as f64,
+        ];
+        let root = comm.process_at_rank(0);
+        if comm.rank() != 0 {
+            root.gather_into(&mine[..]);
+            return Gathered::default();
+        }
+        let mut all = vec![0.0; mine.len() * comm.size() as usize];
+        root.gather_into_root(&mine[..], &mut all[..]);
+        let rows: Vec<&[f64]> = all.chunks(mine.len()).collect();
+        Gathered {
+            models: rows
+                .iter()
+                .map(|r| ClockModel {
+                    slope: r[0],
+                    intercept_s: r[1],
+                    t_ref_s: r[2],
+                })
+                .collect(),
+            rtt_s: rows.iter().map(|r| r[3]).collect(),
+            exchanges: rows.iter().map(|r| r[4] as u32).collect(),
+            duration_s,
+        }
+    }
+
+    /// Chooses how ranks wait while world ranks 0..p-1 measure, with the late-start tolerance
+    /// `tolerance_s` or the strategy's default. Returns a warning to print (on rank 0) when
+    /// measuring ranks share cores.
+    pub fn set_waiting(&mut self, p: u32, tolerance_s: Option<f64>) -> Option<String> {
+        let wait = self.hosts.wait_strategy(p, SPIN_MARGIN_S);
+        self.timing.wait = wait;
+        self.timing.late_tolerance_s =
+            tolerance_s.unwrap_or_else(|| wait.default_late_tolerance_s());
+        (wait != WaitStrategy::Spin).then(|| {
+            format!(
+                "P = {p}: a host runs more measuring ranks than it has cores ({}); ranks wait \
+                 politely (sleep, then spin with yields for the last {:.0} us; late-start \
+                 tolerance {:.0} us); timings on an oversubscribed host are not publishable",
+                self.hosts
+                    .loads
+                    .iter()
+                    .map(|l| format!("{}: {} cores", l.host, l.cores))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                SPIN_MARGIN_S * 1e6,
+                self.timing.late_tolerance_s * 1e6
+            )
+        })
+    }
+
+    /// While ranks 0..p-1 busy-wait, gives this rank a core of its own (dropped: restored).
+    pub fn pin_for(&self, p: u32) -> Option<Pin> {
+        if self.timing.wait != WaitStrategy::Spin {
+            return None;
+        }
+        let rank = self.world.rank() as usize;
+        Pin::to_own_core(self.hosts.local_index(rank, p))
+    }
+}
+
+/// The communicator of world ranks 0..p-1, or `None` on the other ranks.
+pub fn sub_communicator(world: &SimpleCommunicator, p: u32) -> Option<SimpleCommunicator> {
+    let color = if (world.rank() as u32) < p {
+        mpi::topology::Color::with_value(0)
+    } else {
+        mpi::topology::Color::undefined()
+    };
+    world.split_by_color(color)
+}
+
+/// A barrier on `world` that waits with sleeps, so that idle ranks leave the measuring ranks
+/// their cores.
+pub fn idle_barrier(world: &SimpleCommunicator) {
+    let mut request = world.immediate_barrier();
+    loop {
+        match request.test() {
+            Ok(_) => return,
+            Err(r) => request = r,
+        }
+        // Rarely, so that idle ranks do not take the measuring ranks' cores.
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}

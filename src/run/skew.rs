@@ -1,0 +1,124 @@
+//! `delaybench skew`: how far apart the ranks leave a barrier, on the global clock
+//! (Hunold and Carpen-Amarie 2015, §4, Figure 4): MPI_Barrier and the own dissemination
+//! barrier, each called at window-synchronised start instants.
+
+use super::hosts::Hosts;
+use super::measure::auto_window;
+use super::procsync::{BarrierKind, ProcessSync, WindowSync};
+use super::session::{idle_barrier, sub_communicator, Session};
+use crate::analysis::exit_skew;
+use crate::cli::SkewArgs;
+use crate::clock::build;
+use crate::export::{write_skew, SkewRow};
+use crate::records::FLAG_STARTED_LATE;
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::process::ExitCode;
+
+/// Runs the skew measurement under MPI and prints the table on rank 0.
+pub fn main(args: SkewArgs) -> ExitCode {
+    let Some(universe) = super::init() else {
+        return ExitCode::FAILURE;
+    };
+    let world = universe.world();
+    let Some(procs) = super::checked_procs(&world, &args.procs) else {
+        return ExitCode::from(2);
+    };
+    if args.nrep < 2 {
+        if world.rank() == 0 {
+            eprintln!("delaybench: error: --nrep must be at least 2 for a confidence interval");
+        }
+        return ExitCode::from(2);
+    }
+    let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
+    let hosts = Hosts::discover(&world);
+    let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
+    let method = build(args.clock_sync, &args.params.params());
+    session.synchronise(&world, method.as_ref());
+    let mut rows = Vec::new();
+    for p in procs {
+        if let Some(msg) = session.set_waiting(p, None) {
+            if world.rank() == 0 {
+                eprintln!("delaybench: warning: {msg}");
+            }
+        }
+        if let Some(comm) = sub_communicator(&world, p) {
+            let _pin = session.pin_for(p);
+            for (name, kind) in [
+                ("mpi_barrier", BarrierKind::Mpi),
+                ("dissemination", BarrierKind::Dissemination),
+            ] {
+                if let Some(exits) = exits(&comm, &session, kind, args.nrep) {
+                    rows.extend(exit_skew(&exits, p as usize).into_iter().map(|s| SkewRow {
+                        barrier: name.into(),
+                        nprocs: p,
+                        rank: s.rank,
+                        mean_s: s.mean_s,
+                        ci95_s: s.ci95_s,
+                        max_s: s.max_s,
+                        n: s.n,
+                    }));
+                }
+            }
+        }
+        idle_barrier(&world);
+    }
+    if world.rank() == 0 {
+        if let Err(e) = write_skew(&rows, args.format, &mut std::io::stdout().lock()) {
+            eprintln!("delaybench: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Global exit times of `nrep` barrier calls, each entered at a window start instant; on rank
+/// 0, shape `[valid reps][p]` (repetitions where a rank started late or overran are dropped).
+fn exits(
+    comm: &SimpleCommunicator,
+    session: &Session,
+    kind: BarrierKind,
+    nrep: u32,
+) -> Option<Vec<f64>> {
+    let timing = &session.timing;
+    let warm: Vec<f64> = (0..20)
+        .map(|_| {
+            comm.barrier();
+            let t = timing.clock.now();
+            kind.run(comm);
+            timing.clock.now() - t
+        })
+        .collect();
+    let mut slowest = vec![0.0; warm.len()];
+    comm.all_reduce_into(&warm[..], &mut slowest[..], SystemOperation::max());
+    let window = auto_window(&slowest, 0.0, timing.wait.spin_margin_s());
+    let mut sync = WindowSync::new(window, 10e-3_f64.max(2.0 * window));
+    sync.begin(comm, timing);
+    // Per repetition: global exit time, and a flag for a late start or an overrun.
+    let mut mine = Vec::with_capacity(2 * nrep as usize);
+    for rep in 0..nrep as usize {
+        let (scheduled, flags) = sync.start(comm, timing, rep, 0.0);
+        kind.run(comm);
+        let exit = timing.global_now();
+        let overrun = exit > scheduled + window;
+        mine.push(exit);
+        mine.push(f64::from(flags & FLAG_STARTED_LATE != 0 || overrun));
+    }
+    let root = comm.process_at_rank(0);
+    if comm.rank() != 0 {
+        root.gather_into(&mine[..]);
+        return None;
+    }
+    let p = comm.size() as usize;
+    let mut all = vec![0.0; mine.len() * p];
+    root.gather_into_root(&mine[..], &mut all[..]);
+    let at = |r: usize, rep: usize, k: usize| all[r * mine.len() + 2 * rep + k];
+    let valid = (0..nrep as usize).filter(|&rep| (0..p).all(|r| at(r, rep, 1) == 0.0));
+    Some(
+        valid
+            .flat_map(|rep| (0..p).map(move |r| (r, rep)))
+            .map(|(r, rep)| at(r, rep, 0))
+            .collect(),
+    )
+}
