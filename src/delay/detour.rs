@@ -80,6 +80,9 @@ mod linux {
     static MISSED: AtomicU64 = AtomicU64::new(0);
     static LOST_NS: AtomicU64 = AtomicU64::new(0);
     static TIMER: AtomicPtr<libc::c_void> = AtomicPtr::new(std::ptr::null_mut());
+    /// Whether TIMER holds a live timer. Not `TIMER != null`: glibc returns the kernel's
+    /// timer id as the `timer_t`, and the first timer of a process has id 0, a null pointer.
+    static TIMER_LIVE: AtomicBool = AtomicBool::new(false);
 
     /// Signals from SIGRTMIN up to this offset are left alone: glibc already hides its own
     /// below SIGRTMIN, and the first few above are the ones other libraries reach for first.
@@ -113,7 +116,7 @@ mod linux {
         FIRED.fetch_add(1, SeqCst);
         LOST_NS.fetch_add(now - start, SeqCst);
         let timer = TIMER.load(SeqCst);
-        if !timer.is_null() {
+        if TIMER_LIVE.load(SeqCst) {
             // SAFETY: the timer is deleted only after this signal is blocked and drained.
             let overrun = unsafe { libc::timer_getoverrun(timer) };
             if overrun > 0 {
@@ -156,6 +159,8 @@ mod linux {
     pub struct DetourInjector {
         signal: libc::c_int,
         timer: libc::timer_t,
+        /// Whether `timer` was created (a null `timer_t` is a valid timer, id 0).
+        has_timer: bool,
         old_action: libc::sigaction,
         was_blocked: bool,
         start_ns: u64,
@@ -203,6 +208,7 @@ mod linux {
             let mut injector = DetourInjector {
                 signal,
                 timer: std::ptr::null_mut(),
+                has_timer: false,
                 old_action,
                 was_blocked: false,
                 start_ns: now_ns(),
@@ -232,7 +238,9 @@ mod linux {
                 return Err(os_error("timer_create"));
             }
             injector.timer = timer;
+            injector.has_timer = true;
             TIMER.store(timer, SeqCst);
+            TIMER_LIVE.store(true, SeqCst);
 
             let times = libc::itimerspec {
                 it_interval: timespec(spec.period_s()),
@@ -278,7 +286,8 @@ mod linux {
             // first, so the handler cannot run while the timer goes away.
             unsafe {
                 libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-                if !self.timer.is_null() {
+                TIMER_LIVE.store(false, SeqCst);
+                if self.has_timer {
                     libc::timer_delete(self.timer);
                 }
                 TIMER.store(std::ptr::null_mut(), SeqCst);
