@@ -258,6 +258,9 @@ pub struct DetourRecord {
     pub lost_s: Vec<f64>,
     /// Per rank: timer expiries while the rank was outside the operation (no CPU taken).
     pub skipped: Vec<u64>,
+    /// Per rank: timer expiries lost because the previous signal was still pending (the rank
+    /// was descheduled or had the signal blocked); fired + skipped + missed ≈ FREQ × time.
+    pub missed: Vec<u64>,
 }
 
 impl Block {

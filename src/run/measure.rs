@@ -3,7 +3,7 @@
 use super::kernels::Kernel;
 use super::procsync::ProcessSync;
 use super::timing::Timing;
-use crate::delay::DetourInjector;
+use crate::delay::{DetourInjector, DetourStats};
 use crate::plan::Op;
 use crate::records::{Block, ClockModel, DetourRecord, F64Array, FLAG_WINDOW_OVERRUN};
 use mpi::collective::SystemOperation;
@@ -90,27 +90,32 @@ pub fn measure_block(
     gather(comm, rows, spec, sync.window_s(), timing)
 }
 
-/// Gathers per-rank detour statistics `(fired, lost_s, skipped)` on rank 0 of `comm`.
+/// Gathers per-rank detour statistics on rank 0 of `comm`.
 pub fn gather_detours(
     comm: &SimpleCommunicator,
     spec: String,
-    fired: u64,
-    lost_s: f64,
-    skipped: u64,
+    stats: &DetourStats,
 ) -> Option<DetourRecord> {
-    let mine = [fired as f64, lost_s, skipped as f64];
+    let mine = [
+        stats.fired as f64,
+        stats.lost_s,
+        stats.skipped as f64,
+        stats.missed as f64,
+    ];
     let root = comm.process_at_rank(0);
     if comm.rank() != 0 {
         root.gather_into(&mine[..]);
         return None;
     }
-    let mut all = vec![0.0; 3 * comm.size() as usize];
+    let mut all = vec![0.0; mine.len() * comm.size() as usize];
     root.gather_into_root(&mine[..], &mut all[..]);
+    let column = |i: usize| all.chunks(mine.len()).map(move |c| c[i]);
     Some(DetourRecord {
         spec,
-        fired: all.chunks(3).map(|c| c[0] as u64).collect(),
-        lost_s: all.chunks(3).map(|c| c[1]).collect(),
-        skipped: all.chunks(3).map(|c| c[2] as u64).collect(),
+        fired: column(0).map(|v| v as u64).collect(),
+        lost_s: column(1).collect(),
+        skipped: column(2).map(|v| v as u64).collect(),
+        missed: column(3).map(|v| v as u64).collect(),
     })
 }
 

@@ -168,43 +168,52 @@ impl<'w> Runner<'w> {
         op: Op,
         bytes: u64,
     ) -> Result<Vec<Block>, String> {
+        let delays = self.delay_matrices(comm.size() as u32);
+        let largest = delays
+            .iter()
+            .flat_map(|(_, matrix)| matrix.iter().copied())
+            .fold(0.0, f64::max);
         let timing = &self.session.timing;
         let mut kernel = Kernel::new(op, bytes, comm.size() as usize);
         let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
-        let largest = self.largest_delay_s(comm.size() as u32);
         let window = self
             .plan
             .window_s
             .unwrap_or_else(|| auto_window(&slowest, largest, timing.wait.spin_margin_s()));
         let mut sync = self.process_sync(window);
         let mut blocks = Vec::new();
-        for model in self.plan.delays_with_baseline() {
-            let spec = self.block_spec(comm, op, bytes, model.as_ref());
+        for (model, matrix) in delays {
+            let spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
             let block = self.measure_with_detours(comm, &mut kernel, sync.as_mut(), spec)?;
             blocks.extend(block);
         }
         Ok(blocks)
     }
 
-    /// The largest delay any rank will get in this configuration, for the window, in seconds.
-    fn largest_delay_s(&self, p: u32) -> f64 {
-        self.plan
-            .delays
-            .iter()
-            .map(|model| {
-                delay_matrix(
-                    model,
+    /// The delay matrices (`[nrep][p]`, seconds) of the next configuration's blocks: zeros for
+    /// the baseline, then one per delay model. Each block has its own stream number, so every
+    /// rank computes the same matrices without communicating.
+    fn delay_matrices(&mut self, p: u32) -> Vec<(Option<DelayModel>, Vec<f64>)> {
+        let cells = (self.plan.nrep * p) as usize;
+        let mut out = Vec::new();
+        for model in self.plan.delays_with_baseline() {
+            let stream = self.blocks_done;
+            self.blocks_done += 1;
+            let matrix = match &model {
+                Some(m) => delay_matrix(
+                    m,
                     &self.plan.delay_ranks,
                     p,
                     &self.session.hosts.names,
                     self.plan.nrep,
                     self.plan.seed,
-                    self.blocks_done,
-                )
-                .into_iter()
-                .fold(0.0, f64::max)
-            })
-            .fold(0.0, f64::max)
+                    stream,
+                ),
+                None => vec![0.0; cells],
+            };
+            out.push((model, matrix));
+        }
+        out
     }
 
     fn process_sync(&self, window: f64) -> Box<dyn ProcessSync> {
@@ -218,45 +227,30 @@ impl<'w> Runner<'w> {
         }
     }
 
-    /// This rank's delays for the next block: a pure function of the seed and the block's
-    /// number, so every rank computes the same matrix without communicating.
+    /// The block of `model` (`None`: the baseline) with this rank's column of `matrix`.
     fn block_spec(
-        &mut self,
+        &self,
         comm: &SimpleCommunicator,
         op: Op,
         bytes: u64,
         model: Option<&DelayModel>,
+        matrix: &[f64],
     ) -> BlockSpec {
         let p = comm.size() as u32;
-        let stream = self.blocks_done;
-        self.blocks_done += 1;
-        let hosts = &self.session.hosts.names;
-        let my_delays = match model {
-            Some(m) => {
-                let matrix = delay_matrix(
-                    m,
-                    &self.plan.delay_ranks,
-                    p,
-                    hosts,
-                    self.plan.nrep,
-                    self.plan.seed,
-                    stream,
-                );
-                rank_column(&matrix, p, comm.rank() as u32)
-            }
-            None => vec![0.0; self.plan.nrep as usize],
-        };
         BlockSpec {
             op,
             bytes,
             delay_s: model.map_or(0.0, |m| m.mean_s()),
             delay_model: model.map_or("0".into(), |m| m.label()),
             delayed_ranks: match model {
-                Some(_) => self.plan.delay_ranks.fixed_ranks(p, hosts),
+                Some(_) => self
+                    .plan
+                    .delay_ranks
+                    .fixed_ranks(p, &self.session.hosts.names),
                 None => vec![],
             },
             nrep: self.plan.nrep,
-            my_delays,
+            my_delays: rank_column(matrix, p, comm.rank() as u32),
             clock_models: self.models.iter().take(p as usize).copied().collect(),
         }
     }
@@ -278,13 +272,7 @@ impl<'w> Runner<'w> {
         let injector = DetourInjector::start(detour, first).map_err(|e| e.to_string())?;
         let block = measure_block(comm, kernel, sync, timing, spec, Some(&injector));
         let stats = injector.stop();
-        let record = gather_detours(
-            comm,
-            detour.to_string(),
-            stats.fired,
-            stats.lost_s,
-            stats.skipped,
-        );
+        let record = gather_detours(comm, detour.to_string(), &stats);
         Ok(block.map(|mut b| {
             b.detour = record;
             b
