@@ -33,7 +33,9 @@ pub struct SummaryRow {
     pub t0_min_s: Option<f64>,
     /// Median t_global of the same (op, bytes, P) with δ = 0.
     pub t0_median_s: Option<f64>,
-    /// Delay overlap benefit from minima, as the paper reports it (002 eq. 5).
+    /// Delay overlap benefit from minima, as the paper reports it (002 eq. 5). Only for plain
+    /// late arrivals ([`Block::is_late_arrival`]); sampled delays have a distribution instead
+    /// (`analyze --distribution`, [`super::rep_benefits`]).
     pub benefit_min: Option<f64>,
     /// Delay overlap benefit from medians.
     pub benefit_median: Option<f64>,
@@ -68,7 +70,7 @@ fn row(block: &Block, baseline: Option<&Block>) -> SummaryRow {
     let t0s = baseline.map(valid_t_globals).unwrap_or_default();
     let (t_min, t_med) = (minimum(&ts), median(&ts));
     let (t0_min, t0_med) = (minimum(&t0s), median(&t0s));
-    let delayed = block.delay_s > 0.0;
+    let delayed = block.is_late_arrival();
     let b = |t0: Option<f64>, t: Option<f64>| match (t0, t) {
         (Some(t0), Some(t)) if delayed => Some(benefit(t0, t, block.delay_s)),
         _ => None,

@@ -275,6 +275,19 @@ impl Block {
         self.flags[rep * p..(rep + 1) * p].iter().all(|&f| f == 0)
     }
 
+    /// True when every repetition is a plain late arrival: some ranks got exactly the nominal
+    /// delay and at least one rank none, so that δ of 002 eq. 5 is the nominal delay. False
+    /// for the baseline, sampled models, and delays on every rank.
+    pub fn is_late_arrival(&self) -> bool {
+        let p = self.nprocs as usize;
+        self.delay_s > 0.0
+            && self
+                .applied_delay_s
+                .0
+                .chunks(p)
+                .all(|rep| rep.iter().all(|&d| d == 0.0 || d == self.delay_s) && rep.contains(&0.0))
+    }
+
     /// Checks that every array has the shape `[nrep][nprocs]`.
     pub fn shape_ok(&self) -> bool {
         let n = self.nrep as usize * self.nprocs as usize;
@@ -341,6 +354,22 @@ impl<'de> Deserialize<'de> for F64Array {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn late_arrival_pattern() {
+        use crate::plan::Op;
+        let mut b = crate::records::testdata::block(Op::Allreduce, 8, 3, 50e-6, 4, 1e-5);
+        assert!(b.is_late_arrival());
+        let base = crate::records::testdata::block(Op::Allreduce, 8, 3, 0.0, 4, 1e-5);
+        assert!(!base.is_late_arrival());
+        // Every rank delayed alike: no rank is on time, so eq. 5's δ is not the nominal one.
+        b.applied_delay_s.0.iter_mut().for_each(|d| *d = 50e-6);
+        assert!(!b.is_late_arrival());
+        // A sampled delay differs from the nominal (mean) value.
+        b.applied_delay_s.0.iter_mut().for_each(|d| *d = 0.0);
+        b.applied_delay_s.0[0] = 42e-6;
+        assert!(!b.is_late_arrival());
+    }
 
     #[test]
     fn clock_model_inverts() {

@@ -3,6 +3,7 @@
 use super::timing::Timing;
 use crate::records::FLAG_STARTED_LATE;
 use crate::sync::spin_for;
+use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
@@ -31,7 +32,12 @@ pub struct WindowSync {
     /// Time from the broadcast to the first start instant, seconds.
     pub lead_s: f64,
     start_g: f64,
+    /// This rank's largest lateness since the last check, seconds.
+    worst_lateness_s: f64,
 }
+
+/// Repetitions between checks of whether the schedule has slipped.
+const SLIP_CHECK_EVERY: usize = 16;
 
 impl WindowSync {
     /// A window of `window_s` seconds, the first one `lead_s` seconds after [`ProcessSync::begin`].
@@ -40,6 +46,23 @@ impl WindowSync {
             window_s,
             lead_s,
             start_g: f64::NAN,
+            worst_lateness_s: 0.0,
+        }
+    }
+
+    /// Every [`SLIP_CHECK_EVERY`] repetitions, collectively: if some rank has fallen more
+    /// than half a window behind, start the remaining repetitions afresh `lead_s` after the
+    /// latest rank's present. Ranks sharing cores otherwise stay behind for good once a hiccup
+    /// puts them there: a repetition that starts late gets no sleeping rank's core and takes
+    /// longer than a window. On schedule nothing changes.
+    fn recover_slip(&mut self, comm: &SimpleCommunicator, timing: &Timing, rep: usize) {
+        let mut behind = 0.0;
+        comm.all_reduce_into(&self.worst_lateness_s, &mut behind, SystemOperation::max());
+        self.worst_lateness_s = 0.0;
+        if behind > 0.5 * self.window_s {
+            let mut latest = 0.0;
+            comm.all_reduce_into(&timing.global_now(), &mut latest, SystemOperation::max());
+            self.start_g = latest + self.lead_s - rep as f64 * self.window_s;
         }
     }
 }
@@ -53,13 +76,18 @@ impl ProcessSync for WindowSync {
 
     fn start(
         &mut self,
-        _: &SimpleCommunicator,
+        comm: &SimpleCommunicator,
         timing: &Timing,
         rep: usize,
         delay_s: f64,
     ) -> (f64, u8) {
+        if rep > 0 && rep % SLIP_CHECK_EVERY == 0 {
+            self.recover_slip(comm, timing, rep);
+        }
         let scheduled = self.start_g + rep as f64 * self.window_s;
-        let late = timing.wait_until_global(scheduled + delay_s);
+        let lateness = timing.wait_until_global(scheduled + delay_s);
+        self.worst_lateness_s = self.worst_lateness_s.max(lateness);
+        let late = lateness > timing.late_tolerance_s;
         (scheduled, if late { FLAG_STARTED_LATE } else { 0 })
     }
 

@@ -1,13 +1,14 @@
 //! What rank 0 tells the user: progress while measuring, the summary and figures at the end.
 
-use crate::analysis::summarize;
-use crate::export::{summary_exporter, SummaryFormat};
+use crate::analysis::{distribution_rows, summarize};
+use crate::export::{summary_exporter, write_distribution, SummaryFormat};
 use crate::plan::Op;
 use crate::plot::{write_figures, Stat};
 use crate::records::read_records;
 use crate::units::format_bytes;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
+use std::io::Write;
 use std::path::Path;
 
 /// Progress over the blocks of a run: a bar on a terminal, one line per configuration in logs.
@@ -86,6 +87,21 @@ pub fn print_summary(path: &Path, figures: &Path) {
     let mut out = std::io::stdout().lock();
     if let Err(e) = summary_exporter(SummaryFormat::Table).write(&rows, &mut out) {
         eprintln!("delaybench: warning: cannot print the summary: {e}");
+    }
+    // Sampled delays have no single benefit: show its distribution instead.
+    let sampled = records
+        .blocks
+        .iter()
+        .any(|b| b.delay_s > 0.0 && !b.is_late_arrival());
+    if sampled {
+        let rows = distribution_rows(&records);
+        let _ = writeln!(
+            out,
+            "\nper-repetition delay overlap benefit and noise amplification:"
+        );
+        if let Err(e) = write_distribution(&rows, SummaryFormat::Table, &mut out) {
+            eprintln!("delaybench: warning: cannot print the distribution: {e}");
+        }
     }
     match write_figures(&rows, figures, Stat::Median) {
         Ok(paths) => eprintln!(

@@ -20,9 +20,9 @@ impl Timing {
         self.model.to_global(self.clock.now())
     }
 
-    /// Waits until global time `target_g` (seconds); true when the rank started more than the
-    /// late tolerance after it.
-    pub fn wait_until_global(&self, target_g: f64) -> bool {
-        self.wait.wait_until(|| self.global_now(), target_g) > self.late_tolerance_s
+    /// Waits until global time `target_g` (seconds) and returns how late, in seconds, the
+    /// rank got there (see [`WaitStrategy::wait_until`]).
+    pub fn wait_until_global(&self, target_g: f64) -> f64 {
+        self.wait.wait_until(|| self.global_now(), target_g)
     }
 }
