@@ -35,6 +35,9 @@ impl Transport for GlobalClockTransport<'_> {
     fn recv_idle(&self, from: usize) -> Vec<f64> {
         self.inner.recv_idle(from)
     }
+    fn pause(&self, seconds: f64) {
+        self.inner.pause(seconds)
+    }
 }
 
 /// Measures, collectively, how far every rank's global clock is from rank 0's: rank 0 runs

@@ -1,6 +1,6 @@
 //! Learning a linear clock model between two ranks by regression over fit points: the RTT
 //! estimate of Algorithm 3 and LEARN_MODEL_HCA of Algorithm 4 (Hunold and Carpen-Amarie 2015
-//! (004) §6), used by `jk` and `hca`, and the min-RTT fit points used by `treefit`.
+//! (004) §6), used by `jk` and `hca`, and the low-RTT median fit points used by `treefit`.
 //!
 //! One addition to the paper: fit points can be spread in time ([`FitParams::fit_interval_s`]).
 //! The slope error of a regression falls with the time span of its points; back-to-back
@@ -13,7 +13,6 @@ use super::regression::linear_fit;
 use super::sync::Stats;
 use super::Transport;
 use crate::records::ClockModel;
-use std::time::{Duration, Instant};
 
 /// Warm-up ping-pongs before the RTT estimate (WARMUP_ROUNDS of Algorithm 3; 5 as in the
 /// authors' ReproMPI code).
@@ -39,9 +38,10 @@ pub(crate) enum PointRule {
     /// the RTT estimate of Algorithm 3; the point is the (lower) median offset, at the local
     /// receive time of that exchange.
     Median { rtt_s: f64 },
-    /// The exchange with the smallest RTT (000 §3.1), offset by 002 eq. 2-3 at the local
-    /// mid-time of that exchange.
-    MinRtt,
+    /// The quarter of the exchanges with the smallest RTTs (at least one; 000 §3.1 keeps "the
+    /// 25% of the results that had the smallest roundtrip time"); the point is the median of
+    /// their offsets by 002 eq. 2-3, at the local mid-time of that exchange.
+    LowRttMedian,
 }
 
 /// COMPUTE_RTT, client side (004 Algorithm 3): WARMUP_PINGPONGS dummy ping-pongs, then
@@ -134,50 +134,34 @@ pub(crate) fn fit_points_model(
 ) -> ClockModel {
     let n_points = p.fitpoints.max(1) as usize;
     let n_ex = p.exchanges_per_fitpoint.max(1) as usize;
-    let interval = Duration::from_secs_f64(p.fit_interval_s.max(0.0));
-    let start = Instant::now();
+    // Slots on the local clock (its rate differs from true time by ppm: irrelevant here).
+    let interval = p.fit_interval_s.max(0.0);
+    let start = t.now();
     let (mut xs, mut ys) = (Vec::with_capacity(n_points), Vec::with_capacity(n_points));
     let mut exchanges: Vec<Exchange> = Vec::with_capacity(n_ex);
     for k in 0..n_points {
-        let slot = start + interval * k as u32;
-        let now = Instant::now();
+        let slot = start + interval * k as f64;
+        let now = t.now();
         if slot > now {
-            std::thread::sleep(slot - now);
+            t.pause(slot - now);
         }
-        let next_slot = start + interval * (k as u32 + 1);
+        let next_slot = slot + interval;
         exchanges.clear();
         for i in 0..n_ex {
             // Before a pause of more than 1 ms, let the reference wait without spinning.
-            let then_idle = i + 1 == n_ex
-                && k + 1 < n_points
-                && next_slot.saturating_duration_since(Instant::now()) > Duration::from_millis(1);
+            let then_idle = i + 1 == n_ex && k + 1 < n_points && next_slot - t.now() > 1e-3;
             exchanges.push(ping(t, reference, then_idle));
         }
         stats.exchanges += n_ex as u32;
-        if std::env::var("DBG_FIT").is_ok() {
-            let v: Vec<String> = exchanges
-                .iter()
-                .map(|e| format!("{:.1}/{:.1}", e.rtt_s() * 1e6, (e.t1 - e.remote) * 1e6))
-                .collect();
-            eprintln!("ex {v:?}");
-        }
         let (x, y) = match rule {
             PointRule::Median { rtt_s } => median_point(&exchanges, rtt_s),
-            PointRule::MinRtt => {
-                let best = min_rtt(&exchanges);
-                (best.local_mid_s(), -best.peer_offset_s())
-            }
+            PointRule::LowRttMedian => low_rtt_median_point(&mut exchanges),
         };
         for ex in &exchanges {
             stats.measured(ex.rtt_s());
         }
         xs.push(x);
         ys.push(y);
-    }
-    if std::env::var("DBG_FIT").is_ok() {
-        for (x, y) in xs.iter().zip(&ys) {
-            eprintln!("fitpoint {:.9} {:.3}", x, y * 1e6);
-        }
     }
     match linear_fit(&xs, &ys) {
         Some(fit) => fit.to_model(),
@@ -201,12 +185,16 @@ fn median_point(exchanges: &[Exchange], rtt_s: f64) -> (f64, f64) {
         .expect("median is one of the offsets")
 }
 
-/// The exchange with the smallest RTT.
-pub(crate) fn min_rtt(exchanges: &[Exchange]) -> Exchange {
-    *exchanges
-        .iter()
-        .min_by(|a, b| a.rtt_s().total_cmp(&b.rtt_s()))
-        .expect("at least one exchange")
+/// The median offset (this rank − peer, 002 eq. 2-3) of the quarter of `exchanges` with the
+/// smallest RTTs (lower median), at the local mid-time of that exchange. Reorders
+/// `exchanges`.
+pub(crate) fn low_rtt_median_point(exchanges: &mut [Exchange]) -> (f64, f64) {
+    exchanges.sort_by(|a, b| a.rtt_s().total_cmp(&b.rtt_s()));
+    let keep = exchanges.len().div_ceil(4).max(1);
+    let best = &mut exchanges[..keep];
+    best.sort_by(|a, b| b.peer_offset_s().total_cmp(&a.peer_offset_s()));
+    let e = best[(keep - 1) / 2];
+    (e.local_mid_s(), -e.peer_offset_s())
 }
 
 #[cfg(test)]
@@ -219,6 +207,33 @@ mod tests {
         assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0, 10.0], 0.75), 4.0);
         // n = 4, q = 0.75: position 2.25 -> 3 + 0.25 · (4 − 3) = 3.25.
         assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.75), 3.25);
+    }
+
+    #[test]
+    fn low_rtt_median_point_by_hand() {
+        // Exchanges (t0, t1, remote), Δ = 0; the point's offset is mid − remote with
+        // mid = (t0 + t1)/2. RTTs 5, 1, 4, 2, 6, 7, 8, 9: the quarter kept (2 of 8) are the
+        // RTT-1 exchange (mid 10.5, remote 0.5: offset 10.0) and the RTT-2 one (mid 31,
+        // remote 20.8: offset 10.2). Lower median of {10.0, 10.2}: 10.0 at 10.5.
+        let ex = |t0: f64, t1: f64, remote: f64| Exchange {
+            t0,
+            remote,
+            t1,
+            t2: t1,
+        };
+        let mut exchanges = [
+            ex(0.0, 5.0, -100.0),
+            ex(10.0, 11.0, 0.5),
+            ex(20.0, 24.0, 100.0),
+            ex(30.0, 32.0, 20.8),
+            ex(40.0, 46.0, -100.0),
+            ex(50.0, 57.0, 100.0),
+            ex(60.0, 68.0, -100.0),
+            ex(70.0, 79.0, 100.0),
+        ];
+        let (x, y) = low_rtt_median_point(&mut exchanges);
+        assert_eq!(x, 10.5);
+        assert!((y - 10.0).abs() < 1e-12, "{y}");
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! Algorithms 1-4.
 //!
 //! Our reading of the pseudocode, checked against the text of §6 and the authors' ReproMPI
-//! code: (1) Algorithm 2 line 15 reads MERGE_LMS(l_client[i], l_client[i]); it is
-//! MERGE_LMS(l_client[0], l_client[i]) — the client's model to its reference composed with
+//! code: (1) Algorithm 2 line 15 reads `MERGE_LMS(l_client[i], l_client[i])`; it is
+//! `MERGE_LMS(l_client[0], l_client[i])` — the client's model to its reference composed with
 //! the model of client + i to the client. (2) The per-round COMPUTE_AND_SET_INTERCEPT calls of
 //! Algorithm 2 (lines 11, 20, 29, 34) belong to the *second* approach (`#ifdef
 //! hierarchical_intercepts`, as the text says), COMPUTE_AND_SET_ALL_INTERCEPTS of Algorithm 1

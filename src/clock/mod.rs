@@ -81,4 +81,11 @@ pub trait Transport {
     fn recv_idle(&self, from: usize) -> Vec<f64> {
         self.recv(from)
     }
+    /// Waits `seconds` without using the CPU (the pause between fit points). The simulator's
+    /// virtual time only advances its clock.
+    fn pause(&self, seconds: f64) {
+        if seconds > 0.0 {
+            std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+        }
+    }
 }

@@ -67,13 +67,15 @@ mod tests {
             max_exchanges: 10_000,
         };
         let spec: EmulationSpec = "offset=1ms*rank".parse().unwrap();
-        let outcomes = run_world(3, &SimConfig::emulated(spec), |t| sync.synchronize(t));
+        let outcomes = run_world(3, &SimConfig::virtual_cluster(spec), |t| {
+            sync.synchronize(t)
+        });
         assert_eq!(outcomes[0].model, ClockModel::IDENTITY);
         assert_eq!(outcomes[0].rtt_s, 0.0);
         for (r, o) in outcomes.iter().enumerate().skip(1) {
-            // Thread hand-offs are slow and asymmetric: allow 200 us around r ms.
+            // Virtual time, 1 µs latency: within a fraction of an RTT of r ms.
             let found = o.model.intercept_s;
-            assert!((found - r as f64 * 1e-3).abs() < 2e-4, "rank {r}: {found}");
+            assert!((found - r as f64 * 1e-3).abs() < 1e-6, "rank {r}: {found}");
             assert_eq!(o.model.slope, 0.0);
             assert!(o.exchanges > 20);
             assert!(o.rtt_s > 0.0);

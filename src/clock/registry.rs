@@ -18,7 +18,7 @@ pub enum ClockSyncMethod {
     Jk,
     /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (004 §6, Alg. 1-4).
     Hca,
-    /// Ours: O(log P) top-down fits against the reference's global clock (min-RTT points).
+    /// Ours: O(log P) top-down fits against the reference's global clock, then intercepts.
     Treefit,
 }
 
