@@ -147,7 +147,7 @@ pub struct SkewArgs {
     #[arg(long, default_value_t = 1000)]
     pub nrep: u32,
     /// Clock synchronisation method for the global clock.
-    #[arg(long, value_enum, default_value = "hca")]
+    #[arg(long, value_enum, default_value = "treefit")]
     pub clock_sync: ClockSyncMethod,
     #[command(flatten)]
     pub params: ClockParamArgs,
@@ -215,7 +215,7 @@ pub struct MeasureArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Clock synchronisation method.
-    #[arg(long, value_enum, default_value = "hca")]
+    #[arg(long, value_enum, default_value = "treefit")]
     pub clock_sync: ClockSyncMethod,
     #[command(flatten)]
     pub clock_params: ClockParamArgs,

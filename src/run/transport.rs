@@ -8,7 +8,7 @@ use std::time::Duration;
 /// Tag of clock-synchronisation messages, apart from anything else the run sends.
 const SYNC_TAG: i32 = 7001;
 /// Every message is padded to this many f64, so receives need no probe for the length.
-const MSG_LEN: usize = 4;
+const MSG_LEN: usize = crate::clock::MAX_MSG_LEN;
 
 /// [`Transport`] over an MPI communicator and a clock.
 pub struct MpiTransport<'a> {
