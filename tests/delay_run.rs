@@ -161,3 +161,63 @@ fn detours_are_injected_at_their_frequency_and_recorded() {
         }
     }
 }
+
+#[test]
+fn every_rank_applies_the_planned_delays_at_every_p() {
+    // Four ranks, P = 2 then 4: ranks idle at P = 2 must number the delay streams like the
+    // others, or at P = 4 they apply other delays (and the run can hang).
+    let dir = tempfile::tempdir().unwrap();
+    let out = mpirun(
+        4,
+        &[
+            "--ops",
+            "allreduce",
+            "--sizes",
+            "8",
+            "--procs",
+            "2,4",
+            "--delay-rank",
+            "all",
+            "--delay",
+            "exp:20us,uniform:0us..40us",
+            "--nrep",
+            "60",
+            "--seed",
+            "3",
+            "--output",
+            "noise.cbor",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let r = read_records(&dir.path().join("noise.cbor")).unwrap();
+    let plan = &r.header.plan;
+    assert_eq!(r.blocks.len(), 6);
+    for (stream, block) in r.blocks.iter().enumerate() {
+        let Some(model) = plan.delays.iter().find(|m| m.label() == block.delay_model) else {
+            assert_eq!(block.delay_model, "0");
+            continue;
+        };
+        let planned = delaybench::delay::delay_matrix(
+            model,
+            &plan.delay_ranks,
+            block.nprocs,
+            &r.header.hosts,
+            plan.nrep,
+            plan.seed,
+            stream as u64,
+        );
+        let differing = planned
+            .iter()
+            .zip(&block.applied_delay_s.0)
+            .filter(|(p, a)| p != a)
+            .count();
+        assert_eq!(
+            differing,
+            0,
+            "block {stream} at P = {}: {differing} of {} delays differ from the plan",
+            block.nprocs,
+            planned.len()
+        );
+    }
+}

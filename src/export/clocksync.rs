@@ -1,7 +1,7 @@
 //! Clock synchronisation evaluation rows (`delaybench clocksync`): table, CSV, and reading the
 //! CSV back for `delaybench plot`.
 
-use super::plain::{write_csv_rows, write_json_rows, write_plain_table};
+use super::plain::write_rows;
 use super::{ExportError, SummaryFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -26,41 +26,33 @@ pub struct ClockSyncRow {
     pub max_true_error_s: Option<f64>,
 }
 
+const HEADERS: [&str; 6] = [
+    "method",
+    "P",
+    "sync (ms)",
+    "wait (s)",
+    "max |error| (us)",
+    "max |true error| (us)",
+];
+
 /// Writes rows in `format` (table: sync in ms, errors in microseconds).
 pub fn write_clocksync(
     rows: &[ClockSyncRow],
     format: SummaryFormat,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
-    match format {
-        SummaryFormat::Csv => write_csv_rows(rows, out),
-        SummaryFormat::Json => write_json_rows(rows, out),
-        SummaryFormat::Table => {
-            let cells = rows
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.method.clone(),
-                        r.nprocs.to_string(),
-                        format!("{:.1}", r.sync_s * 1e3),
-                        format!("{:.0}", r.wait_s),
-                        format!("{:.2}", r.max_error_s * 1e6),
-                        r.max_true_error_s
-                            .map_or_else(|| "-".into(), |e| format!("{:.2}", e * 1e6)),
-                    ]
-                })
-                .collect();
-            let headers = [
-                "method",
-                "P",
-                "sync (ms)",
-                "wait (s)",
-                "max |error| (us)",
-                "max |true error| (us)",
-            ];
-            write_plain_table(&headers, cells, out)
-        }
-    }
+    let cells = |r: &ClockSyncRow| {
+        vec![
+            r.method.clone(),
+            r.nprocs.to_string(),
+            format!("{:.1}", r.sync_s * 1e3),
+            format!("{:.0}", r.wait_s),
+            format!("{:.2}", r.max_error_s * 1e6),
+            r.max_true_error_s
+                .map_or_else(|| "-".into(), |e| format!("{:.2}", e * 1e6)),
+        ]
+    };
+    write_rows(rows, format, &HEADERS, cells, out)
 }
 
 /// Reads a CSV written by [`write_clocksync`]. Errors: [`ExportError::Csv`].

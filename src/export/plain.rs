@@ -1,7 +1,7 @@
 //! Shared writers for row types: the plain table style of every delaybench table, and CSV and
 //! JSON for any serialisable row.
 
-use super::ExportError;
+use super::{ExportError, SummaryFormat};
 use comfy_table::{presets, CellAlignment, Table, TableComponent};
 use serde::Serialize;
 use std::io::Write;
@@ -35,6 +35,22 @@ pub fn write_plain_table<H: ToString>(
     writeln!(out, "{}", table.trim_fmt())?;
     out.flush()?;
     Ok(())
+}
+
+/// Writes `rows` in `format`: CSV and JSON from their serde fields, the table from `cells` of
+/// each row under `headers`.
+pub fn write_rows<T: Serialize>(
+    rows: &[T],
+    format: SummaryFormat,
+    headers: &[&str],
+    cells: impl Fn(&T) -> Vec<String>,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    match format {
+        SummaryFormat::Csv => write_csv_rows(rows, out),
+        SummaryFormat::Json => write_json_rows(rows, out),
+        SummaryFormat::Table => write_plain_table(headers, rows.iter().map(cells).collect(), out),
+    }
 }
 
 /// Writes `rows` as CSV with a header from the field names.

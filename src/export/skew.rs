@@ -1,6 +1,6 @@
 //! Barrier exit skew rows (`delaybench skew`) as a table, CSV or JSON.
 
-use super::plain::{write_csv_rows, write_json_rows, write_plain_table};
+use super::plain::write_rows;
 use super::{ExportError, SummaryFormat};
 use serde::Serialize;
 use std::io::Write;
@@ -23,41 +23,33 @@ pub struct SkewRow {
     pub n: u32,
 }
 
+const HEADERS: [&str; 7] = [
+    "barrier",
+    "P",
+    "rank",
+    "mean (us)",
+    "±95% (us)",
+    "max (us)",
+    "n",
+];
+
 /// Writes skew rows in `format` (table: microseconds).
 pub fn write_skew(
     rows: &[SkewRow],
     format: SummaryFormat,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
-    match format {
-        SummaryFormat::Csv => write_csv_rows(rows, out),
-        SummaryFormat::Json => write_json_rows(rows, out),
-        SummaryFormat::Table => {
-            let us = |s: f64| format!("{:.2}", s * 1e6);
-            let cells = rows
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.barrier.clone(),
-                        r.nprocs.to_string(),
-                        r.rank.to_string(),
-                        us(r.mean_s),
-                        us(r.ci95_s),
-                        us(r.max_s),
-                        r.n.to_string(),
-                    ]
-                })
-                .collect();
-            let headers = [
-                "barrier",
-                "P",
-                "rank",
-                "mean (us)",
-                "±95% (us)",
-                "max (us)",
-                "n",
-            ];
-            write_plain_table(&headers, cells, out)
-        }
-    }
+    let us = |s: f64| format!("{:.2}", s * 1e6);
+    let cells = |r: &SkewRow| {
+        vec![
+            r.barrier.clone(),
+            r.nprocs.to_string(),
+            r.rank.to_string(),
+            us(r.mean_s),
+            us(r.ci95_s),
+            us(r.max_s),
+            r.n.to_string(),
+        ]
+    };
+    write_rows(rows, format, &HEADERS, cells, out)
 }

@@ -56,13 +56,20 @@ impl WindowSync {
     /// puts them there: a repetition that starts late gets no sleeping rank's core and takes
     /// longer than a window. On schedule nothing changes.
     fn recover_slip(&mut self, comm: &SimpleCommunicator, timing: &Timing, rep: usize) {
-        let mut behind = 0.0;
-        comm.all_reduce_into(&self.worst_lateness_s, &mut behind, SystemOperation::max());
+        // [worst lateness, present] over the ranks; rank 0 then decides for all, so that the
+        // decision, and with it the sequence of collectives, is the same on every rank.
+        let mine = [self.worst_lateness_s, timing.global_now()];
+        let mut worst = [0.0; 2];
+        comm.all_reduce_into(&mine[..], &mut worst[..], SystemOperation::max());
         self.worst_lateness_s = 0.0;
-        if behind > 0.5 * self.window_s {
-            let mut latest = 0.0;
-            comm.all_reduce_into(&timing.global_now(), &mut latest, SystemOperation::max());
-            self.start_g = latest + self.lead_s - rep as f64 * self.window_s;
+        let mut restart = if worst[0] > 0.5 * self.window_s {
+            worst[1] + self.lead_s - rep as f64 * self.window_s
+        } else {
+            f64::NAN
+        };
+        comm.process_at_rank(0).broadcast_into(&mut restart);
+        if !restart.is_nan() {
+            self.start_g = restart;
         }
     }
 }
@@ -72,6 +79,7 @@ impl ProcessSync for WindowSync {
         let mut start = timing.global_now() + self.lead_s;
         comm.process_at_rank(0).broadcast_into(&mut start);
         self.start_g = start;
+        self.worst_lateness_s = 0.0;
     }
 
     fn start(

@@ -122,6 +122,9 @@ impl<'w> Runner<'w> {
             }
         }
         let world = self.session.world;
+        // Delay streams are numbered by block over the whole run, and every rank must number
+        // them alike, idle or not.
+        let first_block = self.blocks_done;
         if let Some(comm) = sub_communicator(world, p) {
             let _pin = self.session.pin_for(p);
             for op in self.plan.ops.clone() {
@@ -140,8 +143,14 @@ impl<'w> Runner<'w> {
                 }
             }
         }
+        self.blocks_done = first_block + self.blocks_per_p();
         idle_barrier(world);
         Ok(())
+    }
+
+    /// Blocks measured at each P: every (op, size) times the baseline and each delay model.
+    fn blocks_per_p(&self) -> u64 {
+        self.total_blocks() / self.plan.procs.len() as u64
     }
 
     /// Re-synchronises the clocks of `comm`'s ranks when `--resync-every` has passed. Every
@@ -176,10 +185,12 @@ impl<'w> Runner<'w> {
         let timing = &self.session.timing;
         let mut kernel = Kernel::new(op, bytes, comm.size() as usize);
         let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
-        let window = self
+        let mut window = self
             .plan
             .window_s
             .unwrap_or_else(|| auto_window(&slowest, largest, timing.wait.spin_margin_s()));
+        // Every rank must use the same window; rank 0's is the one.
+        comm.process_at_rank(0).broadcast_into(&mut window);
         let mut sync = self.process_sync(window);
         let mut blocks = Vec::new();
         for (model, matrix) in delays {

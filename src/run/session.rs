@@ -62,6 +62,7 @@ impl<'w> Session<'w> {
                 model: ClockModel::IDENTITY,
                 wait: WaitStrategy::Spin,
                 late_tolerance_s: 0.0,
+                spin_margin_s: std::cell::Cell::new(0.0),
             },
         }
     }
@@ -113,6 +114,7 @@ impl<'w> Session<'w> {
     pub fn set_waiting(&mut self, p: u32, tolerance_s: Option<f64>) -> Option<String> {
         let wait = self.hosts.wait_strategy(p, SPIN_MARGIN_S);
         self.timing.wait = wait;
+        self.timing.spin_margin_s.set(wait.spin_margin_s());
         self.timing.late_tolerance_s =
             tolerance_s.unwrap_or_else(|| wait.default_late_tolerance_s());
         (wait != WaitStrategy::Spin).then(|| {

@@ -3,6 +3,10 @@
 use crate::clock::Clock;
 use crate::records::ClockModel;
 use crate::sync::WaitStrategy;
+use std::cell::Cell;
+
+/// Largest spin margin a polite waiter grows to, seconds.
+const MAX_SPIN_MARGIN_S: f64 = 2e-3;
 
 /// Everything a rank needs to read and wait on the global clock.
 pub struct Timing {
@@ -12,6 +16,10 @@ pub struct Timing {
     pub wait: WaitStrategy,
     /// A start more than this many seconds after its instant is flagged *started late*.
     pub late_tolerance_s: f64,
+    /// A polite waiter's current spin margin, seconds: it starts at the strategy's and grows
+    /// whenever a sleep overshoots its instant, because how long a sleeping rank takes to get
+    /// a core back (an idle virtual CPU can take hundreds of microseconds) differs by machine.
+    pub spin_margin_s: Cell<f64>,
 }
 
 impl Timing {
@@ -23,6 +31,14 @@ impl Timing {
     /// Waits until global time `target_g` (seconds) and returns how late, in seconds, the
     /// rank got there (see [`WaitStrategy::wait_until`]).
     pub fn wait_until_global(&self, target_g: f64) -> f64 {
-        self.wait.wait_until(|| self.global_now(), target_g)
+        let margin = self.spin_margin_s.get();
+        let waited = self
+            .wait
+            .wait_until_with_margin(|| self.global_now(), target_g, margin);
+        if waited.overslept_s > 0.0 {
+            let wider = (margin + 2.0 * waited.overslept_s).min(MAX_SPIN_MARGIN_S);
+            self.spin_margin_s.set(wider);
+        }
+        waited.lateness_s
     }
 }

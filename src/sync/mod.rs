@@ -2,4 +2,4 @@
 
 mod wait;
 
-pub use wait::{precise_sleeps, spin_for, WaitStrategy};
+pub use wait::{precise_sleeps, spin_for, WaitStrategy, Waited};

@@ -48,16 +48,33 @@ impl WaitStrategy {
     /// It is large when the instant had passed before the wait began, when a sleep overslept,
     /// or when the rank was descheduled in the last stretch.
     pub fn wait_until(&self, now: impl Fn() -> f64, target: f64) -> f64 {
+        self.wait_until_with_margin(now, target, self.spin_margin_s())
+            .lateness_s
+    }
+
+    /// As [`wait_until`](Self::wait_until), a polite waiter stopping its sleep `margin_s`
+    /// seconds before `target`; also says by how much the sleep overslept the target.
+    pub fn wait_until_with_margin(
+        &self,
+        now: impl Fn() -> f64,
+        target: f64,
+        margin_s: f64,
+    ) -> Waited {
         let mut t = now();
         if t >= target {
-            return t - target;
+            return Waited {
+                lateness_s: t - target,
+                overslept_s: 0.0,
+            };
         }
-        if let WaitStrategy::Polite { spin_margin_s } = *self {
-            let sleep = target - t - spin_margin_s;
+        let mut overslept_s = 0.0;
+        if let WaitStrategy::Polite { .. } = *self {
+            let sleep = target - t - margin_s;
             if sleep > 0.0 {
                 std::thread::sleep(Duration::from_secs_f64(sleep));
             }
             t = now();
+            overslept_s = (t - target).max(0.0);
             while t < target {
                 std::thread::yield_now();
                 t = now();
@@ -68,8 +85,21 @@ impl WaitStrategy {
                 t = now();
             }
         }
-        t - target
+        Waited {
+            lateness_s: t - target,
+            overslept_s,
+        }
     }
+}
+
+/// What one wait found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Waited {
+    /// How long after the target the first reading at or past it came, seconds.
+    pub lateness_s: f64,
+    /// How far past the target a polite waiter's sleep ended, seconds (0 when it woke in
+    /// time): its spin margin was too short for this machine's wake-up latency.
+    pub overslept_s: f64,
 }
 
 /// Asks the kernel for 1 ns timer slack on the calling thread, so that a polite waiter's sleeps
