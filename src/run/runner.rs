@@ -366,7 +366,7 @@ impl<'w> Runner<'w> {
             let msg = format!(
                 "global clocks were up to {:.2} us apart at the end of the run, more than 10% \
                  of the smallest median t_global ({:.2} us): global times may be off by that \
-                 much (try a drift-aware --clock-sync or --resync-every)",
+                 much (re-synchronise with --resync-every; on one host --clock-sync offset is exact)",
                 max_change * 1e6,
                 smallest * 1e6
             );
