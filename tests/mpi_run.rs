@@ -29,6 +29,10 @@ fn two_ranks_write_complete_records_table_and_figures() {
             "run.cbor",
             "--figures",
             "figs",
+            "--clock-sync",
+            "offset",
+            "--resync-every",
+            "0s",
         ],
         dir.path(),
     );
@@ -64,6 +68,15 @@ fn two_ranks_write_complete_records_table_and_figures() {
             assert!(t_global(b, rep) > 0.0);
         }
     }
+    // --resync-every 0s: clocks are measured afresh before each configuration, and the
+    // blocks say which models they used.
+    assert_eq!(r.header.clock_sync.method, "offset");
+    assert!(r.blocks.iter().all(|b| b.clock_models.len() == 2));
+    assert_eq!(r.blocks[0].clock_models, r.blocks[1].clock_models);
+    assert_ne!(
+        r.blocks[0].clock_models, r.blocks[2].clock_models,
+        "the second configuration should use re-measured clock models"
+    );
     let footer = r.footer.unwrap();
     assert_eq!(footer.end_offsets_s.len(), 2);
     assert!(footer.wall_time_s > 0.0);
