@@ -2,7 +2,7 @@
 //! right after it and after waits (Hunold and Carpen-Amarie 2015, §7, Figures 8-10).
 
 use super::hosts::Hosts;
-use super::session::{idle_barrier, sub_communicator, Session};
+use super::session::Session;
 use super::transport::MpiTransport;
 use crate::cli::ClockSyncEvalArgs;
 use crate::clock::{build, measure_errors, true_error, ClockSyncMethod, EmulationSpec};
@@ -30,26 +30,13 @@ pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
     waits.sort_by(f64::total_cmp);
     let mut rows = Vec::new();
     for p in procs {
-        if let Some(msg) = session.set_waiting(p, None) {
-            if world.rank() == 0 {
-                eprintln!("delaybench: warning: {msg}");
-            }
-        }
-        if let Some(comm) = sub_communicator(&world, p) {
-            let _pin = session.pin_for(p);
-            for &method in &args.methods {
-                let found = evaluate(
-                    &comm,
-                    &mut session,
-                    method,
-                    &args,
-                    &waits,
-                    emulation.as_ref(),
-                );
-                rows.extend(found);
-            }
-        }
-        idle_barrier(&world);
+        let (found, _) = session.measure_at(p, None, |session, comm| {
+            args.methods
+                .iter()
+                .flat_map(|&m| evaluate(comm, session, m, &args, &waits, emulation.as_ref()))
+                .collect::<Vec<_>>()
+        });
+        rows.extend(found.unwrap_or_default());
     }
     if world.rank() == 0 {
         return report(&rows, &args);

@@ -134,6 +134,29 @@ impl<'w> Session<'w> {
         })
     }
 
+    /// Runs `measure` on the communicator of world ranks 0..p-1 while the other ranks wait
+    /// without using the CPU (collective on the world). Chooses how ranks wait first, and
+    /// returns with `measure`'s result (`None` on the idle ranks) the warning about shared
+    /// cores, which rank 0 also prints.
+    pub fn measure_at<R>(
+        &mut self,
+        p: u32,
+        tolerance_s: Option<f64>,
+        measure: impl FnOnce(&mut Session<'w>, &SimpleCommunicator) -> R,
+    ) -> (Option<R>, Option<String>) {
+        let world = self.world;
+        let warning = self.set_waiting(p, tolerance_s);
+        if let (Some(msg), 0) = (&warning, world.rank()) {
+            eprintln!("delaybench: warning: {msg}");
+        }
+        let result = sub_communicator(world, p).map(|comm| {
+            let _pin = self.pin_for(p);
+            measure(self, &comm)
+        });
+        idle_barrier(world);
+        (result, warning)
+    }
+
     /// While ranks 0..p-1 busy-wait, gives this rank a core of its own (dropped: restored).
     pub fn pin_for(&self, p: u32) -> Option<Pin> {
         if self.timing.wait != WaitStrategy::Spin {

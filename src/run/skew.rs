@@ -5,7 +5,7 @@
 use super::hosts::Hosts;
 use super::measure::auto_window;
 use super::procsync::{BarrierKind, ProcessSync, WindowSync};
-use super::session::{idle_barrier, sub_communicator, Session};
+use super::session::Session;
 use crate::analysis::exit_skew;
 use crate::cli::SkewArgs;
 use crate::clock::build;
@@ -38,18 +38,13 @@ pub fn main(args: SkewArgs) -> ExitCode {
     session.synchronise(&world, method.as_ref());
     let mut rows = Vec::new();
     for p in procs {
-        if let Some(msg) = session.set_waiting(p, None) {
-            if world.rank() == 0 {
-                eprintln!("delaybench: warning: {msg}");
-            }
-        }
-        if let Some(comm) = sub_communicator(&world, p) {
-            let _pin = session.pin_for(p);
+        let (found, _) = session.measure_at(p, None, |session, comm| {
+            let mut rows = Vec::new();
             for (name, kind) in [
                 ("mpi_barrier", BarrierKind::Mpi),
                 ("dissemination", BarrierKind::Dissemination),
             ] {
-                if let Some(exits) = exits(&comm, &session, kind, args.nrep) {
+                if let Some(exits) = exits(comm, session, kind, args.nrep) {
                     rows.extend(exit_skew(&exits, p as usize).into_iter().map(|s| SkewRow {
                         barrier: name.into(),
                         nprocs: p,
@@ -61,8 +56,9 @@ pub fn main(args: SkewArgs) -> ExitCode {
                     }));
                 }
             }
-        }
-        idle_barrier(&world);
+            rows
+        });
+        rows.extend(found.unwrap_or_default());
     }
     if world.rank() == 0 {
         if let Err(e) = write_skew(&rows, args.format, &mut std::io::stdout().lock()) {
