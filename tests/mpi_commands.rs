@@ -1,0 +1,69 @@
+//! The MPI evaluation commands `skew` and `clocksync` under mpirun.
+
+mod common;
+
+use common::{mpirun, text};
+
+#[test]
+fn skew_reports_every_rank_of_both_barriers_at_p_2_and_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mpirun(4, &["skew", "--nrep", "60", "--format", "csv"], dir.path());
+    assert!(out.status.success(), "{}", text(&out));
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    // (barrier, P) pairs times P ranks: 2 x (2 + 4) rows.
+    assert_eq!(rows.len(), 12, "{}", text(&out));
+    for barrier in ["mpi_barrier", "dissemination"] {
+        for p in ["2", "4"] {
+            let of: Vec<_> = rows
+                .iter()
+                .filter(|r| &r[0] == barrier && &r[1] == p)
+                .collect();
+            assert_eq!(of.len(), p.parse::<usize>().unwrap(), "{barrier} P={p}");
+            // Exit skew is relative to the first rank out: some rank is at 0 in every
+            // repetition, so the smallest mean is small, and none is negative.
+            let means: Vec<f64> = of.iter().map(|r| r[3].parse().unwrap()).collect();
+            assert!(means.iter().all(|&m| m >= 0.0));
+            assert!(means.iter().copied().fold(f64::INFINITY, f64::min) < 50e-6);
+        }
+    }
+}
+
+#[test]
+fn clocksync_shows_offset_only_drift_and_a_drift_aware_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mpirun(
+        2,
+        &[
+            "clocksync",
+            "--methods",
+            "offset,treefit",
+            "--waits",
+            "0s,1s",
+            "--emulate-clock",
+            "offset=1ms*rank,skew=20ppm*alt",
+            "--format",
+            "csv",
+            "--output",
+            "cs.csv",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let rows = delaybench::export::read_clocksync_csv(&dir.path().join("cs.csv")).unwrap();
+    assert_eq!(rows.len(), 4);
+    let true_error = |method: &str, wait: f64| {
+        rows.iter()
+            .find(|r| r.method == method && r.wait_s == wait)
+            .and_then(|r| r.max_true_error_s)
+            .unwrap()
+    };
+    // 40 ppm apart: an offset-only model is 40 us off after 1 s.
+    assert!(true_error("offset", 0.0) < 10e-6);
+    let drifted = true_error("offset", 1.0);
+    assert!(
+        (20e-6..80e-6).contains(&drifted),
+        "offset after 1 s: {drifted}"
+    );
+    assert!(true_error("treefit", 1.0) < 10e-6, "treefit after 1 s");
+}
