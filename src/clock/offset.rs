@@ -41,10 +41,7 @@ impl ClockSync for OffsetSync {
     fn synchronize(&self, t: &dyn Transport) -> SyncOutcome {
         let mut stats = Stats::new();
         if t.rank() != 0 {
-            let est = answer_pingpong(t, 0);
-            stats.exchanges += est.exchanges;
-            stats.measured(est.rtt_s);
-            return stats.outcome(ClockModel::offset_only(est.offset_s));
+            return answer_root(t);
         }
         for peer in 1..t.size() {
             stats.exchanges +=
@@ -52,6 +49,16 @@ impl ClockSync for OffsetSync {
         }
         SyncOutcome::reference(stats.exchanges)
     }
+}
+
+/// Peer side of the offset-only methods against rank 0 (offset, skampi): answer rank 0's
+/// pings until it sends the estimate, and take it as this rank's offset-only model.
+pub(super) fn answer_root(t: &dyn Transport) -> SyncOutcome {
+    let mut stats = Stats::new();
+    let est = answer_pingpong(t, 0);
+    stats.exchanges += est.exchanges;
+    stats.measured(est.rtt_s);
+    stats.outcome(ClockModel::offset_only(est.offset_s))
 }
 
 #[cfg(test)]

@@ -18,10 +18,9 @@
 //! re-synchronisation (RTT within 110% of an earlier minimum) is not used: every call does the
 //! full fixed number, as the first call in SKaMPI does.
 
-use super::pingpong::{answer_pingpong, ping, send_stop, OffsetEstimate};
+use super::pingpong::{ping, send_stop, OffsetEstimate};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
 
 /// SKaMPI's offset measurement, reference side: `pingpongs` ping-pongs with `client` (which
 /// runs [`answer_pingpong`] and learns the same estimate); returns the offset σ of the
@@ -71,10 +70,7 @@ impl ClockSync for SkampiSync {
     fn synchronize(&self, t: &dyn Transport) -> SyncOutcome {
         let mut stats = Stats::new();
         if t.rank() != 0 {
-            let est = answer_pingpong(t, 0);
-            stats.exchanges += est.exchanges;
-            stats.measured(est.rtt_s);
-            return stats.outcome(ClockModel::offset_only(est.offset_s));
+            return super::offset::answer_root(t);
         }
         for peer in 1..t.size() {
             stats.exchanges += skampi_offset(t, peer, self.pingpongs).exchanges;

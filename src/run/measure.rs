@@ -146,11 +146,13 @@ fn repetitions(
     sync.begin(comm, timing);
     for (rep, &delay) in my_delays.iter().enumerate() {
         let (scheduled, mut flags) = sync.start(comm, timing, rep, delay);
-        gate(true);
+        // The gate opens after t0 and closes before t1: a detour lengthens the operation, as
+        // OS noise does, but never shifts the recorded entry past the rank's start instant.
         let t0 = timing.clock.now();
+        gate(true);
         kernel.run(comm);
-        let t1 = timing.clock.now();
         gate(false);
+        let t1 = timing.clock.now();
         let (g0, g1) = (timing.model.to_global(t0), timing.model.to_global(t1));
         if let Some(w) = sync.window_s() {
             if g1 > scheduled + w {
