@@ -89,11 +89,7 @@ pub(crate) fn learn_model(
     let rtt_s = estimate_rtt(t, reference, p.rtt_pingpongs);
     stats.exchanges += WARMUP_PINGPONGS + p.rtt_pingpongs.max(1);
     let model = fit_points_model(t, reference, p, PointRule::Median { rtt_s }, stats);
-    send_stop(
-        t,
-        reference,
-        [model.slope, model.intercept_s, model.t_ref_s],
-    );
+    stop_with_model(t, reference, &model);
     model
 }
 
@@ -104,7 +100,17 @@ pub fn serve_linear_model(t: &dyn Transport, client: usize) -> ClockModel {
     serve_model(t, client, &|| t.now(), &mut stats)
 }
 
-/// Serves a client's fit with `clock` until STOP; the STOP payload is the client's model.
+/// Client side of [`serve_model`]: ends the reference's serving loop, handing it `model`.
+pub(crate) fn stop_with_model(t: &dyn Transport, reference: usize, model: &ClockModel) {
+    send_stop(
+        t,
+        reference,
+        [model.slope, model.intercept_s, model.t_ref_s],
+    );
+}
+
+/// Serves a client's fit with `clock` until STOP; the STOP payload is the client's model
+/// (sent with [`stop_with_model`]).
 pub(crate) fn serve_model(
     t: &dyn Transport,
     client: usize,

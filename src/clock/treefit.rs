@@ -64,10 +64,12 @@
 //! during the fits (threads sharing cores, background traffic) treefit stays sub-µs and HCA's
 //! slopes are off by ppm. Right after the sync both are within 0.1 µs.
 
-use super::fit::{fit_points_model, serve_model, FitParams, PointRule, WARMUP_PINGPONGS};
+use super::fit::{
+    fit_points_model, serve_model, stop_with_model, FitParams, PointRule, WARMUP_PINGPONGS,
+};
 use super::hierarchy::{top_down, PairLearner};
 use super::jk::fit_params_strings;
-use super::pingpong::{ping, send_stop, Exchange};
+use super::pingpong::{ping, Exchange};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
 use crate::records::ClockModel;
@@ -97,11 +99,7 @@ impl PairLearner for FitPass<'_> {
         }
         stats.exchanges += WARMUP_PINGPONGS;
         let model = fit_points_model(t, reference, &self.0.fit, PointRule::LowRttMedian, stats);
-        send_stop(
-            t,
-            reference,
-            [model.slope, model.intercept_s, model.t_ref_s],
-        );
+        stop_with_model(t, reference, &model);
         model
     }
 
@@ -133,11 +131,7 @@ impl PairLearner for InterceptPass<'_> {
             self.sync.max_exchanges,
             stats,
         );
-        send_stop(
-            t,
-            reference,
-            [model.slope, model.intercept_s, model.t_ref_s],
-        );
+        stop_with_model(t, reference, &model);
         model
     }
 
