@@ -3,17 +3,13 @@
 
 mod common;
 
-use common::{mpirun, text};
+use common::run_records;
 use delaybench::delay::DelayModel;
-use delaybench::records::{read_records, Records};
+use delaybench::records::Records;
 use std::path::Path;
 
 fn run(dir: &Path, name: &str, args: &[&str]) -> Records {
-    let mut all = args.to_vec();
-    all.extend(["--output", name]);
-    let out = mpirun(2, &all, dir);
-    assert!(out.status.success(), "{}", text(&out));
-    read_records(&dir.join(name)).unwrap()
+    run_records(2, dir, name, args)
 }
 
 #[test]
@@ -167,8 +163,10 @@ fn every_rank_applies_the_planned_delays_at_every_p() {
     // Four ranks, P = 2 then 4: ranks idle at P = 2 must number the delay streams like the
     // others, or at P = 4 they apply other delays (and the run can hang).
     let dir = tempfile::tempdir().unwrap();
-    let out = mpirun(
+    let r = run_records(
         4,
+        dir.path(),
+        "noise.cbor",
         &[
             "--ops",
             "allreduce",
@@ -184,13 +182,8 @@ fn every_rank_applies_the_planned_delays_at_every_p() {
             "60",
             "--seed",
             "3",
-            "--output",
-            "noise.cbor",
         ],
-        dir.path(),
     );
-    assert!(out.status.success(), "{}", text(&out));
-    let r = read_records(&dir.path().join("noise.cbor")).unwrap();
     let plan = &r.header.plan;
     assert_eq!(r.blocks.len(), 6);
     for (stream, block) in r.blocks.iter().enumerate() {

@@ -3,15 +3,16 @@
 
 mod common;
 
-use common::{mpirun, text};
+use common::run_records;
 use delaybench::analysis::t_global_trend;
-use delaybench::records::read_records;
 
 /// Slope of t_global (s/s) of the baseline block of a 2-rank run with `method`.
 fn baseline_trend(method: &str) -> f64 {
     let dir = tempfile::tempdir().unwrap();
-    let out = mpirun(
+    let records = run_records(
         2,
+        dir.path(),
+        "run.cbor",
         &[
             "--ops",
             "allreduce",
@@ -27,13 +28,8 @@ fn baseline_trend(method: &str) -> f64 {
             "offset=1ms*rank,skew=20ppm*alt",
             "--clock-sync",
             method,
-            "--output",
-            "run.cbor",
         ],
-        dir.path(),
     );
-    assert!(out.status.success(), "{}", text(&out));
-    let records = read_records(&dir.path().join("run.cbor")).unwrap();
     let baseline = records.blocks.iter().find(|b| b.delay_s == 0.0).unwrap();
     t_global_trend(baseline)
         .unwrap_or_else(|| panic!("too few valid repetitions with {method}"))

@@ -32,6 +32,16 @@ pub fn mpirun(np: u32, args: &[&str], dir: &Path) -> Output {
     run_with_deadline(cmd, Duration::from_secs(240))
 }
 
+/// Runs `mpirun -np <np> delaybench <args> --output <name>` in `dir`, asserts that it
+/// succeeded, and reads the records it wrote.
+pub fn run_records(np: u32, dir: &Path, name: &str, args: &[&str]) -> delaybench::records::Records {
+    let mut all = args.to_vec();
+    all.extend(["--output", name]);
+    let out = mpirun(np, &all, dir);
+    assert!(out.status.success(), "{}", text(&out));
+    delaybench::records::read_records(&dir.join(name)).unwrap()
+}
+
 /// `delaybench <args>` without MPI (offline subcommands).
 pub fn offline(args: &[&str]) -> Output {
     let mut cmd = Command::new(exe());
