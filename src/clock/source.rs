@@ -17,28 +17,29 @@ pub struct MonotonicClock;
 
 impl Clock for MonotonicClock {
     fn now(&self) -> f64 {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid timespec to write into; CLOCK_MONOTONIC always exists on Linux.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+        monotonic_seconds(libc::clock_gettime)
     }
 
     fn resolution_s(&self) -> f64 {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: as above.
-        unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts) };
-        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+        monotonic_seconds(libc::clock_getres)
     }
 
     fn name(&self) -> &'static str {
         "monotonic"
     }
+}
+
+/// Seconds from `call` (clock_gettime or clock_getres) on CLOCK_MONOTONIC.
+fn monotonic_seconds(
+    call: unsafe extern "C" fn(libc::clockid_t, *mut libc::timespec) -> libc::c_int,
+) -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to write into; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { call(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// Timer delay Δ in seconds: the median difference of `reads` back-to-back clock readings
