@@ -130,13 +130,6 @@ pub enum SyncMethod {
     None,
 }
 
-impl SyncMethod {
-    /// True when repetitions have start instants and a window (validity can be checked).
-    pub fn has_window(self) -> bool {
-        self == SyncMethod::Window
-    }
-}
-
 /// The clock every timestamp is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]

@@ -162,13 +162,6 @@ pub struct HostLoad {
     pub cores: u32,
 }
 
-impl HostLoad {
-    /// True when the host runs more ranks than it has cores.
-    pub fn oversubscribed(&self) -> bool {
-        self.ranks > self.cores
-    }
-}
-
 /// Run metadata, written first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
