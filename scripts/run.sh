@@ -7,11 +7,11 @@ cd "$(dirname "$0")/.."
 . scripts/setup.sh
 NP="${NP:-4}"
 cargo build --release --quiet
+exe="${CARGO_TARGET_DIR:-target}/release/delaybench"
 mkdir -p results figures
 out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ).cbor"
-echo "run: mpirun -np $NP target/release/delaybench --delay-rank 0 --delay 50us --output $out $*" >&2
+echo "run: $DELAYBENCH_MPIEXEC -np $NP $exe --delay-rank 0 --delay 50us --output $out $*" >&2
 start=$(date +%s)
-# shellcheck disable=SC2086
-mpirun $MPIRUN_FLAGS -np "$NP" target/release/delaybench \
+"$DELAYBENCH_MPIEXEC" -np "$NP" "$exe" \
     --delay-rank 0 --delay 50us --output "$out" --figures figures "$@"
 echo "run: done in $(( $(date +%s) - start )) s; records $out; figures in figures/" >&2

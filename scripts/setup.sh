@@ -1,9 +1,22 @@
 #!/usr/bin/env bash
-# Makes sure delaybench can be built and launched: an MPI (mpicc, mpirun), libclang for
-# rsmpi's bindgen, pkg-config, and cargo. Uses the MPI already present (on a cluster:
-# `module load openmpi` first); installs Open MPI with apt-get only when no mpicc is found.
-# Source it (`. scripts/setup.sh`): it exports MPIRUN_FLAGS for the launcher found.
+# Makes sure delaybench can be built and launched: an MPI (compiler wrapper and launcher),
+# libclang for rsmpi's bindgen, pkg-config, and cargo. Source it (`. scripts/setup.sh`).
+#
+# Which MPI, from DELAYBENCH_MPI:
+#   auto (default)  the MPI already on PATH (on a cluster: `module load openmpi` first);
+#                   Open MPI from apt-get when there is none. Builds into target/.
+#   openmpi, mpich  Debian's Open MPI or MPICH by their own names (mpicc.openmpi,
+#                   mpicc.mpich, ...), installed with apt-get when missing, so both live on
+#                   one machine without update-alternatives. Builds into target/<name>/.
+#
+# Exports: MPICC (read by rsmpi's build), DELAYBENCH_MPIEXEC (the launcher: mpirun or
+# mpiexec), DELAYBENCH_MPI_FLAVOR (openmpi, mpich or other), CARGO_TARGET_DIR for a named
+# MPI, LIBCLANG_PATH when libclang is outside bindgen's default places, and the Open MPI
+# variables for root and for more ranks than cores.
 set -euo pipefail
+
+_setup_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$_setup_dir/find_libclang.sh"
 
 say() { echo "setup: $*" >&2; }
 
@@ -18,23 +31,43 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
 
-have_libclang() {
-    [ -n "${LIBCLANG_PATH:-}" ] && return 0
-    ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' && return 0
-    compgen -G '/usr/lib/llvm-*/lib/libclang*.so*' >/dev/null
-}
-
 missing=()
-if ! command -v mpicc >/dev/null 2>&1; then
-    if command -v apt-get >/dev/null 2>&1; then
-        missing+=(openmpi-bin libopenmpi-dev)
-    else
-        say "no MPI found (mpicc). Load one (e.g. 'module load openmpi') or install Open MPI/MPICH, then retry."
+want_mpi="${DELAYBENCH_MPI:-auto}"
+case "$want_mpi" in
+    auto)
+        if command -v mpicc >/dev/null 2>&1; then
+            MPICC=mpicc
+            if command -v mpirun >/dev/null 2>&1; then DELAYBENCH_MPIEXEC=mpirun; else DELAYBENCH_MPIEXEC=mpiexec; fi
+        elif command -v apt-get >/dev/null 2>&1; then
+            missing+=(openmpi-bin libopenmpi-dev)
+            MPICC=mpicc DELAYBENCH_MPIEXEC=mpirun
+        else
+            say "no MPI found (mpicc). Load one (e.g. 'module load openmpi') or install Open MPI/MPICH, then retry."
+            exit 1
+        fi
+        ;;
+    openmpi)
+        MPICC=mpicc.openmpi DELAYBENCH_MPIEXEC=mpirun.openmpi
+        command -v mpicc.openmpi >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
+        export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_setup_dir/../target/openmpi}"
+        ;;
+    mpich)
+        MPICC=mpicc.mpich DELAYBENCH_MPIEXEC=mpiexec.mpich
+        command -v mpicc.mpich >/dev/null 2>&1 || missing+=(mpich libmpich-dev)
+        export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_setup_dir/../target/mpich}"
+        ;;
+    *)
+        say "DELAYBENCH_MPI=$want_mpi: expected auto, openmpi or mpich"
         exit 1
-    fi
-fi
+        ;;
+esac
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-have_libclang || missing+=(libclang-dev)
+if libclang=$(find_libclang); then
+    say "libclang for bindgen: $libclang"
+else
+    say "no libclang that bindgen can load (libclang.so or libclang-N.so; libclang-cpp does not count)"
+    missing+=(libclang-dev)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null 2>&1; then
         apt_install "${missing[@]}"
@@ -42,6 +75,15 @@ if [ ${#missing[@]} -gt 0 ]; then
         say "missing: ${missing[*]} and no apt-get here; install them with your package manager."
         exit 1
     fi
+fi
+if [ -z "${libclang:-}" ]; then
+    libclang=$(find_libclang) || {
+        say "libclang is still missing after installing libclang-dev; set LIBCLANG_PATH to the directory holding libclang.so"
+        exit 1
+    }
+    say "libclang for bindgen: $libclang"
+    # bindgen looks in llvm-config's prefix and the system directories; say where, if elsewhere.
+    export LIBCLANG_PATH="${LIBCLANG_PATH:-$(dirname "$libclang")}"
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then
@@ -52,14 +94,22 @@ if ! command -v cargo >/dev/null 2>&1; then
     exit 1
 fi
 
-# Launcher flags: Open MPI refuses root and more ranks than cores unless told; MPICH takes
-# neither flag.
-MPIRUN_FLAGS=""
-if mpirun --version 2>&1 | grep -q "Open MPI"; then
+# Open MPI refuses root and more ranks than cores unless told; MPICH takes neither flag, and
+# the variables are harmless to it.
+version_line="$("$DELAYBENCH_MPIEXEC" --version 2>&1 | head -n 3 | tr '\n' ' ')"
+case "$version_line" in
+    *"Open MPI"* | *"OpenRTE"*) DELAYBENCH_MPI_FLAVOR=openmpi ;;
+    *HYDRA* | *MPICH* | *mpich*) DELAYBENCH_MPI_FLAVOR=mpich ;;
+    *) DELAYBENCH_MPI_FLAVOR=other ;;
+esac
+if [ "$DELAYBENCH_MPI_FLAVOR" = openmpi ]; then
     export OMPI_MCA_rmaps_base_oversubscribe=1
     if [ "$(id -u)" -eq 0 ]; then
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     fi
 fi
+export MPICC DELAYBENCH_MPIEXEC DELAYBENCH_MPI_FLAVOR
+# Kept for scripts written against the old name.
+MPIRUN_FLAGS=""
 export MPIRUN_FLAGS
-say "MPI: $(mpirun --version 2>&1 | head -n 1)"
+say "MPI: $DELAYBENCH_MPI_FLAVOR, launcher $DELAYBENCH_MPIEXEC ($(echo "$version_line" | cut -c1-60)), build dir ${CARGO_TARGET_DIR:-target}"

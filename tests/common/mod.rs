@@ -16,10 +16,16 @@ pub fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_delaybench")
 }
 
-/// `mpirun -np <np> delaybench <args>` with the Open MPI settings a test machine needs
+/// The MPI launcher: `DELAYBENCH_MPIEXEC` as `scripts/setup.sh` exports it (`mpirun`,
+/// `mpirun.openmpi`, `mpiexec.mpich`), or `mpirun`.
+pub fn launcher() -> String {
+    std::env::var("DELAYBENCH_MPIEXEC").unwrap_or_else(|_| "mpirun".into())
+}
+
+/// `<launcher> -np <np> delaybench <args>` with the Open MPI settings a test machine needs
 /// (root, more ranks than cores); MPICH ignores these variables.
 pub fn mpirun(np: u32, args: &[&str], dir: &Path) -> Output {
-    let mut cmd = Command::new("mpirun");
+    let mut cmd = Command::new(launcher());
     cmd.arg("-np")
         .arg(np.to_string())
         .arg(exe())
