@@ -3,7 +3,7 @@
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourSpec, RankSelection};
 use crate::export::{RankFormat, SummaryFormat};
-use crate::plan::{ClockSource, Op, Plan, SyncMethod};
+use crate::plan::{ClockSource, Op, Plan, Subcomm, SyncMethod};
 use crate::plot::Stat;
 use crate::units::{parse_duration_s, parse_size_bytes};
 use clap::{Args, Parser, Subcommand};
@@ -197,6 +197,10 @@ pub struct MeasureArgs {
     /// Process synchronisation: window (clock-based) or barrier.
     #[arg(long, value_enum, default_value = "window")]
     pub sync: SyncMethod,
+    /// Which ranks form each P: `first` (world ranks 0..P-1) or `spread` (round-robin over
+    /// hosts, so every P at least the number of hosts spans all hosts).
+    #[arg(long, value_enum, default_value = "first")]
+    pub subcomm: Subcomm,
     /// Window per repetition (e.g. 500us) or `auto`: 2 x the slowest rank's warm-up operation
     /// time (90th percentile) + the largest delay + the waiting margin.
     #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
@@ -274,6 +278,7 @@ impl MeasureArgs {
             } else {
                 self.procs.clone()
             },
+            subcomm: self.subcomm,
             delay_ranks: self.delay_ranks.clone(),
             delays: self.delay.0.clone(),
             detour: self.detour,

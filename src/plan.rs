@@ -130,6 +130,61 @@ pub enum SyncMethod {
     None,
 }
 
+/// Which world ranks form the sub-communicator of a process count P (issue 7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Subcomm {
+    /// World ranks 0..P-1 (Netgauge's choice). With block mapping, small P stay on one host.
+    #[default]
+    First,
+    /// Ranks taken round-robin over the hosts (the first rank of every host, then the second
+    /// of every host, ...), so every P >= the number of hosts spans all hosts.
+    Spread,
+}
+
+impl Subcomm {
+    /// Every world rank, in the order in which ranks join sub-communicators: the members of
+    /// P are the first P entries, and entry i is their rank i. World rank 0 always comes first,
+    /// so it is rank 0 (the clock reference and records writer) of every sub-communicator.
+    /// `hosts`: host name per world rank.
+    pub fn order(self, hosts: &[String]) -> Vec<usize> {
+        match self {
+            Subcomm::First => (0..hosts.len()).collect(),
+            Subcomm::Spread => {
+                let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+                for (rank, host) in hosts.iter().enumerate() {
+                    match groups.iter_mut().find(|(h, _)| h == host) {
+                        Some((_, ranks)) => ranks.push(rank),
+                        None => groups.push((host, vec![rank])),
+                    }
+                }
+                let deepest = groups.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
+                (0..deepest)
+                    .flat_map(|k| groups.iter().filter_map(move |(_, r)| r.get(k).copied()))
+                    .collect()
+            }
+        }
+    }
+
+    /// Host name per member, in sub-communicator rank order, for every world rank (the
+    /// members of P are the first P): what rank selections such as `host:I` are read against.
+    pub fn ordered_names(self, hosts: &[String]) -> Vec<String> {
+        self.order(hosts)
+            .into_iter()
+            .map(|r| hosts[r].clone())
+            .collect()
+    }
+
+    /// Number of distinct hosts among the members of P.
+    pub fn hosts_spanned(self, hosts: &[String], p: u32) -> u32 {
+        let names = self.ordered_names(hosts);
+        let mut seen: Vec<&String> = names.iter().take(p as usize).collect();
+        seen.sort();
+        seen.dedup();
+        seen.len() as u32
+    }
+}
+
 /// The clock every timestamp is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -150,8 +205,11 @@ pub struct Plan {
     pub ops: Vec<Op>,
     /// Message sizes in bytes (see [`Op`] for what a size means per kernel).
     pub sizes: Vec<u64>,
-    /// Process counts P; each measures on ranks 0..P-1 of the world.
+    /// Process counts P; each measures on the first P ranks of [`Subcomm::order`].
     pub procs: Vec<u32>,
+    /// Which world ranks form each P.
+    #[serde(default)]
+    pub subcomm: Subcomm,
     /// Ranks (within each sub-communicator) that arrive late, possibly drawn per repetition.
     pub delay_ranks: RankSelection,
     /// Delay models (fixed or sampled per repetition and rank); the baseline δ = 0 is always
@@ -208,6 +266,7 @@ impl Plan {
     ///
     /// Errors: the first [`PlanError`] found.
     pub fn validate(&self, world_size: u32, hosts: &[String]) -> Result<(), PlanError> {
+        let hosts = &self.subcomm.ordered_names(hosts);
         if world_size < 2 {
             return Err(PlanError::TooFewRanks(world_size));
         }
@@ -302,6 +361,7 @@ mod tests {
             ops: Op::ALL.to_vec(),
             sizes: vec![8, 128, 1024],
             procs: vec![2, 4],
+            subcomm: Subcomm::First,
             delay_ranks: RankSelection::rank(0),
             delays: vec!["50us".parse().unwrap()],
             detour: None,
@@ -374,5 +434,29 @@ mod tests {
         let mut p = plan();
         p.delays = vec!["0".parse().unwrap()];
         assert!(matches!(p.validate(4, &h), Err(PlanError::BadDelay(_))));
+    }
+
+    #[test]
+    fn spread_takes_ranks_round_robin_over_hosts() {
+        let names: Vec<String> = ["a", "a", "a", "b", "b", "c"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(Subcomm::First.order(&names), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(Subcomm::Spread.order(&names), vec![0, 3, 5, 1, 4, 2]);
+        assert_eq!(Subcomm::Spread.hosts_spanned(&names, 2), 2);
+        assert_eq!(Subcomm::Spread.hosts_spanned(&names, 3), 3);
+        assert_eq!(Subcomm::First.hosts_spanned(&names, 3), 1);
+        assert_eq!(Subcomm::First.hosts_spanned(&names, 4), 2);
+        assert_eq!(
+            Subcomm::Spread.ordered_names(&names)[..3],
+            ["a".to_string(), "b".into(), "c".into()]
+        );
+    }
+
+    #[test]
+    fn spread_keeps_world_rank_zero_first_with_cyclic_mapping() {
+        let names: Vec<String> = ["a", "b", "a", "b"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(Subcomm::Spread.order(&names), vec![0, 1, 2, 3]);
     }
 }

@@ -29,6 +29,7 @@ mod offset;
 mod pingpong;
 mod registry;
 mod regression;
+pub mod shared;
 pub mod sim;
 mod skampi;
 mod source;

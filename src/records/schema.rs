@@ -138,6 +138,25 @@ pub struct ClockSyncInfo {
     pub exchanges: Vec<u32>,
     /// Wall time of the whole synchronisation on rank 0, seconds.
     pub duration_s: f64,
+    /// Per rank (index = world rank): which clock it shares and how that was checked; empty
+    /// in files written before shared clocks were detected.
+    #[serde(default)]
+    pub shared: Vec<SharedClockCheck>,
+}
+
+/// One rank's shared-clock check (`crate::clock::shared`): ranks with their leader's clock
+/// identity (host, boot, time namespace) measure their offset to the leader with a short
+/// min-RTT ping-pong and take the leader's model when it is within the bound.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SharedClockCheck {
+    /// World rank of the leader whose clock identity this rank has (itself for a leader).
+    pub leader: u32,
+    /// Outcome: leader, shared, failed-check or emulated.
+    pub verdict: crate::clock::shared::SharedVerdict,
+    /// Offset measured against the leader, seconds (NaN when not checked).
+    pub offset_s: f64,
+    /// Smallest RTT of that check, seconds (NaN when not checked).
+    pub rtt_s: f64,
 }
 
 /// How ranks waited for their start instants.
@@ -159,7 +178,16 @@ pub struct WaitInfo {
 pub struct HostLoad {
     pub host: String,
     pub ranks: u32,
+    /// Cores the job may use on this host: the union of its ranks' CPU affinity masks, or the
+    /// host's online cores when masks were unavailable (see `cores_from`).
     pub cores: u32,
+    /// Those cores as a CPU list (`0-3,8`), empty when counted from the online cores.
+    #[serde(default)]
+    pub cpus: String,
+    /// `affinity` (union of the ranks' masks: Slurm CPU sets, cgroups, launcher binding) or
+    /// `online` (`sysconf(_SC_NPROCESSORS_ONLN)`, the fallback).
+    #[serde(default)]
+    pub cores_from: String,
 }
 
 /// Run metadata, written first.
@@ -238,6 +266,13 @@ pub struct Block {
     pub clock_models: Vec<ClockModel>,
     /// What the detour injector did in this block, if detours were on.
     pub detour: Option<DetourRecord>,
+    /// Per rank of the block: its world rank (`--subcomm` decides which ranks form P); empty
+    /// in files written before it was recorded, meaning world ranks 0..P-1.
+    #[serde(default)]
+    pub world_ranks: Vec<u32>,
+    /// Distinct hosts among the block's ranks (0: not recorded).
+    #[serde(default)]
+    pub hosts: u32,
 }
 
 /// Detours injected during one block, per rank.

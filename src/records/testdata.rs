@@ -28,6 +28,7 @@ pub fn header(world_size: u32) -> Header {
             min_rtt_s: vec![1e-6; world_size as usize],
             exchanges: vec![150; world_size as usize],
             duration_s: 0.01,
+            shared: Vec::new(),
         },
         wait: WaitInfo {
             rule: "spin".into(),
@@ -35,12 +36,15 @@ pub fn header(world_size: u32) -> Header {
                 host: "node0".into(),
                 ranks: world_size,
                 cores: world_size,
+                cpus: String::new(),
+                cores_from: "online".into(),
             }],
             spin_margin_s: 0.0,
             late_tolerance_s: None,
         },
         window_rule: "fixed".into(),
         plan: Plan {
+            subcomm: Default::default(),
             ops: vec![Op::Allreduce, Op::Iallreduce],
             sizes: vec![8],
             procs: vec![2, world_size],
@@ -96,6 +100,8 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
             .map(|r| ClockModel::offset_only(r as f64 * 1e-3))
             .collect(),
         detour: None,
+        world_ranks: (0..nprocs).collect(),
+        hosts: 1,
     };
     for rep in 0..nrep as usize {
         let start = b.scheduled_start_s.0[rep];

@@ -73,6 +73,10 @@ pub struct BlockSpec {
     pub my_delays: Vec<f64>,
     /// Per rank of the communicator: the clock models in use (needed on rank 0 only).
     pub clock_models: Vec<ClockModel>,
+    /// Per rank of the communicator: its world rank.
+    pub world_ranks: Vec<u32>,
+    /// Distinct hosts among the communicator's ranks.
+    pub hosts: u32,
 }
 
 /// Measures one block on `comm` and returns it on rank 0 (`None` elsewhere). With `detours`,
@@ -227,6 +231,8 @@ fn gather(
         flags: column(5).into_iter().map(|f| f as u8).collect(),
         clock_models: spec.clock_models,
         detour: None,
+        world_ranks: spec.world_ranks,
+        hosts: spec.hosts,
     })
 }
 

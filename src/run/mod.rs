@@ -15,6 +15,7 @@ mod procsync;
 mod report;
 mod runner;
 mod session;
+mod shared_sync;
 mod skew;
 mod timing;
 mod transport;

@@ -6,9 +6,9 @@ use super::measure::{auto_window, gather_detours, measure_block, warm_up, BlockS
 use super::procsync::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
 use super::report::{self, Progress};
 use super::session::{idle_barrier, sub_communicator, Gathered, Session, SPIN_MARGIN_S};
-use super::transport::MpiTransport;
 use crate::cli::MeasureArgs;
-use crate::clock::{build, measure_errors, timer_delay_s, ClockSync};
+use crate::clock::shared::SharedVerdict;
+use crate::clock::{build, timer_delay_s, ClockSync};
 use crate::delay::{delay_matrix, rank_column, DelayModel, DetourInjector};
 use crate::plan::{Op, Plan, SyncMethod};
 use crate::records::*;
@@ -33,6 +33,8 @@ pub struct Runner<'w> {
     study: Option<String>,
     /// Blocks measured so far by this rank (numbers the delay streams).
     blocks_done: u64,
+    /// On rank 0: every world rank's shared-clock check from the initial synchronisation.
+    shared: Vec<SharedClockCheck>,
 }
 
 impl<'w> Runner<'w> {
@@ -44,6 +46,8 @@ impl<'w> Runner<'w> {
         args: &MeasureArgs,
         study: Option<String>,
     ) -> Self {
+        let mut hosts = hosts;
+        hosts.set_subcomm(plan.subcomm);
         let session = Session::new(world, hosts, plan.clock, plan.emulate_clock.as_ref());
         Runner {
             session,
@@ -56,6 +60,7 @@ impl<'w> Runner<'w> {
             warnings: Vec::new(),
             study,
             blocks_done: 0,
+            shared: Vec::new(),
         }
     }
 
@@ -66,21 +71,37 @@ impl<'w> Runner<'w> {
     /// Measures the whole plan; errors are this rank's and end the run.
     pub fn run(&mut self, mut writer: Option<RecordsWriter>) -> Result<(), String> {
         let world = self.session.world;
-        let gathered = self.session.synchronise(world, self.clock_sync.as_ref());
+        let gathered = self
+            .session
+            .synchronise_shared(world, self.clock_sync.as_ref());
         self.last_sync = Instant::now();
         self.models = gathered.models.clone();
+        self.shared = gathered.shared.clone();
         if let Some(w) = writer.as_mut() {
             w.write_header(&self.header(&gathered))
                 .map_err(|e| e.to_string())?;
             eprintln!(
-                "delaybench: {} ranks on {} host(s); clock sync {} in {:.3} s, offsets to rank 0: {}; writing {}",
+                "delaybench: {} ranks on {} host(s); clock sync {} in {:.3} s ({}), offsets to rank 0: {}; writing {}",
                 world.size(),
                 self.session.hosts.loads.len(),
                 self.clock_sync.name(),
                 gathered.duration_s,
+                shared_line(&gathered.shared),
                 offsets_line(&gathered.models),
                 w.path().display()
             );
+            for (rank, check) in gathered.shared.iter().enumerate() {
+                if check.verdict == SharedVerdict::FailedCheck {
+                    eprintln!(
+                        "delaybench: warning: rank {rank} has the clock identity of rank {} \
+                         (same host, boot and time namespace) but is {:+.3} us off it (RTT \
+                         {:.3} us): it was synchronised on its own",
+                        check.leader,
+                        check.offset_s * 1e6,
+                        check.rtt_s * 1e6
+                    );
+                }
+            }
         }
         let mut progress = Progress::new(self.is_root(), self.total_blocks());
         let mut medians = Vec::new();
@@ -125,7 +146,7 @@ impl<'w> Runner<'w> {
         // Delay streams are numbered by block over the whole run, and every rank must number
         // them alike, idle or not.
         let first_block = self.blocks_done;
-        if let Some(comm) = sub_communicator(world, p) {
+        if let Some(comm) = sub_communicator(world, self.session.hosts.members(p)) {
             let _pin = self.session.pin_for(p);
             for op in self.plan.ops.clone() {
                 for bytes in self.plan.sizes_for(op) {
@@ -162,10 +183,14 @@ impl<'w> Runner<'w> {
         let mut due = u8::from(self.last_sync.elapsed().as_secs_f64() >= every);
         comm.process_at_rank(0).broadcast_into(&mut due);
         if due == 1 {
-            let gathered = self.session.synchronise(comm, self.clock_sync.as_ref());
+            let gathered = self
+                .session
+                .synchronise_shared(comm, self.clock_sync.as_ref());
             self.last_sync = Instant::now();
-            for (slot, model) in self.models.iter_mut().zip(gathered.models) {
-                *slot = model;
+            // Rank 0 gathered per rank of `comm`; the runner keeps models per world rank.
+            let members = self.session.hosts.members(comm.size() as u32).to_vec();
+            for (&world_rank, model) in members.iter().zip(gathered.models) {
+                self.models[world_rank] = model;
             }
         }
     }
@@ -215,7 +240,7 @@ impl<'w> Runner<'w> {
                     m,
                     &self.plan.delay_ranks,
                     p,
-                    &self.session.hosts.names,
+                    &self.session.hosts.comm_names(),
                     self.plan.nrep,
                     self.plan.seed,
                     stream,
@@ -248,6 +273,7 @@ impl<'w> Runner<'w> {
         matrix: &[f64],
     ) -> BlockSpec {
         let p = comm.size() as u32;
+        let members = self.session.hosts.members(p);
         BlockSpec {
             op,
             bytes,
@@ -257,12 +283,18 @@ impl<'w> Runner<'w> {
                 Some(_) => self
                     .plan
                     .delay_ranks
-                    .fixed_ranks(p, &self.session.hosts.names),
+                    .fixed_ranks(p, &self.session.hosts.comm_names()),
                 None => vec![],
             },
             nrep: self.plan.nrep,
             my_delays: rank_column(matrix, p, comm.rank() as u32),
-            clock_models: self.models.iter().take(p as usize).copied().collect(),
+            clock_models: if self.is_root() {
+                members.iter().map(|&r| self.models[r]).collect()
+            } else {
+                Vec::new()
+            },
+            world_ranks: members.iter().map(|&r| r as u32).collect(),
+            hosts: self.session.hosts.spanned(p),
         }
     }
 
@@ -324,6 +356,7 @@ impl<'w> Runner<'w> {
                 min_rtt_s: gathered.rtt_s.clone(),
                 exchanges: gathered.exchanges.clone(),
                 duration_s: gathered.duration_s,
+                shared: gathered.shared.clone(),
             },
             wait: WaitInfo {
                 rule: "spin while every host has a core per measuring rank (unbound measuring \
@@ -348,17 +381,10 @@ impl<'w> Runner<'w> {
     /// Measures every rank's global clock error at the end (002 §III-A check) and warns when
     /// it is large against the times measured.
     fn end_of_run_check(&mut self, medians: &[f64]) -> Footer {
-        let world = self.session.world;
-        let transport = MpiTransport {
-            comm: world,
-            clock: self.session.timing.clock.as_ref(),
-        };
-        let errors = measure_errors(
-            &transport,
-            &self.session.timing.model,
-            self.plan.clock_params.nonimproving,
-        )
-        .unwrap_or_default();
+        let errors = self
+            .session
+            .global_clock_errors(&self.shared, self.plan.clock_params.nonimproving)
+            .unwrap_or_default();
         let now = self.session.timing.clock.now();
         let max_change = errors.iter().fold(0.0f64, |m, c| m.max(c.abs()));
         let smallest = medians.iter().copied().fold(f64::INFINITY, f64::min);
@@ -386,6 +412,19 @@ impl<'w> Runner<'w> {
             warnings: self.warnings.clone(),
         }
     }
+}
+
+/// `3 shared a leader's clock, 1 synchronised` for the start message.
+fn shared_line(checks: &[SharedClockCheck]) -> String {
+    let count = |v: SharedVerdict| checks.iter().filter(|c| c.verdict == v).count();
+    format!(
+        "{} leader(s) synchronised; {} rank(s) share their leader's clock, checked; {} failed \
+         the check and {} emulated, synchronised",
+        count(SharedVerdict::Leader),
+        count(SharedVerdict::Shared),
+        count(SharedVerdict::FailedCheck),
+        count(SharedVerdict::Emulated)
+    )
 }
 
 fn offsets_line(models: &[ClockModel]) -> String {

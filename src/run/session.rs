@@ -5,7 +5,7 @@ use super::hosts::Hosts;
 use super::pinning::Pin;
 use super::timing::Timing;
 use super::transport::{MpiTransport, WtimeClock};
-use crate::clock::{Clock, ClockSync, EmulatedClock, EmulationSpec, MonotonicClock};
+use crate::clock::{Clock, ClockSync, EmulatedClock, EmulationSpec, MonotonicClock, SyncOutcome};
 use crate::plan::ClockSource;
 use crate::records::ClockModel;
 use crate::sync::WaitStrategy;
@@ -27,6 +27,8 @@ pub struct Gathered {
     pub exchanges: Vec<u32>,
     /// Wall time of the synchronisation on rank 0, seconds.
     pub duration_s: f64,
+    /// Per rank: the shared-clock check (empty for a flat synchronisation).
+    pub shared: Vec<crate::records::SharedClockCheck>,
 }
 
 /// One rank's view of the run's machinery.
@@ -34,6 +36,11 @@ pub struct Session<'w> {
     pub world: &'w SimpleCommunicator,
     pub hosts: Hosts,
     pub timing: Timing,
+    /// True when this rank's clock is emulated with a skew: a short check cannot tell it from
+    /// a shared clock, so it always synchronises itself.
+    pub emulated_skew: bool,
+    /// How this rank got its model in the last [`Session::synchronise_shared`].
+    pub clock_verdict: crate::clock::shared::SharedVerdict,
 }
 
 impl<'w> Session<'w> {
@@ -54,8 +61,12 @@ impl<'w> Session<'w> {
             None => base,
         };
         crate::sync::precise_sleeps();
+        let emulated_skew =
+            emulate.is_some_and(|spec| spec.for_rank(world.rank() as usize).1 != 0.0);
         Session {
             world,
+            emulated_skew,
+            clock_verdict: crate::clock::shared::SharedVerdict::Leader,
             hosts,
             timing: Timing {
                 clock,
@@ -70,6 +81,15 @@ impl<'w> Session<'w> {
     /// Runs `method` collectively on `comm` (whose rank 0 is world rank 0), installs this
     /// rank's new model, and returns every rank's outcome on rank 0 of `comm`.
     pub fn synchronise(&mut self, comm: &SimpleCommunicator, method: &dyn ClockSync) -> Gathered {
+        self.synchronise_own(comm, method).1
+    }
+
+    /// [`Session::synchronise`], also returning this rank's own outcome.
+    pub fn synchronise_own(
+        &mut self,
+        comm: &SimpleCommunicator,
+        method: &dyn ClockSync,
+    ) -> (SyncOutcome, Gathered) {
         let started = Instant::now();
         let transport = MpiTransport {
             comm,
@@ -88,12 +108,12 @@ impl<'w> Session<'w> {
         let root = comm.process_at_rank(0);
         if comm.rank() != 0 {
             root.gather_into(&mine[..]);
-            return Gathered::default();
+            return (outcome, Gathered::default());
         }
         let mut all = vec![0.0; mine.len() * comm.size() as usize];
         root.gather_into_root(&mine[..], &mut all[..]);
         let rows: Vec<&[f64]> = all.chunks(mine.len()).collect();
-        Gathered {
+        let gathered = Gathered {
             models: rows
                 .iter()
                 .map(|r| ClockModel {
@@ -105,7 +125,9 @@ impl<'w> Session<'w> {
             rtt_s: rows.iter().map(|r| r[3]).collect(),
             exchanges: rows.iter().map(|r| r[4] as u32).collect(),
             duration_s,
-        }
+            shared: Vec::new(),
+        };
+        (outcome, gathered)
     }
 
     /// Chooses how ranks wait while world ranks 0..p-1 measure, with the late-start tolerance
@@ -149,7 +171,7 @@ impl<'w> Session<'w> {
         if let (Some(msg), 0) = (&warning, world.rank()) {
             eprintln!("delaybench: warning: {msg}");
         }
-        let result = sub_communicator(world, p).map(|comm| {
+        let result = sub_communicator(world, self.hosts.members(p)).map(|comm| {
             let _pin = self.pin_for(p);
             measure(self, &comm)
         });
@@ -167,14 +189,20 @@ impl<'w> Session<'w> {
     }
 }
 
-/// The communicator of world ranks 0..p-1, or `None` on the other ranks.
-pub fn sub_communicator(world: &SimpleCommunicator, p: u32) -> Option<SimpleCommunicator> {
-    let color = if (world.rank() as u32) < p {
-        mpi::topology::Color::with_value(0)
-    } else {
-        mpi::topology::Color::undefined()
-    };
-    world.split_by_color(color)
+/// The communicator of the world ranks `members`, ranked in that order, or `None` on the
+/// other ranks (collective on `world`).
+pub fn sub_communicator(
+    world: &SimpleCommunicator,
+    members: &[usize],
+) -> Option<SimpleCommunicator> {
+    let me = world.rank() as usize;
+    match members.iter().position(|&r| r == me) {
+        Some(key) => world.split_by_color_with_key(
+            mpi::topology::Color::with_value(0),
+            key as mpi::topology::Key,
+        ),
+        None => world.split_by_color(mpi::topology::Color::undefined()),
+    }
 }
 
 /// A barrier on `world` that waits with sleeps, so that idle ranks leave the measuring ranks
