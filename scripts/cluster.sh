@@ -84,6 +84,9 @@ cmd_up() {
             </dev/null >/dev/null 2>&1 &
         echo "$(host_ip "$i") slots=$cores" >>"$STATE/hostfile"
     done
+    # Launchers want one executable for the agent (hydra's -launcher-exec takes no arguments).
+    printf '#!/bin/sh\nexec "%s" agent "$@"\n' "$SELF" >"$STATE/agent"
+    chmod +x "$STATE/agent"
     echo "$hosts" >"$STATE/hosts"
     echo "$step" >"$STATE/step"
     echo "$cores" >"$STATE/cores"
@@ -157,15 +160,18 @@ cmd_run() {
             local launcher="${DELAYBENCH_MPIEXEC:-mpirun}"
             [[ "$launcher" == *mpich* ]] && launcher=mpirun.openmpi
             exec "$launcher" --allow-run-as-root --oversubscribe -np "$np" --host "$list" \
-                --mca plm rsh --mca plm_rsh_agent "$SELF agent" \
+                --mca plm rsh --mca plm_rsh_agent "$STATE/agent" \
                 --mca btl tcp,self,vader --mca btl_tcp_if_include "$SUBNET.0/24" \
                 --mca oob_tcp_if_include "$SUBNET.0/24" --bind-to none "$@"
             ;;
         mpich)
             local launcher="${DELAYBENCH_MPIEXEC:-mpiexec.mpich}"
             [[ "$launcher" == *openmpi* || "$launcher" == mpirun ]] && launcher=mpiexec.mpich
-            exec "$launcher" -launcher ssh -launcher-exec "$SELF agent" -hosts "$list" \
-                -iface "$BRIDGE" -n "$np" "$@"
+            # MPICH's UCX netmod finds shared memory between the namespaces (one kernel):
+            # TCP only, so that messages between emulated hosts cross the veth links.
+            exec "$launcher" -launcher ssh -launcher-exec "$STATE/agent" -hosts "$list" \
+                -iface "$BRIDGE" -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 \
+                -genv FI_PROVIDER tcp -n "$np" "$@"
             ;;
         *) die "--mpi $mpi: expected openmpi or mpich" ;;
     esac

@@ -55,6 +55,12 @@ pub fn offline(args: &[&str]) -> Output {
     run_with_deadline(cmd, Duration::from_secs(60))
 }
 
+/// Runs `cmd` as one MPI job (never beside another), killing it after `deadline`.
+pub fn run_mpi_job(cmd: Command, deadline: Duration) -> Output {
+    let _one_job = MPI_JOBS.lock().unwrap_or_else(|e| e.into_inner());
+    run_with_deadline(cmd, deadline)
+}
+
 fn run_with_deadline(mut cmd: Command, deadline: Duration) -> Output {
     let child = cmd
         .stdout(Stdio::piped())
