@@ -38,6 +38,11 @@ pub enum Command {
         /// Instead of the summary, the trend of t_global over the run per block (us per s).
         #[arg(long, conflicts_with = "distribution")]
         trend: bool,
+        /// Instead of the summary, for runs with `--emulate-clock`: the true start spread of
+        /// the ranks per tenth of each block, from the emulation's known clocks (an
+        /// independent check of the global clock).
+        #[arg(long, conflicts_with_all = ["distribution", "trend"])]
+        truth: bool,
     },
     /// One row per (configuration, repetition, rank) with local and global times in seconds.
     Export {
@@ -201,6 +206,13 @@ pub struct MeasureArgs {
     /// hosts, so every P at least the number of hosts spans all hosts).
     #[arg(long, value_enum, default_value = "first")]
     pub subcomm: Subcomm,
+    /// Drift tracking: probe clock offsets and refit the online clock models this often
+    /// (e.g. 1s), between blocks and inside window-synchronised blocks; `auto` = 1 s.
+    #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
+    pub track_every: WindowArg,
+    /// Turn drift tracking off (the initial models are used for the whole run).
+    #[arg(long)]
+    pub no_tracking: bool,
     /// Window per repetition (e.g. 500us) or `auto`: 2 x the slowest rank's warm-up operation
     /// time (90th percentile) + the largest delay + the waiting margin.
     #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
@@ -279,6 +291,11 @@ impl MeasureArgs {
                 self.procs.clone()
             },
             subcomm: self.subcomm,
+            track_every_s: match self.track_every {
+                WindowArg::Auto => Some(1.0),
+                WindowArg::Fixed(t) => Some(t),
+            }
+            .filter(|_| !self.no_tracking),
             delay_ranks: self.delay_ranks.clone(),
             delays: self.delay.0.clone(),
             detour: self.detour,

@@ -2,10 +2,11 @@
 
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
-use delaybench::analysis::{distribution_rows, summarize, trend_rows};
+use delaybench::analysis::{distribution_rows, summarize, trend_rows, true_start_spread};
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
     read_clocksync_csv, summary_exporter, write_distribution, write_rank_rows, write_trend,
+    write_truth,
 };
 use delaybench::plot::{write_clock_error_figure, write_figures};
 use delaybench::records::read_records;
@@ -88,10 +89,16 @@ fn offline(command: Command) -> Result<()> {
             format,
             distribution,
             trend,
+            truth,
         } => {
             let records = read(&file)?;
             let out = &mut std::io::stdout().lock();
-            if distribution {
+            if truth {
+                let rows = true_start_spread(&records).context(
+                    "--truth needs a run with --emulate-clock: only then are the true clocks known",
+                )?;
+                write_truth(&rows, format, out)?;
+            } else if distribution {
                 write_distribution(&distribution_rows(&records), format, out)?;
             } else if trend {
                 write_trend(&trend_rows(&records), format, out)?;

@@ -241,6 +241,10 @@ pub struct Plan {
     pub resync_every_s: Option<f64>,
     /// Emulated per-rank clock offsets and skews (tests on one host), with the epoch set.
     pub emulate_clock: Option<EmulationSpec>,
+    /// Probe clock offsets and refit the online models this often, seconds (between blocks,
+    /// and inside window-synchronised blocks); `None`: no drift tracking.
+    #[serde(default)]
+    pub track_every_s: Option<f64>,
 }
 
 impl Plan {
@@ -362,6 +366,7 @@ mod tests {
             sizes: vec![8, 128, 1024],
             procs: vec![2, 4],
             subcomm: Subcomm::First,
+            track_every_s: Some(1.0),
             delay_ranks: RankSelection::rank(0),
             delays: vec!["50us".parse().unwrap()],
             detour: None,

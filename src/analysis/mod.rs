@@ -8,6 +8,7 @@ mod summary;
 mod tables;
 mod tglobal;
 mod trend;
+mod truth;
 
 pub use sampled::{
     distribution, noise_amplification, noise_effect, rep_benefits, Distribution, NoiseEffect,
@@ -18,3 +19,4 @@ pub use summary::{benefit, summarize, SummaryRow};
 pub use tables::{distribution_rows, trend_rows, DistributionRow, TrendRow};
 pub use tglobal::{t_global, valid_t_globals};
 pub use trend::{t_global_trend, Trend};
+pub use truth::{true_start_spread, true_time, TruthRow};

@@ -34,6 +34,7 @@ pub mod sim;
 mod skampi;
 mod source;
 mod sync;
+pub mod tracking;
 mod tree;
 mod treefit;
 

@@ -2,7 +2,7 @@
 
 use super::plain::write_rows;
 use super::{ExportError, SummaryFormat};
-use crate::analysis::{DistributionRow, TrendRow};
+use crate::analysis::{DistributionRow, TrendRow, TruthRow};
 use crate::plan::Op;
 use crate::units::format_bytes;
 use std::io::Write;
@@ -33,6 +33,36 @@ const TREND_HEADERS: [&str; 9] = [
     "first 10% med (us)",
     "last 10% med (us)",
 ];
+
+const TRUTH_HEADERS: [&str; 8] = [
+    "op",
+    "size",
+    "P",
+    "delay",
+    "tenth",
+    "valid reps",
+    "true start spread med (us)",
+    "true start spread p95 (us)",
+];
+
+/// Writes `analyze --truth` rows (table: microseconds).
+pub fn write_truth(
+    rows: &[TruthRow],
+    format: SummaryFormat,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let cells = |r: &TruthRow| {
+        let mut c = key(r.op, r.bytes, r.nprocs, &r.delay_model);
+        c.extend([
+            r.tenth.to_string(),
+            r.reps.to_string(),
+            format!("{:.3}", r.median_s * 1e6),
+            format!("{:.3}", r.p95_s * 1e6),
+        ]);
+        c
+    };
+    write_rows(rows, format, &TRUTH_HEADERS, cells, out)
+}
 
 /// The identifying cells of a row: op, size, P, delay model.
 fn key(op: Op, bytes: u64, nprocs: u32, delay_model: &str) -> Vec<String> {

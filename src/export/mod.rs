@@ -20,7 +20,7 @@ mod summary_csv;
 mod summary_json;
 mod summary_table;
 
-pub use analysis_tables::{write_distribution, write_trend};
+pub use analysis_tables::{write_distribution, write_trend, write_truth};
 pub use clocksync::{read_clocksync_csv, write_clocksync, ClockSyncRow};
 pub use plain::{write_csv_rows, write_json_rows, write_plain_table};
 pub use rank_csv::write_rank_csv;

@@ -273,6 +273,28 @@ pub struct Block {
     /// Distinct hosts among the block's ranks (0: not recorded).
     #[serde(default)]
     pub hosts: u32,
+    /// Drift-tracking probes taken just before this block and inside it (`--track-every`),
+    /// by the ranks that synchronise themselves; each changed that rank's online model.
+    #[serde(default)]
+    pub clock_probes: Vec<ClockProbe>,
+}
+
+/// One drift-tracking probe (issue 8, item 3): a rank's min-RTT offset to the global clock,
+/// measured against its reference in the synchronisation tree, and the model refitted from it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ClockProbe {
+    /// World rank whose clock was probed.
+    pub world_rank: u32,
+    /// Its local clock when the probe ended, seconds.
+    pub t_local_s: f64,
+    /// Offset of its local clock to the global clock, seconds (local − global).
+    pub offset_s: f64,
+    /// Smallest RTT of the probe, seconds: the offset is within RTT/2 of the truth.
+    pub rtt_s: f64,
+    /// Repetition of the block before which it was taken (0: before the block).
+    pub before_rep: u32,
+    /// The online model after the refit.
+    pub model: ClockModel,
 }
 
 /// Detours injected during one block, per rank.

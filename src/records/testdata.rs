@@ -45,6 +45,7 @@ pub fn header(world_size: u32) -> Header {
         window_rule: "fixed".into(),
         plan: Plan {
             subcomm: Default::default(),
+            track_every_s: None,
             ops: vec![Op::Allreduce, Op::Iallreduce],
             sizes: vec![8],
             procs: vec![2, world_size],
@@ -102,6 +103,7 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         detour: None,
         world_ranks: (0..nprocs).collect(),
         hosts: 1,
+        clock_probes: Vec::new(),
     };
     for rep in 0..nrep as usize {
         let start = b.scheduled_start_s.0[rep];

@@ -3,10 +3,11 @@
 use super::kernels::Kernel;
 use super::procsync::ProcessSync;
 use super::timing::Timing;
+use super::tracking::{probe_clocks, ProbeComms};
 use crate::delay::{DetourInjector, DetourStats};
 use crate::plan::Op;
 use crate::records::{
-    Block, ClockModel, DetourRecord, F64Array, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
+    Block, ClockModel, ClockProbe, DetourRecord, F64Array, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
 };
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -79,6 +80,10 @@ pub struct BlockSpec {
     pub world_ranks: Vec<u32>,
     /// Distinct hosts among the communicator's ranks.
     pub hosts: u32,
+    /// Drift-tracking probes taken before the block (on rank 0).
+    pub probes: Vec<ClockProbe>,
+    /// Probe the clocks after every this many repetitions inside the block (window sync).
+    pub track_every_reps: Option<usize>,
 }
 
 /// Measures one block on `comm` and returns it on rank 0 (`None` elsewhere). With `detours`,
@@ -89,10 +94,21 @@ pub fn measure_block(
     kernel: &mut Kernel,
     sync: &mut dyn ProcessSync,
     timing: &Timing,
-    spec: BlockSpec,
+    mut spec: BlockSpec,
     detours: Option<&DetourInjector>,
+    probes: Option<&ProbeComms>,
 ) -> Option<Block> {
-    let rows = repetitions(comm, kernel, sync, timing, &spec.my_delays, detours);
+    let tracking = probes.zip(spec.track_every_reps);
+    let (rows, taken) = repetitions(
+        comm,
+        kernel,
+        sync,
+        timing,
+        &spec.my_delays,
+        detours,
+        tracking,
+    );
+    spec.probes.extend(taken);
     gather(comm, rows, spec, sync.window_s(), timing)
 }
 
@@ -132,7 +148,8 @@ fn repetitions(
     timing: &Timing,
     my_delays: &[f64],
     detours: Option<&DetourInjector>,
-) -> LocalRows {
+    tracking: Option<(&ProbeComms, usize)>,
+) -> (LocalRows, Vec<ClockProbe>) {
     let nrep = my_delays.len();
     let gate = |open: bool| {
         if let Some(d) = detours {
@@ -149,6 +166,7 @@ fn repetitions(
         applied: my_delays.to_vec(),
         flags: Vec::with_capacity(nrep),
     };
+    let mut probes = Vec::new();
     sync.begin(comm, timing);
     for (rep, &delay) in my_delays.iter().enumerate() {
         let (scheduled, mut flags) = sync.start(comm, timing, rep, delay);
@@ -159,7 +177,8 @@ fn repetitions(
         kernel.run(comm);
         gate(false);
         let t1 = timing.clock.now();
-        let (g0, g1) = (timing.model.to_global(t0), timing.model.to_global(t1));
+        let model = timing.model.get();
+        let (g0, g1) = (model.to_global(t0), model.to_global(t1));
         // Lateness is judged on the recorded start, not when the wait returned: a rank
         // descheduled between the two started late all the same (issue 8: 31 of 9,363 "valid"
         // repetitions started up to 30.7 us late).
@@ -177,8 +196,15 @@ fn repetitions(
         rows.start_global.push(g0);
         rows.end_global.push(g1);
         rows.flags.push(flags);
+        if let Some((comms, every)) = tracking {
+            let next = rep + 1;
+            if next % every == 0 && next < nrep {
+                probes.extend(probe_clocks(timing, comms, next as u32));
+                sync.resume(comm, timing, next);
+            }
+        }
     }
-    rows
+    (rows, probes)
 }
 
 /// Whether a rank that recorded its start at global time `start_g` (seconds) started more
@@ -248,6 +274,7 @@ fn gather(
         detour: None,
         world_ranks: spec.world_ranks,
         hosts: spec.hosts,
+        clock_probes: spec.probes,
     })
 }
 

@@ -18,6 +18,7 @@ mod session;
 mod shared_sync;
 mod skew;
 mod timing;
+mod tracking;
 mod transport;
 
 pub use clockeval::main as clocksync_main;

@@ -22,6 +22,9 @@ pub trait ProcessSync {
     ) -> (f64, u8);
     /// The window in seconds, for the window-overrun check; `None` if there is no window.
     fn window_s(&self) -> Option<f64>;
+    /// Collective on `comm`, after a pause in the block (a drift-tracking probe) before
+    /// repetition `next_rep`: re-anchors a schedule the pause has overtaken.
+    fn resume(&mut self, _comm: &SimpleCommunicator, _timing: &Timing, _next_rep: usize) {}
 }
 
 /// Clock-based synchronisation: rank 0 broadcasts a global start instant; repetition i starts
@@ -101,6 +104,19 @@ impl ProcessSync for WindowSync {
 
     fn window_s(&self) -> Option<f64> {
         Some(self.window_s)
+    }
+
+    /// Moves the remaining schedule to start `lead_s` after the latest rank's present when the
+    /// pause overtook it; every rank computes the same instant from one allreduce.
+    fn resume(&mut self, comm: &SimpleCommunicator, timing: &Timing, next_rep: usize) {
+        let now = timing.global_now();
+        let mut latest = 0.0;
+        comm.all_reduce_into(&now, &mut latest, SystemOperation::max());
+        let earliest_next = latest + self.lead_s;
+        if self.start_g + next_rep as f64 * self.window_s < earliest_next {
+            self.start_g = earliest_next - next_rep as f64 * self.window_s;
+        }
+        self.worst_lateness_s = 0.0;
     }
 }
 

@@ -6,6 +6,7 @@ use super::measure::{auto_window, gather_detours, measure_block, warm_up, BlockS
 use super::procsync::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
 use super::report::{self, Progress};
 use super::session::{idle_barrier, sub_communicator, Gathered, Session, SPIN_MARGIN_S};
+use super::tracking::{probe_clocks, ProbeComms};
 use crate::cli::MeasureArgs;
 use crate::clock::shared::SharedVerdict;
 use crate::clock::{build, timer_delay_s, ClockSync};
@@ -35,6 +36,8 @@ pub struct Runner<'w> {
     blocks_done: u64,
     /// On rank 0: every world rank's shared-clock check from the initial synchronisation.
     shared: Vec<SharedClockCheck>,
+    /// When the clocks were last probed for drift tracking.
+    last_probe: Instant,
 }
 
 impl<'w> Runner<'w> {
@@ -61,6 +64,7 @@ impl<'w> Runner<'w> {
             study,
             blocks_done: 0,
             shared: Vec::new(),
+            last_probe: Instant::now(),
         }
     }
 
@@ -148,11 +152,20 @@ impl<'w> Runner<'w> {
         let first_block = self.blocks_done;
         if let Some(comm) = sub_communicator(world, self.session.hosts.members(p)) {
             let _pin = self.session.pin_for(p);
+            let me = world.rank() as usize;
+            let comms = self.plan.track_every_s.map(|_| {
+                ProbeComms::new(
+                    &comm,
+                    &self.session.hosts.names[me],
+                    me as u32,
+                    self.session.clock_verdict,
+                )
+            });
             for op in self.plan.ops.clone() {
                 for bytes in self.plan.sizes_for(op) {
                     self.resync_if_due(&comm);
                     progress.configuration(op, bytes, p);
-                    for block in self.measure_configuration(&comm, op, bytes)? {
+                    for block in self.measure_configuration(&comm, op, bytes, comms.as_ref())? {
                         medians.extend(crate::analysis::median(&crate::analysis::valid_t_globals(
                             &block,
                         )));
@@ -201,6 +214,7 @@ impl<'w> Runner<'w> {
         comm: &SimpleCommunicator,
         op: Op,
         bytes: u64,
+        comms: Option<&ProbeComms>,
     ) -> Result<Vec<Block>, String> {
         let delays = self.delay_matrices(comm.size() as u32);
         let largest = delays
@@ -219,11 +233,34 @@ impl<'w> Runner<'w> {
         let mut sync = self.process_sync(window);
         let mut blocks = Vec::new();
         for (model, matrix) in delays {
-            let spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
-            let block = self.measure_with_detours(comm, &mut kernel, sync.as_mut(), spec)?;
+            let mut spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
+            if let (Some(comms), Some(every)) = (comms, self.plan.track_every_s) {
+                spec.probes = self.probe_if_due(comm, comms, every);
+                spec.track_every_reps = sync
+                    .window_s()
+                    .map(|w| ((every / w).ceil() as usize).max(1));
+            }
+            let block = self.measure_with_detours(comm, &mut kernel, sync.as_mut(), spec, comms)?;
             blocks.extend(block);
         }
         Ok(blocks)
+    }
+
+    /// A drift-tracking probe round before a block when `every_s` seconds have passed since
+    /// the last one; rank 0 decides for all. Returns the probes on rank 0.
+    fn probe_if_due(
+        &mut self,
+        comm: &SimpleCommunicator,
+        comms: &ProbeComms,
+        every_s: f64,
+    ) -> Vec<ClockProbe> {
+        let mut due = u8::from(self.last_probe.elapsed().as_secs_f64() >= every_s);
+        comm.process_at_rank(0).broadcast_into(&mut due);
+        if due == 0 {
+            return Vec::new();
+        }
+        self.last_probe = Instant::now();
+        probe_clocks(&self.session.timing, comms, 0)
     }
 
     /// The delay matrices (`[nrep][p]`, seconds) of the next configuration's blocks: zeros for
@@ -295,6 +332,8 @@ impl<'w> Runner<'w> {
             },
             world_ranks: members.iter().map(|&r| r as u32).collect(),
             hosts: self.session.hosts.spanned(p),
+            probes: Vec::new(),
+            track_every_reps: None,
         }
     }
 
@@ -305,15 +344,16 @@ impl<'w> Runner<'w> {
         kernel: &mut Kernel,
         sync: &mut dyn ProcessSync,
         spec: BlockSpec,
+        comms: Option<&ProbeComms>,
     ) -> Result<Option<Block>, String> {
         let timing = &self.session.timing;
         let Some(detour) = self.plan.detour else {
-            return Ok(measure_block(comm, kernel, sync, timing, spec, None));
+            return Ok(measure_block(comm, kernel, sync, timing, spec, None, comms));
         };
         let first =
             detour.first_fire_in_s(timing.global_now(), 0.0, comm.rank() as u32, self.plan.seed);
         let injector = DetourInjector::start(detour, first).map_err(|e| e.to_string())?;
-        let block = measure_block(comm, kernel, sync, timing, spec, Some(&injector));
+        let block = measure_block(comm, kernel, sync, timing, spec, Some(&injector), comms);
         let stats = injector.stop();
         let record = gather_detours(comm, detour.to_string(), &stats);
         Ok(block.map(|mut b| {

@@ -70,10 +70,13 @@ impl<'w> Session<'w> {
             hosts,
             timing: Timing {
                 clock,
-                model: ClockModel::IDENTITY,
+                model: std::cell::Cell::new(ClockModel::IDENTITY),
                 wait: WaitStrategy::Spin,
                 late_tolerance_s: 0.0,
                 spin_margin_s: std::cell::Cell::new(0.0),
+                tracker: std::cell::RefCell::new(crate::clock::tracking::DriftTracker::new(
+                    ClockModel::IDENTITY,
+                )),
             },
         }
     }
@@ -97,7 +100,7 @@ impl<'w> Session<'w> {
         };
         let outcome = method.synchronize(&transport);
         let duration_s = started.elapsed().as_secs_f64();
-        self.timing.model = outcome.model;
+        self.timing.set_synchronised(outcome.model);
         let mine = [
             outcome.model.slope,
             outcome.model.intercept_s,

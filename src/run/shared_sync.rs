@@ -51,7 +51,7 @@ impl Session<'_> {
         if let Some(syncing) = comm.split_by_color_with_key(color, me as i32) {
             own = Some(self.synchronise_own(&syncing, method).0);
         }
-        let mut model = self.timing.model;
+        let mut model = self.timing.model.get();
         let mut leader_model = [model.slope, model.intercept_s, model.t_ref_s];
         group
             .process_at_rank(0)
@@ -62,7 +62,7 @@ impl Session<'_> {
                 intercept_s: leader_model[1],
                 t_ref_s: leader_model[2],
             };
-            self.timing.model = model;
+            self.timing.set_synchronised(model);
         }
         let check = SharedClockCheck {
             leader: self.world_rank_of(comm, leader),
@@ -124,7 +124,8 @@ impl Session<'_> {
             comm: &syncing,
             clock: self.timing.clock.as_ref(),
         };
-        let measured = crate::clock::measure_errors(&transport, &self.timing.model, nonimproving)?;
+        let measured =
+            crate::clock::measure_errors(&transport, &self.timing.model.get(), nonimproving)?;
         if shared.len() != world.size() as usize {
             return Some(measured);
         }
