@@ -1,5 +1,6 @@
 //! Command line: measurement options (run under `mpirun`) and the offline subcommands.
 
+use crate::analysis::ClockChoice;
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourSpec, RankSelection};
 use crate::export::{RankFormat, SummaryFormat};
@@ -43,12 +44,19 @@ pub enum Command {
         /// independent check of the global clock).
         #[arg(long, conflicts_with_all = ["distribution", "trend"])]
         truth: bool,
+        /// Global times to analyse: recomputed after the run from every drift-tracking probe
+        /// (`posthoc`, piecewise-linear), or as recorded during the run (`online`).
+        #[arg(long, value_enum, default_value = "posthoc")]
+        global_times: ClockChoice,
     },
     /// One row per (configuration, repetition, rank) with local and global times in seconds.
     Export {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "csv")]
         format: RankFormat,
+        /// Global times to export: `posthoc` (recomputed from every probe) or `online`.
+        #[arg(long, value_enum, default_value = "posthoc")]
+        global_times: ClockChoice,
     },
     /// Figures (PNG and SVG): delay overlap benefit vs P and t_global vs P.
     Plot {

@@ -90,8 +90,9 @@ fn offline(command: Command) -> Result<()> {
             distribution,
             trend,
             truth,
+            global_times,
         } => {
-            let records = read(&file)?;
+            let records = read_with_clock(&file, global_times)?;
             let out = &mut std::io::stdout().lock();
             if truth {
                 let rows = true_start_spread(&records).context(
@@ -106,8 +107,12 @@ fn offline(command: Command) -> Result<()> {
                 summary_exporter(format).write(&summarize(&records), out)?;
             }
         }
-        Command::Export { file, format } => {
-            let records = read(&file)?;
+        Command::Export {
+            file,
+            format,
+            global_times,
+        } => {
+            let records = read_with_clock(&file, global_times)?;
             write_rank_rows(&records, format, &mut std::io::stdout().lock())?;
         }
         Command::Plot { file, out, stat } => {
@@ -127,6 +132,18 @@ fn offline(command: Command) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Reads a records file and puts its global times on the chosen clock, saying which on
+/// stderr.
+fn read_with_clock(
+    file: &std::path::Path,
+    choice: delaybench::analysis::ClockChoice,
+) -> Result<delaybench::records::Records> {
+    let mut records = read(file)?;
+    let correction = delaybench::analysis::apply_clock_choice(&mut records, choice);
+    eprintln!("delaybench: {}", correction.describe());
+    Ok(records)
 }
 
 /// Reads a records file, warning on stderr when the run was interrupted.

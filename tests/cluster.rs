@@ -118,7 +118,11 @@ fn one_rank_per_host(dir: &Path) {
     let rec = run(1, dir, "one.cbor", &args);
     let h = &rec.header;
     assert_eq!(h.hosts, ["dbc-host0", "dbc-host1"]);
-    let library = if flavor() == "mpich" { "MPICH" } else { "Open MPI" };
+    let library = if flavor() == "mpich" {
+        "MPICH"
+    } else {
+        "Open MPI"
+    };
     assert!(h.mpi_library.contains(library), "{}", h.mpi_library);
     for load in &h.wait.hosts {
         assert_eq!((load.ranks, load.cores), (1, 1), "{load:?}");

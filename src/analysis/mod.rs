@@ -1,6 +1,7 @@
 //! Offline analysis of records: t_global per repetition and the per-configuration summary
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
+mod posthoc;
 mod sampled;
 mod skew;
 mod stats;
@@ -10,6 +11,7 @@ mod tglobal;
 mod trend;
 mod truth;
 
+pub use posthoc::{apply_clock_choice, offset_tracks, ClockChoice, ClockCorrection, OffsetTrack};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, rep_benefits, Distribution, NoiseEffect,
 };

@@ -22,6 +22,11 @@ pub struct TruthRow {
     pub median_s: f64,
     /// 95th percentile of the true start spread, seconds.
     pub p95_s: f64,
+    /// Median over those repetitions and the ranks other than world rank 0 (the reference)
+    /// of |global start time − true start time|: the error of the global clock the analysis uses (online or post-hoc), seconds.
+    pub clock_error_median_s: f64,
+    /// 95th percentile of that error, seconds.
+    pub clock_error_p95_s: f64,
 }
 
 /// Underlying (true) time of `rank`'s emulated reading `reading_s`: the inverse of
@@ -65,10 +70,22 @@ fn block_rows(spec: &EmulationSpec, b: &Block) -> Vec<TruthRow> {
     (0..10)
         .filter_map(|tenth| {
             let reps = (tenth * nrep / 10)..((tenth + 1) * nrep / 10);
-            let spreads: Vec<f64> = reps.filter(|&r| valid(r)).map(spread).collect();
+            let valid_reps: Vec<usize> = reps.filter(|&r| valid(r)).collect();
+            let spreads: Vec<f64> = valid_reps.iter().map(|&r| spread(r)).collect();
+            let errors: Vec<f64> = valid_reps
+                .iter()
+                .flat_map(|&rep| (0..p).map(move |r| rep * p + r))
+                // The reference clock is the global clock: its error is 0 by definition.
+                .filter(|&i| world(i % p) != 0)
+                .map(|i| {
+                    let truth = true_time(spec, world(i % p), b.t_start_local_s.0[i]);
+                    (b.t_start_global_s.0[i] - truth).abs()
+                })
+                .collect();
             (!spreads.is_empty()).then(|| {
                 let n = spreads.len();
                 let mut data = Data::new(spreads);
+                let mut errors = Data::new(errors);
                 TruthRow {
                     op: b.op,
                     bytes: b.bytes,
@@ -78,6 +95,8 @@ fn block_rows(spec: &EmulationSpec, b: &Block) -> Vec<TruthRow> {
                     reps: n,
                     median_s: data.median(),
                     p95_s: data.percentile(95),
+                    clock_error_median_s: errors.median(),
+                    clock_error_p95_s: errors.percentile(95),
                 }
             })
         })
@@ -127,6 +146,9 @@ mod tests {
                 b.flags[rep * 2 + 1] = 0;
                 b.applied_delay_s.0[rep * 2] = 0.0;
                 b.applied_delay_s.0[rep * 2 + 1] = 0.0;
+                // A global clock 0.1 us ahead of the truth on rank 1 only.
+                b.t_start_global_s.0[rep * 2] = base;
+                b.t_start_global_s.0[rep * 2 + 1] = base + 0.3e-6 + 0.1e-6;
             }
         }
         let rows = true_start_spread(&records).unwrap();
@@ -134,6 +156,8 @@ mod tests {
         for row in rows {
             assert!((row.median_s - 0.3e-6).abs() < 1e-9, "{row:?}");
             assert_eq!(row.reps, 2);
+            // Rank 1's global clock is 0.1 us ahead (rank 0, the reference, is left out).
+            assert!((row.clock_error_median_s - 0.1e-6).abs() < 1e-9, "{row:?}");
         }
     }
 }

@@ -34,7 +34,7 @@ const TREND_HEADERS: [&str; 9] = [
     "last 10% med (us)",
 ];
 
-const TRUTH_HEADERS: [&str; 8] = [
+const TRUTH_HEADERS: [&str; 10] = [
     "op",
     "size",
     "P",
@@ -43,6 +43,8 @@ const TRUTH_HEADERS: [&str; 8] = [
     "valid reps",
     "true start spread med (us)",
     "true start spread p95 (us)",
+    "global clock error med (us)",
+    "global clock error p95 (us)",
 ];
 
 /// Writes `analyze --truth` rows (table: microseconds).
@@ -58,6 +60,8 @@ pub fn write_truth(
             r.reps.to_string(),
             format!("{:.3}", r.median_s * 1e6),
             format!("{:.3}", r.p95_s * 1e6),
+            format!("{:.3}", r.clock_error_median_s * 1e6),
+            format!("{:.3}", r.clock_error_p95_s * 1e6),
         ]);
         c
     };
