@@ -1,9 +1,10 @@
 //! Command line: measurement options (run under `mpirun`) and the offline subcommands.
 
+use crate::analysis::TimingMethod;
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourSpec, RankSelection};
 use crate::export::{RankFormat, SummaryFormat};
-use crate::plan::{ClockSource, Op, Plan, SyncMethod};
+use crate::plan::{AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, SyncMethod};
 use crate::plot::Stat;
 use crate::units::{parse_duration_s, parse_size_bytes};
 use clap::{Args, Parser, Subcommand};
@@ -38,6 +39,15 @@ pub enum Command {
         /// Instead of the summary, the trend of t_global over the run per block (us per s).
         #[arg(long, conflicts_with = "distribution")]
         trend: bool,
+        /// Instead of the summary, the overlap of blocks measured with --overlap: overhead,
+        /// overlap % by the OSU and IMB-NBC definitions, and the late arrival hidden.
+        #[arg(long, conflicts_with_all = ["distribution", "trend"])]
+        overlap: bool,
+        /// Instead of the summary, the median operation time by each timing method, side by
+        /// side: global (t_global), max (t_max_local), root (t_root).
+        #[arg(long, value_enum, value_delimiter = ',',
+              conflicts_with_all = ["distribution", "trend", "overlap"])]
+        timing: Vec<TimingMethod>,
     },
     /// One row per (configuration, repetition, rank) with local and global times in seconds.
     Export {
@@ -191,6 +201,27 @@ pub struct MeasureArgs {
     /// Measured repetitions per configuration.
     #[arg(long, default_value_t = 100)]
     pub nrep: u32,
+    /// Adaptive repetitions: at least this many (with --nrep-max).
+    #[arg(long, default_value_t = 20, requires = "nrep_max")]
+    pub nrep_min: u32,
+    /// Adaptive repetitions: at most this many; stop earlier once the Student's t confidence
+    /// interval of the mean t_global is narrower than --ci-rel (replaces --nrep).
+    #[arg(long)]
+    pub nrep_max: Option<u32>,
+    /// Adaptive repetitions: confidence level of the interval.
+    #[arg(long, default_value_t = 0.95, requires = "nrep_max")]
+    pub ci_level: f64,
+    /// Adaptive repetitions: largest half-width of the interval relative to the mean.
+    #[arg(long, default_value_t = 0.05, requires = "nrep_max")]
+    pub ci_rel: f64,
+    /// Overlap mode of the nonblocking kernels: post, compute for t_b (time) or a calibrated
+    /// workload (work), then wait, recording each part per rank (see docs/nonblocking.md).
+    #[arg(long, value_enum)]
+    pub overlap: Option<OverlapMode>,
+    /// With --overlap: call MPI_Test every this many bytes of message during the computation
+    /// (floor(size / interval) + 1 calls).
+    #[arg(long, value_parser = parse_size_bytes, requires = "overlap")]
+    pub test_interval: Option<u64>,
     /// Warm-up repetitions per (op, size, P), not recorded; they also size the window.
     #[arg(long, default_value_t = 10)]
     pub warmup: u32,
@@ -277,7 +308,7 @@ impl MeasureArgs {
             delay_ranks: self.delay_ranks.clone(),
             delays: self.delay.0.clone(),
             detour: self.detour,
-            nrep: self.nrep,
+            nrep: self.nrep_max.unwrap_or(self.nrep),
             warmup: self.warmup,
             sync: self.sync,
             window_s: match self.window {
@@ -294,6 +325,16 @@ impl MeasureArgs {
             clock_params: self.clock_params.params(),
             resync_every_s: self.resync_every,
             emulate_clock: self.clock_params.emulate_clock.clone(),
+            overlap: self.overlap.map(|mode| OverlapSpec {
+                mode,
+                test_interval_bytes: self.test_interval,
+            }),
+            adaptive: self.nrep_max.map(|nrep_max| AdaptiveSpec {
+                nrep_min: self.nrep_min,
+                nrep_max,
+                ci_level: self.ci_level,
+                ci_rel: self.ci_rel,
+            }),
         }
     }
 }

@@ -2,10 +2,11 @@
 
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
-use delaybench::analysis::{distribution_rows, summarize, trend_rows};
+use delaybench::analysis::{distribution_rows, overlap_rows, summarize, timing_rows, trend_rows};
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
-    read_clocksync_csv, summary_exporter, write_distribution, write_rank_rows, write_trend,
+    read_clocksync_csv, summary_exporter, write_distribution, write_overlap, write_rank_rows,
+    write_timing, write_trend,
 };
 use delaybench::plot::{write_clock_error_figure, write_figures};
 use delaybench::records::read_records;
@@ -88,6 +89,8 @@ fn offline(command: Command) -> Result<()> {
             format,
             distribution,
             trend,
+            overlap,
+            timing,
         } => {
             let records = read(&file)?;
             let out = &mut std::io::stdout().lock();
@@ -95,6 +98,10 @@ fn offline(command: Command) -> Result<()> {
                 write_distribution(&distribution_rows(&records), format, out)?;
             } else if trend {
                 write_trend(&trend_rows(&records), format, out)?;
+            } else if overlap {
+                write_overlap(&overlap_rows(&records), format, out)?;
+            } else if !timing.is_empty() {
+                write_timing(&timing_rows(&records, &timing), format, out)?;
             } else {
                 summary_exporter(format).write(&summarize(&records), out)?;
             }

@@ -5,6 +5,7 @@
 
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{DelayModel, DetourSpec, RankError, RankSelection};
+pub use crate::measure_options::{AdaptiveSpec, OverlapMode, OverlapSpec};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -183,6 +184,12 @@ pub struct Plan {
     pub resync_every_s: Option<f64>,
     /// Emulated per-rank clock offsets and skews (tests on one host), with the epoch set.
     pub emulate_clock: Option<EmulationSpec>,
+    /// Overlap mode of the nonblocking kernels (`--overlap`); `None` = post then wait.
+    #[serde(default)]
+    pub overlap: Option<OverlapSpec>,
+    /// Adaptive repetitions (`--nrep-max`); `None` = exactly `nrep` per configuration.
+    #[serde(default)]
+    pub adaptive: Option<AdaptiveSpec>,
 }
 
 impl Plan {
@@ -262,6 +269,12 @@ impl Plan {
                 return Err(PlanError::BadWindow(w));
             }
         }
+        if self.overlap.is_some() && !self.ops.iter().any(|op| op.is_nonblocking()) {
+            return Err(PlanError::OverlapWithoutNonblocking);
+        }
+        if let Some(a) = &self.adaptive {
+            a.validate().map_err(PlanError::Adaptive)?;
+        }
         Ok(())
     }
 }
@@ -291,6 +304,10 @@ pub enum PlanError {
     Emulation(String),
     #[error("--window {0} s must be a positive duration")]
     BadWindow(f64),
+    #[error("--overlap applies to nonblocking kernels only: add ibarrier, ibcast, ireduce, iallreduce or ialltoall to --ops")]
+    OverlapWithoutNonblocking,
+    #[error("{0}")]
+    Adaptive(crate::measure_options::AdaptiveError),
 }
 
 #[cfg(test)]
@@ -316,6 +333,8 @@ mod tests {
             clock_params: ClockSyncParams::default(),
             resync_every_s: None,
             emulate_clock: None,
+            overlap: None,
+            adaptive: None,
         }
     }
 

@@ -1,14 +1,19 @@
 //! Offline analysis of records: t_global per repetition and the per-configuration summary
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
+mod confidence;
+mod overlap;
 mod sampled;
 mod skew;
 mod stats;
 mod summary;
 mod tables;
 mod tglobal;
+mod timing_methods;
 mod trend;
 
+pub use confidence::ci_rel_half_width;
+pub use overlap::{imb_overlap_pct, osu_overlap_pct, overlap_rows, OverlapRow};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, rep_benefits, Distribution, NoiseEffect,
 };
@@ -17,4 +22,5 @@ pub use stats::{median, minimum};
 pub use summary::{benefit, summarize, SummaryRow};
 pub use tables::{distribution_rows, trend_rows, DistributionRow, TrendRow};
 pub use tglobal::{t_global, valid_t_globals};
+pub use timing_methods::{t_max_local, t_root, timing_rows, TimingMethod, TimingRow};
 pub use trend::{t_global_trend, Trend};

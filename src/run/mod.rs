@@ -10,6 +10,7 @@ mod clockeval;
 mod hosts;
 mod kernels;
 mod measure;
+mod overlap;
 mod pinning;
 mod procsync;
 mod report;
