@@ -48,6 +48,9 @@ pub struct TimingRow {
     pub t_global_median_s: Option<f64>,
     pub t_max_local_median_s: Option<f64>,
     pub t_root_median_s: Option<f64>,
+    /// Adaptive blocks: half-width / mean of the Student's t interval of the mean t_global
+    /// when repetitions stopped (001 §3).
+    pub ci_rel_error: Option<f64>,
 }
 
 /// One [`TimingRow`] per block with the `methods` chosen.
@@ -74,6 +77,7 @@ pub fn timing_rows(records: &Records, methods: &[TimingMethod]) -> Vec<TimingRow
                 t_global_median_s: by(TimingMethod::Global, t_global),
                 t_max_local_median_s: by(TimingMethod::Max, t_max_local),
                 t_root_median_s: by(TimingMethod::Root, t_root),
+                ci_rel_error: block.adaptive.as_ref().map(|a| a.rel_error),
             }
         })
         .collect()

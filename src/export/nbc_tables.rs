@@ -26,7 +26,7 @@ const OVERLAP_HEADERS: [&str; 16] = [
     "delay hidden (us, %)",
 ];
 
-const TIMING_HEADERS: [&str; 8] = [
+const TIMING_HEADERS: [&str; 9] = [
     "op",
     "size",
     "P",
@@ -35,6 +35,7 @@ const TIMING_HEADERS: [&str; 8] = [
     "t_global med (us)",
     "t_max_local med (us)",
     "t_root med (us)",
+    "CI half-width (%)",
 ];
 
 /// Op, size ("-" without payload), P and delay cells.
@@ -103,6 +104,8 @@ pub fn write_timing(
             opt(r.t_global_median_s),
             opt(r.t_max_local_median_s),
             opt(r.t_root_median_s),
+            r.ci_rel_error
+                .map_or_else(|| "-".into(), |e| format!("{:.1}", e * 100.0)),
         ]);
         c
     };
