@@ -71,6 +71,10 @@ pub enum Command {
     /// Under MPI: exit skew of MPI_Barrier and of delaybench's dissemination barrier on the
     /// global clock (Hunold and Carpen-Amarie 2015, Figure 4).
     Skew(SkewArgs),
+    /// Under MPI: one operation timed by every published scheme side by side (barrier + max,
+    /// pipelined loop, barrier in the loop, window t_global; for bcast also de Supinski's
+    /// OL_i, broadcast rounds and broadcast-barrier). See docs/nonblocking.md.
+    Schemes(SchemesArgs),
 }
 
 /// Clock synchronisation parameters shared by every MPI command.
@@ -157,6 +161,37 @@ pub struct SkewArgs {
     #[arg(long, default_value_t = 1000)]
     pub nrep: u32,
     /// Clock synchronisation method for the global clock.
+    #[arg(long, value_enum, default_value = "treefit")]
+    pub clock_sync: ClockSyncMethod,
+    #[command(flatten)]
+    pub params: ClockParamArgs,
+    #[arg(long, value_enum, default_value = "monotonic")]
+    pub clock: ClockSource,
+    /// Table on stdout, or CSV, or JSON.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: SummaryFormat,
+}
+
+/// Options of `delaybench schemes` (run under mpirun).
+#[derive(Debug, Clone, Args)]
+pub struct SchemesArgs {
+    /// Kernels, comma-separated (see the measurement's --ops).
+    #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = "bcast,allreduce")]
+    pub ops: Vec<Op>,
+    /// Message sizes with units, multiples of 8 bytes.
+    #[arg(long, value_delimiter = ',', value_parser = parse_size_bytes, default_value = "8,64KiB")]
+    pub sizes: Vec<u64>,
+    /// Process counts P [default: powers of two up to the world size, and the world size].
+    #[arg(long, value_delimiter = ',')]
+    pub procs: Vec<u32>,
+    /// Repetitions (or loop iterations) per scheme, and per destination for OL_i.
+    #[arg(long, default_value_t = 200)]
+    pub nrep: u32,
+    /// Window scheme: largest lateness of a rank's start (e.g. 50us) before the repetition is
+    /// left out, or `auto` (1 us spinning, 10 us on oversubscribed hosts).
+    #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
+    pub late_tolerance: WindowArg,
+    /// Clock synchronisation method for the global clock of the window scheme.
     #[arg(long, value_enum, default_value = "treefit")]
     pub clock_sync: ClockSyncMethod,
     #[command(flatten)]

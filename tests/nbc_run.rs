@@ -180,3 +180,65 @@ fn adaptive_repetitions_stop_early_when_quiet_and_run_to_the_maximum_when_noisy(
     let (_, reached, converged) = ends(&noisy)[1];
     assert!(!converged && reached == 40, "noisy: stopped at {reached}");
 }
+
+#[test]
+fn schemes_prints_every_scheme_at_p_2_and_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::mpirun(
+        4,
+        &[
+            "schemes",
+            "--procs",
+            "2,4",
+            "--sizes",
+            "8",
+            "--nrep",
+            "30",
+            "--clock-sync",
+            "offset",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let schemes = |op: &str, p: u64| -> Vec<String> {
+        rows.iter()
+            .filter(|r| r["op"] == op && r["nprocs"] == p)
+            .map(|r| r["scheme"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for p in [2, 4] {
+        assert_eq!(
+            schemes("bcast", p),
+            [
+                "barrier-max",
+                "pipelined",
+                "barrier-loop",
+                "window",
+                "ol-max",
+                "bcast-rounds",
+                "bcast-barrier"
+            ]
+        );
+        assert_eq!(
+            schemes("allreduce", p),
+            ["barrier-max", "pipelined", "barrier-loop", "window"]
+        );
+    }
+    let window_valid = |r: &serde_json::Value| {
+        rows.iter()
+            .find(|w| w["scheme"] == "window" && w["op"] == r["op"] && w["nprocs"] == r["nprocs"])
+            .map(|w| w["n"].as_u64().unwrap())
+            .unwrap()
+    };
+    for r in rows.iter().filter(|r| r["scheme"] != "window") {
+        let t = r["time_s"].as_f64().unwrap();
+        // Positive and below a generous 50 ms per 8 B operation; compared with the window
+        // whenever the window kept a valid repetition (a loaded machine may leave none).
+        assert!(t > 0.0 && t < 0.05, "{r}");
+        assert_eq!(r["n"], 30, "{r}");
+        assert_eq!(r["vs_window"].is_null(), window_valid(r) == 0, "{r}");
+    }
+}

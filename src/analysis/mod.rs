@@ -4,6 +4,7 @@
 mod confidence;
 mod overlap;
 mod sampled;
+mod schemes;
 mod skew;
 mod stats;
 mod summary;
@@ -17,6 +18,7 @@ pub use overlap::{imb_overlap_pct, osu_overlap_pct, overlap_rows, OverlapRow};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, rep_benefits, Distribution, NoiseEffect,
 };
+pub use schemes::{compare_with_window, SchemeRow, REFERENCE_SCHEME};
 pub use skew::{exit_skew, ExitSkew};
 pub use stats::{median, minimum};
 pub use summary::{benefit, summarize, SummaryRow};

@@ -2,7 +2,7 @@
 
 use super::plain::write_rows;
 use super::{ExportError, SummaryFormat};
-use crate::analysis::{OverlapRow, TimingRow};
+use crate::analysis::{OverlapRow, SchemeRow, TimingRow};
 use crate::plan::Op;
 use crate::units::{format_bytes, format_duration};
 use std::io::Write;
@@ -51,6 +51,37 @@ fn key(op: Op, bytes: u64, nprocs: u32, delay_s: f64) -> Vec<String> {
         "0".into()
     };
     vec![op.name().into(), size, nprocs.to_string(), delay]
+}
+
+const SCHEME_HEADERS: [&str; 7] = [
+    "op",
+    "size",
+    "P",
+    "scheme",
+    "n",
+    "time (us)",
+    "vs window (%)",
+];
+
+/// Writes `delaybench schemes` rows (table: microseconds, deviation in percent).
+pub fn write_schemes(
+    rows: &[SchemeRow],
+    format: SummaryFormat,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let cells = |r: &SchemeRow| {
+        let mut c = key(r.op, r.bytes, r.nprocs, 0.0);
+        c.pop();
+        c.extend([
+            r.scheme.clone(),
+            r.n.to_string(),
+            us(r.time_s),
+            r.vs_window
+                .map_or_else(|| "-".into(), |v| format!("{:+.1}", v * 100.0)),
+        ]);
+        c
+    };
+    write_rows(rows, format, &SCHEME_HEADERS, cells, out)
 }
 
 fn us(s: f64) -> String {

@@ -15,12 +15,14 @@ mod pinning;
 mod procsync;
 mod report;
 mod runner;
+mod schemes;
 mod session;
 mod skew;
 mod timing;
 mod transport;
 
 pub use clockeval::main as clocksync_main;
+pub use schemes::main as schemes_main;
 pub use skew::main as skew_main;
 
 use crate::cli::MeasureArgs;
