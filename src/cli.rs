@@ -457,6 +457,40 @@ mod tests {
     }
 
     #[test]
+    fn overlap_and_adaptive_options() {
+        let cli = parse(&[
+            "--overlap",
+            "work",
+            "--test-interval",
+            "1KiB",
+            "--nrep-max",
+            "500",
+            "--ci-rel",
+            "0.02",
+        ])
+        .unwrap();
+        let plan = cli.measure.to_plan(4, 0);
+        let o = plan.overlap.unwrap();
+        assert_eq!(
+            (o.mode, o.test_interval_bytes),
+            (OverlapMode::Work, Some(1024))
+        );
+        let a = plan.adaptive.unwrap();
+        assert_eq!(
+            (a.nrep_min, a.nrep_max, a.ci_level, a.ci_rel),
+            (20, 500, 0.95, 0.02)
+        );
+        // The delay matrices are drawn for the most repetitions a block may take.
+        assert_eq!(plan.nrep, 500);
+        // Each needs its main option.
+        assert!(parse(&["--test-interval", "1KiB"]).is_err());
+        assert!(parse(&["--ci-rel", "0.1"]).is_err());
+        assert!(parse(&["--overlap", "sometimes"]).is_err());
+        assert!(parse(&["analyze", "r.cbor", "--timing", "global,max,root"]).is_ok());
+        assert!(parse(&["analyze", "r.cbor", "--overlap", "--trend"]).is_err());
+    }
+
+    #[test]
     fn subcommands() {
         let cli = parse(&["analyze", "run.cbor", "--format", "csv"]).unwrap();
         assert!(matches!(cli.command, Some(Command::Analyze { .. })));

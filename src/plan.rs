@@ -393,5 +393,20 @@ mod tests {
         let mut p = plan();
         p.delays = vec!["0".parse().unwrap()];
         assert!(matches!(p.validate(4, &h), Err(PlanError::BadDelay(_))));
+        let mut p = plan();
+        p.ops = vec![Op::Allreduce];
+        p.overlap = Some(OverlapSpec {
+            mode: OverlapMode::Time,
+            test_interval_bytes: None,
+        });
+        assert_eq!(p.validate(4, &h), Err(PlanError::OverlapWithoutNonblocking));
+        let mut p = plan();
+        p.adaptive = Some(AdaptiveSpec {
+            nrep_min: 1,
+            nrep_max: 10,
+            ci_level: 0.95,
+            ci_rel: 0.05,
+        });
+        assert!(matches!(p.validate(4, &h), Err(PlanError::Adaptive(_))));
     }
 }
