@@ -38,11 +38,16 @@ pub fn t_root(block: &Block, rep: usize) -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TimingRow {
     pub op: Op,
+    /// Message size in bytes (0 for barriers).
     pub bytes: u64,
+    /// P, the number of processes.
     pub nprocs: u32,
+    /// Nominal delay δ in seconds (0 = baseline).
     pub delay_s: f64,
+    /// The delay model's label; not a CSV column.
     #[serde(skip)]
     pub delay_model: String,
+    /// Repetitions without flags, and measured.
     pub valid: u32,
     pub total: u32,
     pub t_global_median_s: Option<f64>,

@@ -25,9 +25,13 @@ pub struct Compute {
 /// The parts of one overlapped repetition on one rank, seconds.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OverlapParts {
+    /// In the posting call (t_init).
     pub post_s: f64,
+    /// Computing, tests excluded.
     pub compute_s: f64,
+    /// In the `MPI_Test` calls.
     pub test_s: f64,
+    /// In `MPI_Wait` (t_wait).
     pub wait_s: f64,
 }
 
