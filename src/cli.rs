@@ -1,10 +1,12 @@
 //! Command line: measurement options (run under `mpirun`) and the offline subcommands.
 
-use crate::analysis::ClockChoice;
+use crate::analysis::{ClockChoice, TimingMethod};
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourSpec, RankSelection};
 use crate::export::{RankFormat, SummaryFormat};
-use crate::plan::{ClockSource, Op, Plan, Subcomm, SyncMethod};
+use crate::plan::{
+    AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
+};
 use crate::plot::Stat;
 use crate::units::{parse_duration_s, parse_size_bytes};
 use clap::{Args, Parser, Subcommand};
@@ -39,10 +41,19 @@ pub enum Command {
         /// Instead of the summary, the trend of t_global over the run per block (us per s).
         #[arg(long, conflicts_with = "distribution")]
         trend: bool,
+        /// Instead of the summary, the overlap of blocks measured with --overlap: overhead,
+        /// overlap % by the OSU and IMB-NBC definitions, and the late arrival hidden.
+        #[arg(long, conflicts_with_all = ["distribution", "trend"])]
+        overlap: bool,
+        /// Instead of the summary, the median operation time by each timing method, side by
+        /// side: global (t_global), max (t_max_local), root (t_root).
+        #[arg(long, value_enum, value_delimiter = ',',
+              conflicts_with_all = ["distribution", "trend", "overlap"])]
+        timing: Vec<TimingMethod>,
         /// Instead of the summary, for runs with `--emulate-clock`: the true start spread of
         /// the ranks per tenth of each block, from the emulation's known clocks (an
         /// independent check of the global clock).
-        #[arg(long, conflicts_with_all = ["distribution", "trend"])]
+        #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing"])]
         truth: bool,
         /// Global times to analyse: recomputed after the run from every drift-tracking probe
         /// (`posthoc`, piecewise-linear), or as recorded during the run (`online`).
@@ -74,6 +85,10 @@ pub enum Command {
     /// Under MPI: exit skew of MPI_Barrier and of delaybench's dissemination barrier on the
     /// global clock (Hunold and Carpen-Amarie 2015, Figure 4).
     Skew(SkewArgs),
+    /// Under MPI: one operation timed by every published scheme side by side (barrier + max,
+    /// pipelined loop, barrier in the loop, window t_global; for bcast also de Supinski's
+    /// OL_i, broadcast rounds and broadcast-barrier). See docs/nonblocking.md.
+    Schemes(SchemesArgs),
 }
 
 /// Clock synchronisation parameters shared by every MPI command.
@@ -171,6 +186,37 @@ pub struct SkewArgs {
     pub format: SummaryFormat,
 }
 
+/// Options of `delaybench schemes` (run under mpirun).
+#[derive(Debug, Clone, Args)]
+pub struct SchemesArgs {
+    /// Kernels, comma-separated (see the measurement's --ops).
+    #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = "bcast,allreduce")]
+    pub ops: Vec<Op>,
+    /// Message sizes with units, multiples of 8 bytes.
+    #[arg(long, value_delimiter = ',', value_parser = parse_size_bytes, default_value = "8,64KiB")]
+    pub sizes: Vec<u64>,
+    /// Process counts P [default: powers of two up to the world size, and the world size].
+    #[arg(long, value_delimiter = ',')]
+    pub procs: Vec<u32>,
+    /// Repetitions (or loop iterations) per scheme, and per destination for OL_i.
+    #[arg(long, default_value_t = 200)]
+    pub nrep: u32,
+    /// Window scheme: largest lateness of a rank's start (e.g. 50us) before the repetition is
+    /// left out, or `auto` (1 us spinning, 10 us on oversubscribed hosts).
+    #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
+    pub late_tolerance: WindowArg,
+    /// Clock synchronisation method for the global clock of the window scheme.
+    #[arg(long, value_enum, default_value = "treefit")]
+    pub clock_sync: ClockSyncMethod,
+    #[command(flatten)]
+    pub params: ClockParamArgs,
+    #[arg(long, value_enum, default_value = "monotonic")]
+    pub clock: ClockSource,
+    /// Table on stdout, or CSV, or JSON.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: SummaryFormat,
+}
+
 /// Options of a measurement run (`mpirun -np N delaybench [OPTIONS]`).
 #[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
@@ -204,6 +250,27 @@ pub struct MeasureArgs {
     /// Measured repetitions per configuration.
     #[arg(long, default_value_t = 100)]
     pub nrep: u32,
+    /// Adaptive repetitions: at least this many (with --nrep-max).
+    #[arg(long, default_value_t = 20, requires = "nrep_max")]
+    pub nrep_min: u32,
+    /// Adaptive repetitions: at most this many; stop earlier once the Student's t confidence
+    /// interval of the mean t_global is narrower than --ci-rel (replaces --nrep).
+    #[arg(long)]
+    pub nrep_max: Option<u32>,
+    /// Adaptive repetitions: confidence level of the interval.
+    #[arg(long, default_value_t = 0.95, requires = "nrep_max")]
+    pub ci_level: f64,
+    /// Adaptive repetitions: largest half-width of the interval relative to the mean.
+    #[arg(long, default_value_t = 0.05, requires = "nrep_max")]
+    pub ci_rel: f64,
+    /// Overlap mode of the nonblocking kernels: post, compute for t_b (time) or a calibrated
+    /// workload (work), then wait, recording each part per rank (see docs/nonblocking.md).
+    #[arg(long, value_enum)]
+    pub overlap: Option<OverlapMode>,
+    /// With --overlap: call MPI_Test every this many bytes of message during the computation
+    /// (floor(size / interval) + 1 calls).
+    #[arg(long, value_parser = parse_size_bytes, requires = "overlap")]
+    pub test_interval: Option<u64>,
     /// Warm-up repetitions per (op, size, P), not recorded; they also size the window.
     #[arg(long, default_value_t = 10)]
     pub warmup: u32,
@@ -307,7 +374,7 @@ impl MeasureArgs {
             delay_ranks: self.delay_ranks.clone(),
             delays: self.delay.0.clone(),
             detour: self.detour,
-            nrep: self.nrep,
+            nrep: self.nrep_max.unwrap_or(self.nrep),
             warmup: self.warmup,
             sync: self.sync,
             window_s: match self.window {
@@ -324,6 +391,16 @@ impl MeasureArgs {
             clock_params: self.clock_params.params(),
             resync_every_s: self.resync_every,
             emulate_clock: self.clock_params.emulate_clock.clone(),
+            overlap: self.overlap.map(|mode| OverlapSpec {
+                mode,
+                test_interval_bytes: self.test_interval,
+            }),
+            adaptive: self.nrep_max.map(|nrep_max| AdaptiveSpec {
+                nrep_min: self.nrep_min,
+                nrep_max,
+                ci_level: self.ci_level,
+                ci_rel: self.ci_rel,
+            }),
         }
     }
 }
@@ -408,6 +485,40 @@ mod tests {
             let err = parse(args).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{args:?}");
         }
+    }
+
+    #[test]
+    fn overlap_and_adaptive_options() {
+        let cli = parse(&[
+            "--overlap",
+            "work",
+            "--test-interval",
+            "1KiB",
+            "--nrep-max",
+            "500",
+            "--ci-rel",
+            "0.02",
+        ])
+        .unwrap();
+        let plan = cli.measure.to_plan(4, 0);
+        let o = plan.overlap.unwrap();
+        assert_eq!(
+            (o.mode, o.test_interval_bytes),
+            (OverlapMode::Work, Some(1024))
+        );
+        let a = plan.adaptive.unwrap();
+        assert_eq!(
+            (a.nrep_min, a.nrep_max, a.ci_level, a.ci_rel),
+            (20, 500, 0.95, 0.02)
+        );
+        // The delay matrices are drawn for the most repetitions a block may take.
+        assert_eq!(plan.nrep, 500);
+        // Each needs its main option.
+        assert!(parse(&["--test-interval", "1KiB"]).is_err());
+        assert!(parse(&["--ci-rel", "0.1"]).is_err());
+        assert!(parse(&["--overlap", "sometimes"]).is_err());
+        assert!(parse(&["analyze", "r.cbor", "--timing", "global,max,root"]).is_ok());
+        assert!(parse(&["analyze", "r.cbor", "--overlap", "--trend"]).is_err());
     }
 
     #[test]

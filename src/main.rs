@@ -2,13 +2,15 @@
 
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
-use delaybench::analysis::{distribution_rows, summarize, trend_rows, true_start_spread};
+use delaybench::analysis::{
+    distribution_rows, overlap_rows, summarize, timing_rows, trend_rows, true_start_spread,
+};
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
-    read_clocksync_csv, summary_exporter, write_distribution, write_rank_rows, write_trend,
-    write_truth,
+    read_clocksync_csv, summary_exporter, write_distribution, write_overlap, write_rank_rows,
+    write_timing, write_trend, write_truth,
 };
-use delaybench::plot::{write_clock_error_figure, write_figures};
+use delaybench::plot::{write_clock_error_figure, write_figures, write_hidden_figures};
 use delaybench::records::read_records;
 use delaybench::study::Study;
 use std::process::ExitCode;
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
         Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args),
         Some(Command::Skew(args)) => delaybench::run::skew_main(args),
+        Some(Command::Schemes(args)) => delaybench::run::schemes_main(args),
         Some(command) => match offline(command) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -89,6 +92,8 @@ fn offline(command: Command) -> Result<()> {
             format,
             distribution,
             trend,
+            overlap,
+            timing,
             truth,
             global_times,
         } => {
@@ -103,6 +108,10 @@ fn offline(command: Command) -> Result<()> {
                 write_distribution(&distribution_rows(&records), format, out)?;
             } else if trend {
                 write_trend(&trend_rows(&records), format, out)?;
+            } else if overlap {
+                write_overlap(&overlap_rows(&records), format, out)?;
+            } else if !timing.is_empty() {
+                write_timing(&timing_rows(&records, &timing), format, out)?;
             } else {
                 summary_exporter(format).write(&summarize(&records), out)?;
             }
@@ -121,13 +130,16 @@ fn offline(command: Command) -> Result<()> {
                     .with_context(|| format!("reading clocksync results {}", file.display()))?;
                 write_clock_error_figure(&rows, &out)?
             } else {
-                write_figures(&summarize(&read(&file)?), &out, stat)?
+                let records = read(&file)?;
+                let mut paths = write_figures(&summarize(&records), &out, stat)?;
+                paths.extend(write_hidden_figures(&overlap_rows(&records), &out)?);
+                paths
             };
             for p in paths {
                 println!("{}", p.display());
             }
         }
-        Command::Clocksync(_) | Command::Skew(_) => {
+        Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) => {
             unreachable!("MPI commands are dispatched in main")
         }
     }

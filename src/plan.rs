@@ -5,6 +5,7 @@
 
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{DelayModel, DetourSpec, RankError, RankSelection};
+pub use crate::measure_options::{AdaptiveSpec, OverlapMode, OverlapSpec};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -245,6 +246,12 @@ pub struct Plan {
     /// and inside window-synchronised blocks); `None`: no drift tracking.
     #[serde(default)]
     pub track_every_s: Option<f64>,
+    /// Overlap mode of the nonblocking kernels (`--overlap`); `None` = post then wait.
+    #[serde(default)]
+    pub overlap: Option<OverlapSpec>,
+    /// Adaptive repetitions (`--nrep-max`); `None` = exactly `nrep` per configuration.
+    #[serde(default)]
+    pub adaptive: Option<AdaptiveSpec>,
 }
 
 impl Plan {
@@ -325,6 +332,12 @@ impl Plan {
                 return Err(PlanError::BadWindow(w));
             }
         }
+        if self.overlap.is_some() && !self.ops.iter().any(|op| op.is_nonblocking()) {
+            return Err(PlanError::OverlapWithoutNonblocking);
+        }
+        if let Some(a) = &self.adaptive {
+            a.validate().map_err(PlanError::Adaptive)?;
+        }
         Ok(())
     }
 }
@@ -354,6 +367,10 @@ pub enum PlanError {
     Emulation(String),
     #[error("--window {0} s must be a positive duration")]
     BadWindow(f64),
+    #[error("--overlap applies to nonblocking kernels only: add ibarrier, ibcast, ireduce, iallreduce or ialltoall to --ops")]
+    OverlapWithoutNonblocking,
+    #[error("{0}")]
+    Adaptive(crate::measure_options::AdaptiveError),
 }
 
 #[cfg(test)]
@@ -381,6 +398,8 @@ mod tests {
             clock_params: ClockSyncParams::default(),
             resync_every_s: None,
             emulate_clock: None,
+            overlap: None,
+            adaptive: None,
         }
     }
 
@@ -439,6 +458,21 @@ mod tests {
         let mut p = plan();
         p.delays = vec!["0".parse().unwrap()];
         assert!(matches!(p.validate(4, &h), Err(PlanError::BadDelay(_))));
+        let mut p = plan();
+        p.ops = vec![Op::Allreduce];
+        p.overlap = Some(OverlapSpec {
+            mode: OverlapMode::Time,
+            test_interval_bytes: None,
+        });
+        assert_eq!(p.validate(4, &h), Err(PlanError::OverlapWithoutNonblocking));
+        let mut p = plan();
+        p.adaptive = Some(AdaptiveSpec {
+            nrep_min: 1,
+            nrep_max: 10,
+            ci_level: 0.95,
+            ci_rel: 0.05,
+        });
+        assert!(matches!(p.validate(4, &h), Err(PlanError::Adaptive(_))));
     }
 
     #[test]

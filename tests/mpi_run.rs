@@ -33,6 +33,10 @@ fn two_ranks_write_complete_records_table_and_figures() {
             "offset",
             "--resync-every",
             "0s",
+            // Ranks of one host share a clock and would keep identical models: an emulated
+            // offset makes every re-measurement visible.
+            "--emulate-clock",
+            "offset=1ms*rank",
         ],
         dir.path(),
     );
@@ -49,11 +53,11 @@ fn two_ranks_write_complete_records_table_and_figures() {
     assert_eq!(r.header.world_size, 2);
     assert_eq!(r.header.hosts.len(), 2);
     assert_eq!(r.header.clock_sync.models.len(), 2);
-    // Both ranks read the same CLOCK_MONOTONIC: the true offset is 0.
+    // Rank 1's clock is emulated 1 ms ahead of rank 0's (same CLOCK_MONOTONIC underneath).
     let offset = r.header.clock_sync.models[1].intercept_s;
     assert!(
-        offset.abs() < 1e-3,
-        "offset {offset} s between ranks of one host"
+        (offset - 1e-3).abs() < 50e-6,
+        "offset {offset} s against an emulated 1 ms"
     );
     // allreduce 8 B and ibarrier, each undelayed and delayed, at P = 2.
     assert_eq!(r.blocks.len(), 4);

@@ -11,6 +11,7 @@
 
 mod analysis_tables;
 mod clocksync;
+mod nbc_tables;
 mod plain;
 mod rank_csv;
 mod rank_json;
@@ -22,6 +23,7 @@ mod summary_table;
 
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
 pub use clocksync::{read_clocksync_csv, write_clocksync, ClockSyncRow};
+pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use plain::{write_csv_rows, write_json_rows, write_plain_table};
 pub use rank_csv::write_rank_csv;
 pub use rank_json::write_rank_json;

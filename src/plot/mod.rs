@@ -32,6 +32,7 @@
 mod benefit;
 mod clock_error;
 mod fonts;
+mod hidden;
 mod layout;
 mod naming;
 mod render;
@@ -39,6 +40,7 @@ mod spec;
 mod tglobal;
 
 pub use clock_error::write_clock_error_figure;
+pub use hidden::write_hidden_figures;
 
 use crate::analysis::SummaryRow;
 use std::path::{Path, PathBuf};

@@ -277,6 +277,12 @@ pub struct Block {
     /// by the ranks that synchronise themselves; each changed that rank's online model.
     #[serde(default)]
     pub clock_probes: Vec<ClockProbe>,
+    /// The parts of each overlapped repetition (`--overlap`, nonblocking kernels only).
+    #[serde(default)]
+    pub overlap: Option<OverlapRecord>,
+    /// How adaptive repetitions ended (`--nrep-max`); `nrep` is then the count reached.
+    #[serde(default)]
+    pub adaptive: Option<AdaptiveRecord>,
 }
 
 /// One drift-tracking probe (issue 8, item 3): a rank's min-RTT offset to the global clock,
@@ -295,6 +301,51 @@ pub struct ClockProbe {
     pub before_rep: u32,
     /// The online model after the refit.
     pub model: ClockModel,
+}
+
+/// Overlap mode of a nonblocking kernel (000 §4.1, Listing 6 and steps 1-8; 000 §4.2): each
+/// rank posts the operation (t_init), computes with optional `MPI_Test` calls spread over
+/// the computation, then waits (t_wait). Arrays `[nrep][nprocs]`, seconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverlapRecord {
+    /// `time` (compute for t_pure seconds) or `work` (compute a fixed workload calibrated to
+    /// take t_pure on the slowest rank).
+    pub mode: String,
+    /// t_b: the pure operation time (post then wait, no computation), the median over the
+    /// warm-up repetitions of the slowest rank's time, seconds.
+    pub t_pure_s: f64,
+    /// Work-based: the workload λ in loop iterations (maximum over ranks); 0 when time-based.
+    pub workload: u64,
+    /// Bytes of message between two `MPI_Test` calls, if tests were asked for.
+    pub test_interval_bytes: Option<u64>,
+    /// `MPI_Test` calls per repetition: N = floor(bytes / interval) + 1, 0 without tests.
+    pub tests_per_rep: u32,
+    /// Time in the posting call (`MPI_I...`).
+    pub post_s: F64Array,
+    /// Time computing, tests excluded.
+    pub compute_s: F64Array,
+    /// Time in the `MPI_Test` calls.
+    pub test_s: F64Array,
+    /// Time in `MPI_Wait`.
+    pub wait_s: F64Array,
+}
+
+/// The end of an adaptive block (001 §3): repetitions stop once the Student's t confidence
+/// interval of the mean valid t_global is narrower than the relative bound.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdaptiveRecord {
+    pub nrep_min: u32,
+    pub nrep_max: u32,
+    /// Confidence level of the interval, e.g. 0.95.
+    pub ci_level: f64,
+    /// Relative bound on the half-width (half-width / mean), e.g. 0.05.
+    pub ci_rel: f64,
+    /// Repetitions measured when it stopped.
+    pub reached: u32,
+    /// Half-width / mean at the end (NaN with fewer than 2 valid repetitions).
+    pub rel_error: f64,
+    /// True when the bound was met, false when `nrep_max` ended it.
+    pub converged: bool,
 }
 
 /// Detours injected during one block, per rank.
@@ -352,6 +403,11 @@ impl Block {
         .all(|a| a.0.len() == n)
             && self.flags.len() == n
             && self.scheduled_start_s.0.len() == self.nrep as usize
+            && self.overlap.as_ref().is_none_or(|o| {
+                [&o.post_s, &o.compute_s, &o.test_s, &o.wait_s]
+                    .iter()
+                    .all(|a| a.0.len() == n)
+            })
     }
 }
 

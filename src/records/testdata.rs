@@ -63,6 +63,8 @@ pub fn header(world_size: u32) -> Header {
             clock_params: crate::clock::ClockSyncParams::default(),
             resync_every_s: None,
             emulate_clock: None,
+            overlap: None,
+            adaptive: None,
         },
         study: None,
     }
@@ -104,6 +106,8 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         world_ranks: (0..nprocs).collect(),
         hosts: 1,
         clock_probes: Vec::new(),
+        overlap: None,
+        adaptive: None,
     };
     for rep in 0..nrep as usize {
         let start = b.scheduled_start_s.0[rep];

@@ -1,13 +1,16 @@
 //! The repetition loop of one configuration, its warm-up, and the gathering of its records.
 
 use super::kernels::Kernel;
+use super::overlap::{Compute, OverlapParts};
 use super::procsync::ProcessSync;
 use super::timing::Timing;
 use super::tracking::{probe_clocks, ProbeComms};
 use crate::delay::{DetourInjector, DetourStats};
-use crate::plan::Op;
+use crate::measure_options::ADAPTIVE_CHECK_EVERY;
+use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
-    Block, ClockModel, ClockProbe, DetourRecord, F64Array, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
+    AdaptiveRecord, Block, ClockModel, ClockProbe, DetourRecord, F64Array, OverlapRecord,
+    FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
 };
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -22,6 +25,10 @@ struct LocalRows {
     end_global: Vec<f64>,
     applied: Vec<f64>,
     flags: Vec<u8>,
+    /// Overlap mode only: the parts of each repetition.
+    parts: Vec<OverlapParts>,
+    /// Adaptive repetitions only: how they ended.
+    adaptive: Option<AdaptiveRecord>,
 }
 
 /// Runs `warmup` unrecorded repetitions after a barrier each and returns, per repetition, the
@@ -71,7 +78,6 @@ pub struct BlockSpec {
     /// Model label (`50us`, `exp:20us`; `0` for the baseline).
     pub delay_model: String,
     pub delayed_ranks: Vec<u32>,
-    pub nrep: u32,
     /// This rank's delay per repetition, seconds (length `nrep`).
     pub my_delays: Vec<f64>,
     /// Per rank of the communicator: the clock models in use (needed on rank 0 only).
@@ -84,6 +90,12 @@ pub struct BlockSpec {
     pub probes: Vec<ClockProbe>,
     /// Probe the clocks after every this many repetitions inside the block (window sync).
     pub track_every_reps: Option<usize>,
+    /// Overlap mode: what to compute between post and wait (nonblocking kernels only).
+    pub compute: Option<Compute>,
+    /// Overlap mode: message bytes per `MPI_Test` call, for the records.
+    pub test_interval_bytes: Option<u64>,
+    /// Adaptive repetitions: `my_delays` then covers `nrep_max` repetitions.
+    pub adaptive: Option<AdaptiveSpec>,
 }
 
 /// Measures one block on `comm` and returns it on rank 0 (`None` elsewhere). With `detours`,
@@ -99,15 +111,7 @@ pub fn measure_block(
     probes: Option<&ProbeComms>,
 ) -> Option<Block> {
     let tracking = probes.zip(spec.track_every_reps);
-    let (rows, taken) = repetitions(
-        comm,
-        kernel,
-        sync,
-        timing,
-        &spec.my_delays,
-        detours,
-        tracking,
-    );
+    let (rows, taken) = repetitions(comm, kernel, sync, timing, &spec, detours, tracking);
     spec.probes.extend(taken);
     gather(comm, rows, spec, sync.window_s(), timing)
 }
@@ -146,10 +150,11 @@ fn repetitions(
     kernel: &mut Kernel,
     sync: &mut dyn ProcessSync,
     timing: &Timing,
-    my_delays: &[f64],
+    spec: &BlockSpec,
     detours: Option<&DetourInjector>,
     tracking: Option<(&ProbeComms, usize)>,
 ) -> (LocalRows, Vec<ClockProbe>) {
+    let my_delays = &spec.my_delays;
     let nrep = my_delays.len();
     let gate = |open: bool| {
         if let Some(d) = detours {
@@ -163,18 +168,31 @@ fn repetitions(
         end_local: Vec::with_capacity(nrep),
         start_global: Vec::with_capacity(nrep),
         end_global: Vec::with_capacity(nrep),
-        applied: my_delays.to_vec(),
+        applied: Vec::with_capacity(nrep),
         flags: Vec::with_capacity(nrep),
+        parts: Vec::new(),
+        adaptive: None,
     };
     let mut probes = Vec::new();
     sync.begin(comm, timing);
+    // Repetition index at which the schedule was last anchored (adaptive checks re-anchor it).
+    let mut anchor = 0;
     for (rep, &delay) in my_delays.iter().enumerate() {
-        let (scheduled, mut flags) = sync.start(comm, timing, rep, delay);
+        let (scheduled, mut flags) = sync.start(comm, timing, rep - anchor, delay);
         // The gate opens after t0 and closes before t1: a detour lengthens the operation, as
         // OS noise does, but never shifts the recorded entry past the rank's start instant.
         let t0 = timing.clock.now();
         gate(true);
-        kernel.run(comm);
+        match &spec.compute {
+            Some(c) => {
+                // A punctual rank computes longer by the delay it would otherwise wait for
+                // (the late rank catching up); the late rank computes t_b like the baseline.
+                let extra = (spec.delay_s - delay).max(0.0);
+                let parts = kernel.run_overlapped(comm, c, extra, timing.clock.as_ref());
+                rows.parts.push(parts);
+            }
+            None => kernel.run(comm),
+        }
         gate(false);
         let t1 = timing.clock.now();
         let model = timing.model.get();
@@ -195,12 +213,29 @@ fn repetitions(
         rows.end_local.push(t1);
         rows.start_global.push(g0);
         rows.end_global.push(g1);
+        rows.applied.push(delay);
         rows.flags.push(flags);
         if let Some((comms, every)) = tracking {
             let next = rep + 1;
             if next % every == 0 && next < nrep {
                 probes.extend(probe_clocks(timing, comms, next as u32));
-                sync.resume(comm, timing, next);
+                sync.resume(comm, timing, next - anchor);
+            }
+        }
+        if let Some(a) = &spec.adaptive {
+            let done = rep + 1;
+            let due = done as u32 >= a.nrep_min
+                && ((done as u32 - a.nrep_min) % ADAPTIVE_CHECK_EVERY == 0 || done == nrep);
+            if due {
+                let record = check_precision(comm, &rows, a);
+                let stop = record.converged || done == nrep;
+                rows.adaptive = Some(record);
+                if stop {
+                    break;
+                }
+                // The check took time the schedule did not plan for: start afresh.
+                sync.begin(comm, timing);
+                anchor = done;
             }
         }
     }
@@ -214,8 +249,55 @@ fn started_late(scheduled_g: f64, delay_s: f64, start_g: f64, tolerance_s: f64) 
     scheduled_g.is_finite() && start_g - (scheduled_g + delay_s) > tolerance_s
 }
 
+/// The adaptive stopping rule over the repetitions so far (collective on `comm`): the
+/// Student's t interval of the mean valid t_global, decided on rank 0 for every rank.
+fn check_precision(
+    comm: &SimpleCommunicator,
+    rows: &LocalRows,
+    a: &AdaptiveSpec,
+) -> AdaptiveRecord {
+    let n = rows.start_global.len();
+    let mut first_start = vec![0.0; n];
+    let mut last_end = vec![0.0; n];
+    let mut flags = vec![0u8; n];
+    comm.all_reduce_into(
+        &rows.start_global[..],
+        &mut first_start[..],
+        SystemOperation::min(),
+    );
+    comm.all_reduce_into(
+        &rows.end_global[..],
+        &mut last_end[..],
+        SystemOperation::max(),
+    );
+    comm.all_reduce_into(
+        &rows.flags[..],
+        &mut flags[..],
+        SystemOperation::bitwise_or(),
+    );
+    let t_globals: Vec<f64> = (0..n)
+        .filter(|&i| flags[i] == 0)
+        .map(|i| last_end[i] - first_start[i])
+        .collect();
+    let mut decision = [
+        crate::analysis::ci_rel_half_width(&t_globals, a.ci_level).unwrap_or(f64::NAN),
+        0.0,
+    ];
+    decision[1] = f64::from(u8::from(decision[0] <= a.ci_rel));
+    comm.process_at_rank(0).broadcast_into(&mut decision[..]);
+    AdaptiveRecord {
+        nrep_min: a.nrep_min,
+        nrep_max: a.nrep_max,
+        ci_level: a.ci_level,
+        ci_rel: a.ci_rel,
+        reached: n as u32,
+        rel_error: decision[0],
+        converged: decision[1] == 1.0,
+    }
+}
+
 /// Number of per-repetition columns each rank sends to rank 0.
-const COLUMNS: usize = 6;
+const COLUMNS: usize = 10;
 
 fn gather(
     comm: &SimpleCommunicator,
@@ -224,7 +306,19 @@ fn gather(
     window_s: Option<f64>,
     timing: &Timing,
 ) -> Option<Block> {
-    let nrep = spec.nrep as usize;
+    // Adaptive blocks may have stopped before spec.nrep; every rank stopped at the same count.
+    let nrep = rows.start_local.len();
+    let part = |f: fn(&OverlapParts) -> f64| -> Vec<f64> {
+        let mut v: Vec<f64> = rows.parts.iter().map(f).collect();
+        v.resize(nrep, 0.0);
+        v
+    };
+    let parts = [
+        part(|p| p.post_s),
+        part(|p| p.compute_s),
+        part(|p| p.test_s),
+        part(|p| p.wait_s),
+    ];
     let packed: Vec<f64> = [
         &rows.start_local,
         &rows.end_local,
@@ -235,6 +329,7 @@ fn gather(
     .into_iter()
     .flat_map(|c| c.iter().copied())
     .chain(rows.flags.iter().map(|&f| f as f64))
+    .chain(parts.iter().flat_map(|c| c.iter().copied()))
     .collect();
     let root = comm.process_at_rank(0);
     if comm.rank() != 0 {
@@ -262,7 +357,7 @@ fn gather(
         window_s,
         wait_strategy: timing.wait.name().into(),
         late_tolerance_s: timing.late_tolerance_s,
-        nrep: spec.nrep,
+        nrep: nrep as u32,
         scheduled_start_s: F64Array(rows.scheduled),
         t_start_local_s: F64Array(column(0)),
         t_end_local_s: F64Array(column(1)),
@@ -275,6 +370,18 @@ fn gather(
         world_ranks: spec.world_ranks,
         hosts: spec.hosts,
         clock_probes: spec.probes,
+        overlap: spec.compute.map(|c| OverlapRecord {
+            mode: c.mode.name().into(),
+            t_pure_s: c.t_pure_s,
+            workload: c.workload,
+            test_interval_bytes: spec.test_interval_bytes,
+            tests_per_rep: c.tests,
+            post_s: F64Array(column(6)),
+            compute_s: F64Array(column(7)),
+            test_s: F64Array(column(8)),
+            wait_s: F64Array(column(9)),
+        }),
+        adaptive: rows.adaptive,
     })
 }
 

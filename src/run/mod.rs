@@ -10,10 +10,12 @@ mod clockeval;
 mod hosts;
 mod kernels;
 mod measure;
+mod overlap;
 mod pinning;
 mod procsync;
 mod report;
 mod runner;
+mod schemes;
 mod session;
 mod shared_sync;
 mod skew;
@@ -22,6 +24,7 @@ mod tracking;
 mod transport;
 
 pub use clockeval::main as clocksync_main;
+pub use schemes::main as schemes_main;
 pub use skew::main as skew_main;
 
 use crate::cli::MeasureArgs;

@@ -3,6 +3,7 @@
 use super::hosts::Hosts;
 use super::kernels::Kernel;
 use super::measure::{auto_window, gather_detours, measure_block, warm_up, BlockSpec};
+use super::overlap::Compute;
 use super::procsync::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
 use super::report::{self, Progress};
 use super::session::{idle_barrier, sub_communicator, Gathered, Session, SPIN_MARGIN_S};
@@ -224,16 +225,19 @@ impl<'w> Runner<'w> {
         let timing = &self.session.timing;
         let mut kernel = Kernel::new(op, bytes, comm.size() as usize);
         let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
-        let mut window = self
-            .plan
-            .window_s
-            .unwrap_or_else(|| auto_window(&slowest, largest, timing.wait.spin_margin_s()));
+        let compute = self.overlap_compute(comm, op, bytes, &slowest);
+        // Overlap mode adds the computation, t_b long, to what the window must hold.
+        let computed = compute.map_or(0.0, |c| c.t_pure_s);
+        let mut window = self.plan.window_s.unwrap_or_else(|| {
+            auto_window(&slowest, largest, timing.wait.spin_margin_s()) + computed
+        });
         // Every rank must use the same window; rank 0's is the one.
         comm.process_at_rank(0).broadcast_into(&mut window);
         let mut sync = self.process_sync(window);
         let mut blocks = Vec::new();
         for (model, matrix) in delays {
             let mut spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
+            spec.compute = compute;
             if let (Some(comms), Some(every)) = (comms, self.plan.track_every_s) {
                 spec.probes = self.probe_if_due(comm, comms, every);
                 spec.track_every_reps = sync
@@ -261,6 +265,23 @@ impl<'w> Runner<'w> {
         }
         self.last_probe = Instant::now();
         probe_clocks(&self.session.timing, comms, 0)
+    }
+
+    /// Overlap mode of a nonblocking `op`: the computation sized to t_b, the median of the
+    /// slowest rank's warm-up times (post then wait; 000 Listing 6 takes the maximum over
+    /// ranks of one timed run, the median of several is steadier). Collective on `comm`.
+    fn overlap_compute(
+        &self,
+        comm: &SimpleCommunicator,
+        op: Op,
+        bytes: u64,
+        slowest: &[f64],
+    ) -> Option<Compute> {
+        let spec = self.plan.overlap.filter(|_| op.is_nonblocking())?;
+        // Without warm-up there is no t_b yet: the computation is then empty.
+        let t_pure = crate::analysis::median(slowest).unwrap_or(0.0);
+        let clock = self.session.timing.clock.as_ref();
+        Some(Compute::new(comm, &spec, bytes, t_pure, clock))
     }
 
     /// The delay matrices (`[nrep][p]`, seconds) of the next configuration's blocks: zeros for
@@ -323,7 +344,6 @@ impl<'w> Runner<'w> {
                     .fixed_ranks(p, &self.session.hosts.comm_names()),
                 None => vec![],
             },
-            nrep: self.plan.nrep,
             my_delays: rank_column(matrix, p, comm.rank() as u32),
             clock_models: if self.is_root() {
                 members.iter().map(|&r| self.models[r]).collect()
@@ -334,6 +354,9 @@ impl<'w> Runner<'w> {
             hosts: self.session.hosts.spanned(p),
             probes: Vec::new(),
             track_every_reps: None,
+            compute: None,
+            test_interval_bytes: self.plan.overlap.and_then(|o| o.test_interval_bytes),
+            adaptive: self.plan.adaptive,
         }
     }
 

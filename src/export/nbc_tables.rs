@@ -1,0 +1,144 @@
+//! `analyze --overlap` and `analyze --timing` as a table, CSV or JSON.
+
+use super::plain::write_rows;
+use super::{ExportError, SummaryFormat};
+use crate::analysis::{OverlapRow, SchemeRow, TimingRow};
+use crate::plan::Op;
+use crate::units::{format_bytes, format_duration};
+use std::io::Write;
+
+const OVERLAP_HEADERS: [&str; 16] = [
+    "op",
+    "size",
+    "P",
+    "delay",
+    "mode",
+    "valid/total",
+    "t_pure (us)",
+    "overall (us)",
+    "compute (us)",
+    "post (us)",
+    "test (us)",
+    "wait (us)",
+    "overhead (us)",
+    "overlap OSU (%)",
+    "overlap IMB-NBC (%)",
+    "delay hidden (us, %)",
+];
+
+const TIMING_HEADERS: [&str; 9] = [
+    "op",
+    "size",
+    "P",
+    "delay",
+    "valid/total",
+    "t_global med (us)",
+    "t_max_local med (us)",
+    "t_root med (us)",
+    "CI half-width (%)",
+];
+
+/// Op, size ("-" without payload), P and delay cells.
+fn key(op: Op, bytes: u64, nprocs: u32, delay_s: f64) -> Vec<String> {
+    let size = if op.has_payload() {
+        format_bytes(bytes)
+    } else {
+        "-".into()
+    };
+    let delay = if delay_s > 0.0 {
+        format_duration(delay_s)
+    } else {
+        "0".into()
+    };
+    vec![op.name().into(), size, nprocs.to_string(), delay]
+}
+
+const SCHEME_HEADERS: [&str; 7] = [
+    "op",
+    "size",
+    "P",
+    "scheme",
+    "n",
+    "time (us)",
+    "vs window (%)",
+];
+
+/// Writes `delaybench schemes` rows (table: microseconds, deviation in percent).
+pub fn write_schemes(
+    rows: &[SchemeRow],
+    format: SummaryFormat,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let cells = |r: &SchemeRow| {
+        let mut c = key(r.op, r.bytes, r.nprocs, 0.0);
+        c.pop();
+        c.extend([
+            r.scheme.clone(),
+            r.n.to_string(),
+            us(r.time_s),
+            r.vs_window
+                .map_or_else(|| "-".into(), |v| format!("{:+.1}", v * 100.0)),
+        ]);
+        c
+    };
+    write_rows(rows, format, &SCHEME_HEADERS, cells, out)
+}
+
+fn us(s: f64) -> String {
+    format!("{:.2}", s * 1e6)
+}
+
+/// Writes overlap rows (table: microseconds and percent).
+pub fn write_overlap(
+    rows: &[OverlapRow],
+    format: SummaryFormat,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let cells = |r: &OverlapRow| {
+        let mut c = key(r.op, r.bytes, r.nprocs, r.delay_s);
+        c.push(r.mode.clone());
+        c.push(format!("{}/{}", r.valid, r.total));
+        c.extend(
+            [
+                r.t_pure_s,
+                r.overall_s,
+                r.compute_s,
+                r.post_s,
+                r.test_s,
+                r.wait_s,
+                r.overhead_s,
+            ]
+            .map(us),
+        );
+        c.push(format!("{:.1}", r.overlap_osu_pct));
+        c.push(format!("{:.1}", r.overlap_imb_pct));
+        c.push(match (r.hidden_delay_s, r.hidden_fraction) {
+            (Some(h), Some(f)) => format!("{} ({:.0}%)", us(h), f * 100.0),
+            _ => "-".into(),
+        });
+        c
+    };
+    write_rows(rows, format, &OVERLAP_HEADERS, cells, out)
+}
+
+/// Writes timing-method rows (table: microseconds; "-" for a method not chosen).
+pub fn write_timing(
+    rows: &[TimingRow],
+    format: SummaryFormat,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), us);
+    let cells = |r: &TimingRow| {
+        let mut c = key(r.op, r.bytes, r.nprocs, r.delay_s);
+        c.push(format!("{}/{}", r.valid, r.total));
+        c.extend([
+            opt(r.t_global_median_s),
+            opt(r.t_max_local_median_s),
+            opt(r.t_root_median_s),
+            r.ci_rel_error
+                .map_or_else(|| "-".into(), |e| format!("{:.1}", e * 100.0)),
+        ]);
+        c
+    };
+    write_rows(rows, format, &TIMING_HEADERS, cells, out)
+}

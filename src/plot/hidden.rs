@@ -1,0 +1,162 @@
+//! The hidden-delay figure of overlap mode: of a late arrival δ, the share the punctual
+//! ranks' computation hid, in % against P, one panel per message size, one line per
+//! nonblocking kernel (`analyze --overlap`, column "delay hidden").
+
+use super::benefit::{sorted_distinct, SizeKey};
+use super::layout::{YAxis, PART_SEP};
+use super::naming::{figure_stems, pretty_duration, same_delay};
+use super::render::write_png_and_svg;
+use super::spec::{
+    family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
+};
+use super::PlotError;
+use crate::analysis::OverlapRow;
+use crate::plan::Op;
+use std::path::{Path, PathBuf};
+
+/// The figure of the rows with nominal delay `delay_s` (seconds), values in percent.
+pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
+    let delayed: Vec<&OverlapRow> = rows
+        .iter()
+        .filter(|r| same_delay(r.delay_s, delay_s))
+        .collect();
+    let mut ops = sorted_distinct(delayed.iter().map(|r| r.op));
+    ops.sort_by_key(|&op| op_order(op));
+    let style = |op: Op| SeriesStyle::for_op(op, family_color(op));
+    let panels = sorted_distinct(delayed.iter().map(|r| SizeKey::of(r.op, r.bytes)))
+        .into_iter()
+        .map(|key| PanelSpec {
+            title: key.title(),
+            // Hidden shares are clipped to [0, δ]: a fixed 0-100 % axis compares panels.
+            y: YAxis::linear((0.0, 100.0)),
+            series: ops
+                .iter()
+                .map(|&op| SeriesSpec {
+                    name: op.name().to_string(),
+                    style: style(op),
+                    points: points(
+                        delayed
+                            .iter()
+                            .copied()
+                            .filter(|r| r.op == op && SizeKey::of(r.op, r.bytes) == key),
+                        |r| r.nprocs,
+                        |r| r.hidden_fraction.map(|f| f * 100.0),
+                    ),
+                })
+                // A kernel without rows in this panel (ibarrier among sizes) gets no line.
+                .filter(|s| !s.points.is_empty())
+                .collect(),
+        })
+        .collect();
+    FigureSpec {
+        stem,
+        title: format!(
+            "Late arrival hidden by computation vs P, δ = {} (overlap mode)",
+            pretty_duration(delay_s)
+        ),
+        subtitle: [
+            "punctual ranks post, compute t_b + δ, then wait",
+            "hidden = δ − (their MPI time − baseline MPI time)",
+            "100 % = the whole delay hidden",
+        ]
+        .join(PART_SEP),
+        x_label: "processes P".to_string(),
+        y_label: "delay hidden (%)".to_string(),
+        procs: sorted_distinct(delayed.iter().map(|r| r.nprocs)),
+        panels,
+        legend: ops
+            .iter()
+            .map(|&op| LegendEntry {
+                label: op.name().to_string(),
+                style: style(op),
+            })
+            .collect(),
+        zero_line: false,
+    }
+}
+
+/// Writes `hidden_vs_p_{δ}.png/.svg` into `out_dir` for every δ > 0 among `rows` that has a
+/// hidden share, and returns the paths written (none, and no directory, without such rows).
+///
+/// Errors: as [`super::write_figures`].
+pub fn write_hidden_figures(
+    rows: &[OverlapRow],
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
+    let delays = super::naming::distinct_delays(
+        rows.iter()
+            .filter(|r| r.hidden_fraction.is_some())
+            .map(|r| r.delay_s),
+    );
+    if delays.is_empty() {
+        return Ok(Vec::new());
+    }
+    std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    let stems = figure_stems("hidden", &delays);
+    let mut written = Vec::new();
+    for (&delay_s, stem) in delays.iter().zip(stems) {
+        written.extend(write_png_and_svg(&figure(rows, delay_s, stem), out_dir)?);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(op: Op, p: u32, delay_s: f64, hidden: Option<f64>) -> OverlapRow {
+        OverlapRow {
+            op,
+            bytes: if op.has_payload() { 8 } else { 0 },
+            nprocs: p,
+            delay_s,
+            mode: "time".into(),
+            valid: 1,
+            total: 1,
+            t_pure_s: 1e-6,
+            overall_s: 2e-6,
+            compute_s: 1e-6,
+            post_s: 0.0,
+            test_s: 0.0,
+            wait_s: 1e-6,
+            overhead_s: 1e-6,
+            overlap_osu_pct: 0.0,
+            overlap_imb_pct: 0.0,
+            hidden_delay_s: hidden.map(|h| h * delay_s),
+            hidden_fraction: hidden,
+        }
+    }
+
+    #[test]
+    fn one_panel_per_size_one_line_per_kernel_in_percent() {
+        let rows = vec![
+            row(Op::Iallreduce, 2, 0.0, None),
+            row(Op::Iallreduce, 2, 50e-6, Some(0.9)),
+            row(Op::Iallreduce, 4, 50e-6, Some(0.5)),
+            row(Op::Ibarrier, 2, 50e-6, Some(1.0)),
+        ];
+        let f = figure(&rows, 50e-6, "hidden_vs_p_50us".into());
+        assert_eq!(f.procs, vec![2, 4]);
+        assert_eq!(f.panels.len(), 2, "barrier panel and 8 B panel");
+        let allreduce = &f.panels[1].series[0];
+        assert_eq!(allreduce.name, "iallreduce");
+        assert_eq!(allreduce.points, vec![(2, Some(90.0)), (4, Some(50.0))]);
+        assert_eq!(f.panels[0].series[0].points, vec![(2, Some(100.0))]);
+    }
+
+    #[test]
+    fn nothing_hidden_nothing_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("none");
+        let rows = vec![row(Op::Iallreduce, 2, 0.0, None)];
+        assert!(write_hidden_figures(&rows, &out).unwrap().is_empty());
+        assert!(!out.exists());
+        let rows = vec![row(Op::Iallreduce, 2, 50e-6, Some(0.7))];
+        let written = write_hidden_figures(&rows, &out).unwrap();
+        assert_eq!(written.len(), 2, "{written:?}");
+        assert!(written[0].ends_with("hidden_vs_p_50us.png"), "{written:?}");
+    }
+}

@@ -1,0 +1,305 @@
+//! `delaybench schemes`: one operation, size and P timed by every published scheme, side by
+//! side (001 §2; de Supinski and Karonis 1999 (003), Figures 2 and 9; 004 Figure 2).
+//! What each measures and why they differ: `docs/nonblocking.md`.
+
+use super::hosts::Hosts;
+use super::kernels::Kernel;
+use super::measure::{auto_window, warm_up};
+use super::procsync::{ProcessSync, WindowSync};
+use super::session::Session;
+use super::timing::Timing;
+use crate::analysis::{compare_with_window, median, SchemeRow};
+use crate::cli::{SchemesArgs, WindowArg};
+use crate::clock::build;
+use crate::export::write_schemes;
+use crate::plan::Op;
+use crate::records::FLAG_WINDOW_OVERRUN;
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::process::ExitCode;
+
+/// Tag of the de Supinski ping-pongs and acknowledgements.
+const ACK_TAG: i32 = 7003;
+
+/// Runs every scheme under MPI and prints the table on rank 0.
+pub fn main(args: SchemesArgs) -> ExitCode {
+    let Some(universe) = super::init() else {
+        return ExitCode::FAILURE;
+    };
+    let world = universe.world();
+    let Some(procs) = super::checked_procs(&world, &args.procs) else {
+        return ExitCode::from(2);
+    };
+    if args.nrep < 2 || args.ops.is_empty() || args.sizes.iter().any(|&b| b == 0 || b % 8 != 0) {
+        if world.rank() == 0 {
+            eprintln!(
+                "delaybench: error: schemes needs --nrep >= 2, at least one op, and sizes that \
+                 are positive multiples of 8 bytes (reductions sum f64 elements)"
+            );
+        }
+        return ExitCode::from(2);
+    }
+    let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
+    let hosts = Hosts::discover(&world);
+    let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
+    let method = build(args.clock_sync, &args.params.params());
+    session.synchronise(&world, method.as_ref());
+    let tolerance = match args.late_tolerance {
+        WindowArg::Auto => None,
+        WindowArg::Fixed(t) => Some(t),
+    };
+    let mut rows = Vec::new();
+    for p in procs {
+        let (found, _) = session.measure_at(p, tolerance, |session, comm| {
+            let mut rows = Vec::new();
+            for &op in &args.ops {
+                let sizes = if op.has_payload() {
+                    args.sizes.clone()
+                } else {
+                    vec![0]
+                };
+                for bytes in sizes {
+                    rows.extend(schemes(comm, &session.timing, op, bytes, args.nrep));
+                }
+            }
+            rows
+        });
+        rows.extend(found.unwrap_or_default());
+    }
+    if world.rank() == 0 {
+        compare_with_window(&mut rows);
+        if let Err(e) = write_schemes(&rows, args.format, &mut std::io::stdout().lock()) {
+            eprintln!("delaybench: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Every scheme for one (op, bytes) on `comm`; the rows on rank 0 (empty elsewhere).
+fn schemes(
+    comm: &SimpleCommunicator,
+    timing: &Timing,
+    op: Op,
+    bytes: u64,
+    nrep: u32,
+) -> Vec<SchemeRow> {
+    let mut kernel = Kernel::new(op, bytes, comm.size() as usize);
+    let slowest = warm_up(comm, &mut kernel, timing, 20);
+    // The window scheme first: it needs the warm-up's operation times to size its window.
+    let (window_s, valid) = window(comm, &mut kernel, timing, nrep, &slowest);
+    let mut times = vec![
+        (
+            "barrier-max",
+            barrier_max(comm, &mut kernel, timing, nrep),
+            nrep,
+        ),
+        (
+            "pipelined",
+            pipelined(comm, &mut kernel, timing, nrep),
+            nrep,
+        ),
+        (
+            "barrier-loop",
+            barrier_loop(comm, &mut kernel, timing, nrep),
+            nrep,
+        ),
+        ("window", window_s, valid),
+    ];
+    if op == Op::Bcast {
+        let mut buf = vec![1u8; bytes as usize];
+        times.push(("ol-max", ol_max(comm, &mut buf, timing, nrep), nrep));
+        times.push((
+            "bcast-rounds",
+            bcast_rounds(comm, &mut buf, timing, nrep),
+            nrep,
+        ));
+        times.push((
+            "bcast-barrier",
+            bcast_barrier(comm, &mut buf, timing, nrep),
+            nrep,
+        ));
+    }
+    if comm.rank() != 0 {
+        return Vec::new();
+    }
+    times
+        .into_iter()
+        .map(|(scheme, time_s, n)| SchemeRow {
+            op,
+            bytes,
+            nprocs: comm.size() as u32,
+            scheme: scheme.into(),
+            n,
+            time_s,
+            vs_window: None,
+        })
+        .collect()
+}
+
+/// The largest of the ranks' `value`s, on every rank.
+fn max_over_ranks(comm: &SimpleCommunicator, value: f64) -> f64 {
+    let mut max = 0.0;
+    comm.all_reduce_into(&value, &mut max, SystemOperation::max());
+    max
+}
+
+/// (1) `MPI_Barrier` before each repetition, the local time of each rank, the maximum over
+/// ranks per repetition, the median over repetitions (OSU; 001's *maximum* method).
+fn barrier_max(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
+    let mine: Vec<f64> = (0..nrep)
+        .map(|_| {
+            comm.barrier();
+            let t = timing.clock.now();
+            kernel.run(comm);
+            timing.clock.now() - t
+        })
+        .collect();
+    let mut max = vec![0.0; mine.len()];
+    comm.all_reduce_into(&mine[..], &mut max[..], SystemOperation::max());
+    median(&max).unwrap_or(f64::NAN)
+}
+
+/// (2) One barrier, then `nrep` operations back to back, the loop time divided by `nrep`,
+/// the maximum over ranks (mpptest, IMB): consecutive operations overlap (pipelining).
+fn pipelined(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
+    comm.barrier();
+    let t = timing.clock.now();
+    for _ in 0..nrep {
+        kernel.run(comm);
+    }
+    max_over_ranks(comm, (timing.clock.now() - t) / nrep as f64)
+}
+
+/// (3) A loop of (barrier, operation), its time divided by `nrep`, the maximum over ranks
+/// (Phloem): the barrier's own time is included.
+fn barrier_loop(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
+    let t = timing.clock.now();
+    for _ in 0..nrep {
+        comm.barrier();
+        kernel.run(comm);
+    }
+    max_over_ranks(comm, (timing.clock.now() - t) / nrep as f64)
+}
+
+/// (4) Window synchronisation on the global clock: the median t_global of the repetitions
+/// that started on time and ended inside their window (002 eq. 4; 004 scheme 4), and how
+/// many those were (NaN seconds if none).
+fn window(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    timing: &Timing,
+    nrep: u32,
+    slowest: &[f64],
+) -> (f64, u32) {
+    let w = auto_window(slowest, 0.0, timing.wait.spin_margin_s());
+    let mut w_agreed = w;
+    comm.process_at_rank(0).broadcast_into(&mut w_agreed);
+    let mut sync = WindowSync::new(w_agreed, 10e-3_f64.max(2.0 * w_agreed));
+    sync.begin(comm, timing);
+    let (mut starts, mut ends, mut flags) = (Vec::new(), Vec::new(), Vec::new());
+    for rep in 0..nrep as usize {
+        let (scheduled, mut f) = sync.start(comm, timing, rep, 0.0);
+        let g0 = timing.global_now();
+        kernel.run(comm);
+        let g1 = timing.global_now();
+        if g1 > scheduled + w_agreed {
+            f |= FLAG_WINDOW_OVERRUN;
+        }
+        starts.push(g0);
+        ends.push(g1);
+        flags.push(f);
+    }
+    let n = starts.len();
+    let (mut first, mut last, mut any) = (vec![0.0; n], vec![0.0; n], vec![0u8; n]);
+    comm.all_reduce_into(&starts[..], &mut first[..], SystemOperation::min());
+    comm.all_reduce_into(&ends[..], &mut last[..], SystemOperation::max());
+    comm.all_reduce_into(&flags[..], &mut any[..], SystemOperation::bitwise_or());
+    let t_globals: Vec<f64> = (0..n)
+        .filter(|&i| any[i] == 0)
+        .map(|i| last[i] - first[i])
+        .collect();
+    (
+        median(&t_globals).unwrap_or(f64::NAN),
+        t_globals.len() as u32,
+    )
+}
+
+/// de Supinski and Karonis (003, Figure 9), on rank 0 as the root: for each destination i,
+/// RTT_i from `nrep` ping-pongs; then `nrep` (broadcast, acknowledgement from i) pairs after
+/// one unmeasured pair, E_i their time; OL_i = E_i − RTT_i / 2; the result is the maximum
+/// OL_i over i (seconds, on rank 0; NaN elsewhere). Unlike the paper's means over M, RTT_i
+/// and E_i are medians of per-iteration times: one descheduling on a shared machine would
+/// otherwise inflate a mean RTT past E and make OL_i negative.
+fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
+    let (me, root) = (comm.rank(), comm.process_at_rank(0));
+    let mut token = [0u8; 1];
+    let mut ol = f64::NEG_INFINITY;
+    for i in 1..comm.size() {
+        let peer = comm.process_at_rank(i);
+        comm.barrier();
+        let rtts: Vec<f64> = (0..nrep)
+            .map(|_| {
+                let t = timing.clock.now();
+                if me == 0 {
+                    peer.send_with_tag(&token[..], ACK_TAG);
+                    peer.receive_into_with_tag(&mut token[..], ACK_TAG);
+                } else if me == i {
+                    root.receive_into_with_tag(&mut token[..], ACK_TAG);
+                    root.send_with_tag(&token[..], ACK_TAG);
+                }
+                timing.clock.now() - t
+            })
+            .collect();
+        comm.barrier();
+        // The first pair only brings every rank into step (003, §4).
+        let es: Vec<f64> = (0..=nrep)
+            .map(|_| {
+                let t = timing.clock.now();
+                root.broadcast_into(buf);
+                if me == 0 {
+                    peer.receive_into_with_tag(&mut token[..], ACK_TAG);
+                } else if me == i {
+                    root.send_with_tag(&token[..], ACK_TAG);
+                }
+                timing.clock.now() - t
+            })
+            .skip(1)
+            .collect();
+        let (rtt, e) = (median(&rtts), median(&es));
+        ol = ol.max(e.unwrap_or(f64::NAN) - rtt.unwrap_or(f64::NAN) / 2.0);
+    }
+    if me == 0 {
+        ol
+    } else {
+        f64::NAN
+    }
+}
+
+/// Broadcast rounds (003 §3): `nrep` rounds of one broadcast from every root in order
+/// 0..P-1, the time per broadcast, the maximum over ranks. Pipelining makes it a lower bound.
+fn bcast_rounds(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
+    comm.barrier();
+    let t = timing.clock.now();
+    for _ in 0..nrep {
+        for r in 0..comm.size() {
+            comm.process_at_rank(r).broadcast_into(buf);
+        }
+    }
+    let per = (timing.clock.now() - t) / (nrep as f64 * comm.size() as f64);
+    max_over_ranks(comm, per)
+}
+
+/// Broadcast-barrier (003 §3): `nrep` (broadcast, barrier) pairs, the time per pair, the
+/// maximum over ranks. Includes the barrier, so an upper bound.
+fn bcast_barrier(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
+    comm.barrier();
+    let t = timing.clock.now();
+    let root = comm.process_at_rank(0);
+    for _ in 0..nrep {
+        root.broadcast_into(buf);
+        comm.barrier();
+    }
+    max_over_ranks(comm, (timing.clock.now() - t) / nrep as f64)
+}

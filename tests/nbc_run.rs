@@ -1,0 +1,254 @@
+//! Overlap mode of the nonblocking kernels and adaptive repetitions in real runs. Bounds are
+//! generous: the machine may be loaded.
+
+mod common;
+
+use common::{offline, run_records, text};
+use delaybench::analysis::overlap_rows;
+use delaybench::records::Records;
+use std::path::Path;
+
+const NONBLOCKING: &str = "ibarrier,ibcast,ireduce,iallreduce,ialltoall";
+
+fn run(dir: &Path, name: &str, args: &[&str]) -> Records {
+    let mut all = vec![
+        "--procs",
+        "2",
+        "--clock-sync",
+        "offset",
+        "--figures",
+        "figs",
+    ];
+    all.extend_from_slice(args);
+    run_records(2, dir, name, &all)
+}
+
+#[test]
+fn time_based_overlap_runs_for_every_nonblocking_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(
+        dir.path(),
+        "time.cbor",
+        &[
+            "--ops",
+            NONBLOCKING,
+            "--sizes",
+            "8",
+            "--nrep",
+            "15",
+            "--overlap",
+            "time",
+        ],
+    );
+    // Five kernels, each a baseline and a 50 us late arrival.
+    assert_eq!(r.blocks.len(), 10);
+    for b in &r.blocks {
+        let o = b
+            .overlap
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no parts", b.op));
+        assert!(b.shape_ok(), "{}", b.op);
+        assert_eq!((o.mode.as_str(), o.tests_per_rep), ("time", 0));
+        assert!(o.t_pure_s > 0.0, "{}: t_b {}", b.op, o.t_pure_s);
+        for i in 0..b.t_start_local_s.0.len() {
+            let overall = b.t_end_local_s.0[i] - b.t_start_local_s.0[i];
+            let compute = o.compute_s.0[i];
+            // Time-based: every rank computes at least t_b, and the parts fit in overall.
+            assert!(compute >= o.t_pure_s, "{}: compute {compute} < t_b", b.op);
+            assert!(
+                overall >= compute,
+                "{}: overall {overall} < compute {compute}",
+                b.op
+            );
+            let parts = o.post_s.0[i] + compute + o.test_s.0[i] + o.wait_s.0[i];
+            assert!(
+                parts <= overall + 1e-9,
+                "{}: parts {parts} > {overall}",
+                b.op
+            );
+        }
+    }
+    let rows = overlap_rows(&r);
+    // One row per block with a valid repetition (a loaded machine may spoil a whole block).
+    let with_valid = r
+        .blocks
+        .iter()
+        .filter(|b| (0..b.nrep as usize).any(|i| b.rep_valid(i)))
+        .count();
+    assert!(
+        with_valid >= 5 && rows.len() == with_valid,
+        "{} rows",
+        rows.len()
+    );
+    for row in &rows {
+        assert!(row.overall_s >= row.compute_s, "{row:?}");
+        for pct in [row.overlap_osu_pct, row.overlap_imb_pct] {
+            assert!((0.0..=100.0).contains(&pct), "{row:?}");
+        }
+        // Late arrivals get a hidden share of the delay in [0, δ]; baselines none.
+        match row.hidden_delay_s {
+            Some(h) => assert!(row.delay_s > 0.0 && (0.0..=row.delay_s).contains(&h)),
+            // A delayed block without a valid baseline has nothing to compare with.
+            None => assert!(row.delay_s == 0.0 || rows.len() < 10, "{row:?}"),
+        }
+    }
+    let out = offline(&[
+        "analyze",
+        &dir.path().join("time.cbor").display().to_string(),
+        "--overlap",
+    ]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        table.contains("overlap OSU (%)") && table.contains("ialltoall"),
+        "{table}"
+    );
+}
+
+#[test]
+fn work_based_overlap_calls_test_per_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(
+        dir.path(),
+        "work.cbor",
+        &[
+            "--ops",
+            "iallreduce,ibcast",
+            "--sizes",
+            "4KiB",
+            "--nrep",
+            "10",
+            "--overlap",
+            "work",
+            "--test-interval",
+            "1KiB",
+        ],
+    );
+    for b in &r.blocks {
+        let o = b.overlap.as_ref().unwrap();
+        // 000 §4.2: floor(4096 / 1024) + 1 tests, which take some time.
+        assert_eq!((o.mode.as_str(), o.tests_per_rep), ("work", 5));
+        assert_eq!(o.test_interval_bytes, Some(1024));
+        assert!(o.workload > 0, "work-based needs a calibrated workload");
+        assert!(o.test_s.0.iter().all(|&t| t > 0.0), "{}", b.op);
+    }
+}
+
+/// Adaptive blocks of one run: (delay, reached, converged).
+fn ends(r: &Records) -> Vec<(f64, u32, bool)> {
+    r.blocks
+        .iter()
+        .map(|b| {
+            let a = b.adaptive.as_ref().expect("adaptive record");
+            assert_eq!(a.reached, b.nrep);
+            assert!(b.shape_ok());
+            (b.delay_s, a.reached, a.converged)
+        })
+        .collect()
+}
+
+#[test]
+fn adaptive_repetitions_stop_early_when_quiet_and_run_to_the_maximum_when_noisy() {
+    let dir = tempfile::tempdir().unwrap();
+    let bounds = [
+        "--ops",
+        "allreduce",
+        "--sizes",
+        "64KiB",
+        "--nrep-min",
+        "10",
+        "--nrep-max",
+        "40",
+        "--ci-rel",
+        "0.2",
+        // Only valid repetitions count; on a loaded machine a 1 us late-start tolerance
+        // leaves too few of them for any interval.
+        "--late-tolerance",
+        "50us",
+    ];
+    // Quiet: a 1 us late arrival barely changes a ~100 us allreduce.
+    let mut quiet_args = bounds.to_vec();
+    quiet_args.extend(["--delay", "1us"]);
+    let quiet = run(dir.path(), "quiet.cbor", &quiet_args);
+    for (delay, reached, converged) in ends(&quiet) {
+        assert!(
+            converged && reached < 40,
+            "quiet δ={delay}: stopped at {reached}"
+        );
+    }
+    // Noisy: rank 0 late by an exponential delay of mean 1 ms, so t_global varies by about
+    // 90 %: the interval needs about 85 repetitions to reach ±20 %.
+    let mut noisy_args = bounds.to_vec();
+    noisy_args.extend(["--delay", "exp:1ms"]);
+    let noisy = run(dir.path(), "noisy.cbor", &noisy_args);
+    let (_, reached, converged) = ends(&noisy)[1];
+    assert!(!converged && reached == 40, "noisy: stopped at {reached}");
+    // It is the spread that kept it going, not a lack of valid repetitions.
+    let b = &noisy.blocks[1];
+    let valid = (0..b.nrep as usize).filter(|&i| b.rep_valid(i)).count();
+    assert!(valid >= 10, "noisy: only {valid} valid repetitions");
+    let rel = b.adaptive.as_ref().unwrap().rel_error;
+    assert!(rel > 0.2, "noisy: final relative half-width {rel}");
+}
+
+#[test]
+fn schemes_prints_every_scheme_at_p_2_and_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::mpirun(
+        4,
+        &[
+            "schemes",
+            "--procs",
+            "2,4",
+            "--sizes",
+            "8",
+            "--nrep",
+            "30",
+            "--clock-sync",
+            "offset",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let schemes = |op: &str, p: u64| -> Vec<String> {
+        rows.iter()
+            .filter(|r| r["op"] == op && r["nprocs"] == p)
+            .map(|r| r["scheme"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for p in [2, 4] {
+        assert_eq!(
+            schemes("bcast", p),
+            [
+                "barrier-max",
+                "pipelined",
+                "barrier-loop",
+                "window",
+                "ol-max",
+                "bcast-rounds",
+                "bcast-barrier"
+            ]
+        );
+        assert_eq!(
+            schemes("allreduce", p),
+            ["barrier-max", "pipelined", "barrier-loop", "window"]
+        );
+    }
+    let window_valid = |r: &serde_json::Value| {
+        rows.iter()
+            .find(|w| w["scheme"] == "window" && w["op"] == r["op"] && w["nprocs"] == r["nprocs"])
+            .map(|w| w["n"].as_u64().unwrap())
+            .unwrap()
+    };
+    for r in rows.iter().filter(|r| r["scheme"] != "window") {
+        let t = r["time_s"].as_f64().unwrap();
+        // Positive and below a generous 50 ms per 8 B operation; compared with the window
+        // whenever the window kept a valid repetition (a loaded machine may leave none).
+        assert!(t > 0.0 && t < 0.05, "{r}");
+        assert_eq!(r["n"], 30, "{r}");
+        assert_eq!(r["vs_window"].is_null(), window_valid(r) == 0, "{r}");
+    }
+}
