@@ -12,7 +12,6 @@
 #
 # Usage: scripts/find_libclang.sh            # prints e.g. /usr/lib/llvm-14/lib/libclang-14.so.1
 #        . scripts/find_libclang.sh; find_libclang
-set -uo pipefail
 
 # True when $1 (a file name) is a libclang that clang-sys would load.
 is_loadable_libclang_name() {
@@ -60,5 +59,6 @@ find_libclang() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    set -uo pipefail
     find_libclang
 fi

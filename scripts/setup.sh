@@ -12,8 +12,8 @@
 # Exports: MPICC (read by rsmpi's build), DELAYBENCH_MPIEXEC (the launcher: mpirun or
 # mpiexec), DELAYBENCH_MPI_FLAVOR (openmpi, mpich or other), CARGO_TARGET_DIR for a named
 # MPI, LIBCLANG_PATH when libclang is outside bindgen's default places, and the Open MPI
-# variables for root and for more ranks than cores.
-set -euo pipefail
+# variables for root and for more ranks than cores. Shell options of the caller are left as
+# they were; a failure returns (or exits, when run rather than sourced) with status 1.
 
 _setup_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$_setup_dir/find_libclang.sh"
@@ -31,85 +31,97 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
 
-missing=()
-want_mpi="${DELAYBENCH_MPI:-auto}"
-case "$want_mpi" in
-    auto)
-        if command -v mpicc >/dev/null 2>&1; then
-            MPICC=mpicc
-            if command -v mpirun >/dev/null 2>&1; then DELAYBENCH_MPIEXEC=mpirun; else DELAYBENCH_MPIEXEC=mpiexec; fi
-        elif command -v apt-get >/dev/null 2>&1; then
-            missing+=(openmpi-bin libopenmpi-dev)
-            MPICC=mpicc DELAYBENCH_MPIEXEC=mpirun
-        else
-            say "no MPI found (mpicc). Load one (e.g. 'module load openmpi') or install Open MPI/MPICH, then retry."
-            exit 1
-        fi
-        ;;
-    openmpi)
-        MPICC=mpicc.openmpi DELAYBENCH_MPIEXEC=mpirun.openmpi
-        command -v mpicc.openmpi >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
-        export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_setup_dir/../target/openmpi}"
-        ;;
-    mpich)
-        MPICC=mpicc.mpich DELAYBENCH_MPIEXEC=mpiexec.mpich
-        command -v mpicc.mpich >/dev/null 2>&1 || missing+=(mpich libmpich-dev)
-        export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_setup_dir/../target/mpich}"
-        ;;
-    *)
-        say "DELAYBENCH_MPI=$want_mpi: expected auto, openmpi or mpich"
-        exit 1
-        ;;
-esac
-command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-if libclang=$(find_libclang); then
-    say "libclang for bindgen: $libclang"
-else
-    say "no libclang that bindgen can load (libclang.so or libclang-N.so; libclang-cpp does not count)"
-    missing+=(libclang-dev)
-fi
-if [ ${#missing[@]} -gt 0 ]; then
-    if command -v apt-get >/dev/null 2>&1; then
-        apt_install "${missing[@]}"
+_delaybench_setup() {
+    # Options apply inside this function only: sourcing must not change the caller's shell.
+    local -
+    set -uo pipefail
+    missing=()
+    want_mpi="${DELAYBENCH_MPI:-auto}"
+    case "$want_mpi" in
+        auto)
+            if command -v mpicc >/dev/null 2>&1; then
+                MPICC=mpicc
+                if command -v mpirun >/dev/null 2>&1; then DELAYBENCH_MPIEXEC=mpirun; else DELAYBENCH_MPIEXEC=mpiexec; fi
+            elif command -v apt-get >/dev/null 2>&1; then
+                missing+=(openmpi-bin libopenmpi-dev)
+                MPICC=mpicc DELAYBENCH_MPIEXEC=mpirun
+            else
+                say "no MPI found (mpicc). Load one (e.g. 'module load openmpi') or install Open MPI/MPICH, then retry."
+                return 1
+            fi
+            ;;
+        openmpi)
+            MPICC=mpicc.openmpi DELAYBENCH_MPIEXEC=mpirun.openmpi
+            command -v mpicc.openmpi >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
+            export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_setup_dir/../target/openmpi}"
+            ;;
+        mpich)
+            MPICC=mpicc.mpich DELAYBENCH_MPIEXEC=mpiexec.mpich
+            command -v mpicc.mpich >/dev/null 2>&1 || missing+=(mpich libmpich-dev)
+            export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_setup_dir/../target/mpich}"
+            ;;
+        *)
+            say "DELAYBENCH_MPI=$want_mpi: expected auto, openmpi or mpich"
+            return 1
+            ;;
+    esac
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    if libclang=$(find_libclang); then
+        say "libclang for bindgen: $libclang"
     else
-        say "missing: ${missing[*]} and no apt-get here; install them with your package manager."
-        exit 1
+        say "no libclang that bindgen can load (libclang.so or libclang-N.so; libclang-cpp does not count)"
+        missing+=(libclang-dev)
     fi
-fi
-if [ -z "${libclang:-}" ]; then
-    libclang=$(find_libclang) || {
-        say "libclang is still missing after installing libclang-dev; set LIBCLANG_PATH to the directory holding libclang.so"
-        exit 1
-    }
-    say "libclang for bindgen: $libclang"
-    # bindgen looks in llvm-config's prefix and the system directories; say where, if elsewhere.
-    export LIBCLANG_PATH="${LIBCLANG_PATH:-$(dirname "$libclang")}"
-fi
-
-if ! command -v cargo >/dev/null 2>&1; then
-    [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
-fi
-if ! command -v cargo >/dev/null 2>&1; then
-    say "cargo not found: install Rust >= 1.85 (https://rustup.rs), then retry."
-    exit 1
-fi
-
-# Open MPI refuses root and more ranks than cores unless told; MPICH takes neither flag, and
-# the variables are harmless to it.
-version_line="$("$DELAYBENCH_MPIEXEC" --version 2>&1 | head -n 3 | tr '\n' ' ')"
-case "$version_line" in
-    *"Open MPI"* | *"OpenRTE"*) DELAYBENCH_MPI_FLAVOR=openmpi ;;
-    *HYDRA* | *MPICH* | *mpich*) DELAYBENCH_MPI_FLAVOR=mpich ;;
-    *) DELAYBENCH_MPI_FLAVOR=other ;;
-esac
-if [ "$DELAYBENCH_MPI_FLAVOR" = openmpi ]; then
-    export OMPI_MCA_rmaps_base_oversubscribe=1
-    if [ "$(id -u)" -eq 0 ]; then
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    if [ ${#missing[@]} -gt 0 ]; then
+        if command -v apt-get >/dev/null 2>&1; then
+            apt_install "${missing[@]}" || return 1
+        else
+            say "missing: ${missing[*]} and no apt-get here; install them with your package manager."
+            return 1
+        fi
     fi
+    if [ -z "${libclang:-}" ]; then
+        libclang=$(find_libclang) || {
+            say "libclang is still missing after installing libclang-dev; set LIBCLANG_PATH to the directory holding libclang.so"
+            return 1
+        }
+        say "libclang for bindgen: $libclang"
+        # bindgen looks in llvm-config's prefix and the system directories; say where, if elsewhere.
+        export LIBCLANG_PATH="${LIBCLANG_PATH:-$(dirname "$libclang")}"
+    fi
+
+    if ! command -v cargo >/dev/null 2>&1; then
+        [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+    fi
+    if ! command -v cargo >/dev/null 2>&1; then
+        say "cargo not found: install Rust >= 1.85 (https://rustup.rs), then retry."
+        return 1
+    fi
+
+    # Open MPI refuses root and more ranks than cores unless told; MPICH takes neither flag, and
+    # the variables are harmless to it.
+    version_line="$("$DELAYBENCH_MPIEXEC" --version 2>&1 | head -n 3 | tr '\n' ' ')"
+    case "$version_line" in
+        *"Open MPI"* | *"OpenRTE"*) DELAYBENCH_MPI_FLAVOR=openmpi ;;
+        *HYDRA* | *MPICH* | *mpich*) DELAYBENCH_MPI_FLAVOR=mpich ;;
+        *) DELAYBENCH_MPI_FLAVOR=other ;;
+    esac
+    if [ "$DELAYBENCH_MPI_FLAVOR" = openmpi ]; then
+        export OMPI_MCA_rmaps_base_oversubscribe=1
+        if [ "$(id -u)" -eq 0 ]; then
+            export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        fi
+    fi
+    export MPICC DELAYBENCH_MPIEXEC DELAYBENCH_MPI_FLAVOR
+    # Kept for scripts written against the old name.
+    MPIRUN_FLAGS=""
+    export MPIRUN_FLAGS
+    say "MPI: $DELAYBENCH_MPI_FLAVOR, launcher $DELAYBENCH_MPIEXEC ($(echo "$version_line" | cut -c1-60)), build dir ${CARGO_TARGET_DIR:-target}"
+}
+
+if ! _delaybench_setup; then
+    unset -f _delaybench_setup
+    # shellcheck disable=SC2317
+    return 1 2>/dev/null || exit 1
 fi
-export MPICC DELAYBENCH_MPIEXEC DELAYBENCH_MPI_FLAVOR
-# Kept for scripts written against the old name.
-MPIRUN_FLAGS=""
-export MPIRUN_FLAGS
-say "MPI: $DELAYBENCH_MPI_FLAVOR, launcher $DELAYBENCH_MPIEXEC ($(echo "$version_line" | cut -c1-60)), build dir ${CARGO_TARGET_DIR:-target}"
+unset -f _delaybench_setup
