@@ -288,6 +288,10 @@ pub struct MeasureArgs {
     /// Turn drift tracking off (the initial models are used for the whole run).
     #[arg(long)]
     pub no_tracking: bool,
+    /// Watchdog: end the run when a block makes no progress for this long (e.g. 60s), naming
+    /// the configuration; the records file keeps every complete block. Off by default.
+    #[arg(long, value_parser = parse_positive_duration)]
+    pub timeout: Option<f64>,
     /// Window per repetition (e.g. 500us) or `auto`: 2 x the slowest rank's warm-up operation
     /// time (90th percentile) + the largest delay + the waiting margin.
     #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
@@ -344,6 +348,16 @@ fn parse_op(s: &str) -> Result<Op, String> {
     s.parse().map_err(|e: crate::plan::PlanError| e.to_string())
 }
 
+fn parse_positive_duration(s: &str) -> Result<f64, String> {
+    match parse_duration_s(s) {
+        Ok(t) if t > 0.0 && t.is_finite() => Ok(t),
+        Ok(_) => Err(format!(
+            "'{s}' must be a positive duration with a unit, e.g. 60s"
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn parse_window(s: &str) -> Result<WindowArg, String> {
     if s == "auto" {
         return Ok(WindowArg::Auto);
@@ -371,6 +385,7 @@ impl MeasureArgs {
                 WindowArg::Fixed(t) => Some(t),
             }
             .filter(|_| !self.no_tracking),
+            timeout_s: self.timeout,
             delay_ranks: self.delay_ranks.clone(),
             delays: self.delay.0.clone(),
             detour: self.detour,

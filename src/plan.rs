@@ -246,6 +246,10 @@ pub struct Plan {
     /// and inside window-synchronised blocks); `None`: no drift tracking.
     #[serde(default)]
     pub track_every_s: Option<f64>,
+    /// A measuring rank whose block makes no progress for this many seconds ends the run
+    /// (`--timeout`); `None`: no watchdog.
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
     /// Overlap mode of the nonblocking kernels (`--overlap`); `None` = post then wait.
     #[serde(default)]
     pub overlap: Option<OverlapSpec>,
@@ -384,6 +388,7 @@ mod tests {
             procs: vec![2, 4],
             subcomm: Subcomm::First,
             track_every_s: Some(1.0),
+            timeout_s: None,
             delay_ranks: RankSelection::rank(0),
             delays: vec!["50us".parse().unwrap()],
             detour: None,

@@ -46,6 +46,7 @@ pub fn header(world_size: u32) -> Header {
         plan: Plan {
             subcomm: Default::default(),
             track_every_s: None,
+            timeout_s: None,
             ops: vec![Op::Allreduce, Op::Iallreduce],
             sizes: vec![8],
             procs: vec![2, world_size],

@@ -1,5 +1,6 @@
 //! The repetition loop of one configuration, its warm-up, and the gathering of its records.
 
+use super::interrupt::{self, STOP_CHECK_EVERY};
 use super::kernels::Kernel;
 use super::overlap::{Compute, OverlapParts};
 use super::procsync::ProcessSync;
@@ -111,7 +112,15 @@ pub fn measure_block(
     probes: Option<&ProbeComms>,
 ) -> Option<Block> {
     let tracking = probes.zip(spec.track_every_reps);
+    interrupt::arm(format!(
+        "{} {} B, P = {}, delay {}",
+        spec.op,
+        spec.bytes,
+        comm.size(),
+        spec.delay_model
+    ));
     let (rows, taken) = repetitions(comm, kernel, sync, timing, &spec, detours, tracking);
+    interrupt::disarm();
     spec.probes.extend(taken);
     gather(comm, rows, spec, sync.window_s(), timing)
 }
@@ -215,6 +224,10 @@ fn repetitions(
         rows.end_global.push(g1);
         rows.applied.push(delay);
         rows.flags.push(flags);
+        interrupt::beat();
+        if (rep + 1) % STOP_CHECK_EVERY == 0 && interrupt::agreed(comm) {
+            break;
+        }
         if let Some((comms, every)) = tracking {
             let next = rep + 1;
             if next % every == 0 && next < nrep {

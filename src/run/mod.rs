@@ -8,6 +8,7 @@
 mod agree;
 mod clockeval;
 mod hosts;
+mod interrupt;
 mod kernels;
 mod measure;
 mod overlap;
@@ -50,11 +51,22 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study);
-    if let Err(msg) = runner.run(agreed.writer) {
-        fail(&world, &msg);
+    interrupt::install();
+    if let Some(t) = agreed.plan.timeout_s {
+        interrupt::watchdog(
+            mpi::traits::Communicator::rank(&world),
+            std::time::Duration::from_secs_f64(t),
+        );
     }
-    ExitCode::SUCCESS
+    let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study);
+    match runner.run(agreed.writer) {
+        Err(msg) => fail(&world, &msg),
+        // 128 + the signal, as shells report a process ended by it.
+        Ok(()) => match interrupt::signal() {
+            Some(sig) => ExitCode::from((128 + sig).clamp(0, 255) as u8),
+            None => ExitCode::SUCCESS,
+        },
+    }
 }
 
 fn init() -> Option<Universe> {

@@ -1,6 +1,7 @@
 //! The measurement run: every (P, op, bytes, delay) block, written by rank 0 as it finishes.
 
 use super::hosts::Hosts;
+use super::interrupt;
 use super::kernels::Kernel;
 use super::measure::{auto_window, gather_detours, measure_block, warm_up, BlockSpec};
 use super::overlap::Compute;
@@ -112,8 +113,23 @@ impl<'w> Runner<'w> {
         let mut medians = Vec::new();
         for p in self.plan.procs.clone() {
             self.measure_p(p, writer.as_mut(), &mut progress, &mut medians)?;
+            // Every rank, idle or measuring, takes part: the same answer everywhere.
+            if interrupt::agreed(world) {
+                break;
+            }
         }
         progress.finish();
+        if let Some(sig) = interrupt::signal() {
+            if let Some(w) = writer {
+                eprintln!(
+                    "delaybench: interrupted by signal {sig}: every block measured so far is in \
+                     {}, the last one with the repetitions done before the signal; the file has \
+                     no footer, so readers call it an interrupted run",
+                    w.path().display()
+                );
+            }
+            return Ok(());
+        }
         let footer = self.end_of_run_check(&medians);
         if let Some(w) = writer {
             let path = w.path().to_path_buf();
@@ -162,8 +178,11 @@ impl<'w> Runner<'w> {
                     self.session.clock_verdict,
                 )
             });
-            for op in self.plan.ops.clone() {
+            'configurations: for op in self.plan.ops.clone() {
                 for bytes in self.plan.sizes_for(op) {
+                    if interrupt::stopping() {
+                        break 'configurations;
+                    }
                     self.resync_if_due(&comm);
                     progress.configuration(op, bytes, p);
                     for block in self.measure_configuration(&comm, op, bytes, comms.as_ref())? {
@@ -246,6 +265,9 @@ impl<'w> Runner<'w> {
             }
             let block = self.measure_with_detours(comm, &mut kernel, sync.as_mut(), spec, comms)?;
             blocks.extend(block);
+            if interrupt::stopping() {
+                break;
+            }
         }
         Ok(blocks)
     }

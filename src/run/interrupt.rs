@@ -1,0 +1,118 @@
+//! Ending a run cleanly (issue 11, part 2). SIGINT or SIGTERM (what `mpirun` and `mpiexec`
+//! forward when interrupted) sets a flag; the ranks of a block agree on it every
+//! [`STOP_CHECK_EVERY`] repetitions, finish the block with the repetitions measured so far,
+//! and rank 0 leaves the records file without a footer, which readers report as an
+//! interrupted run. A watchdog (`--timeout`) ends a rank whose operation has made no progress
+//! for too long, naming the configuration, so that the launcher ends the job.
+
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Repetitions between two agreements on an interruption: often enough to stop within
+/// milliseconds, rarely enough not to disturb the measurement (one tiny allreduce, outside
+/// the timed region).
+pub const STOP_CHECK_EVERY: usize = 16;
+
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+static AGREED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    SIGNAL.store(sig, Ordering::Relaxed);
+}
+
+/// Installs the SIGINT and SIGTERM handlers (restarting interrupted system calls, so MPI's
+/// own waits are not disturbed).
+pub fn install() {
+    // SAFETY: the handler only stores to an atomic; sigaction gets a zeroed, filled struct.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_signal as *const () as usize;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Collective on `comm`: whether any of its ranks was asked to stop (or the run already
+/// agreed to). Every rank gets the same answer.
+pub fn agreed(comm: &SimpleCommunicator) -> bool {
+    let mine = SIGNAL
+        .load(Ordering::Relaxed)
+        .max(i32::from(AGREED.load(Ordering::Relaxed)));
+    let mut any = 0;
+    comm.all_reduce_into(&mine, &mut any, SystemOperation::max());
+    if any != 0 {
+        AGREED.store(true, Ordering::Relaxed);
+        if SIGNAL.load(Ordering::Relaxed) == 0 {
+            SIGNAL.store(any, Ordering::Relaxed);
+        }
+    }
+    any != 0
+}
+
+/// True once the ranks agreed to stop (no communication).
+pub fn stopping() -> bool {
+    AGREED.load(Ordering::Relaxed)
+}
+
+/// The signal that stopped the run, if any.
+pub fn signal() -> Option<i32> {
+    Some(SIGNAL.load(Ordering::Relaxed)).filter(|&s| s != 0)
+}
+
+/// Milliseconds since [`watchdog`] started at the last sign of progress; 0 = not armed.
+static LAST_BEAT_MS: AtomicU64 = AtomicU64::new(0);
+static CONTEXT: Mutex<String> = Mutex::new(String::new());
+static EPOCH: Mutex<Option<Instant>> = Mutex::new(None);
+
+fn now_ms() -> u64 {
+    let epoch = *EPOCH
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(Instant::now);
+    epoch.elapsed().as_millis() as u64 + 1
+}
+
+/// Arms the watchdog for `context` (e.g. `allreduce 8 B P = 4, delay 50us`): from now on a
+/// beat is expected at least every timeout.
+pub fn arm(context: String) {
+    *CONTEXT.lock().unwrap_or_else(|e| e.into_inner()) = context;
+    beat();
+}
+
+/// A sign of progress (a repetition done).
+pub fn beat() {
+    LAST_BEAT_MS.store(now_ms(), Ordering::Relaxed);
+}
+
+/// Disarms the watchdog (between blocks, while idle).
+pub fn disarm() {
+    LAST_BEAT_MS.store(0, Ordering::Relaxed);
+}
+
+/// Starts the watchdog thread of this rank: when armed and no beat came for `timeout`, it
+/// prints which configuration hangs and exits with status 3, and the launcher ends the job.
+pub fn watchdog(rank: i32, timeout: Duration) {
+    now_ms();
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_millis(100).min(timeout / 4));
+        let last = LAST_BEAT_MS.load(Ordering::Relaxed);
+        if last != 0 && now_ms().saturating_sub(last) > timeout.as_millis() as u64 {
+            let context = CONTEXT.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            eprintln!(
+                "delaybench: error on rank {rank}: no progress for {:.1} s in {context}: the \
+                 operation hangs (--timeout); ending the run, the records file keeps every \
+                 complete block",
+                timeout.as_secs_f64()
+            );
+            std::process::exit(3);
+        }
+    });
+}
