@@ -2,10 +2,11 @@
 
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
-use delaybench::analysis::{distribution_rows, summarize, trend_rows};
+use delaybench::analysis::{analyze, compare, distribution_rows, summarize, trend_rows, Analysis};
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
-    read_clocksync_csv, summary_exporter, write_distribution, write_rank_rows, write_trend,
+    read_clocksync_csv, summary_exporter, write_compare, write_distribution, write_rank_rows,
+    write_rep_rows, write_trend, ExportRows, SummaryFormat,
 };
 use delaybench::plot::{write_clock_error_figure, write_figures};
 use delaybench::records::read_records;
@@ -84,24 +85,69 @@ fn launched_as_rank_zero() -> bool {
 fn offline(command: Command) -> Result<()> {
     match command {
         Command::Analyze {
-            file,
+            files,
             format,
+            bootstrap,
             distribution,
             trend,
         } => {
-            let records = read(&file)?;
             let out = &mut std::io::stdout().lock();
-            if distribution {
-                write_distribution(&distribution_rows(&records), format, out)?;
-            } else if trend {
-                write_trend(&trend_rows(&records), format, out)?;
+            if distribution || trend {
+                let [file] = &files[..] else {
+                    anyhow::bail!("--distribution and --trend take one records file");
+                };
+                let records = read(file)?;
+                if distribution {
+                    write_distribution(&distribution_rows(&records), format, out)?;
+                } else {
+                    write_trend(&trend_rows(&records), format, out)?;
+                }
             } else {
-                summary_exporter(format).write(&summarize(&records), out)?;
+                let a = analysis(&files, bootstrap.bootstrap())?;
+                warn_outside(&a, format);
+                summary_exporter(format).write(&a, out)?;
             }
         }
-        Command::Export { file, format } => {
+        Command::Compare {
+            a,
+            b,
+            format,
+            bootstrap,
+        } => {
+            let boot = bootstrap.bootstrap();
+            let (sa, sb) = (analysis(&[a], boot)?, analysis(&[b], boot)?);
+            for (side, x) in [("A", &sa), ("B", &sb)] {
+                for w in &x.warnings {
+                    eprintln!("delaybench: warning: {side} ({}): {w}", x.files[0]);
+                }
+            }
+            let (rows, unmatched) = compare(&sa.rows, &sb.rows);
+            for (side, lone) in [("A", &unmatched.only_a), ("B", &unmatched.only_b)] {
+                if !lone.is_empty() {
+                    eprintln!(
+                        "delaybench: note: {} configurations only in {side}, not compared: {}",
+                        lone.len(),
+                        lone.join("; ")
+                    );
+                }
+            }
+            if rows.is_empty() {
+                anyhow::bail!(
+                    "{} and {} share no configuration (op, size, P, delay model): compare runs \
+                     of the same plan",
+                    sa.files[0],
+                    sb.files[0]
+                );
+            }
+            write_compare(&rows, format, &mut std::io::stdout().lock())?;
+        }
+        Command::Export { file, format, rows } => {
             let records = read(&file)?;
-            write_rank_rows(&records, format, &mut std::io::stdout().lock())?;
+            let out = &mut std::io::stdout().lock();
+            match rows {
+                ExportRows::Rank => write_rank_rows(&records, format, out)?,
+                ExportRows::Rep => write_rep_rows(&records, format, out)?,
+            }
         }
         Command::Plot { file, out, stat } => {
             let paths = if file.extension().is_some_and(|e| e == "csv") {
@@ -120,6 +166,26 @@ fn offline(command: Command) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Reads and analyses records files of one plan (several launches).
+fn analysis(
+    files: &[std::path::PathBuf],
+    boot: delaybench::analysis::Bootstrap,
+) -> Result<Analysis> {
+    let records = files.iter().map(|f| read(f)).collect::<Result<Vec<_>>>()?;
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    Ok(analyze(&names, &records, boot)?)
+}
+
+/// CSV has no place for the runs' warnings: print them on stderr so they are not lost.
+/// (The table, Markdown and JSON carry them.)
+fn warn_outside(a: &Analysis, format: SummaryFormat) {
+    if format == SummaryFormat::Csv {
+        for w in &a.warnings {
+            eprintln!("delaybench: warning: {w}");
+        }
+    }
 }
 
 /// Reads a records file, warning on stderr when the run was interrupted.
