@@ -148,6 +148,14 @@ pub fn config_stats(
     let first = launches.first().ok_or(AnalysisError::Empty)?;
     let keys: Vec<Key> = first.blocks.iter().map(key).collect();
     for (i, r) in launches.iter().enumerate().skip(1) {
+        let differ = plan_differences(&first.header.plan, &r.header.plan);
+        if !differ.is_empty() {
+            let detail = format!("its plan differs in {}", differ.join(", "));
+            return Err(AnalysisError::DifferentPlans {
+                launch: i + 1,
+                detail,
+            });
+        }
         let theirs: Vec<Key> = r.blocks.iter().map(key).collect();
         if let Some(k) = keys.iter().find(|k| !theirs.contains(k)) {
             let detail = format!("it lacks {} {} B P={} delay {}", k.0, k.1, k.2, k.3);
@@ -169,6 +177,21 @@ pub fn config_stats(
         .iter()
         .map(|block| row(launches, block, boot))
         .collect())
+}
+
+/// Names of the plan settings in which `a` and `b` differ, the seed aside (each launch may
+/// draw its own): pooling a `--sync window` and a `--sync barrier` run would mix two
+/// measurements.
+fn plan_differences(a: &crate::plan::Plan, b: &crate::plan::Plan) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
+        (serde_json::to_value(a), serde_json::to_value(b))
+    else {
+        return Vec::new();
+    };
+    a.iter()
+        .filter(|(k, v)| k.as_str() != "seed" && b.get(k.as_str()) != Some(v))
+        .map(|(k, _)| k.clone())
+        .collect()
 }
 
 /// The blocks of configuration `k` in every launch (the first if a launch repeats it).

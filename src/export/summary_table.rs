@@ -51,31 +51,41 @@ pub(super) fn headers(a: &Analysis) -> Vec<String> {
     ]
 }
 
-/// What the columns mean, then the warnings, one line each.
+/// What the columns mean, then the warnings, one line each (under 100 characters, apart
+/// from long warnings).
 pub(super) fn notes(a: &Analysis) -> Vec<String> {
     let mut lines = vec![
+        "t0, t_delta: median t_global of the valid repetitions without and with the delay.".into(),
         format!(
-            "t0, t_delta: median t_global of the valid repetitions without and with the delay; \
-             [..]: {:.0}% percentile bootstrap interval ({} resamples).",
+            "[..]: {:.0}% percentile bootstrap interval ({} resamples).",
             a.bootstrap.level * 100.0,
             a.bootstrap.resamples
         ),
-        "b med: delay overlap benefit (t0 + delta - t_delta) / t_delta (002 eq. 5) from medians; \
-         b min: from minima, as 002 reports it; b significant: no = the interval contains 0."
+        "b med: delay overlap benefit (t0 + delta - t_delta) / t_delta (002 eq. 5) from medians;"
             .into(),
-        "b ceiling: min(t0, delta) / max(t0, delta), the largest b possible; hidden: b med / \
-         ceiling (100% = hidden as well as possible)."
+        "  b min: the same from minima, as 002 reports it; significant no: the interval holds 0."
+            .into(),
+        "b ceiling: min(t0, delta) / max(t0, delta), the largest b possible (t_delta >= both);"
+            .into(),
+        "  hidden: b med / ceiling, 100% = hidden as well as the ceiling allows.".into(),
+        "outliers: repetitions beyond Tukey's 1.5 IQR fences, counted and kept in every statistic."
             .into(),
         format!(
-            "outliers: repetitions beyond Tukey's 1.5 IQR fences, kept in every statistic; \
-             *: fewer than {FEW_VALID} valid repetitions. Sampled delays: analyze --distribution."
+            "*: fewer than {FEW_VALID} valid repetitions. Sampled delays: analyze --distribution."
         ),
     ];
     if a.files.len() > 1 {
+        let worst = a
+            .rows
+            .iter()
+            .filter_map(|r| r.launch_median_cv)
+            .fold(0.0f64, f64::max);
         lines.push(format!(
-            "{} launches pooled; per-launch spread in the CSV/JSON (launch_median_cv).",
-            a.files.len()
+            "{} launches pooled; their medians differ by up to {:.1}% (coefficient of variation;",
+            a.files.len(),
+            worst * 100.0
         ));
+        lines.push("  per row: launch_median_cv in the CSV/JSON).".into());
     }
     lines.extend(a.warnings.iter().map(|w| format!("warning: {w}")));
     lines
@@ -278,10 +288,22 @@ mod tests {
     }
 
     #[test]
-    fn narrow_enough_for_a_wide_log() {
-        for line in table_lines(&analysis()) {
+    fn notes_fit_a_log_and_name_the_launch_spread() {
+        let mut a = analysis();
+        for line in table_lines(&a) {
             assert_eq!(line.trim_end(), line, "trailing spaces");
         }
+        for line in notes(&a) {
+            assert!(line.len() < 100, "{} chars: {line}", line.len());
+        }
+        a.files.push("second.cbor".into());
+        a.rows[1].launch_median_cv = Some(0.123);
+        let n = notes(&a);
+        assert!(
+            n.iter()
+                .any(|l| l.contains("2 launches pooled") && l.contains("12.3%")),
+            "{n:?}"
+        );
     }
 
     #[test]
