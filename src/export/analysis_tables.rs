@@ -78,9 +78,9 @@ pub fn write_distribution(
     if format == SummaryFormat::Table {
         writeln!(
             out,
-            "b: per-repetition delay overlap benefit, delaybench's own extension of 002 eq. 5 \
-             to sampled delays; noise ampl.: delaybench's own, for noise blocks (every rank \
-             delayed) only; see docs/metrics.md"
+            "b: per-repetition delay overlap benefit, delaybench's own extension of 002 eq. 5.\n\
+             noise ampl.: delaybench's own, for noise blocks (every rank delayed) only.\n\
+             Both are defined in docs/metrics.md."
         )?;
     }
     Ok(())
