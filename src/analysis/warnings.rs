@@ -1,13 +1,13 @@
 //! The run's warnings, for every output that shows its numbers (`analyze`, `compare`, figure
-//! subtitles): what the run printed (clock disagreement at the end, shared cores), what the
-//! header shows (oversubscribed hosts) and whether the run was interrupted.
+//! subtitles): what the run printed (clock disagreement at the end, shared cores), whether it
+//! was interrupted, and then what the header shows (oversubscribed hosts).
 
 use crate::records::Records;
 
-/// Warnings about the run in `records`, each one sentence, in this order: interrupted run,
-/// oversubscribed hosts (from the header's per-host ranks and cores), then the warnings the
-/// run itself recorded in its footer (clock disagreement, shared cores, ...). Duplicates are
-/// left out. Empty for a clean run.
+/// Warnings about the run in `records`, each one sentence: the warnings the run itself
+/// recorded in its footer (clock disagreement at the end, shared cores per P, ...), duplicates
+/// left out. An interrupted run has no footer: then it says so, and oversubscribed hosts are
+/// found from the header's per-host ranks and cores instead. Empty for a clean run.
 pub fn run_warnings(records: &Records) -> Vec<String> {
     let mut out = Vec::new();
     if !records.complete() {
@@ -16,6 +16,20 @@ pub fn run_warnings(records: &Records) -> Vec<String> {
             records.blocks.len()
         ));
     }
+    let Some(footer) = &records.footer else {
+        out.extend(oversubscribed(records));
+        return out;
+    };
+    for w in &footer.warnings {
+        if !out.contains(w) {
+            out.push(w.clone());
+        }
+    }
+    out
+}
+
+/// The header's hosts with more ranks than cores, as one warning.
+fn oversubscribed(records: &Records) -> Option<String> {
     let crowded: Vec<String> = records
         .header
         .wait
@@ -24,18 +38,12 @@ pub fn run_warnings(records: &Records) -> Vec<String> {
         .filter(|h| h.ranks > h.cores)
         .map(|h| format!("{} ({} ranks on {} cores)", h.host, h.ranks, h.cores))
         .collect();
-    if !crowded.is_empty() {
-        out.push(format!(
+    (!crowded.is_empty()).then(|| {
+        format!(
             "oversubscribed: {}; ranks shared cores, so times include waiting for a core",
             crowded.join(", ")
-        ));
-    }
-    for w in records.footer.iter().flat_map(|f| &f.warnings) {
-        if !out.contains(w) {
-            out.push(w.clone());
-        }
-    }
-    out
+        )
+    })
 }
 
 #[cfg(test)]
@@ -74,15 +82,16 @@ mod tests {
         }];
         let clock = "global clocks were up to 3.00 us apart".to_string();
         r.footer.as_mut().unwrap().warnings = vec![clock.clone(), clock.clone()];
-        let w = run_warnings(&r);
-        assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].contains("node0 (4 ranks on 2 cores)"), "{w:?}");
-        assert_eq!(w[1], clock);
+        // A complete run recorded its own (per-P) warnings: they are repeated once each.
+        assert_eq!(run_warnings(&r), [clock]);
+        // Interrupted: no footer, so the header tells about the crowded host.
         r.footer = None;
         let w = run_warnings(&r);
+        assert_eq!(w.len(), 2, "{w:?}");
         assert!(
             w[0].starts_with("interrupted run: 1 complete blocks"),
             "{w:?}"
         );
+        assert!(w[1].contains("node0 (4 ranks on 2 cores)"), "{w:?}");
     }
 }

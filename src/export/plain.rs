@@ -57,7 +57,7 @@ pub fn write_rows<T: Serialize>(
 }
 
 /// Writes `rows` under `headers` as a GitHub-flavoured Markdown table: line breaks in headers
-/// become spaces, `|` in cells is escaped, numeric columns (all but the first) right-aligned.
+/// become spaces (a hyphen before one joins the word), `|` in cells is escaped, numeric columns (all but the first) right-aligned.
 pub fn write_markdown_table<H: ToString>(
     headers: &[H],
     rows: &[Vec<String>],
@@ -67,7 +67,9 @@ pub fn write_markdown_table<H: ToString>(
         let cells: Vec<String> = cells.map(|c| c.replace('|', "\\|")).collect();
         format!("| {} |", cells.join(" | "))
     };
-    let head = headers.iter().map(|h| h.to_string().replace('\n', " "));
+    let head = headers
+        .iter()
+        .map(|h| h.to_string().replace("-\n", "").replace('\n', " "));
     writeln!(out, "{}", line(&mut head.into_iter()))?;
     let rule: Vec<&str> = (0..headers.len())
         .map(|i| if i == 0 { "---" } else { "--:" })

@@ -16,9 +16,13 @@ impl SummaryExporter for SummaryMarkdown {
         super::plain::write_markdown_table(&headers(a), &grouped_rows(a), out)?;
         writeln!(out)?;
         for line in notes(a) {
-            match line.strip_prefix("warning: ") {
-                Some(w) => writeln!(out, "- **warning:** {w}")?,
-                None => writeln!(out, "- {line}")?,
+            if let Some(w) = line.strip_prefix("warning: ") {
+                writeln!(out, "- **warning:** {w}")?;
+            } else if let Some(more) = line.strip_prefix("  ") {
+                // Continues the previous note: same list item.
+                writeln!(out, "  {more}")?;
+            } else {
+                writeln!(out, "- {line}")?;
             }
         }
         out.flush()?;
