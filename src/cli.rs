@@ -1,9 +1,9 @@
 //! Command line: measurement options (run under `mpirun`) and the offline subcommands.
 
-use crate::analysis::{ClockChoice, TimingMethod};
+use crate::analysis::{Bootstrap, ClockChoice, TimingMethod};
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourSpec, RankSelection};
-use crate::export::{RankFormat, SummaryFormat};
+use crate::export::{ExportRows, RankFormat, SummaryFormat};
 use crate::plan::{
     AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
 };
@@ -28,12 +28,17 @@ pub struct Cli {
 /// Offline commands: they read a records file and need no MPI ranks.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// One row per (op, bytes, P, delay): valid/total, t_global, t0 and the delay overlap benefit.
+    /// Statistics per (op, bytes, P, delay): t_global distribution, bootstrap intervals, the
+    /// delay overlap benefit with its interval and ceiling. Several records files of one plan
+    /// (several launches) are pooled and their between-launch spread reported.
     Analyze {
-        /// Records file written by a measurement run.
-        file: PathBuf,
+        /// Records files written by measurement runs of one plan.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
         #[arg(long, value_enum, default_value = "table")]
         format: SummaryFormat,
+        #[command(flatten)]
+        bootstrap: BootstrapArgs,
         /// Instead of the summary, the distribution of the per-repetition delay overlap
         /// benefit and the noise amplification of blocks with sampled delays.
         #[arg(long)]
@@ -60,6 +65,18 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "posthoc")]
         global_times: ClockChoice,
     },
+    /// The same configurations from two records files side by side: median t_global and
+    /// benefit with their intervals, the relative difference, and whether the intervals overlap.
+    Compare {
+        /// Records file A (the reference).
+        a: PathBuf,
+        /// Records file B, compared with A.
+        b: PathBuf,
+        #[arg(long, value_enum, default_value = "table")]
+        format: SummaryFormat,
+        #[command(flatten)]
+        bootstrap: BootstrapArgs,
+    },
     /// One row per (configuration, repetition, rank) with local and global times in seconds.
     Export {
         file: PathBuf,
@@ -68,6 +85,9 @@ pub enum Command {
         /// Global times to export: `posthoc` (recomputed from every probe) or `online`.
         #[arg(long, value_enum, default_value = "posthoc")]
         global_times: ClockChoice,
+        /// One row per rank and repetition (`rank`), or per repetition with t_global (`rep`).
+        #[arg(long, value_enum, default_value = "rank")]
+        rows: ExportRows,
     },
     /// Figures (PNG and SVG): delay overlap benefit vs P and t_global vs P.
     Plot {
@@ -89,6 +109,37 @@ pub enum Command {
     /// pipelined loop, barrier in the loop, window t_global; for bcast also de Supinski's
     /// OL_i, broadcast rounds and broadcast-barrier). See docs/nonblocking.md.
     Schemes(SchemesArgs),
+}
+
+/// Bootstrap settings of `analyze` and `compare`.
+#[derive(Debug, Clone, Args)]
+pub struct BootstrapArgs {
+    /// Bootstrap resamples per confidence interval.
+    #[arg(long, default_value_t = Bootstrap::default().resamples)]
+    pub resamples: u32,
+    /// Confidence level of the intervals, between 0 and 1 (e.g. 0.99).
+    #[arg(long, default_value_t = Bootstrap::default().level, value_parser = parse_level)]
+    pub confidence: f64,
+}
+
+impl BootstrapArgs {
+    /// The bootstrap these options describe, with the default (fixed) seed.
+    pub fn bootstrap(&self) -> Bootstrap {
+        Bootstrap {
+            resamples: self.resamples,
+            level: self.confidence,
+            ..Bootstrap::default()
+        }
+    }
+}
+
+fn parse_level(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(l) if l > 0.0 && l < 1.0 => Ok(l),
+        _ => Err(format!(
+            "confidence level `{s}` must be a number between 0 and 1, e.g. 0.95"
+        )),
+    }
 }
 
 /// Clock synchronisation parameters shared by every MPI command.
@@ -542,6 +593,16 @@ mod tests {
         assert!(matches!(cli.command, Some(Command::Analyze { .. })));
         assert!(parse(&["plot", "run.cbor", "--out", "figs"]).is_ok());
         assert!(parse(&["export", "run.cbor"]).is_ok());
+        assert!(parse(&["export", "run.cbor", "--rows", "rep"]).is_ok());
+        assert!(parse(&["analyze", "a.cbor", "b.cbor", "--format", "markdown"]).is_ok());
+        assert!(parse(&["analyze"]).is_err());
+        let cli = parse(&["compare", "a.cbor", "b.cbor", "--confidence", "0.99"]).unwrap();
+        let Some(Command::Compare { bootstrap, .. }) = cli.command else {
+            panic!("not compare");
+        };
+        assert_eq!(bootstrap.bootstrap().level, 0.99);
+        assert!(parse(&["compare", "a.cbor", "b.cbor", "--confidence", "95"]).is_err());
+        assert!(parse(&["compare", "a.cbor"]).is_err());
     }
 
     #[test]

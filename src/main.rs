@@ -3,12 +3,14 @@
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
 use delaybench::analysis::{
-    distribution_rows, overlap_rows, summarize, timing_rows, trend_rows, true_start_spread,
+    analyze, compare, distribution_rows, overlap_rows, summarize, timing_rows, trend_rows,
+    true_start_spread, Analysis, ClockChoice,
 };
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
-    read_clocksync_csv, summary_exporter, write_distribution, write_overlap, write_rank_rows,
-    write_timing, write_trend, write_truth,
+    read_clocksync_csv, summary_exporter, write_compare, write_distribution, write_overlap,
+    write_rank_rows, write_rep_rows, write_timing, write_trend, write_truth, ExportRows,
+    SummaryFormat,
 };
 use delaybench::plot::{write_clock_error_figure, write_figures, write_hidden_figures};
 use delaybench::records::read_records;
@@ -88,8 +90,9 @@ fn launched_as_rank_zero() -> bool {
 fn offline(command: Command) -> Result<()> {
     match command {
         Command::Analyze {
-            file,
+            files,
             format,
+            bootstrap,
             distribution,
             trend,
             overlap,
@@ -97,32 +100,83 @@ fn offline(command: Command) -> Result<()> {
             truth,
             global_times,
         } => {
-            let records = read_with_clock(&file, global_times)?;
             let out = &mut std::io::stdout().lock();
-            if truth {
-                let rows = true_start_spread(&records).context(
-                    "--truth needs a run with --emulate-clock: only then are the true clocks known",
-                )?;
-                write_truth(&rows, format, out)?;
-            } else if distribution {
-                write_distribution(&distribution_rows(&records), format, out)?;
-            } else if trend {
-                write_trend(&trend_rows(&records), format, out)?;
-            } else if overlap {
-                write_overlap(&overlap_rows(&records), format, out)?;
-            } else if !timing.is_empty() {
-                write_timing(&timing_rows(&records, &timing), format, out)?;
+            if distribution || trend || overlap || truth || !timing.is_empty() {
+                let [file] = &files[..] else {
+                    anyhow::bail!(
+                        "--distribution, --trend, --overlap, --timing and --truth take one records file"
+                    );
+                };
+                let records = read_with_clock(file, global_times)?;
+                if truth {
+                    let rows = true_start_spread(&records).context(
+                        "--truth needs a run with --emulate-clock: only then are the true clocks known",
+                    )?;
+                    write_truth(&rows, format, out)?;
+                } else if distribution {
+                    write_distribution(&distribution_rows(&records), format, out)?;
+                } else if trend {
+                    write_trend(&trend_rows(&records), format, out)?;
+                } else if overlap {
+                    write_overlap(&overlap_rows(&records), format, out)?;
+                } else {
+                    write_timing(&timing_rows(&records, &timing), format, out)?;
+                }
             } else {
-                summary_exporter(format).write(&summarize(&records), out)?;
+                let a = analysis(&files, bootstrap.bootstrap(), global_times)?;
+                warn_outside(&a, format);
+                summary_exporter(format).write(&a, out)?;
             }
+        }
+        Command::Compare {
+            a,
+            b,
+            format,
+            bootstrap,
+        } => {
+            let boot = bootstrap.bootstrap();
+            let posthoc = ClockChoice::Posthoc;
+            let (sa, sb) = (
+                analysis(&[a], boot, posthoc)?,
+                analysis(&[b], boot, posthoc)?,
+            );
+            for (side, x) in [("A", &sa), ("B", &sb)] {
+                for w in &x.warnings {
+                    eprintln!("delaybench: warning: {side} ({}): {w}", x.files[0]);
+                }
+            }
+            let (rows, unmatched) = compare(&sa.rows, &sb.rows);
+            for (side, lone) in [("A", &unmatched.only_a), ("B", &unmatched.only_b)] {
+                if !lone.is_empty() {
+                    eprintln!(
+                        "delaybench: note: {} configurations only in {side}, not compared: {}",
+                        lone.len(),
+                        lone.join("; ")
+                    );
+                }
+            }
+            if rows.is_empty() {
+                anyhow::bail!(
+                    "{} and {} share no configuration (op, size, P, delay model): compare runs \
+                     of the same plan",
+                    sa.files[0],
+                    sb.files[0]
+                );
+            }
+            write_compare(&rows, format, &mut std::io::stdout().lock())?;
         }
         Command::Export {
             file,
             format,
+            rows,
             global_times,
         } => {
             let records = read_with_clock(&file, global_times)?;
-            write_rank_rows(&records, format, &mut std::io::stdout().lock())?;
+            let out = &mut std::io::stdout().lock();
+            match rows {
+                ExportRows::Rank => write_rank_rows(&records, format, out)?,
+                ExportRows::Rep => write_rep_rows(&records, format, out)?,
+            }
         }
         Command::Plot { file, out, stat } => {
             let paths = if file.extension().is_some_and(|e| e == "csv") {
@@ -156,6 +210,30 @@ fn read_with_clock(
     let correction = delaybench::analysis::apply_clock_choice(&mut records, choice);
     eprintln!("delaybench: {}", correction.describe());
     Ok(records)
+}
+
+/// Reads and analyses records files of one plan (several launches), on the chosen clock.
+fn analysis(
+    files: &[std::path::PathBuf],
+    boot: delaybench::analysis::Bootstrap,
+    clock: ClockChoice,
+) -> Result<Analysis> {
+    let records = files
+        .iter()
+        .map(|f| read_with_clock(f, clock))
+        .collect::<Result<Vec<_>>>()?;
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    Ok(analyze(&names, &records, boot)?)
+}
+
+/// CSV has no place for the runs' warnings: print them on stderr so they are not lost.
+/// (The table, Markdown and JSON carry them.)
+fn warn_outside(a: &Analysis, format: SummaryFormat) {
+    if format == SummaryFormat::Csv {
+        for w in &a.warnings {
+            eprintln!("delaybench: warning: {w}");
+        }
+    }
 }
 
 /// Reads a records file, warning on stderr when the run was interrupted.

@@ -22,9 +22,16 @@ fn skew_reports_every_rank_of_both_barriers_at_p_2_and_4() {
             assert_eq!(of.len(), p.parse::<usize>().unwrap(), "{barrier} P={p}");
             // Exit skew is relative to the first rank out: some rank is at 0 in every
             // repetition, so the smallest mean is small, and none is negative.
-            let means: Vec<f64> = of.iter().map(|r| r[3].parse().unwrap()).collect();
-            assert!(means.iter().all(|&m| m >= 0.0));
-            assert!(means.iter().copied().fold(f64::INFINITY, f64::min) < 50e-6);
+            // A configuration with no valid repetition (a loaded machine) has NaN means.
+            let means: Vec<f64> = of
+                .iter()
+                .map(|r| r[3].parse().unwrap())
+                .filter(|m: &f64| !m.is_nan())
+                .collect();
+            assert!(means.iter().all(|&m| m >= 0.0), "{means:?}");
+            assert!(
+                means.is_empty() || means.iter().copied().fold(f64::INFINITY, f64::min) < 50e-6
+            );
         }
     }
 }

@@ -221,6 +221,8 @@ fn analyze_and_export_agree_on_a_real_run() {
     let analyze = offline(&["analyze", file.to_str().unwrap(), "--format", "csv"]);
     assert!(analyze.status.success(), "{}", text(&analyze));
     let mut reader = csv::Reader::from_reader(&analyze.stdout[..]);
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 2, "a baseline and a delayed row");
     let records = read_records(&file).unwrap();
@@ -229,11 +231,20 @@ fn analyze_and_export_agree_on_a_real_run() {
             .filter(|&i| block.rep_valid(i))
             .map(|i| t_global(block, i))
             .collect();
-        assert_eq!(row[4].parse::<usize>().unwrap(), valid.len());
+        assert_eq!(row[col("valid")].parse::<usize>().unwrap(), valid.len());
         let min = valid.iter().copied().fold(f64::INFINITY, f64::min);
-        assert_eq!(row[6].parse::<f64>().unwrap(), min);
+        assert_eq!(row[col("t_global_min_s")].parse::<f64>().unwrap(), min);
+        // The median lies inside its bootstrap interval.
+        let cell = |c: &str| row[col(c)].parse::<f64>().unwrap();
+        let (lo, med, hi) = (
+            cell("t_global_median_ci_lo_s"),
+            cell("t_global_median_s"),
+            cell("t_global_median_ci_hi_s"),
+        );
+        assert!(lo <= med && med <= hi, "{lo} {med} {hi}");
     }
     let json = offline(&["analyze", file.to_str().unwrap(), "--format", "json"]);
     let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(parsed.as_array().unwrap().len(), 2);
+    assert_eq!(parsed["schema"], "delaybench-analyze");
+    assert_eq!(parsed["rows"].as_array().unwrap().len(), 2);
 }

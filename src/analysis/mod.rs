@@ -1,7 +1,11 @@
 //! Offline analysis of records: t_global per repetition and the per-configuration summary
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
+mod bootstrap;
+mod compare;
 mod confidence;
+mod config_stats;
+mod launches;
 mod overlap;
 mod posthoc;
 mod sampled;
@@ -18,15 +22,24 @@ mod truth;
 pub use confidence::ci_rel_half_width;
 pub use overlap::{imb_overlap_pct, osu_overlap_pct, overlap_rows, OverlapRow};
 pub use posthoc::{apply_clock_choice, offset_tracks, ClockChoice, ClockCorrection, OffsetTrack};
+mod warnings;
+
+pub use bootstrap::{Bootstrap, Interval};
+pub use compare::{compare, CompareRow, Unmatched, COMPARE_SCHEMA_VERSION};
+pub use config_stats::{
+    benefit_ceiling, config_stats, AnalysisError, ConfigStats, ANALYZE_SCHEMA_VERSION, FEW_VALID,
+};
+pub use launches::{analyze, Analysis};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, rep_benefits, Distribution, NoiseEffect,
 };
 pub use schemes::{compare_with_window, SchemeRow, REFERENCE_SCHEME};
 pub use skew::{exit_skew, ExitSkew};
-pub use stats::{median, minimum};
+pub use stats::{describe, median, minimum, Outliers, SampleStats};
 pub use summary::{benefit, summarize, SummaryRow};
-pub use tables::{distribution_rows, trend_rows, DistributionRow, TrendRow};
+pub use tables::{distribution_rows, is_noise, trend_rows, DistributionRow, TrendRow};
 pub use tglobal::{t_global, valid_t_globals};
 pub use timing_methods::{t_max_local, t_root, timing_rows, TimingMethod, TimingRow};
 pub use trend::{t_global_trend, Trend};
 pub use truth::{true_start_spread, true_time, TruthRow};
+pub use warnings::run_warnings;

@@ -2,6 +2,12 @@
 //! rank to rank: the delay overlap benefit per repetition, its distribution, and the noise
 //! amplification of noise mode (every rank delayed).
 //!
+//! The per-repetition benefit and the noise amplification are delaybench's own metrics: 002
+//! defines b (eq. 5) for one fixed δ only and studies no noise; related work on noise in
+//! collectives (Hoefler, Schneider and Lumsdaine 2009, "The effect of network noise on
+//! large-scale collective communications"; Ferreira et al. 2013, both cited by 002) measures
+//! slowdowns under injected noise, which A summarises per second of mean injected delay.
+//!
 //! Delays come from the records' `applied_delay_s` (`[nrep][nprocs]`, seconds), times from
 //! t_global (002 eq. 4). The baseline is the undelayed block of the same (op, bytes, P), as in
 //! [`super::summarize`]; callers choose it.

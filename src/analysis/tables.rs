@@ -5,9 +5,13 @@ use crate::plan::Op;
 use crate::records::{Block, Records};
 use serde::Serialize;
 
-/// Distribution of the per-repetition delay overlap benefit of one delayed block, and its
-/// noise amplification (see [`super::rep_benefits`] and [`super::noise_effect`]).
-/// Benefits are fractions (1 = delay hidden completely), times seconds.
+/// Distribution of the per-repetition delay overlap benefit of one delayed block, and, for
+/// noise blocks only ([`is_noise`]), its noise amplification (see [`super::rep_benefits`] and
+/// [`super::noise_effect`]). Benefits are fractions, times seconds.
+///
+/// Both metrics are delaybench's own extensions, not from the papers: b_i applies 002's eq. 5
+/// per repetition, and the amplification follows the noise studies 002 cites (Hoefler,
+/// Schneider and Lumsdaine 2009; Ferreira et al. 2013) without reproducing their method.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DistributionRow {
     pub op: Op,
@@ -23,9 +27,11 @@ pub struct DistributionRow {
     pub benefit_median: f64,
     pub benefit_p75: f64,
     pub benefit_p95: f64,
-    /// Noise amplification A; 1 = the noise adds its mean per-rank amount.
+    /// Noise amplification A; 1 = the noise adds its mean per-rank amount. `None` unless
+    /// every rank was delayed ([`is_noise`]): with one late rank the mean per-rank delay is
+    /// δ/P and A just restates the benefit (A = P for b = 0).
     pub amplification: Option<f64>,
-    /// A of an operation that waits for the slowest rank and hides nothing.
+    /// A of an operation that waits for the slowest rank and hides nothing (noise blocks).
     pub wait_for_slowest: Option<f64>,
 }
 
@@ -56,7 +62,9 @@ pub fn distribution_rows(records: &Records) -> Vec<DistributionRow> {
         .filter_map(|block| {
             let baseline = baseline_of(records, block)?;
             let d = distribution(&rep_benefits(block, baseline))?;
-            let noise = noise_effect(block, baseline);
+            let noise = is_noise(block)
+                .then(|| noise_effect(block, baseline))
+                .flatten();
             Some(DistributionRow {
                 op: block.op,
                 bytes: block.bytes,
@@ -74,6 +82,12 @@ pub fn distribution_rows(records: &Records) -> Vec<DistributionRow> {
             })
         })
         .collect()
+}
+
+/// True for a noise block: every rank of it is among its delayed ranks (`--delay-rank all`,
+/// or a list naming every rank), so delays hit all ranks rather than a few late arrivals.
+pub fn is_noise(block: &Block) -> bool {
+    block.delay_s > 0.0 && (0..block.nprocs).all(|r| block.delayed_ranks.contains(&r))
 }
 
 /// One [`TrendRow`] per block with at least 10 valid repetitions.
@@ -102,4 +116,37 @@ fn baseline_of<'a>(records: &'a Records, block: &Block) -> Option<&'a Block> {
     records.blocks.iter().find(|b| {
         b.delay_s == 0.0 && b.op == block.op && b.bytes == block.bytes && b.nprocs == block.nprocs
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::testdata;
+
+    #[test]
+    fn amplification_only_for_noise_blocks() {
+        let base = testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6);
+        let late = testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6);
+        let mut noise = late.clone();
+        noise.delayed_ranks = vec![0, 1];
+        for rep in 0..5 {
+            let i = noise.idx(rep, 1);
+            noise.applied_delay_s.0[i] = 20e-6;
+        }
+        assert!(!is_noise(&late) && is_noise(&noise) && !is_noise(&base));
+        let records = Records {
+            header: testdata::header(2),
+            blocks: vec![base, late, noise],
+            footer: None,
+            truncated: false,
+        };
+        let rows = distribution_rows(&records);
+        assert_eq!(rows.len(), 2);
+        // One late rank: no amplification (it would print a meaningless P-like bound).
+        assert_eq!(
+            (rows[0].amplification, rows[0].wait_for_slowest),
+            (None, None)
+        );
+        assert!(rows[1].amplification.is_some() && rows[1].wait_for_slowest.is_some());
+    }
 }

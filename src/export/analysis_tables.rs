@@ -83,7 +83,8 @@ fn key(op: Op, bytes: u64, nprocs: u32, delay_model: &str) -> Vec<String> {
     ]
 }
 
-/// Writes distribution rows (table: benefits in percent).
+/// Writes distribution rows (table: benefits in percent, then a note that both metrics are
+/// delaybench's own; noise amplification `-` for blocks that are not noise blocks).
 pub fn write_distribution(
     rows: &[DistributionRow],
     format: SummaryFormat,
@@ -107,7 +108,16 @@ pub fn write_distribution(
         c.extend([opt(r.amplification), opt(r.wait_for_slowest)]);
         c
     };
-    write_rows(rows, format, &DISTRIBUTION_HEADERS, cells, out)
+    write_rows(rows, format, &DISTRIBUTION_HEADERS, cells, out)?;
+    if format == SummaryFormat::Table {
+        writeln!(
+            out,
+            "b: per-repetition delay overlap benefit, delaybench's own extension of 002 eq. 5.\n\
+             noise ampl.: delaybench's own, for noise blocks (every rank delayed) only.\n\
+             Both are defined in docs/metrics.md."
+        )?;
+    }
+    Ok(())
 }
 
 /// Writes trend rows (table: microseconds, and microseconds per second of run).

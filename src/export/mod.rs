@@ -11,68 +11,134 @@
 
 mod analysis_tables;
 mod clocksync;
+mod compare;
 mod nbc_tables;
 mod plain;
 mod rank_csv;
 mod rank_json;
 mod rank_rows;
+mod rep_rows;
 mod skew;
 mod summary_csv;
 mod summary_json;
+mod summary_markdown;
 mod summary_table;
 
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
 pub use clocksync::{read_clocksync_csv, write_clocksync, ClockSyncRow};
+pub use compare::write_compare;
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use plain::{write_csv_rows, write_json_rows, write_plain_table};
 pub use rank_csv::write_rank_csv;
 pub use rank_json::write_rank_json;
-pub use rank_rows::{iter_rank_rows, rank_rows, RankRow};
+pub use rank_rows::{
+    flag_words, iter_rank_rows, rank_rows, run_id, RankRow, EXPORT_SCHEMA_VERSION,
+};
+pub use rep_rows::{rep_rows, write_rep_rows, RepRow};
 pub use skew::{write_skew, SkewRow};
 pub use summary_csv::SummaryCsv;
 pub use summary_json::SummaryJson;
+pub use summary_markdown::SummaryMarkdown;
 pub use summary_table::SummaryTable;
 
-use crate::analysis::SummaryRow;
+use crate::analysis::Analysis;
 use crate::records::Records;
 use std::io::Write;
 use thiserror::Error;
 
-/// Column names of the summary CSV, in order; the JSON objects have the same keys.
+/// Column names of the `analyze` CSV, in order; the JSON row objects have the same keys.
 ///
-/// They are the field names of [`SummaryRow`]: seconds in `*_s` columns, bytes in `bytes`,
-/// `benefit_*` as a fraction (1 = delay fully hidden), empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 12] = [
+/// They are the field names of [`crate::analysis::ConfigStats`] (schema
+/// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
+/// `*_s` columns, bytes in `bytes`, benefits and `hidden_fraction` as fractions (1 = 100 %),
+/// `true`/`false` flags, empty cell / `null` for `None`.
+pub const SUMMARY_COLUMNS: [&str; 41] = [
+    "schema_version",
     "op",
     "bytes",
     "nprocs",
+    "delay_model",
     "delay_s",
+    "launches",
     "valid",
     "total",
+    "valid0",
+    "total0",
+    "few_valid",
     "t_global_min_s",
+    "t_global_q1_s",
     "t_global_median_s",
+    "t_global_q3_s",
+    "t_global_max_s",
+    "t_global_mean_s",
+    "t_global_iqm_s",
+    "t_global_std_s",
+    "t_global_median_ci_lo_s",
+    "t_global_median_ci_hi_s",
+    "outliers_low",
+    "outliers_high",
+    "outliers_severe",
     "t0_min_s",
     "t0_median_s",
+    "t0_median_ci_lo_s",
+    "t0_median_ci_hi_s",
     "benefit_min",
     "benefit_median",
+    "benefit_median_ci_lo",
+    "benefit_median_ci_hi",
+    "benefit_significant",
+    "benefit_ceiling",
+    "hidden_fraction",
+    "launch_median_min_s",
+    "launch_median_max_s",
+    "launch_median_cv",
+    "benefit_launch_min",
+    "benefit_launch_max",
 ];
 
 /// Column names of the per-rank CSV, in order; the JSON objects have the same keys.
 /// They are the field names of [`RankRow`].
-pub const RANK_COLUMNS: [&str; 13] = [
+pub const RANK_COLUMNS: [&str; 19] = [
+    "schema_version",
+    "run_id",
     "op",
     "bytes",
     "nprocs",
+    "delay_model",
     "delay_s",
     "rep",
     "rank",
     "delayed",
     "applied_delay_s",
+    "scheduled_start_s",
     "t_start_local_s",
     "t_end_local_s",
     "t_start_global_s",
     "t_end_global_s",
     "valid",
+    "invalid_reason",
+    "rank_flags",
+];
+
+/// Column names of the per-repetition CSV, in order; the JSON objects have the same keys.
+/// They are the field names of [`RepRow`].
+pub const REP_COLUMNS: [&str; 16] = [
+    "schema_version",
+    "run_id",
+    "op",
+    "bytes",
+    "nprocs",
+    "delay_model",
+    "delay_s",
+    "rep",
+    "scheduled_start_s",
+    "first_start_global_s",
+    "last_end_global_s",
+    "t_global_s",
+    "max_applied_delay_s",
+    "delay_spread_s",
+    "valid",
+    "invalid_reason",
 ];
 
 /// Why an export could not be written.
@@ -89,14 +155,14 @@ pub enum ExportError {
     Json(#[from] serde_json::Error),
 }
 
-/// Writes summary rows (one per measured configuration, from
-/// [`crate::analysis::summarize`]) in one output format.
+/// Writes an [`Analysis`] (one row per measured configuration, from
+/// [`crate::analysis::analyze`]) in one output format.
 pub trait SummaryExporter {
-    /// Writes all of `rows`, in order, to `out`, and flushes what it buffered itself.
-    /// An empty slice still gives a well-formed output (header only, or `[]`).
+    /// Writes all rows of `analysis`, in order, to `out`, and flushes what it buffered
+    /// itself. No rows still give a well-formed output (header only, or no rows).
     ///
     /// Errors: [`ExportError`] when writing fails.
-    fn write(&self, rows: &[SummaryRow], out: &mut dyn Write) -> Result<(), ExportError>;
+    fn write(&self, analysis: &Analysis, out: &mut dyn Write) -> Result<(), ExportError>;
 }
 
 /// Output format of the summary (`delaybench analyze --format`).
@@ -107,8 +173,10 @@ pub enum SummaryFormat {
     Table,
     /// CSV with one row per configuration; times in seconds, full precision.
     Csv,
-    /// JSON array of row objects; times in seconds, full precision.
+    /// JSON; times in seconds, full precision.
     Json,
+    /// GitHub-flavoured Markdown table, for reports and issues.
+    Markdown,
 }
 
 /// The exporter for `format`.
@@ -117,6 +185,7 @@ pub fn summary_exporter(format: SummaryFormat) -> Box<dyn SummaryExporter> {
         SummaryFormat::Table => Box::new(SummaryTable),
         SummaryFormat::Csv => Box::new(SummaryCsv),
         SummaryFormat::Json => Box::new(SummaryJson),
+        SummaryFormat::Markdown => Box::new(SummaryMarkdown),
     }
 }
 
@@ -128,6 +197,16 @@ pub enum RankFormat {
     Csv,
     /// JSON array with one object per (block, repetition, rank), one object per line.
     Json,
+}
+
+/// What one exported row stands for (`delaybench export --rows`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ExportRows {
+    /// One row per (block, repetition, rank): local and global start and end times.
+    #[default]
+    Rank,
+    /// One row per (block, repetition): t_global and the repetition's delays.
+    Rep,
 }
 
 /// Writes one row per (block, repetition, rank) of `records` to `out` in `format`
@@ -181,6 +260,12 @@ pub(crate) mod test_support {
             .collect()
     }
 
+    /// The analysis of [`records`] as `delaybench analyze test.cbor` gives it.
+    pub fn analysis() -> crate::analysis::Analysis {
+        let files = ["test.cbor".to_string()];
+        crate::analysis::analyze(&files, &[records()], Default::default()).unwrap()
+    }
+
     /// Writes into a byte buffer and returns it as text.
     pub fn text(f: impl FnOnce(&mut Vec<u8>) -> Result<(), super::ExportError>) -> String {
         let mut buf = Vec::new();
@@ -191,16 +276,15 @@ pub(crate) mod test_support {
 
 #[cfg(test)]
 mod tests {
-    use super::test_support::{records, text};
+    use super::test_support::{analysis, records, text};
     use super::*;
-    use crate::analysis::summarize;
     use clap::ValueEnum;
 
     #[test]
     fn every_format_has_an_exporter_that_writes() {
-        let rows = summarize(&records());
+        let a = analysis();
         for format in SummaryFormat::value_variants() {
-            let out = text(|buf| summary_exporter(*format).write(&rows, buf));
+            let out = text(|buf| summary_exporter(*format).write(&a, buf));
             assert!(out.contains("allreduce"), "{format:?}: {out}");
         }
     }
@@ -211,6 +295,7 @@ mod tests {
         assert_eq!(name(SummaryFormat::Table), "table");
         assert_eq!(name(SummaryFormat::Csv), "csv");
         assert_eq!(name(SummaryFormat::Json), "json");
+        assert_eq!(name(SummaryFormat::Markdown), "markdown");
         assert_eq!(RankFormat::from_str("json", false), Ok(RankFormat::Json));
     }
 
@@ -218,7 +303,7 @@ mod tests {
     fn rank_rows_dispatch_by_format() {
         let r = records();
         let csv = text(|buf| write_rank_rows(&r, RankFormat::Csv, buf));
-        assert!(csv.starts_with("op,bytes,"));
+        assert!(csv.starts_with("schema_version,run_id,op,bytes,"));
         let json = text(|buf| write_rank_rows(&r, RankFormat::Json, buf));
         assert!(json.starts_with('['));
     }
@@ -238,9 +323,9 @@ mod tests {
     #[test]
     fn write_failures_are_errors_not_panics() {
         let r = records();
-        let rows = summarize(&r);
+        let a = analysis();
         for format in SummaryFormat::value_variants() {
-            let e = summary_exporter(*format).write(&rows, &mut Broken);
+            let e = summary_exporter(*format).write(&a, &mut Broken);
             let message = e.expect_err("a broken output must fail").to_string();
             assert!(message.contains("disk full"), "{format:?}: {message}");
         }

@@ -50,7 +50,36 @@ pub fn write_rows<T: Serialize>(
         SummaryFormat::Csv => write_csv_rows(rows, out),
         SummaryFormat::Json => write_json_rows(rows, out),
         SummaryFormat::Table => write_plain_table(headers, rows.iter().map(cells).collect(), out),
+        SummaryFormat::Markdown => {
+            write_markdown_table(headers, &rows.iter().map(cells).collect::<Vec<_>>(), out)
+        }
     }
+}
+
+/// Writes `rows` under `headers` as a GitHub-flavoured Markdown table: line breaks in headers
+/// become spaces (a hyphen before one joins the word), `|` in cells is escaped, numeric columns (all but the first) right-aligned.
+pub fn write_markdown_table<H: ToString>(
+    headers: &[H],
+    rows: &[Vec<String>],
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let line = |cells: &mut dyn Iterator<Item = String>| {
+        let cells: Vec<String> = cells.map(|c| c.replace('|', "\\|")).collect();
+        format!("| {} |", cells.join(" | "))
+    };
+    let head = headers
+        .iter()
+        .map(|h| h.to_string().replace("-\n", "").replace('\n', " "));
+    writeln!(out, "{}", line(&mut head.into_iter()))?;
+    let rule: Vec<&str> = (0..headers.len())
+        .map(|i| if i == 0 { "---" } else { "--:" })
+        .collect();
+    writeln!(out, "|{}|", rule.join("|"))?;
+    for row in rows {
+        writeln!(out, "{}", line(&mut row.iter().cloned()))?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// Writes `rows` as CSV with a header from the field names.

@@ -35,8 +35,9 @@ mod tests {
         let out = text(|buf| write_rank_csv(&records(), buf));
         assert_eq!(
             out.lines().next().unwrap(),
-            "op,bytes,nprocs,delay_s,rep,rank,delayed,applied_delay_s,\
-             t_start_local_s,t_end_local_s,t_start_global_s,t_end_global_s,valid"
+            "schema_version,run_id,op,bytes,nprocs,delay_model,delay_s,rep,rank,delayed,\
+             applied_delay_s,scheduled_start_s,t_start_local_s,t_end_local_s,\
+             t_start_global_s,t_end_global_s,valid,invalid_reason,rank_flags"
         );
     }
 
@@ -69,16 +70,28 @@ mod tests {
         let line = out.lines().nth(11).unwrap();
         let cells: Vec<&str> = line.split(',').collect();
         assert_eq!(
-            &cells[..7],
-            ["allreduce", "8", "2", "0.00005", "0", "0", "true"]
+            &cells[..10],
+            [
+                "2",
+                "2026-01-01T00:00:00Z-7",
+                "allreduce",
+                "8",
+                "2",
+                "50us",
+                "0.00005",
+                "0",
+                "0",
+                "true"
+            ]
         );
-        assert_eq!(cells[12], "true");
-        // Baseline, rep 1, rank 0: not delayed, and invalid (testdata flags rep 1).
+        assert_eq!((cells[16], cells[17], cells[18]), ("true", "", ""));
+        // Baseline, rep 1, rank 0: not delayed, and invalid (testdata flags rep 1 on rank 1).
         let cells: Vec<&str> = out.lines().nth(3).unwrap().split(',').collect();
         assert_eq!(
-            (cells[3], cells[4], cells[5], cells[6], cells[12]),
-            ("0.0", "1", "0", "false", "false")
+            (cells[5], cells[6], cells[7], cells[8], cells[9], cells[16]),
+            ("0", "0.0", "1", "0", "false", "false")
         );
+        assert_eq!((cells[17], cells[18]), ("window_overrun", ""));
     }
 
     #[test]

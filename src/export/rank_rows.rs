@@ -3,30 +3,46 @@
 //! join.
 
 use crate::plan::Op;
-use crate::records::{Block, Records};
+use crate::records::{Block, Records, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN};
 use serde::{Deserialize, Serialize};
+
+/// Version of the `export` schemas (columns of [`RankRow`] and [`super::RepRow`]),
+/// documented in `docs/exports.md`. Version 1 had no version column, delay model, reasons,
+/// scheduled start or run id.
+pub const EXPORT_SCHEMA_VERSION: u32 = 2;
 
 /// What one rank did in one repetition of one block. Times in seconds, sizes in bytes.
 ///
 /// Field names are the column names of `delaybench export` ([`super::RANK_COLUMNS`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankRow {
+    /// [`EXPORT_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The launch these rows come from ([`run_id`]), so exports of several runs concatenate.
+    pub run_id: String,
     /// Kernel, written by name (`iallreduce`).
     pub op: Op,
     /// Message size in bytes as the kernel defines it (0 for barriers).
     pub bytes: u64,
     /// P: ranks 0..nprocs-1 took part.
     pub nprocs: u32,
+    /// The block's delay model (`0`, `50us`, `exp:50us`): tells fixed and sampled delays
+    /// of the same mean apart.
+    pub delay_model: String,
     /// The block's nominal delay δ in seconds (0 for the undelayed baseline).
     pub delay_s: f64,
     /// Repetition index within the block, from 0.
     pub rep: u32,
     /// Rank within the sub-communicator of P ranks, from 0.
     pub rank: u32,
-    /// True when this rank is one of the block's delayed ranks.
+    /// True when this rank was delayed in this repetition: one of the block's fixed delayed
+    /// ranks, or given a delay > 0 (ranks drawn per repetition, `random:K`, sampled models).
     pub delayed: bool,
     /// Delay this rank was given in this repetition, seconds.
     pub applied_delay_s: f64,
+    /// The repetition's scheduled global start instant, seconds (NaN, or `null` in JSON,
+    /// with barrier sync).
+    pub scheduled_start_s: f64,
     /// Local clock reading just before the operation, seconds.
     pub t_start_local_s: f64,
     /// Local clock reading just after the operation, seconds.
@@ -38,6 +54,37 @@ pub struct RankRow {
     /// True when no rank of this repetition has a flag set ([`Block::rep_valid`]): the same
     /// value on every row of the repetition.
     pub valid: bool,
+    /// Why the repetition is invalid: `started_late`, `window_overrun`, both joined by `+`,
+    /// or empty when valid (the flags of all its ranks).
+    pub invalid_reason: String,
+    /// This rank's own flags in the same words (empty when it has none).
+    pub rank_flags: String,
+}
+
+/// Identifies one launch: the header's UTC start time and the run's seed
+/// (`2026-01-01T00:00:00Z-7`).
+pub fn run_id(records: &Records) -> String {
+    format!("{}-{}", records.header.start_utc, records.header.plan.seed)
+}
+
+/// The flag bits `flags` in words: `started_late`, `window_overrun`, joined by `+`.
+pub fn flag_words(flags: u8) -> String {
+    let mut words = Vec::new();
+    if flags & FLAG_STARTED_LATE != 0 {
+        words.push("started_late");
+    }
+    if flags & FLAG_WINDOW_OVERRUN != 0 {
+        words.push("window_overrun");
+    }
+    words.join("+")
+}
+
+/// OR of the flags of every rank of repetition `rep`.
+pub(super) fn rep_flags(block: &Block, rep: usize) -> u8 {
+    let p = block.nprocs as usize;
+    block.flags[rep * p..(rep + 1) * p]
+        .iter()
+        .fold(0, |a, &f| a | f)
 }
 
 /// All rows of `records`, blocks in measurement order, then repetitions, then ranks:
@@ -52,14 +99,20 @@ pub fn rank_rows(records: &Records) -> Vec<RankRow> {
 /// The rows of [`rank_rows`], produced one at a time: a run with 1000 repetitions of
 /// 100 configurations at P = 1024 has 10^8 of them, too many to hold in memory.
 pub fn iter_rank_rows(records: &Records) -> impl Iterator<Item = RankRow> + '_ {
-    records.blocks.iter().flat_map(block_rows)
+    let id = run_id(records);
+    records
+        .blocks
+        .iter()
+        .flat_map(move |b| block_rows(b, id.clone()))
 }
 
-fn block_rows(block: &Block) -> impl Iterator<Item = RankRow> + '_ {
+fn block_rows(block: &Block, run_id: String) -> impl Iterator<Item = RankRow> + '_ {
     let p = block.nprocs as usize;
     let nrep = block.nrep as usize;
     // Per repetition and per rank once, not per row: both lookups are O(P).
-    let valid: Vec<bool> = (0..nrep).map(|rep| block.rep_valid(rep)).collect();
+    let reasons: Vec<String> = (0..nrep)
+        .map(|rep| flag_words(rep_flags(block, rep)))
+        .collect();
     let mut delayed = vec![false; p];
     for &r in &block.delayed_ranks {
         if let Some(d) = delayed.get_mut(r as usize) {
@@ -69,19 +122,25 @@ fn block_rows(block: &Block) -> impl Iterator<Item = RankRow> + '_ {
     (0..nrep * p).map(move |i| {
         let (rep, rank) = (i / p, i % p);
         RankRow {
+            schema_version: EXPORT_SCHEMA_VERSION,
+            run_id: run_id.clone(),
             op: block.op,
             bytes: block.bytes,
             nprocs: block.nprocs,
+            delay_model: block.delay_model.clone(),
             delay_s: block.delay_s,
             rep: rep as u32,
             rank: rank as u32,
-            delayed: delayed[rank],
+            delayed: delayed[rank] || block.applied_delay_s.0[i] > 0.0,
             applied_delay_s: block.applied_delay_s.0[i],
+            scheduled_start_s: block.scheduled_start_s.0[rep],
             t_start_local_s: block.t_start_local_s.0[i],
             t_end_local_s: block.t_end_local_s.0[i],
             t_start_global_s: block.t_start_global_s.0[i],
             t_end_global_s: block.t_end_global_s.0[i],
-            valid: valid[rep],
+            valid: reasons[rep].is_empty(),
+            invalid_reason: reasons[rep].clone(),
+            rank_flags: flag_words(block.flags[i]),
         }
     })
 }
@@ -144,7 +203,54 @@ mod tests {
     fn delayed_rank_outside_p_is_ignored() {
         let mut r = records();
         r.blocks[1].delayed_ranks = vec![1, 7];
+        r.blocks[1]
+            .applied_delay_s
+            .0
+            .iter_mut()
+            .for_each(|d| *d = 0.0);
         let rows = rank_rows(&r);
         assert!(rows[10..20].iter().all(|x| x.delayed == (x.rank == 1)));
+    }
+
+    #[test]
+    fn ranks_drawn_per_repetition_are_delayed_where_they_got_a_delay() {
+        // random:K records no fixed delayed ranks; rep 2 delays rank 1 instead of rank 0.
+        let mut r = records();
+        let b = &mut r.blocks[1];
+        b.delayed_ranks.clear();
+        let (i0, i1) = (b.idx(2, 0), b.idx(2, 1));
+        b.applied_delay_s.0[i0] = 0.0;
+        b.applied_delay_s.0[i1] = 50e-6;
+        let rows = rank_rows(&r);
+        let late = &rows[10..20];
+        for x in late {
+            let want = if x.rep == 2 { x.rank == 1 } else { x.rank == 0 };
+            assert_eq!(x.delayed, want, "rep {} rank {}", x.rep, x.rank);
+        }
+    }
+
+    #[test]
+    fn reasons_model_schedule_and_run_id() {
+        let r = records();
+        let rows = rank_rows(&r);
+        let late = &rows[10..20];
+        // testdata flags the last rank of rep 1 with a window overrun.
+        assert_eq!(late[2].invalid_reason, "window_overrun");
+        assert_eq!(late[2].rank_flags, "");
+        assert_eq!(late[3].rank_flags, "window_overrun");
+        assert_eq!(late[0].invalid_reason, "");
+        assert!(late.iter().all(|x| x.delay_model == "50us"));
+        assert_eq!(
+            late[2].scheduled_start_s,
+            r.blocks[1].scheduled_start_s.0[1]
+        );
+        assert_eq!(late[0].run_id, "2026-01-01T00:00:00Z-7");
+        assert!(late
+            .iter()
+            .all(|x| x.schema_version == EXPORT_SCHEMA_VERSION));
+        assert_eq!(
+            flag_words(FLAG_STARTED_LATE | FLAG_WINDOW_OVERRUN),
+            "started_late+window_overrun"
+        );
     }
 }

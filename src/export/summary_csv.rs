@@ -1,24 +1,26 @@
-//! The summary as CSV (`delaybench analyze --format csv`).
+//! The analysis as CSV (`delaybench analyze --format csv`).
 
 use super::{ExportError, SummaryExporter, SUMMARY_COLUMNS};
-use crate::analysis::SummaryRow;
+use crate::analysis::Analysis;
 use std::io::Write;
 
 /// CSV with a header line ([`SUMMARY_COLUMNS`]) and one row per configuration: the op by
 /// name, bytes, P, seconds as shortest round-trip f64 (they parse back to the same value),
-/// the benefit as a fraction, and an empty cell for `None`.
+/// benefits as fractions, `true`/`false` flags, and an empty cell for `None`. The run's
+/// warnings are not in the CSV (a comment line would trip up plain CSV readers):
+/// `delaybench analyze` prints them on standard error.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SummaryCsv;
 
 impl SummaryExporter for SummaryCsv {
-    fn write(&self, rows: &[SummaryRow], out: &mut dyn Write) -> Result<(), ExportError> {
+    fn write(&self, analysis: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
         // The header comes from the column list rather than from serde so that an empty
         // summary still gives a header; a unit test pins the serde field order to the list.
         let mut w = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(out);
         w.write_record(SUMMARY_COLUMNS)?;
-        for row in rows {
+        for row in &analysis.rows {
             w.serialize(row)?;
         }
         w.flush()?;
@@ -29,77 +31,87 @@ impl SummaryExporter for SummaryCsv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::summarize;
-    use crate::export::test_support::{records, text};
+    use crate::analysis::ANALYZE_SCHEMA_VERSION;
+    use crate::export::test_support::{analysis, text};
 
-    fn csv_text(rows: &[SummaryRow]) -> String {
-        text(|buf| SummaryCsv.write(rows, buf))
+    fn csv_text(a: &Analysis) -> String {
+        text(|buf| SummaryCsv.write(a, buf))
     }
 
     #[test]
     fn header_is_exactly_the_columns() {
-        let out = csv_text(&summarize(&records()));
-        assert_eq!(
-            out.lines().next().unwrap(),
-            "op,bytes,nprocs,delay_s,valid,total,t_global_min_s,t_global_median_s,\
-             t0_min_s,t0_median_s,benefit_min,benefit_median"
-        );
-        assert_eq!(csv_text(&[]), format!("{}\n", SUMMARY_COLUMNS.join(",")));
+        let out = csv_text(&analysis());
+        assert_eq!(out.lines().next().unwrap(), SUMMARY_COLUMNS.join(","));
+        let mut empty = analysis();
+        empty.rows.clear();
+        assert_eq!(csv_text(&empty), format!("{}\n", SUMMARY_COLUMNS.join(",")));
     }
 
     #[test]
     fn serde_field_order_matches_the_header() {
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.serialize(&summarize(&records())[0]).unwrap();
+        w.serialize(&analysis().rows[0]).unwrap();
         let out = String::from_utf8(w.into_inner().unwrap()).unwrap();
         assert_eq!(out.lines().next().unwrap(), SUMMARY_COLUMNS.join(","));
     }
 
+    /// The cell of `column` in data line `line` (1 = first row).
+    fn cell<'a>(rec: &'a [csv::StringRecord], line: usize, column: &str) -> &'a str {
+        let k = SUMMARY_COLUMNS.iter().position(|c| *c == column).unwrap();
+        &rec[line - 1][k]
+    }
+
     #[test]
-    fn none_is_an_empty_cell() {
-        let out = csv_text(&summarize(&records()));
-        let lines: Vec<&str> = out.lines().collect();
-        // Baseline: t0 is known but there is no benefit.
-        assert!(
-            lines[1].starts_with("allreduce,8,2,0.0,4,5,"),
-            "{}",
-            lines[1]
-        );
-        assert!(lines[1].ends_with(",,"), "{}", lines[1]);
-        // Iallreduce 1 KiB has no baseline: t0 and benefit are all empty.
-        assert!(
-            lines[4].starts_with("iallreduce,1024,4,0.00005,3,4,"),
-            "{}",
-            lines[4]
-        );
-        assert!(lines[4].ends_with(",,,,"), "{}", lines[4]);
+    fn cells_hold_versions_units_and_empty_nones() {
+        let out = csv_text(&analysis());
+        let mut reader = csv::Reader::from_reader(out.as_bytes());
+        let rec: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rec.len(), 4);
+        for line in 1..=4 {
+            assert_eq!(
+                cell(&rec, line, "schema_version"),
+                ANALYZE_SCHEMA_VERSION.to_string()
+            );
+        }
+        // Baseline allreduce 8 B P=2: 4 of 5 valid, no benefit.
+        assert_eq!(cell(&rec, 1, "delay_model"), "0");
+        assert_eq!((cell(&rec, 1, "valid"), cell(&rec, 1, "total")), ("4", "5"));
+        assert_eq!(cell(&rec, 1, "benefit_median"), "");
+        assert_eq!(cell(&rec, 1, "few_valid"), "true");
+        // Delayed: b = 0 and its interval holds 0, so it is not significant.
+        assert_eq!(cell(&rec, 2, "delay_model"), "50us");
+        assert_eq!(cell(&rec, 2, "delay_s"), "0.00005");
+        assert_eq!(cell(&rec, 2, "benefit_significant"), "false");
+        let ceiling: f64 = cell(&rec, 2, "benefit_ceiling").parse().unwrap();
+        assert!((ceiling - 0.25).abs() < 1e-9, "{ceiling}");
+        // Iallreduce 1 KiB has no baseline: t0 and benefit are empty, t_global is not.
+        assert_eq!(cell(&rec, 4, "t0_median_s"), "");
+        assert_eq!(cell(&rec, 4, "benefit_min"), "");
+        assert_eq!(cell(&rec, 4, "valid0"), "0");
+        assert_ne!(cell(&rec, 4, "t_global_median_s"), "");
     }
 
     #[test]
     fn values_parse_back_exactly() {
-        let rows = summarize(&records());
-        let out = csv_text(&rows);
+        let a = analysis();
+        let out = csv_text(&a);
         let mut reader = csv::Reader::from_reader(out.as_bytes());
-        let parsed: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-        assert_eq!(parsed.len(), rows.len());
-        let cell = |s: &str| (!s.is_empty()).then(|| s.parse::<f64>().unwrap());
-        for (rec, row) in parsed.iter().zip(&rows) {
-            assert_eq!(&rec[0], row.op.name());
-            assert_eq!(rec[1].parse::<u64>().unwrap(), row.bytes);
-            assert_eq!(rec[3].parse::<f64>().unwrap(), row.delay_s);
-            assert_eq!(rec[4].parse::<u32>().unwrap(), row.valid);
-            let want = [
-                row.t_global_min_s,
-                row.t_global_median_s,
-                row.t0_min_s,
-                row.t0_median_s,
-                row.benefit_min,
-                row.benefit_median,
-            ];
-            for (k, want) in want.into_iter().enumerate() {
-                // Bit-exact, not within a tolerance.
-                assert_eq!(cell(&rec[6 + k]), want, "column {}", SUMMARY_COLUMNS[6 + k]);
-            }
+        let rec: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        let num = |s: &str| (!s.is_empty()).then(|| s.parse::<f64>().unwrap());
+        for (line, row) in a.rows.iter().enumerate() {
+            let line = line + 1;
+            // Bit-exact, not within a tolerance.
+            assert_eq!(num(cell(&rec, line, "t_global_iqm_s")), row.t_global_iqm_s);
+            assert_eq!(num(cell(&rec, line, "t_global_std_s")), row.t_global_std_s);
+            assert_eq!(
+                num(cell(&rec, line, "t_global_median_ci_lo_s")),
+                row.t_global_median_ci_lo_s
+            );
+            assert_eq!(num(cell(&rec, line, "benefit_median")), row.benefit_median);
+            assert_eq!(
+                num(cell(&rec, line, "hidden_fraction")),
+                row.hidden_fraction
+            );
         }
     }
 }

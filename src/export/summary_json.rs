@@ -1,20 +1,60 @@
-//! The summary as JSON (`delaybench analyze --format json`).
+//! The analysis as JSON (`delaybench analyze --format json`).
 
 use super::{ExportError, SummaryExporter};
-use crate::analysis::SummaryRow;
+use crate::analysis::{Analysis, ConfigStats, ANALYZE_SCHEMA_VERSION};
+use serde::Serialize;
 use std::io::{BufWriter, Write};
 
-/// A pretty-printed JSON array with one object per configuration, keyed by
-/// [`super::SUMMARY_COLUMNS`]: the op by name, seconds as full-precision numbers, the benefit
-/// as a fraction, `null` for `None` (and for non-finite values, which JSON cannot hold).
+/// Name in every analyze JSON document, so a reader can tell what it holds.
+pub const ANALYZE_SCHEMA_NAME: &str = "delaybench-analyze";
+
+/// The JSON document: what was analysed and how, then the rows.
+#[derive(Serialize)]
+struct Document<'a> {
+    schema: &'static str,
+    schema_version: u32,
+    tool_version: &'static str,
+    files: &'a [String],
+    bootstrap: BootstrapInfo,
+    warnings: &'a [String],
+    rows: &'a [ConfigStats],
+}
+
+#[derive(Serialize)]
+struct BootstrapInfo {
+    method: &'static str,
+    resamples: u32,
+    level: f64,
+    seed: u64,
+}
+
+/// A pretty-printed JSON object: `schema` (`delaybench-analyze`), `schema_version`,
+/// `tool_version`, `files`, `bootstrap` (method, resamples, confidence level, seed),
+/// `warnings` (the runs' warnings) and `rows`, one object per configuration keyed by
+/// [`super::SUMMARY_COLUMNS`]: the op by name, seconds as full-precision numbers, benefits as
+/// fractions, `null` for `None` (and for non-finite values, which JSON cannot hold).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SummaryJson;
 
 impl SummaryExporter for SummaryJson {
-    fn write(&self, rows: &[SummaryRow], out: &mut dyn Write) -> Result<(), ExportError> {
+    fn write(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
+        let doc = Document {
+            schema: ANALYZE_SCHEMA_NAME,
+            schema_version: ANALYZE_SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION"),
+            files: &a.files,
+            bootstrap: BootstrapInfo {
+                method: "percentile",
+                resamples: a.bootstrap.resamples,
+                level: a.bootstrap.level,
+                seed: a.bootstrap.seed,
+            },
+            warnings: &a.warnings,
+            rows: &a.rows,
+        };
         // serde_json writes in many small pieces; standard output is only line-buffered.
         let mut out = BufWriter::new(out);
-        serde_json::to_writer_pretty(&mut out, rows)?;
+        serde_json::to_writer_pretty(&mut out, &doc)?;
         out.write_all(b"\n")?;
         out.flush()?;
         Ok(())
@@ -24,53 +64,57 @@ impl SummaryExporter for SummaryJson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::summarize;
-    use crate::export::test_support::{json_numbers, records, text};
+    use crate::export::test_support::{analysis, json_numbers, text};
     use crate::export::SUMMARY_COLUMNS;
     use serde_json::Value;
 
-    fn json(rows: &[SummaryRow]) -> Value {
-        serde_json::from_str(&text(|buf| SummaryJson.write(rows, buf))).unwrap()
+    fn json(a: &Analysis) -> Value {
+        serde_json::from_str(&text(|buf| SummaryJson.write(a, buf))).unwrap()
     }
 
     #[test]
-    fn array_of_objects_with_the_column_keys() {
-        let rows = summarize(&records());
-        let v = json(&rows);
-        let objects = v.as_array().unwrap();
-        assert_eq!(objects.len(), rows.len());
-        for o in objects {
-            let mut keys: Vec<&str> = o.as_object().unwrap().keys().map(String::as_str).collect();
+    fn document_with_version_warnings_and_rows() {
+        let mut a = analysis();
+        a.warnings = vec!["oversubscribed: node0 (4 ranks on 2 cores)".into()];
+        let v = json(&a);
+        assert_eq!(v["schema"], "delaybench-analyze");
+        assert_eq!(v["schema_version"], ANALYZE_SCHEMA_VERSION);
+        assert_eq!(v["files"][0], "test.cbor");
+        assert_eq!(v["bootstrap"]["resamples"], 2000);
+        assert_eq!(v["bootstrap"]["level"], 0.95);
+        assert_eq!(v["warnings"][0], a.warnings[0]);
+        let rows = v["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), a.rows.len());
+        for o in rows {
+            let keys: Vec<&str> = o.as_object().unwrap().keys().map(String::as_str).collect();
+            // serde_json keeps insertion order only with preserve_order; compare as sets.
+            let mut keys = keys;
             let mut want = SUMMARY_COLUMNS.to_vec();
             keys.sort_unstable();
             want.sort_unstable();
             assert_eq!(keys, want);
         }
-        assert_eq!(objects[0]["op"], "allreduce");
-        assert_eq!(objects[0]["valid"], 4);
-        assert_eq!(objects[0]["total"], 5);
-        assert_eq!(json(&[]), serde_json::json!([]));
+        assert_eq!(rows[0]["op"], "allreduce");
+        assert_eq!(rows[0]["valid"], 4);
+        assert_eq!(rows[1]["benefit_significant"], false);
+        assert_eq!(rows[0]["benefit_min"], Value::Null);
+        assert_eq!(rows[3]["t0_min_s"], Value::Null);
     }
 
     #[test]
-    fn none_is_null_and_numbers_are_exact() {
-        let rows = summarize(&records());
-        let out = text(|buf| SummaryJson.write(&rows, buf));
-        let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v[0]["benefit_min"], Value::Null);
-        assert_eq!(v[3]["t0_min_s"], Value::Null);
-        type Get = fn(&SummaryRow) -> Option<f64>;
-        let columns: [(&str, Get); 7] = [
+    fn numbers_are_exact() {
+        let a = analysis();
+        let out = text(|buf| SummaryJson.write(&a, buf));
+        type Get = fn(&ConfigStats) -> Option<f64>;
+        let columns: [(&str, Get); 5] = [
             ("delay_s", |x| Some(x.delay_s)),
             ("t_global_min_s", |x| x.t_global_min_s),
-            ("t_global_median_s", |x| x.t_global_median_s),
-            ("t0_min_s", |x| x.t0_min_s),
+            ("t_global_median_ci_hi_s", |x| x.t_global_median_ci_hi_s),
             ("t0_median_s", |x| x.t0_median_s),
-            ("benefit_min", |x| x.benefit_min),
             ("benefit_median", |x| x.benefit_median),
         ];
         for (key, get) in columns {
-            let want: Vec<Option<f64>> = rows.iter().map(get).collect();
+            let want: Vec<Option<f64>> = a.rows.iter().map(get).collect();
             // Bit-exact, read with a correctly rounding parser.
             assert_eq!(json_numbers(&out, key), want, "{key}");
         }

@@ -1,188 +1,314 @@
-//! The summary as a table for a terminal or a log (`delaybench analyze`, the default).
+//! The analysis as a table for a terminal or a log (`delaybench analyze`, the default), and
+//! the rows and notes it shares with the Markdown table.
 
 use super::{ExportError, SummaryExporter};
-use crate::analysis::SummaryRow;
+use crate::analysis::{Analysis, ConfigStats, FEW_VALID};
+use crate::plan::Op;
 use crate::units::{format_bytes, format_duration};
 use std::io::Write;
 
-/// Column headers, in order. Times are shown in microseconds, the benefit in percent.
-/// Two lines each, so the numeric columns are no wider than their numbers.
-const HEADERS: [&str; 11] = [
-    "op",
-    "size",
-    "P",
-    "delay",
-    "valid",
-    "t_global\nmin (us)",
-    "t_global\nmed (us)",
-    "t0\nmin (us)",
-    "t0\nmed (us)",
-    "benefit\nmin (%)",
-    "benefit\nmed (%)",
-];
-
-/// A human-readable table, one line per configuration: size with a binary unit (`-` for
-/// barriers), delay with a unit (`0` for the baseline), valid/total repetitions, t_global and
-/// t0 minimum and median in microseconds (2 decimals), the benefit in percent (1 decimal),
-/// and `-` where a value is `None`.
+/// A human-readable table grouped by op (the op named on the first row of its group), one
+/// line per (op, size, P, delay): n0/nδ valid repetitions (`*` when fewer than
+/// [`FEW_VALID`]), the median t0 and tδ in microseconds with tδ's bootstrap interval, the
+/// benefit from medians in percent with its interval and whether it is significant, its
+/// ceiling and hidden fraction, the benefit from minima, and Tukey outlier counts. Baselines
+/// appear as the t0 of their delayed rows (a baseline row only where nothing was delayed).
+/// Notes under the table say which statistic each column uses and repeat the runs' warnings.
 ///
-/// Plain ASCII with rules above, below and under the two-line header, no vertical lines:
-/// safe in any log and about 90 characters wide. Not for parsing: use
+/// Plain ASCII, no vertical lines: safe in any log. Not for parsing: use
 /// [`super::SummaryCsv`] for that.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SummaryTable;
 
 impl SummaryExporter for SummaryTable {
-    fn write(&self, rows: &[SummaryRow], out: &mut dyn Write) -> Result<(), ExportError> {
-        super::plain::write_plain_table(&HEADERS, rows.iter().map(cells).collect(), out)
+    fn write(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
+        super::plain::write_plain_table(&headers(a), grouped_rows(a), out)?;
+        for line in notes(a) {
+            writeln!(out, "{line}")?;
+        }
+        out.flush()?;
+        Ok(())
     }
 }
 
-fn cells(row: &SummaryRow) -> Vec<String> {
-    let us = |s: Option<f64>| s.map_or_else(|| "-".into(), |s| format!("{:.2}", s * 1e6));
-    let percent = |b: Option<f64>| b.map_or_else(|| "-".into(), |b| format!("{:.1}", b * 100.0));
+/// Column headers, two lines each; the interval's level comes from the bootstrap.
+pub(super) fn headers(a: &Analysis) -> Vec<String> {
+    let level = format!("{:.0}%", a.bootstrap.level * 100.0);
     vec![
-        row.op.name().to_string(),
-        if row.op.has_payload() {
-            format_bytes(row.bytes)
+        "op".into(),
+        "size".into(),
+        "P".into(),
+        "delay".into(),
+        "valid\nn0/nd".into(),
+        "t0 med\n(us)".into(),
+        format!("t_delta med\n[{level} CI] (us)"),
+        format!("b med\n[{level} CI] (%)"),
+        "b sig-\nnificant".into(),
+        "b ceil-\ning (%)".into(),
+        "hidden\n(%)".into(),
+        "b min\n(%)".into(),
+        "outliers\nlow/high".into(),
+    ]
+}
+
+/// What the columns mean, then the warnings, one line each (under 100 characters, apart
+/// from long warnings).
+pub(super) fn notes(a: &Analysis) -> Vec<String> {
+    let mut lines = vec![
+        "t0, t_delta: median t_global of the valid repetitions without and with the delay.".into(),
+        format!(
+            "[..]: {:.0}% percentile bootstrap interval ({} resamples).",
+            a.bootstrap.level * 100.0,
+            a.bootstrap.resamples
+        ),
+        "b med: delay overlap benefit (t0 + delta - t_delta) / t_delta (002 eq. 5) from medians;"
+            .into(),
+        "  b min: the same from minima, as 002 reports it; significant no: the interval holds 0."
+            .into(),
+        "b ceiling: min(t0, delta) / max(t0, delta), the largest b possible (t_delta >= both);"
+            .into(),
+        "  hidden: b med / ceiling, 100% = hidden as well as the ceiling allows.".into(),
+        "outliers: repetitions beyond Tukey's 1.5 IQR fences, counted and kept in every statistic."
+            .into(),
+        format!(
+            "*: fewer than {FEW_VALID} valid repetitions. Sampled delays: analyze --distribution."
+        ),
+    ];
+    if a.files.len() > 1 {
+        let worst = a
+            .rows
+            .iter()
+            .filter_map(|r| r.launch_median_cv)
+            .fold(0.0f64, f64::max);
+        lines.push(format!(
+            "{} launches pooled; their medians differ by up to {:.1}% (coefficient of variation;",
+            a.files.len(),
+            worst * 100.0
+        ));
+        lines.push("  per row: launch_median_cv in the CSV/JSON).".into());
+    }
+    lines.extend(a.warnings.iter().map(|w| format!("warning: {w}")));
+    lines
+}
+
+/// The rows of the table, grouped by op in [`Op::ALL`] order, then size, P and delay.
+pub(super) fn grouped_rows(a: &Analysis) -> Vec<Vec<String>> {
+    let op_index = |op: Op| Op::ALL.iter().position(|&o| o == op).unwrap_or(usize::MAX);
+    let mut shown: Vec<&ConfigStats> = a
+        .rows
+        .iter()
+        .filter(|r| r.delay_s > 0.0 || !a.rows.iter().any(|d| d.delay_s > 0.0 && same_base(r, d)))
+        .collect();
+    shown.sort_by(|x, y| {
+        (op_index(x.op), x.bytes, x.nprocs)
+            .cmp(&(op_index(y.op), y.bytes, y.nprocs))
+            .then(x.delay_s.total_cmp(&y.delay_s))
+    });
+    let mut last_op = None;
+    shown
+        .into_iter()
+        .map(|r| {
+            let mut c = cells(r);
+            if last_op == Some(r.op) {
+                c[0] = String::new();
+            }
+            last_op = Some(r.op);
+            c
+        })
+        .collect()
+}
+
+fn same_base(a: &ConfigStats, b: &ConfigStats) -> bool {
+    (a.op, a.bytes, a.nprocs) == (b.op, b.bytes, b.nprocs)
+}
+
+fn us(s: Option<f64>) -> String {
+    s.map_or_else(|| "-".into(), |s| format!("{:.2}", s * 1e6))
+}
+
+fn percent(b: Option<f64>) -> String {
+    b.map_or_else(|| "-".into(), |b| format!("{:.1}", b * 100.0))
+}
+
+/// `value [lo, hi]`, or just the value without an interval, or `-`.
+fn with_ci(
+    v: Option<f64>,
+    lo: Option<f64>,
+    hi: Option<f64>,
+    f: fn(Option<f64>) -> String,
+) -> String {
+    match (v, lo, hi) {
+        (None, ..) => "-".into(),
+        (v, Some(lo), Some(hi)) => format!("{} [{}, {}]", f(v), f(Some(lo)), f(Some(hi))),
+        (v, ..) => f(v),
+    }
+}
+
+fn cells(r: &ConfigStats) -> Vec<String> {
+    let few = if r.few_valid { "*" } else { "" };
+    vec![
+        r.op.name().to_string(),
+        if r.op.has_payload() {
+            format_bytes(r.bytes)
         } else {
             "-".into()
         },
-        row.nprocs.to_string(),
+        r.nprocs.to_string(),
         // "0s" would read like a measured duration; the baseline has no delay at all.
-        if row.delay_s == 0.0 {
+        if r.delay_s == 0.0 {
             "0".into()
-        } else if row.delay_model.is_empty() {
-            format_duration(row.delay_s)
+        } else if r.delay_model.is_empty() {
+            format_duration(r.delay_s)
         } else {
-            row.delay_model.clone()
+            r.delay_model.clone()
         },
-        format!("{}/{}", row.valid, row.total),
-        us(row.t_global_min_s),
-        us(row.t_global_median_s),
-        us(row.t0_min_s),
-        us(row.t0_median_s),
-        percent(row.benefit_min),
-        percent(row.benefit_median),
+        if r.delay_s == 0.0 {
+            format!("{}/-{few}", r.valid)
+        } else {
+            format!("{}/{}{few}", r.valid0, r.valid)
+        },
+        us(r.t0_median_s),
+        with_ci(
+            r.t_global_median_s,
+            r.t_global_median_ci_lo_s,
+            r.t_global_median_ci_hi_s,
+            us,
+        ),
+        with_ci(
+            r.benefit_median,
+            r.benefit_median_ci_lo,
+            r.benefit_median_ci_hi,
+            percent,
+        ),
+        match r.benefit_significant {
+            Some(true) => "yes".into(),
+            Some(false) => "no".into(),
+            None => "-".into(),
+        },
+        percent(r.benefit_ceiling),
+        percent(r.hidden_fraction),
+        percent(r.benefit_min),
+        format!("{}/{}", r.outliers_low, r.outliers_high),
     ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::summarize;
-    use crate::export::test_support::{records, text};
+    use crate::export::test_support::{analysis, text};
 
-    fn table_lines(rows: &[SummaryRow]) -> Vec<String> {
-        let out = text(|buf| SummaryTable.write(rows, buf));
+    fn table_lines(a: &Analysis) -> Vec<String> {
+        let out = text(|buf| SummaryTable.write(a, buf));
         out.lines().map(str::to_string).collect()
-    }
-
-    /// The cells of the data lines (between the header rule and the bottom rule); no cell
-    /// holds a space.
-    fn data(lines: &[String]) -> Vec<Vec<&str>> {
-        lines[4..lines.len() - 1]
-            .iter()
-            .map(|l| l.split_whitespace().collect())
-            .collect()
     }
 
     fn is_rule(line: &str, c: char) -> bool {
         !line.is_empty() && line.chars().all(|x| x == c)
     }
 
+    /// The data lines: between the header rule and the bottom rule.
+    fn data(lines: &[String]) -> Vec<&String> {
+        let bottom = lines.iter().skip(4).position(|l| is_rule(l, '-')).unwrap() + 4;
+        lines[4..bottom].iter().collect()
+    }
+
     #[test]
-    fn headers_name_the_units() {
-        let lines = table_lines(&summarize(&records()));
+    fn headers_say_the_statistic_and_the_unit() {
+        let lines = table_lines(&analysis());
         assert!(is_rule(&lines[0], '-') && is_rule(&lines[3], '='));
-        assert!(is_rule(lines.last().unwrap(), '-'));
-        let names: Vec<&str> = lines[1].split_whitespace().collect();
-        assert_eq!(
-            names,
-            [
-                "op", "size", "P", "delay", "valid", "t_global", "t_global", "t0", "t0", "benefit",
-                "benefit"
-            ]
-        );
-        for unit in ["min (us)", "med (us)", "min (%)", "med (%)"] {
+        for name in [
+            "t0 med",
+            "t_delta med",
+            "b med",
+            "b min",
+            "b ceil-",
+            "outliers",
+        ] {
+            assert!(lines[1].contains(name), "{name} missing from: {}", lines[1]);
+        }
+        for unit in ["[95% CI] (us)", "[95% CI] (%)", "ing (%)", "low/high"] {
             assert!(lines[2].contains(unit), "{unit} missing from: {}", lines[2]);
         }
-        // One line per row, no rules between them.
-        assert_eq!(data(&lines).len(), 4);
     }
 
     #[test]
-    fn narrow_enough_for_a_log() {
-        for line in table_lines(&summarize(&records())) {
-            assert!(line.len() <= 100, "{} chars: {line}", line.len());
+    fn one_row_per_delayed_configuration_grouped_by_op() {
+        let lines = table_lines(&analysis());
+        let rows = data(&lines);
+        // In the op order of Op::ALL: barrier P=4 (nothing delayed, so its baseline row),
+        // allreduce 8 B P=2 50us (its baseline folded in), iallreduce 1 KiB P=4 50us (no
+        // baseline).
+        assert_eq!(rows.len(), 3, "{lines:#?}");
+        let cells: Vec<Vec<&str>> = rows
+            .iter()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(&cells[0][..5], ["barrier", "-", "4", "0", "2/-*"]);
+        assert_eq!(
+            &cells[1][..6],
+            ["allreduce", "8B", "2", "50us", "4/4*", "12.50"]
+        );
+        assert!(rows[1].contains("62.50 ["), "{}", rows[1]);
+        // b = 0 whose interval contains 0: marked not significant; ceiling 12.5/50.
+        assert!(rows[1].contains(" no "), "{}", rows[1]);
+        assert!(rows[1].contains("25.0"), "{}", rows[1]);
+        assert_eq!(&cells[2][..5], ["iallreduce", "1KiB", "4", "50us", "0/3*"]);
+    }
+
+    #[test]
+    fn ops_are_named_once_per_group() {
+        let mut a = analysis();
+        let mut second = a.rows[1].clone();
+        second.nprocs = 4;
+        a.rows.push(second);
+        let lines = table_lines(&a);
+        let rows = data(&lines);
+        assert!(rows[1].trim_start().starts_with("allreduce"));
+        // The second allreduce row starts with its size, not the op.
+        assert!(rows[2].trim_start().starts_with("8B"), "{}", rows[2]);
+    }
+
+    #[test]
+    fn notes_and_warnings_follow_the_table() {
+        let mut a = analysis();
+        a.warnings = vec!["global clocks were up to 3.00 us apart".into()];
+        let lines = table_lines(&a);
+        let after: Vec<&String> = lines
+            .iter()
+            .skip_while(|l| !l.starts_with("t0, t_delta"))
+            .collect();
+        assert!(after.iter().any(|l| l.contains("002 eq. 5")));
+        assert!(after
+            .iter()
+            .any(|l| l.contains("min(t0, delta) / max(t0, delta)")));
+        assert_eq!(
+            after.last().unwrap().as_str(),
+            "warning: global clocks were up to 3.00 us apart"
+        );
+    }
+
+    #[test]
+    fn notes_fit_a_log_and_name_the_launch_spread() {
+        let mut a = analysis();
+        for line in table_lines(&a) {
             assert_eq!(line.trim_end(), line, "trailing spaces");
         }
-    }
-
-    #[test]
-    fn rows_are_formatted_for_people() {
-        let lines = table_lines(&summarize(&records()));
-        let g = data(&lines);
-        // Allreduce 8 B, P = 2, baseline: valid reps 10, 12, 13, 14 us.
-        assert_eq!(
-            g[0],
-            [
-                "allreduce",
-                "8B",
-                "2",
-                "0",
-                "4/5",
-                "10.00",
-                "12.50",
-                "10.00",
-                "12.50",
-                "-",
-                "-"
-            ]
+        for line in notes(&a) {
+            assert!(line.len() < 100, "{} chars: {line}", line.len());
+        }
+        a.files.push("second.cbor".into());
+        a.rows[1].launch_median_cv = Some(0.123);
+        let n = notes(&a);
+        assert!(
+            n.iter()
+                .any(|l| l.contains("2 launches pooled") && l.contains("12.3%")),
+            "{n:?}"
         );
-        // Delayed by 50 us: t_delta = t0 + delta exactly, so the benefit is 0.
-        assert_eq!(
-            g[1],
-            [
-                "allreduce",
-                "8B",
-                "2",
-                "50us",
-                "4/5",
-                "60.00",
-                "62.50",
-                "10.00",
-                "12.50",
-                "0.0",
-                "0.0"
-            ]
-        );
-        // Barriers have no size.
-        assert_eq!(&g[2][..5], ["barrier", "-", "4", "0", "2/3"]);
-        // No baseline for iallreduce 1 KiB: t0 and benefit unknown.
-        assert_eq!(&g[3][..5], ["iallreduce", "1KiB", "4", "50us", "3/4"]);
-        assert_eq!(&g[3][7..], ["-", "-", "-", "-"]);
-    }
-
-    #[test]
-    fn benefit_is_a_percentage() {
-        let mut rows = summarize(&records());
-        rows[1].benefit_min = Some(0.4567);
-        rows[1].benefit_median = Some(-0.05);
-        let lines = table_lines(&rows);
-        assert_eq!(&data(&lines)[1][9..], ["45.7", "-5.0"]);
-    }
-
-    #[test]
-    fn empty_summary_is_headers_only() {
-        let lines = table_lines(&[]);
-        assert_eq!(lines.len(), 5);
-        assert!(lines[1].starts_with(" op"));
     }
 
     #[test]
     #[ignore = "prints the table for a look: cargo test -- --ignored --nocapture"]
     fn show() {
-        print!("{}", table_lines(&summarize(&records())).join("\n"));
+        print!("{}", table_lines(&analysis()).join("\n"));
     }
 }

@@ -1,6 +1,6 @@
 //! What rank 0 tells the user: progress while measuring, the summary and figures at the end.
 
-use crate::analysis::{distribution_rows, summarize};
+use crate::analysis::{analyze, distribution_rows, summarize, Bootstrap};
 use crate::export::{summary_exporter, write_distribution, SummaryFormat};
 use crate::plan::Op;
 use crate::plot::{write_figures, Stat};
@@ -85,8 +85,18 @@ pub fn print_summary(path: &Path, figures: &Path) {
     };
     let rows = summarize(&records);
     let mut out = std::io::stdout().lock();
-    if let Err(e) = summary_exporter(SummaryFormat::Table).write(&rows, &mut out) {
-        eprintln!("delaybench: warning: cannot print the summary: {e}");
+    let file = path.display().to_string();
+    match analyze(
+        &[file],
+        std::slice::from_ref(&records),
+        Bootstrap::default(),
+    ) {
+        Ok(a) => {
+            if let Err(e) = summary_exporter(SummaryFormat::Table).write(&a, &mut out) {
+                eprintln!("delaybench: warning: cannot print the summary: {e}");
+            }
+        }
+        Err(e) => eprintln!("delaybench: warning: cannot analyse the records: {e}"),
     }
     // Sampled delays have no single benefit: show its distribution instead.
     let sampled = records

@@ -1,0 +1,468 @@
+//! Per-configuration statistics for `delaybench analyze` and `compare`: the distribution of
+//! t_global, bootstrap confidence intervals, the delay overlap benefit with its interval and
+//! ceiling, and, over several launches of one plan, the between-launch variation.
+
+use super::bootstrap::{Bootstrap, Interval};
+use super::stats::{describe, SampleStats};
+use super::{benefit, median, valid_t_globals};
+use crate::plan::Op;
+use crate::records::{Block, Records};
+use serde::Serialize;
+use thiserror::Error;
+
+/// Version of the `analyze` CSV/JSON schema (columns of [`ConfigStats`]), documented in
+/// `docs/exports.md`. Raised whenever a column is renamed, removed or changes meaning.
+pub const ANALYZE_SCHEMA_VERSION: u32 = 2;
+
+/// Fewer valid repetitions than this (in the block or its baseline) mark a row `few_valid`:
+/// the median's interval is then wide and the quartiles rest on a handful of values.
+pub const FEW_VALID: u32 = 30;
+
+/// Statistics of one configuration (op, bytes, P, delay model), pooled over the launches
+/// given. Times in seconds (`*_s`), benefits as fractions (1 = 100 %), counts of
+/// repetitions; `None` (an empty CSV cell, JSON `null`) where there is nothing to compute.
+///
+/// Field names are the CSV columns and JSON keys of `delaybench analyze`, in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConfigStats {
+    /// [`ANALYZE_SCHEMA_VERSION`], on every row so that a loaded table says what it is.
+    pub schema_version: u32,
+    pub op: Op,
+    /// Message size in bytes as the kernel defines it (0 for barriers).
+    pub bytes: u64,
+    /// P, the number of processes.
+    pub nprocs: u32,
+    /// The delay model (`0` for the baseline, `50us`, `exp:50us`).
+    pub delay_model: String,
+    /// Nominal delay δ in seconds (the mean of a sampled model; 0 for the baseline).
+    pub delay_s: f64,
+    /// Records files (mpirun launches) pooled into this row.
+    pub launches: u32,
+    /// Valid repetitions of this configuration (n_δ), over all launches.
+    pub valid: u32,
+    /// Repetitions measured.
+    pub total: u32,
+    /// Valid repetitions of the baseline (δ = 0) of the same op, bytes and P (n0).
+    pub valid0: u32,
+    /// Repetitions of the baseline measured.
+    pub total0: u32,
+    /// True when `valid` or `valid0` is below [`FEW_VALID`].
+    pub few_valid: bool,
+    pub t_global_min_s: Option<f64>,
+    /// Lower quartile of t_global (R type 8).
+    pub t_global_q1_s: Option<f64>,
+    pub t_global_median_s: Option<f64>,
+    /// Upper quartile of t_global (R type 8).
+    pub t_global_q3_s: Option<f64>,
+    pub t_global_max_s: Option<f64>,
+    pub t_global_mean_s: Option<f64>,
+    /// Interquartile mean (25 %-trimmed mean) of t_global.
+    pub t_global_iqm_s: Option<f64>,
+    /// Sample standard deviation of t_global.
+    pub t_global_std_s: Option<f64>,
+    /// Percentile bootstrap interval of the median t_global (level in the JSON header).
+    pub t_global_median_ci_lo_s: Option<f64>,
+    pub t_global_median_ci_hi_s: Option<f64>,
+    /// Repetitions below q1 − 1.5·IQR (Tukey); counted, not dropped.
+    pub outliers_low: u32,
+    /// Repetitions above q3 + 1.5·IQR.
+    pub outliers_high: u32,
+    /// Repetitions beyond 3·IQR on either side (part of the two counts above).
+    pub outliers_severe: u32,
+    /// Minimum t_global of the baseline, t0 by the paper's statistic.
+    pub t0_min_s: Option<f64>,
+    /// Median t_global of the baseline.
+    pub t0_median_s: Option<f64>,
+    pub t0_median_ci_lo_s: Option<f64>,
+    pub t0_median_ci_hi_s: Option<f64>,
+    /// Delay overlap benefit from the minima (002 eq. 5, as the paper reports it). Only for
+    /// plain late arrivals; sampled delays have `analyze --distribution` instead.
+    pub benefit_min: Option<f64>,
+    /// Delay overlap benefit from the medians.
+    pub benefit_median: Option<f64>,
+    /// Bootstrap interval of `benefit_median` (baseline and delayed resampled independently).
+    pub benefit_median_ci_lo: Option<f64>,
+    pub benefit_median_ci_hi: Option<f64>,
+    /// False when the interval of `benefit_median` contains 0: the data cannot tell the
+    /// benefit from none.
+    pub benefit_significant: Option<bool>,
+    /// Largest benefit possible, min(t0, δ) / max(t0, δ) from the median t0: since
+    /// tδ ≥ max(t0, δ), b cannot exceed it (see [`benefit_ceiling`]).
+    pub benefit_ceiling: Option<f64>,
+    /// `benefit_median / benefit_ceiling`: the part of what could be hidden that was
+    /// (1 = as well as possible, 0 = nothing, < 0 = the delay cost extra).
+    pub hidden_fraction: Option<f64>,
+    /// Smallest and largest per-launch median t_global (equal for one launch).
+    pub launch_median_min_s: Option<f64>,
+    pub launch_median_max_s: Option<f64>,
+    /// Coefficient of variation (standard deviation / mean) of the per-launch medians;
+    /// `None` for one launch. 004 §4-5: results differ between launches, so compare this
+    /// with the width of the median's interval before trusting one launch.
+    pub launch_median_cv: Option<f64>,
+    /// Smallest and largest per-launch benefit from medians.
+    pub benefit_launch_min: Option<f64>,
+    pub benefit_launch_max: Option<f64>,
+}
+
+/// Why several records files cannot be analysed together.
+#[derive(Debug, Error, PartialEq)]
+pub enum AnalysisError {
+    /// No records were given.
+    #[error("no records files to analyse")]
+    Empty,
+    /// The launches did not measure the same configurations.
+    #[error(
+        "launch {launch} measured other configurations than launch 1 ({detail}): pool only \
+         records of one plan, or compare different ones with `delaybench compare`"
+    )]
+    DifferentPlans { launch: usize, detail: String },
+}
+
+/// The largest delay overlap benefit possible for baseline t0 and delay δ (seconds):
+/// min(t0, δ) / max(t0, δ). The delayed operation cannot end before the late rank arrived
+/// (tδ ≥ δ) nor run faster than undelayed (tδ ≥ t0, up to noise), and b of 002 eq. 5 falls
+/// as tδ grows, so b ≤ (t0 + δ − max) / max. With δ = 50 us and t0 = 2 us that is 4 %: "100 %
+/// = hidden perfectly" holds only when t0 = δ. `None` when t0 or δ is not positive.
+pub fn benefit_ceiling(t0_s: f64, delay_s: f64) -> Option<f64> {
+    (t0_s > 0.0 && delay_s > 0.0).then(|| t0_s.min(delay_s) / t0_s.max(delay_s))
+}
+
+/// Identity of a configuration across records files.
+type Key = (Op, u64, u32, String);
+
+fn key(b: &Block) -> Key {
+    (b.op, b.bytes, b.nprocs, b.delay_model.clone())
+}
+
+/// One [`ConfigStats`] per configuration of `launches` (records files of one plan, each one
+/// mpirun launch), in the measurement order of the first. Valid t_globals are pooled over the
+/// launches for the distribution, the intervals and the benefit; the per-launch medians give
+/// the between-launch columns. One launch is the usual case.
+///
+/// Errors: [`AnalysisError::Empty`] for no records, [`AnalysisError::DifferentPlans`] when a
+/// launch lacks a configuration of the first or has one more.
+pub fn config_stats(
+    launches: &[Records],
+    boot: &Bootstrap,
+) -> Result<Vec<ConfigStats>, AnalysisError> {
+    let first = launches.first().ok_or(AnalysisError::Empty)?;
+    let keys: Vec<Key> = first.blocks.iter().map(key).collect();
+    for (i, r) in launches.iter().enumerate().skip(1) {
+        let differ = plan_differences(&first.header.plan, &r.header.plan);
+        if !differ.is_empty() {
+            let detail = format!("its plan differs in {}", differ.join(", "));
+            return Err(AnalysisError::DifferentPlans {
+                launch: i + 1,
+                detail,
+            });
+        }
+        let theirs: Vec<Key> = r.blocks.iter().map(key).collect();
+        if let Some(k) = keys.iter().find(|k| !theirs.contains(k)) {
+            let detail = format!("it lacks {} {} B P={} delay {}", k.0, k.1, k.2, k.3);
+            return Err(AnalysisError::DifferentPlans {
+                launch: i + 1,
+                detail,
+            });
+        }
+        if let Some(k) = theirs.iter().find(|k| !keys.contains(k)) {
+            let detail = format!("it adds {} {} B P={} delay {}", k.0, k.1, k.2, k.3);
+            return Err(AnalysisError::DifferentPlans {
+                launch: i + 1,
+                detail,
+            });
+        }
+    }
+    Ok(first
+        .blocks
+        .iter()
+        .map(|block| row(launches, block, boot))
+        .collect())
+}
+
+/// Names of the plan settings in which `a` and `b` differ, the seed aside (each launch may
+/// draw its own): pooling a `--sync window` and a `--sync barrier` run would mix two
+/// measurements.
+fn plan_differences(a: &crate::plan::Plan, b: &crate::plan::Plan) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
+        (serde_json::to_value(a), serde_json::to_value(b))
+    else {
+        return Vec::new();
+    };
+    a.iter()
+        .filter(|(k, v)| k.as_str() != "seed" && b.get(k.as_str()) != Some(v))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// The blocks of configuration `k` in every launch (the first if a launch repeats it).
+fn blocks_of<'a>(launches: &'a [Records], k: &Key) -> Vec<&'a Block> {
+    launches
+        .iter()
+        .filter_map(|r| r.blocks.iter().find(|b| &key(b) == k))
+        .collect()
+}
+
+/// The baseline of `block` in every launch: δ = 0, same op, bytes and P.
+fn baselines_of<'a>(launches: &'a [Records], block: &Block) -> Vec<&'a Block> {
+    launches
+        .iter()
+        .filter_map(|r| {
+            r.blocks.iter().find(|b| {
+                b.delay_s == 0.0
+                    && b.op == block.op
+                    && b.bytes == block.bytes
+                    && b.nprocs == block.nprocs
+            })
+        })
+        .collect()
+}
+
+fn pooled(blocks: &[&Block]) -> Vec<f64> {
+    blocks.iter().flat_map(|b| valid_t_globals(b)).collect()
+}
+
+fn row(launches: &[Records], block: &Block, boot: &Bootstrap) -> ConfigStats {
+    let own = blocks_of(launches, &key(block));
+    let base = baselines_of(launches, block);
+    let (ts, t0s) = (pooled(&own), pooled(&base));
+    let s = describe(&ts);
+    let s0 = describe(&t0s);
+    let t_ci = boot.median_ci(&ts);
+    let t0_ci = boot.median_ci(&t0s);
+    // A benefit needs one δ for every repetition: plain late arrivals only.
+    let late = own.iter().all(|b| b.is_late_arrival());
+    let delay = block.delay_s;
+    let pair = |f: fn(&SampleStats) -> f64| match (&s0, &s) {
+        (Some(a), Some(b)) if late => Some((f(a), f(b))),
+        _ => None,
+    };
+    let b_min = pair(|x| x.min).map(|(t0, t)| benefit(t0, t, delay));
+    let b_med = pair(|x| x.median).map(|(t0, t)| benefit(t0, t, delay));
+    let b_ci = late.then(|| boot.benefit_ci(&t0s, &ts, delay)).flatten();
+    let ceiling = s0
+        .filter(|_| late)
+        .and_then(|s0| benefit_ceiling(s0.median, delay));
+    let launch = between_launches(&own, &base, delay, late);
+    let count = |bs: &[&Block]| bs.iter().map(|b| b.nrep).sum::<u32>();
+    let (valid, valid0) = (ts.len() as u32, t0s.len() as u32);
+    let get = |f: fn(&SampleStats) -> f64| s.as_ref().map(f);
+    ConfigStats {
+        schema_version: ANALYZE_SCHEMA_VERSION,
+        op: block.op,
+        bytes: block.bytes,
+        nprocs: block.nprocs,
+        delay_model: block.delay_model.clone(),
+        delay_s: delay,
+        launches: own.len() as u32,
+        valid,
+        total: count(&own),
+        valid0,
+        total0: count(&base),
+        few_valid: valid < FEW_VALID || valid0 < FEW_VALID,
+        t_global_min_s: get(|x| x.min),
+        t_global_q1_s: get(|x| x.q1),
+        t_global_median_s: get(|x| x.median),
+        t_global_q3_s: get(|x| x.q3),
+        t_global_max_s: get(|x| x.max),
+        t_global_mean_s: get(|x| x.mean),
+        t_global_iqm_s: get(|x| x.iqm),
+        t_global_std_s: get(|x| x.std_dev),
+        t_global_median_ci_lo_s: t_ci.map(|c| c.lo),
+        t_global_median_ci_hi_s: t_ci.map(|c| c.hi),
+        outliers_low: s.map_or(0, |x| x.outliers.low),
+        outliers_high: s.map_or(0, |x| x.outliers.high),
+        outliers_severe: s.map_or(0, |x| x.outliers.severe),
+        t0_min_s: s0.map(|x| x.min),
+        t0_median_s: s0.map(|x| x.median),
+        t0_median_ci_lo_s: t0_ci.map(|c| c.lo),
+        t0_median_ci_hi_s: t0_ci.map(|c| c.hi),
+        benefit_min: b_min,
+        benefit_median: b_med,
+        benefit_median_ci_lo: b_ci.map(|c| c.lo),
+        benefit_median_ci_hi: b_ci.map(|c| c.hi),
+        benefit_significant: b_ci.map(|c| !c.contains(0.0)),
+        benefit_ceiling: ceiling,
+        hidden_fraction: b_med.zip(ceiling).map(|(b, c)| b / c),
+        launch_median_min_s: launch.median_min,
+        launch_median_max_s: launch.median_max,
+        launch_median_cv: launch.median_cv,
+        benefit_launch_min: launch.benefit_min,
+        benefit_launch_max: launch.benefit_max,
+    }
+}
+
+impl ConfigStats {
+    /// The median's interval, if there is one.
+    pub fn median_ci(&self) -> Option<Interval> {
+        Some(Interval {
+            lo: self.t_global_median_ci_lo_s?,
+            hi: self.t_global_median_ci_hi_s?,
+        })
+    }
+
+    /// The benefit's interval, if there is one.
+    pub fn benefit_ci(&self) -> Option<Interval> {
+        Some(Interval {
+            lo: self.benefit_median_ci_lo?,
+            hi: self.benefit_median_ci_hi?,
+        })
+    }
+}
+
+#[derive(Default)]
+struct BetweenLaunches {
+    median_min: Option<f64>,
+    median_max: Option<f64>,
+    median_cv: Option<f64>,
+    benefit_min: Option<f64>,
+    benefit_max: Option<f64>,
+}
+
+/// Spread of the per-launch medians (and benefits from them) of one configuration.
+fn between_launches(own: &[&Block], base: &[&Block], delay_s: f64, late: bool) -> BetweenLaunches {
+    use statrs::statistics::Statistics;
+    let medians: Vec<f64> = own
+        .iter()
+        .filter_map(|b| median(&valid_t_globals(b)))
+        .collect();
+    let range = |v: &[f64]| {
+        let lo = v.iter().copied().reduce(f64::min);
+        let hi = v.iter().copied().reduce(f64::max);
+        (lo, hi)
+    };
+    let (median_min, median_max) = range(&medians);
+    let median_cv = (medians.len() > 1).then(|| medians.iter().std_dev() / medians.iter().mean());
+    // Launch i's benefit uses launch i's own baseline: both come from the same mpirun.
+    let benefits: Vec<f64> = if late && own.len() == base.len() {
+        own.iter()
+            .zip(base)
+            .filter_map(|(b, b0)| {
+                let t = median(&valid_t_globals(b))?;
+                let t0 = median(&valid_t_globals(b0))?;
+                Some(benefit(t0, t, delay_s))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let (benefit_min, benefit_max) = range(&benefits);
+    BetweenLaunches {
+        median_min,
+        median_max,
+        median_cv,
+        benefit_min,
+        benefit_max,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::testdata;
+
+    fn records(op_time_s: f64, nrep: u32) -> Records {
+        Records {
+            header: testdata::header(2),
+            blocks: vec![
+                testdata::block(Op::Allreduce, 8, 2, 0.0, nrep, op_time_s),
+                testdata::block(Op::Allreduce, 8, 2, 50e-6, nrep, op_time_s),
+            ],
+            footer: None,
+            truncated: false,
+        }
+    }
+
+    fn close(a: Option<f64>, b: f64) -> bool {
+        a.is_some_and(|a| (a - b).abs() <= 1e-9 * b.abs().max(1e-12))
+    }
+
+    #[test]
+    fn ceiling_by_hand() {
+        // t0 = 2 us, δ = 50 us: 2/50 = 4 %; t0 = δ: 1; t0 = 100 us: 0.5.
+        assert!(close(benefit_ceiling(2e-6, 50e-6), 0.04));
+        assert!(close(benefit_ceiling(50e-6, 50e-6), 1.0));
+        assert!(close(benefit_ceiling(100e-6, 50e-6), 0.5));
+        assert_eq!(benefit_ceiling(0.0, 50e-6), None);
+        assert_eq!(benefit_ceiling(1e-6, 0.0), None);
+    }
+
+    #[test]
+    fn one_launch_by_hand() {
+        // testdata: valid reps 0, 2, 3, 4 take 10, 12, 13, 14 us (+ 50 us when delayed).
+        let rows = config_stats(&[records(10e-6, 5)], &Bootstrap::default()).unwrap();
+        let (base, late) = (&rows[0], &rows[1]);
+        assert_eq!(
+            (base.valid, base.total, base.valid0, base.total0),
+            (4, 5, 4, 5)
+        );
+        assert!(base.few_valid);
+        assert_eq!((base.benefit_median, base.benefit_ceiling), (None, None));
+        assert!(close(late.t_global_min_s, 60e-6) && close(late.t_global_max_s, 64e-6));
+        assert!(close(late.t_global_median_s, 62.5e-6));
+        assert!(close(late.t_global_mean_s, 62.25e-6));
+        // n = 4: IQM drops one value at each end, mean of 62 and 63.
+        assert!(close(late.t_global_iqm_s, 62.5e-6));
+        assert!(close(late.t0_median_s, 12.5e-6));
+        // tδ = t0 + δ exactly: b = 0 by min and median; the ceiling is 12.5/50.
+        assert!(close(late.benefit_min, 0.0) || late.benefit_min.unwrap().abs() < 1e-9);
+        assert!(late.benefit_median.unwrap().abs() < 1e-9);
+        assert!(close(late.benefit_ceiling, 0.25));
+        // The interval brackets 0: not significant.
+        assert_eq!(late.benefit_significant, Some(false));
+        let ci = late.median_ci().unwrap();
+        assert!(ci.lo >= 60e-6 - 1e-12 && ci.hi <= 64e-6 + 1e-12, "{ci:?}");
+        // One launch: no between-launch variation, its range is the one median.
+        assert_eq!(late.launch_median_cv, None);
+        assert!(close(late.launch_median_min_s, 62.5e-6));
+        assert_eq!(late.launches, 1);
+    }
+
+    #[test]
+    fn launches_pool_and_report_their_spread() {
+        // Launch 2 is 20 % slower in both blocks.
+        let rows = config_stats(
+            &[records(10e-6, 5), records(12e-6, 5)],
+            &Bootstrap::default(),
+        )
+        .unwrap();
+        let late = &rows[1];
+        assert_eq!((late.launches, late.valid, late.total), (2, 8, 10));
+        // Per-launch medians 62.5 and 65 us (12, 14.4, 15.6, 16.8 -> 15 us, + 50 us).
+        assert!(close(late.launch_median_min_s, 62.5e-6));
+        assert!(close(late.launch_median_max_s, 65e-6));
+        let (m, sd) = (63.75e-6, (2.5e-6f64 * 2.5e-6 / 2.0).sqrt());
+        assert!(close(late.launch_median_cv, sd / m), "{late:?}");
+        // Each launch alone has tδ = t0 + δ: b = 0 in both.
+        assert!(late.benefit_launch_min.unwrap().abs() < 1e-9);
+        assert!(late.benefit_launch_max.unwrap().abs() < 1e-9);
+    }
+
+    #[test]
+    fn launches_of_other_plans_are_refused() {
+        let mut other = records(10e-6, 5);
+        other.blocks[1].delay_model = "100us".into();
+        let e = config_stats(&[records(10e-6, 5), other], &Bootstrap::default()).unwrap_err();
+        assert!(matches!(e, AnalysisError::DifferentPlans { launch: 2, .. }));
+        assert!(
+            e.to_string().contains("lacks allreduce 8 B P=2 delay 50us"),
+            "{e}"
+        );
+        assert_eq!(
+            config_stats(&[], &Bootstrap::default()),
+            Err(AnalysisError::Empty)
+        );
+    }
+
+    #[test]
+    fn sampled_delays_have_no_single_benefit() {
+        let mut r = records(10e-6, 40);
+        // A sampled delay: rank 0 got 42 us, not the nominal 50 us.
+        r.blocks[1].applied_delay_s.0[0] = 42e-6;
+        let rows = config_stats(&[r], &Bootstrap::default()).unwrap();
+        let late = &rows[1];
+        assert_eq!((late.benefit_median, late.benefit_ceiling), (None, None));
+        assert_eq!(late.benefit_significant, None);
+        assert!(!late.few_valid, "39 valid repetitions on both sides");
+        assert!(late.t_global_median_s.is_some());
+    }
+}

@@ -1,0 +1,78 @@
+//! What `delaybench analyze` reports about one or more launches of one plan: the
+//! per-configuration statistics, the bootstrap settings behind their intervals, and the
+//! runs' warnings.
+
+use super::{config_stats, run_warnings, AnalysisError, Bootstrap, ConfigStats};
+use crate::records::Records;
+
+/// The analysis of records files of one plan, ready for an exporter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// The records files, in the order given (launch 1 first).
+    pub files: Vec<String>,
+    /// Settings of the bootstrap behind every interval.
+    pub bootstrap: Bootstrap,
+    /// The runs' warnings ([`run_warnings`]); prefixed with the file when there are several.
+    pub warnings: Vec<String>,
+    /// One row per configuration ([`config_stats`]).
+    pub rows: Vec<ConfigStats>,
+}
+
+/// Analyses `launches`, named by `files` (same length and order).
+///
+/// Errors: those of [`config_stats`].
+pub fn analyze(
+    files: &[String],
+    launches: &[Records],
+    bootstrap: Bootstrap,
+) -> Result<Analysis, AnalysisError> {
+    let rows = config_stats(launches, &bootstrap)?;
+    let several = launches.len() > 1;
+    let warnings = files
+        .iter()
+        .zip(launches)
+        .flat_map(|(f, r)| {
+            run_warnings(r)
+                .into_iter()
+                .map(move |w| if several { format!("{f}: {w}") } else { w })
+        })
+        .collect();
+    Ok(Analysis {
+        files: files.to_vec(),
+        bootstrap,
+        warnings,
+        rows,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Op;
+    use crate::records::testdata;
+
+    #[test]
+    fn warnings_name_their_file_when_there_are_several() {
+        let r = Records {
+            header: testdata::header(2),
+            blocks: vec![testdata::block(Op::Allreduce, 8, 2, 0.0, 3, 1e-5)],
+            footer: None,
+            truncated: false,
+        };
+        let one = analyze(
+            &["a.cbor".into()],
+            std::slice::from_ref(&r),
+            Bootstrap::default(),
+        )
+        .unwrap();
+        assert!(one.warnings[0].starts_with("interrupted run"), "{one:?}");
+        let files = ["a.cbor".to_string(), "b.cbor".to_string()];
+        let two = analyze(&files, &[r.clone(), r], Bootstrap::default()).unwrap();
+        assert_eq!(two.warnings.len(), 2);
+        assert!(
+            two.warnings[1].starts_with("b.cbor: interrupted run"),
+            "{two:?}"
+        );
+        assert_eq!(two.rows[0].launches, 2);
+    }
+}

@@ -1,0 +1,99 @@
+//! The run's warnings, for every output that shows its numbers (`analyze`, `compare`, figure
+//! subtitles): what the run printed (clock disagreement at the end, shared cores), whether it
+//! was interrupted, and then what the header shows (oversubscribed hosts).
+
+use crate::records::Records;
+
+/// Warnings about the run in `records`, each one sentence: the warnings the run itself
+/// recorded in its footer (clock disagreement at the end, shared cores per P, ...), duplicates
+/// left out. An interrupted run has no footer: then it says so, and oversubscribed hosts are
+/// found from the header's per-host ranks and cores instead. Empty for a clean run.
+pub fn run_warnings(records: &Records) -> Vec<String> {
+    let mut out = Vec::new();
+    if !records.complete() {
+        out.push(format!(
+            "interrupted run: {} complete blocks recovered, the rest is missing",
+            records.blocks.len()
+        ));
+    }
+    let Some(footer) = &records.footer else {
+        out.extend(oversubscribed(records));
+        return out;
+    };
+    for w in &footer.warnings {
+        if !out.contains(w) {
+            out.push(w.clone());
+        }
+    }
+    out
+}
+
+/// The header's hosts with more ranks than cores, as one warning.
+fn oversubscribed(records: &Records) -> Option<String> {
+    let crowded: Vec<String> = records
+        .header
+        .wait
+        .hosts
+        .iter()
+        .filter(|h| h.ranks > h.cores)
+        .map(|h| format!("{} ({} ranks on {} cores)", h.host, h.ranks, h.cores))
+        .collect();
+    (!crowded.is_empty()).then(|| {
+        format!(
+            "oversubscribed: {}; ranks shared cores, so times include waiting for a core",
+            crowded.join(", ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Op;
+    use crate::records::{testdata, Footer, HostLoad};
+
+    fn records() -> Records {
+        Records {
+            header: testdata::header(4),
+            blocks: vec![testdata::block(Op::Allreduce, 8, 2, 0.0, 3, 1e-5)],
+            footer: Some(Footer {
+                end_offsets_s: vec![0.0; 4],
+                offset_change_s: vec![0.0; 4],
+                max_abs_offset_change_s: 0.0,
+                wall_time_s: 1.0,
+                warnings: vec![],
+            }),
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn a_clean_run_has_none() {
+        assert!(run_warnings(&records()).is_empty());
+    }
+
+    #[test]
+    fn oversubscription_interruption_and_footer_warnings() {
+        let mut r = records();
+        r.header.wait.hosts = vec![HostLoad {
+            host: "node0".into(),
+            ranks: 4,
+            cores: 2,
+            cpus: "0-1".into(),
+            cores_from: "affinity".into(),
+        }];
+        let clock = "global clocks were up to 3.00 us apart".to_string();
+        r.footer.as_mut().unwrap().warnings = vec![clock.clone(), clock.clone()];
+        // A complete run recorded its own (per-P) warnings: they are repeated once each.
+        assert_eq!(run_warnings(&r), [clock]);
+        // Interrupted: no footer, so the header tells about the crowded host.
+        r.footer = None;
+        let w = run_warnings(&r);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w[0].starts_with("interrupted run: 1 complete blocks"),
+            "{w:?}"
+        );
+        assert!(w[1].contains("node0 (4 ranks on 2 cores)"), "{w:?}");
+    }
+}

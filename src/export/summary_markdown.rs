@@ -1,0 +1,65 @@
+//! The analysis as a Markdown table (`delaybench analyze --format markdown`), for reports,
+//! issues and READMEs.
+
+use super::summary_table::{grouped_rows, headers, notes};
+use super::{ExportError, SummaryExporter};
+use crate::analysis::Analysis;
+use std::io::Write;
+
+/// The rows and columns of [`super::SummaryTable`] as a GitHub-flavoured Markdown table,
+/// followed by its notes as a list (warnings in bold).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SummaryMarkdown;
+
+impl SummaryExporter for SummaryMarkdown {
+    fn write(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
+        super::plain::write_markdown_table(&headers(a), &grouped_rows(a), out)?;
+        writeln!(out)?;
+        for line in notes(a) {
+            if let Some(w) = line.strip_prefix("warning: ") {
+                writeln!(out, "- **warning:** {w}")?;
+            } else if let Some(more) = line.strip_prefix("  ") {
+                // Continues the previous note: same list item.
+                writeln!(out, "  {more}")?;
+            } else {
+                writeln!(out, "- {line}")?;
+            }
+        }
+        out.flush()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::test_support::{analysis, text};
+
+    #[test]
+    fn a_markdown_table_with_notes() {
+        let mut a = analysis();
+        a.warnings = vec!["oversubscribed: node0".into()];
+        let out = text(|buf| SummaryMarkdown.write(&a, buf));
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[0].starts_with("| op | size | P | delay |"),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1].starts_with("|---|"), "{}", lines[1]);
+        // Header, separator, three rows, each with the same number of cells.
+        let pipes = lines[0].matches('|').count();
+        for l in &lines[..5] {
+            assert_eq!(l.matches('|').count(), pipes, "{l}");
+        }
+        assert!(
+            lines[3].starts_with("| allreduce | 8B | 2 | 50us |"),
+            "{}",
+            lines[3]
+        );
+        assert!(
+            out.contains("- **warning:** oversubscribed: node0"),
+            "{out}"
+        );
+    }
+}
