@@ -37,8 +37,8 @@ impl DriftTracker {
 
     /// Adds a probe: at local time `t_local_s` the clock was `offset_s` seconds ahead of the
     /// global clock. Returns the refitted model: the least-squares line through every probe
-    /// once there are [`MIN_POINTS_FOR_SLOPE`] of them spanning more time than the initial
-    /// fit, before that the initial slope through the probes' mean.
+    /// once there are [`MIN_POINTS_FOR_SLOPE`] of them, before that the initial slope through
+    /// the latest probe.
     pub fn add(&mut self, t_local_s: f64, offset_s: f64) -> ClockModel {
         if t_local_s.is_finite() && offset_s.is_finite() {
             self.points.push((t_local_s, offset_s));
@@ -52,19 +52,25 @@ impl DriftTracker {
         if n == 0 {
             return self.initial;
         }
+        if n < MIN_POINTS_FOR_SLOPE {
+            // Too short a span for a slope of their own: the initial slope through the latest
+            // probe (through the probes' mean, it would lag behind a drifting clock).
+            let (t, offset) = self.points[n - 1];
+            return ClockModel {
+                slope: self.initial.slope,
+                intercept_s: offset,
+                t_ref_s: t,
+            };
+        }
         let xs: Vec<f64> = self.points.iter().map(|p| p.0).collect();
         let ys: Vec<f64> = self.points.iter().map(|p| p.1).collect();
-        let mean_x = xs.iter().sum::<f64>() / n as f64;
-        let mean_y = ys.iter().sum::<f64>() / n as f64;
-        let slope = if n >= MIN_POINTS_FOR_SLOPE {
-            linear_fit(&xs, &ys).map_or(self.initial.slope, |f| f.slope)
-        } else {
-            self.initial.slope
-        };
-        ClockModel {
-            slope,
-            intercept_s: mean_y,
-            t_ref_s: mean_x,
+        match linear_fit(&xs, &ys) {
+            Some(fit) => ClockModel {
+                slope: fit.slope,
+                intercept_s: fit.y_mean,
+                t_ref_s: fit.x_mean,
+            },
+            None => self.initial,
         }
     }
 }
@@ -85,6 +91,15 @@ mod tests {
         let m = t.add(101.0, 1e-3 + 20e-6 + 0.3e-6);
         assert_eq!(m.slope, 20e-6);
         assert!((m.offset_at(101.0) - (1e-3 + 20.3e-6)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn two_probes_of_a_drifting_clock_anchor_on_the_latest() {
+        // Offset-only initial model (slope 0) of a clock drifting 20 ppm.
+        let mut t = DriftTracker::new(ClockModel::offset_only(1e-3));
+        t.add(1.0, 1e-3 + 20e-6);
+        let m = t.add(2.0, 1e-3 + 40e-6);
+        assert!((m.offset_at(2.0) - (1e-3 + 40e-6)).abs() < 1e-12);
     }
 
     #[test]
