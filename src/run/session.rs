@@ -76,6 +76,7 @@ impl<'w> Session<'w> {
                 spin_margin_s: std::cell::Cell::new(0.0),
                 tracker: std::cell::RefCell::new(crate::clock::tracking::DriftTracker::new(
                     ClockModel::IDENTITY,
+                    0.0,
                 )),
             },
         }
