@@ -170,7 +170,10 @@ pub(crate) fn fit_points_model(
         ys.push(y);
     }
     match linear_fit(&xs, &ys) {
-        Some(fit) => fit.to_model(),
+        Some(fit) => {
+            stats.slope_se = fit.slope_se;
+            fit.to_model()
+        }
         None => ClockModel::through(0.0, xs[xs.len() - 1], ys[ys.len() - 1]),
     }
 }

@@ -142,6 +142,10 @@ pub struct ClockSyncInfo {
     /// in files written before shared clocks were detected.
     #[serde(default)]
     pub shared: Vec<SharedClockCheck>,
+    /// Per rank: standard error of its fitted slope (s/s); a slope not significantly
+    /// different from 0 (95 %) was set to 0. NaN where no slope was fitted.
+    #[serde(default)]
+    pub slope_se: Vec<f64>,
 }
 
 /// One rank's shared-clock check (`crate::clock::shared`): ranks with their leader's clock

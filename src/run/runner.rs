@@ -442,6 +442,7 @@ impl<'w> Runner<'w> {
                 exchanges: gathered.exchanges.clone(),
                 duration_s: gathered.duration_s,
                 shared: gathered.shared.clone(),
+                slope_se: gathered.slope_se.clone(),
             },
             wait: WaitInfo {
                 rule: "spin while every host has a core per measuring rank (unbound measuring \
