@@ -180,7 +180,7 @@ pub(crate) fn fit_points_model(
 
 /// Algorithm 4 lines 14-19: offsets local − remote − rtt/2 at the local receive time; the
 /// fit point is the lower median offset and the receive time of its exchange.
-fn median_point(exchanges: &[Exchange], rtt_s: f64) -> (f64, f64) {
+pub(crate) fn median_point(exchanges: &[Exchange], rtt_s: f64) -> (f64, f64) {
     let diffs: Vec<(f64, f64)> = exchanges
         .iter()
         .map(|e| (e.t1, e.t1 - e.remote - rtt_s / 2.0))
