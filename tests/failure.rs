@@ -54,7 +54,9 @@ fn rank_pid(dir: &Path, rank: u32) -> Option<u32> {
         };
         let cwd = std::fs::read_link(entry.path().join("cwd")).ok();
         let exe = std::fs::read_link(entry.path().join("exe")).ok();
-        if cwd.as_deref() != Some(dir) || exe.as_deref() != Some(Path::new(common::exe())) {
+        let ours = std::fs::canonicalize(common::exe()).ok();
+        let dir = std::fs::canonicalize(dir).ok();
+        if cwd.is_none() || cwd != dir || exe.is_none() || exe != ours {
             continue;
         }
         let env = std::fs::read(entry.path().join("environ")).unwrap_or_default();

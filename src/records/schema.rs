@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Name in every header, so readers can tell a records file from other CBOR.
 pub const FORMAT_NAME: &str = "delaybench-records";
 /// Version of the layout described in `docs/records-format.md`.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Flag bit: the rank reached its start instant after that instant had passed.
 pub const FLAG_STARTED_LATE: u8 = 1;
