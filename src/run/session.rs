@@ -224,5 +224,6 @@ pub fn idle_barrier(world: &SimpleCommunicator) {
         }
         // Rarely, so that idle ranks do not take the measuring ranks' cores.
         std::thread::sleep(std::time::Duration::from_millis(1));
+        super::interrupt::beat();
     }
 }
