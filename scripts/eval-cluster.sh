@@ -12,7 +12,7 @@ exe="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/delaybench"
 out=$(mktemp -d)
 scripts/cluster.sh up -H 2 -c 1 >/dev/null
 trap 'scripts/cluster.sh down; rm -rf "$out"' EXIT
-for per_host in 1 2; do
+for per_host in ${PER_HOST:-1 2}; do
     f="$out/run$per_host.cbor"
     # MPICH/UCX over TCP can hang in MPI_Finalize with two ranks per core (docs/launching.md):
     # the records are complete by then, so a timeout only ends the hang.
@@ -21,22 +21,22 @@ for per_host in 1 2; do
         --output "$f" --figures "$out/fig" >"$out/stdout" 2>"$out/stderr" ||
         echo "(launcher exit $?: see the MPICH finalize note)" >&2
     "$exe" export "$f" --rows rep --format csv 2>/dev/null >"$out/reps.csv"
-    python3 - "$f" "$out/reps.csv" "$out/stderr" "$per_host" "$DELAYBENCH_MPI_FLAVOR" <<'PY'
-import csv, re, sys
-f, reps, err, per_host, flavor = sys.argv[1:]
+    python3 - "$f" "$out/reps.csv" "$per_host" "$DELAYBENCH_MPI_FLAVOR" <<'PY'
+import csv, sys
+sys.path.insert(0, "scripts")
+from read_records import read_records  # needs cbor2 numpy (crc32c optional)
+f, reps, per_host, flavor = sys.argv[1:]
 rows = list(csv.DictReader(open(reps)))
 valid = sum(r["valid"] == "true" for r in rows)
-text = open(err).read()
-sync = re.search(r"clock sync (\S+) in ([0-9.]+) s \(([^)]*)\), offsets to rank 0: ([^;]*);", text)
-print(f"{flavor}, {per_host} rank(s) per host: valid {valid}/{len(rows)} "
-      f"({100 * valid / max(len(rows), 1):.1f} %)")
-if sync:
-    method, secs, shared, offsets = sync.groups()
-    print(f"  sync {method} {float(secs) * 1e3:.1f} ms ({shared})")
-    offs = [float(o.replace("us", "")) for o in offsets.split()]
-    per = int(per_host)
-    for rank, o in enumerate(offs):
-        truth = 1000e6 * (rank // per)
-        print(f"  rank {rank} (host {rank // per}): offset {o:+.2f} us, error {o - truth:+.3f} us")
+header, blocks, footer = read_records(f)
+cs = header["clock_sync"]
+per = int(per_host)
+print(f"{flavor}, {per} rank(s) per host: valid {valid}/{len(rows)} "
+      f"({100 * valid / max(len(rows), 1):.1f} %), sync {cs['method']} {cs['duration_s'] * 1e3:.1f} ms")
+for rank, m in enumerate(cs["models"]):
+    truth = 1000.0 * (rank // per)
+    verdict = cs["shared"][rank]["verdict"] if cs.get("shared") else "-"
+    print(f"  rank {rank} (host {rank // per}, {verdict}): offset {m['intercept_s']:+.9f} s, "
+          f"error {(m['intercept_s'] - truth) * 1e6:+.3f} us")
 PY
 done
