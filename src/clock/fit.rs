@@ -128,9 +128,8 @@ pub(crate) fn serve_model(
 }
 
 /// Takes the fit points against `reference` (paced by `fit_interval_s`) and returns the
-/// least-squares model of offset (this rank − reference clock) vs local time. Does not stop
-/// the reference. Falls back to an offset-only model at the last point when the regression
-/// is degenerate (a single fit point).
+/// least-squares model of offset (this rank − reference clock) vs local time ([`points_model`]:
+/// slope 0 when not significant). Does not stop the reference.
 pub(crate) fn fit_points_model(
     t: &dyn Transport,
     reference: usize,
@@ -169,15 +168,26 @@ pub(crate) fn fit_points_model(
         xs.push(x);
         ys.push(y);
     }
-    match linear_fit(&xs, &ys) {
-        Some(fit) => fit.to_model(),
+    points_model(&xs, &ys, stats)
+}
+
+/// The least-squares model through fit points (x local time, y offset), its slope set to 0
+/// when not significant ([`LinearFit::to_tested_model`](super::LinearFit::to_tested_model));
+/// the slope test goes into `stats`. An offset-only model at the last point when the
+/// regression is degenerate (a single fit point).
+pub(crate) fn points_model(xs: &[f64], ys: &[f64], stats: &mut Stats) -> ClockModel {
+    match linear_fit(xs, ys) {
+        Some(fit) => {
+            stats.fitted(&fit);
+            fit.to_tested_model()
+        }
         None => ClockModel::through(0.0, xs[xs.len() - 1], ys[ys.len() - 1]),
     }
 }
 
 /// Algorithm 4 lines 14-19: offsets local − remote − rtt/2 at the local receive time; the
 /// fit point is the lower median offset and the receive time of its exchange.
-fn median_point(exchanges: &[Exchange], rtt_s: f64) -> (f64, f64) {
+pub(crate) fn median_point(exchanges: &[Exchange], rtt_s: f64) -> (f64, f64) {
     let diffs: Vec<(f64, f64)> = exchanges
         .iter()
         .map(|e| (e.t1, e.t1 - e.remote - rtt_s / 2.0))

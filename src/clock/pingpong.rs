@@ -6,6 +6,15 @@
 //! exchange with the smallest round-trip time and stop after N consecutive exchanges that do
 //! not improve it.
 //!
+//! **Midpoint: a documented choice.** delaybench's answering side reads its clock *once*,
+//! between receiving the ping and sending the answer. With symmetric latencies the instant of
+//! that read is then the plain midpoint t0 + λp/2 of the measuring side's two reads: each
+//! read's cost falls on both sides alike. Eq. 3's extra Δ/2 shifts the matched instant by
+//! Δ/2 and biases σ by −Δ/2 (the virtual-time simulator shows it: the plain midpoint is exact,
+//! eq. 3 is off by Δ/2; test `plain_midpoint_is_exact_eq3_is_off_by_half_a_read`). So every
+//! method uses the plain midpoint ([`Exchange::local_mid_s`]); eq. 3's is kept as
+//! [`Exchange::local_mid_eq3_s`] for comparison. Δ is still measured and recorded.
+//!
 //! Wire protocol (every message at most [`MAX_MSG_LEN`](super::MAX_MSG_LEN) f64, first value a
 //! code): `[PING]` asks for one clock reading, `[PING_THEN_IDLE]` too but announces a pause
 //! (the server waits for the next message without spinning), `[STOP, a, b, c]` ends a
@@ -41,14 +50,23 @@ impl Exchange {
     }
 
     /// Offset σ of the peer's clock to this one, seconds: peer = local + σ, estimated as
-    /// σ = t'_r − t0 − (λp + Δ)/2 (002 eq. 2-3).
+    /// σ = t'_r − t0 − λp/2 (002 eq. 2 with the plain midpoint; see the module documentation
+    /// for why not eq. 3's (λp + Δ)/2).
     pub fn peer_offset_s(&self) -> f64 {
         self.remote - self.local_mid_s()
     }
 
-    /// Local time at which the peer is taken to have read its clock: t0 + (λp + Δ)/2,
-    /// seconds.
+    /// Local time at which the peer is taken to have read its clock: the plain midpoint
+    /// t0 + λp/2, seconds (exact for a peer that reads its clock once, with symmetric
+    /// latencies).
     pub fn local_mid_s(&self) -> f64 {
+        self.t0 + self.rtt_s() / 2.0
+    }
+
+    /// 002 eq. 3's instant t0 + (λp + Δ)/2, seconds, with Δ = t2 − t1 the timer delay: biased
+    /// by Δ/2 against a peer that reads its clock once. Not used by the methods; kept to
+    /// show the difference.
+    pub fn local_mid_eq3_s(&self) -> f64 {
         self.t0 + (self.rtt_s() + (self.t2 - self.t1)) / 2.0
     }
 }
@@ -128,7 +146,8 @@ pub(crate) fn handshake_reference(t: &dyn Transport, client: usize) {
     t.send(client, &[READY]);
 }
 
-fn expect_ready(t: &dyn Transport, from: usize) {
+/// Waits idly for a READY from `from` (a protocol error otherwise).
+pub(crate) fn expect_ready(t: &dyn Transport, from: usize) {
     let msg = t.recv_idle(from);
     assert!(
         msg[0] == READY,
@@ -222,5 +241,38 @@ pub fn answer_pingpong(t: &dyn Transport, root: usize) -> OffsetEstimate {
         offset_s: served.payload[0],
         rtt_s: served.payload[1],
         exchanges: served.payload[2] as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::sim::{run_world, SimConfig};
+
+    #[test]
+    fn plain_midpoint_is_exact_eq3_is_off_by_half_a_read() {
+        // Virtual time, symmetric 2 µs latency, no jitter, clock reads of 1 µs: rank 1's
+        // clock is 1 ms ahead of rank 0's.
+        let cfg = SimConfig {
+            emulation: Some("offset=1ms*rank".parse().unwrap()),
+            virtual_time: true,
+            latency_s: 2e-6,
+            read_cost_s: 1e-6,
+            ..SimConfig::default()
+        };
+        let out = run_world(2, &cfg, |t| {
+            if t.rank() == 0 {
+                let e = ping(t, 1, false);
+                send_stop(t, 1, [0.0; 3]);
+                Some(e)
+            } else {
+                serve_pings(t, 0, &|| t.now());
+                None
+            }
+        });
+        let e = out[0].unwrap();
+        assert!((e.peer_offset_s() - 1e-3).abs() < 1e-12, "{e:?}");
+        let eq3 = e.remote - e.local_mid_eq3_s();
+        assert!((eq3 - (1e-3 - 0.5e-6)).abs() < 1e-12, "eq. 3 gives {eq3}");
     }
 }

@@ -18,7 +18,8 @@ pub enum ClockSyncMethod {
     Jk,
     /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (004 §6, Alg. 1-4).
     Hca,
-    /// Ours: O(log P) top-down fits against the reference's global clock, then intercepts.
+    /// O(log P) top-down fits against the reference's global clock (HCA3 of ReproMPI/mpits),
+    /// with low-RTT midpoint fit points and a final intercept pass.
     Treefit,
 }
 
@@ -65,7 +66,8 @@ impl std::fmt::Display for ClockSyncMethod {
 ///
 /// The defaults are chosen so that one synchronisation of P = 4 ranks on one host takes about
 /// one second with the drift-aware tree methods (hca, treefit: 2 rounds of one fit of ~0.4 s;
-/// jk: 3 fits, ~1.2 s) and a few milliseconds with the offset-only ones. The paper (004 §7)
+/// jk: one round-robin fit of all peers, ~0.4 s plus the RTT estimates) and a few
+/// milliseconds with the offset-only ones. The paper (004 §7)
 /// uses (N_FITPTS, N_EXCHANGES) = (100, 30) up to (500, 100) with back-to-back exchanges, i.e.
 /// 3,000-50,000 ping-pongs per pair; here 40 × 20 = 800 ping-pongs per pair, spread over
 /// 40 × 10 ms = 0.4 s so that the slope is still measured over a useful span.

@@ -1,7 +1,14 @@
 //! Least-squares straight line, the fitting step of Jones and Koenig's method and of HCA
-//! (004 §2, Algorithm 4 line 20, LINEAR_FIT).
+//! (004 §2, Algorithm 4 line 20, LINEAR_FIT), with the slope's standard error and a t-test
+//! of its significance (any regression textbook, e.g. Montgomery and Runger, §11-4).
 
 use crate::records::ClockModel;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// Two-sided level of the slope's significance test: a fitted slope whose |t| = |slope| / SE
+/// is below the (1 − α/2) quantile of Student's t with n − 2 degrees of freedom is taken as
+/// noise (see [`LinearFit::significant_slope`]).
+pub const SLOPE_TEST_ALPHA: f64 = 0.05;
 
 /// A least-squares line `y = slope · (x − x_mean) + y_mean`. Written around the means so that
 /// large x (clock readings of 10^5 s) lose no precision.
@@ -13,6 +20,11 @@ pub struct LinearFit {
     pub x_mean: f64,
     /// Mean of the y values; the line passes through (x_mean, y_mean).
     pub y_mean: f64,
+    /// Standard error of the slope, same unit as `slope`: sqrt(Σ residual² / (n − 2) / Σ(x −
+    /// x̄)²). NaN with only two points (no degree of freedom left for the residuals).
+    pub slope_se: f64,
+    /// Number of points of the fit.
+    pub n: usize,
 }
 
 impl LinearFit {
@@ -25,6 +37,36 @@ impl LinearFit {
     /// (`t_ref_s = x_mean`, `intercept_s = y_mean`).
     pub fn to_model(&self) -> ClockModel {
         ClockModel::through(self.slope, self.x_mean, self.y_mean)
+    }
+
+    /// Whether the slope differs from 0 at level `alpha` (two-sided t-test, n − 2 degrees of
+    /// freedom). A fit of two points has no residual degree of freedom: its slope counts as
+    /// significant (nothing tells it from noise, and an exact line through two points is
+    /// what the caller asked for). A zero standard error with a nonzero slope (an exact line)
+    /// is significant.
+    pub fn significant_slope(&self, alpha: f64) -> bool {
+        if self.n < 3 || !self.slope_se.is_finite() {
+            return true;
+        }
+        if self.slope_se == 0.0 {
+            return self.slope != 0.0;
+        }
+        let Ok(t) = StudentsT::new(0.0, 1.0, (self.n - 2) as f64) else {
+            return true;
+        };
+        (self.slope / self.slope_se).abs() > t.inverse_cdf(1.0 - alpha / 2.0)
+    }
+
+    /// The line as a clock model, with the slope set to 0 when it is not significant at
+    /// [`SLOPE_TEST_ALPHA`]: a slope that is noise would otherwise be extrapolated over the
+    /// whole run. The offset-only model then goes through the mean point (x̄, ȳ), which
+    /// is the least-squares constant.
+    pub fn to_tested_model(&self) -> ClockModel {
+        if self.significant_slope(SLOPE_TEST_ALPHA) {
+            self.to_model()
+        } else {
+            ClockModel::through(0.0, self.x_mean, self.y_mean)
+        }
     }
 }
 
@@ -45,10 +87,26 @@ pub fn linear_fit(xs: &[f64], ys: &[f64]) -> Option<LinearFit> {
     if sxx <= 0.0 || !sxx.is_finite() {
         return None;
     }
+    let slope = sxy / sxx;
+    let ssr: f64 = xs
+        .iter()
+        .zip(ys)
+        .map(|(&x, &y)| {
+            let r = y - (slope * (x - x_mean) + y_mean);
+            r * r
+        })
+        .sum();
+    let slope_se = if n > 2 {
+        (ssr / (n - 2) as f64 / sxx).sqrt()
+    } else {
+        f64::NAN
+    };
     Some(LinearFit {
-        slope: sxy / sxx,
+        slope,
         x_mean,
         y_mean,
+        slope_se,
+        n,
     })
 }
 
@@ -93,6 +151,40 @@ mod tests {
         assert!((f.at(1e5) - 1e-3).abs() < 1e-15);
         let m = f.to_model();
         assert!((m.offset_at(1e5 + 10.0) - (1e-3 + 20e-6 * 10.0)).abs() < 1e-14);
+    }
+
+    #[test]
+    fn slope_standard_error_by_hand() {
+        // (1,1), (2,3), (3,2): slope 1/2, residuals 1 − 1.5 = −0.5, 3 − 2 = 1, 2 − 2.5 = −0.5;
+        // SSR = 0.25 + 1 + 0.25 = 1.5; SE = sqrt(1.5 / 1 / Sxx = 2) = sqrt(0.75).
+        let f = linear_fit(&[1.0, 2.0, 3.0], &[1.0, 3.0, 2.0]).unwrap();
+        assert!(close(f.slope_se, 0.75f64.sqrt()), "{}", f.slope_se);
+        // t = 0.5 / 0.866 = 0.58 with 1 degree of freedom (critical 12.7): noise.
+        assert!(!f.significant_slope(SLOPE_TEST_ALPHA));
+        assert_eq!(f.to_tested_model().slope, 0.0);
+        assert!(close(f.to_tested_model().offset_at(100.0), 2.0));
+        // Two points: no residual degree of freedom, the slope is kept.
+        let two = linear_fit(&[0.0, 1.0], &[0.0, 1.0]).unwrap();
+        assert!(two.slope_se.is_nan() && two.significant_slope(SLOPE_TEST_ALPHA));
+    }
+
+    #[test]
+    fn a_clear_slope_is_significant_and_noise_is_not() {
+        // 20 ppm over 0.4 s with ±10 ns alternating noise: t is in the hundreds.
+        let xs: Vec<f64> = (0..40).map(|k| 1e3 + k as f64 * 0.01).collect();
+        let noise = |k: usize| if k % 2 == 0 { 10e-9 } else { -10e-9 };
+        let ys: Vec<f64> = (0..40).map(|k| 20e-6 * (xs[k] - 1e3) + noise(k)).collect();
+        let f = linear_fit(&xs, &ys).unwrap();
+        assert!(f.significant_slope(SLOPE_TEST_ALPHA));
+        assert_eq!(f.to_tested_model().slope, f.slope);
+        // The same noise on a flat line: alternating ±10 ns has a tiny fitted slope
+        // (about −0.004 ppm, t ≈ 0.3) that the test rejects.
+        let flat: Vec<f64> = (0..40).map(noise).collect();
+        let g = linear_fit(&xs, &flat).unwrap();
+        assert!(
+            g.slope != 0.0 && !g.significant_slope(SLOPE_TEST_ALPHA),
+            "{g:?}"
+        );
     }
 
     #[test]

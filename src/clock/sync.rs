@@ -13,6 +13,15 @@ pub struct SyncOutcome {
     pub rtt_s: f64,
     /// Ping-pong exchanges this rank took part in, on either side.
     pub exchanges: u32,
+    /// Standard error of the slope of the last regression this rank ran as the measured side
+    /// (s/s; [`LinearFit::slope_se`](super::LinearFit::slope_se)). NaN for offset-only
+    /// methods, on rank 0, and for fits of two points. In a tree it covers this rank's own
+    /// pair only: the errors of the ranks above it on the path add to it.
+    pub slope_se: f64,
+    /// False when that regression's slope was not significant
+    /// ([`SLOPE_TEST_ALPHA`](super::regression::SLOPE_TEST_ALPHA)) and the model's slope was
+    /// set to 0; true otherwise (also when no slope was fitted).
+    pub slope_significant: bool,
 }
 
 impl SyncOutcome {
@@ -22,6 +31,8 @@ impl SyncOutcome {
             model: ClockModel::IDENTITY,
             rtt_s: 0.0,
             exchanges,
+            slope_se: f64::NAN,
+            slope_significant: true,
         }
     }
 }
@@ -42,6 +53,8 @@ pub trait ClockSync {
 pub(crate) struct Stats {
     pub rtt_s: f64,
     pub exchanges: u32,
+    pub slope_se: f64,
+    pub slope_significant: bool,
 }
 
 impl Stats {
@@ -49,12 +62,20 @@ impl Stats {
         Stats {
             rtt_s: f64::INFINITY,
             exchanges: 0,
+            slope_se: f64::NAN,
+            slope_significant: true,
         }
     }
 
     /// Records an RTT seen while this rank was the measured side.
     pub fn measured(&mut self, rtt_s: f64) {
         self.rtt_s = self.rtt_s.min(rtt_s);
+    }
+
+    /// Records the slope test of a regression this rank ran as the measured side.
+    pub fn fitted(&mut self, fit: &super::LinearFit) {
+        self.slope_se = fit.slope_se;
+        self.slope_significant = fit.significant_slope(super::regression::SLOPE_TEST_ALPHA);
     }
 
     pub fn outcome(&self, model: ClockModel) -> SyncOutcome {
@@ -66,6 +87,8 @@ impl Stats {
                 0.0
             },
             exchanges: self.exchanges,
+            slope_se: self.slope_se,
+            slope_significant: self.slope_significant,
         }
     }
 }

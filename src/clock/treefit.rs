@@ -1,6 +1,18 @@
-//! `treefit`: our drift-aware O(log P) method — every client fits its clock directly against
+//! `treefit`: a drift-aware O(log P) method — every client fits its clock directly against
 //! its reference's already-*global* clock, top-down through the tree of 000 §3.2, and the
 //! intercepts are re-measured top-down at the end.
+//!
+//! # Credit: HCA3
+//!
+//! In structure this is **HCA3** of Hunold and Carpen-Amarie's ReproMPI/mpits code (the
+//! successor of 004's HCA): the tree is traversed top-down and a child learns its linear model
+//! against its parent's *global* clock, so no models are merged. What treefit adds is (1) a
+//! different fit-point estimator (the median midpoint offset of the lowest-RTT quarter of the
+//! exchanges instead of Algorithm 4's median of RTT/2-corrected offsets), (2) the final
+//! top-down intercept pass by causality bounds, and (3) the slope significance test of
+//! [`LinearFit::to_tested_model`](super::LinearFit::to_tested_model) shared by every
+//! regression. Comparisons should be made against HCA3, not only against 004's HCA: the
+//! `clocksync --simulate` table (docs/clock-sync.md) runs both.
 //!
 //! # Method
 //!
