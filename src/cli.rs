@@ -148,6 +148,13 @@ pub struct ClockSyncEvalArgs {
     /// [default: `results/clocksync-<UTC time>.csv`].
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// Offline, without mpirun: run the methods in the event-driven virtual-time simulator
+    /// (P from --procs, default 2,16,128,1024) and print error vs P and vs time after the
+    /// sync, median and spread over --seeds runs.
+    #[arg(long)]
+    pub simulate: bool,
+    #[command(flatten)]
+    pub sim: crate::simulate::SimulateArgs,
 }
 
 /// Options of `delaybench skew` (run under mpirun).

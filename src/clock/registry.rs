@@ -1,7 +1,9 @@
 //! The clock synchronisation methods by name, and their parameters.
 
 use super::fit::FitParams;
-use super::{ClockSync, HcaSync, JkSync, NetgaugeSync, OffsetSync, SkampiSync, TreefitSync};
+use super::{
+    ClockSync, Hca3Sync, HcaSync, JkSync, NetgaugeSync, OffsetSync, SkampiSync, TreefitSync,
+};
 use serde::{Deserialize, Serialize};
 
 /// The clock synchronisation methods, chosen by name on the command line and in configs.
@@ -18,6 +20,9 @@ pub enum ClockSyncMethod {
     Jk,
     /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (004 §6, Alg. 1-4).
     Hca,
+    /// HCA3 of ReproMPI/mpits: O(log P) top-down fits against the parent's global clock,
+    /// SKaMPI-bounds fit points, regression intercepts.
+    Hca3,
     /// O(log P) top-down fits against the reference's global clock (HCA3 of ReproMPI/mpits),
     /// with low-RTT midpoint fit points and a final intercept pass.
     Treefit,
@@ -25,12 +30,13 @@ pub enum ClockSyncMethod {
 
 impl ClockSyncMethod {
     /// Every method, in the order of the table in the module documentation.
-    pub const ALL: [ClockSyncMethod; 6] = [
+    pub const ALL: [ClockSyncMethod; 7] = [
         ClockSyncMethod::Offset,
         ClockSyncMethod::Skampi,
         ClockSyncMethod::Netgauge,
         ClockSyncMethod::Jk,
         ClockSyncMethod::Hca,
+        ClockSyncMethod::Hca3,
         ClockSyncMethod::Treefit,
     ];
 
@@ -42,6 +48,7 @@ impl ClockSyncMethod {
             ClockSyncMethod::Netgauge => "netgauge",
             ClockSyncMethod::Jk => "jk",
             ClockSyncMethod::Hca => "hca",
+            ClockSyncMethod::Hca3 => "hca3",
             ClockSyncMethod::Treefit => "treefit",
         }
     }
@@ -50,7 +57,10 @@ impl ClockSyncMethod {
     pub fn models_drift(self) -> bool {
         matches!(
             self,
-            ClockSyncMethod::Jk | ClockSyncMethod::Hca | ClockSyncMethod::Treefit
+            ClockSyncMethod::Jk
+                | ClockSyncMethod::Hca
+                | ClockSyncMethod::Hca3
+                | ClockSyncMethod::Treefit
         )
     }
 }
@@ -145,6 +155,7 @@ pub fn build(method: ClockSyncMethod, p: &ClockSyncParams) -> Box<dyn ClockSync 
             skampi_pingpongs: p.skampi_pingpongs,
             hierarchical_intercepts: p.hca_hierarchical_intercepts,
         }),
+        ClockSyncMethod::Hca3 => Box::new(Hca3Sync { fit: p.fit() }),
         ClockSyncMethod::Treefit => Box::new(TreefitSync {
             fit: p.fit(),
             nonimproving: p.nonimproving,

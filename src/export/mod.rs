@@ -21,7 +21,7 @@ mod summary_json;
 mod summary_table;
 
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
-pub use clocksync::{read_clocksync_csv, write_clocksync, ClockSyncRow};
+pub use clocksync::{read_clocksync_csv, write_clocksync, write_simulated, ClockSyncRow};
 pub use plain::{write_csv_rows, write_json_rows, write_plain_table};
 pub use rank_csv::write_rank_csv;
 pub use rank_json::write_rank_json;
