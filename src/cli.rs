@@ -90,7 +90,7 @@ pub struct ClockParamArgs {
     pub exchanges_per_fitpoint: u32,
     /// Drift-aware methods: time between fit points (e.g. 10ms); the fit spans about
     /// fitpoints x this.
-    #[arg(long, value_parser = parse_duration_s, default_value = "10ms")]
+    #[arg(long, value_parser = parse_duration_s, default_value = "1ms")]
     pub fit_interval: f64,
     /// skampi and hca intercepts: ping-pongs per offset measurement.
     #[arg(long, default_value_t = ClockSyncParams::default().skampi_pingpongs)]

@@ -47,7 +47,7 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 /// Underlying time (seconds) at which every rank starts, and the epoch of the clocks' skews.
@@ -192,7 +192,6 @@ impl TrueClocks {
 
 #[derive(Debug, Clone, Copy)]
 struct Packet {
-    from: u32,
     /// Underlying time of arrival.
     arrival: f64,
     data: [f64; MAX_MSG_LEN],
@@ -205,7 +204,10 @@ struct World {
     config: EventSimConfig,
     clocks: TrueClocks,
     vtime: Vec<Cell<f64>>,
-    mailbox: Vec<RefCell<VecDeque<Packet>>>,
+    /// Per rank, the messages not yet received, by sender (FIFO per sender). Keyed by
+    /// sender so a receive from one peer does not scan past thousands waiting from others
+    /// (rank 0 of an O(P) method holds a READY from every rank).
+    mailbox: Vec<RefCell<HashMap<u32, VecDeque<Packet>>>>,
     waiting: Vec<Cell<u32>>,
     ready: RefCell<VecDeque<u32>>,
     rng: Vec<RefCell<SmallRng>>,
@@ -263,11 +265,11 @@ impl Transport for EventTransport<'_> {
         let mut data = [0.0; MAX_MSG_LEN];
         data[..msg.len()].copy_from_slice(msg);
         let arrival = self.base_now() + self.delay(to);
-        self.world.mailbox[to].borrow_mut().push_back(Packet {
-            from: self.rank as u32,
-            arrival,
-            data,
-        });
+        self.world.mailbox[to]
+            .borrow_mut()
+            .entry(self.rank as u32)
+            .or_default()
+            .push_back(Packet { arrival, data });
         if self.world.waiting[to].get() == self.rank as u32 {
             self.world.waiting[to].set(NOT_WAITING);
             self.world.ready.borrow_mut().push_back(to as u32);
@@ -278,8 +280,13 @@ impl Transport for EventTransport<'_> {
         loop {
             let found = {
                 let mut mb = self.world.mailbox[self.rank].borrow_mut();
-                let pos = mb.iter().position(|p| p.from as usize == from);
-                pos.and_then(|i| mb.remove(i))
+                let key = from as u32;
+                let p = mb.get_mut(&key).and_then(|q| q.pop_front());
+                // Drop emptied queues: memory stays O(messages in flight).
+                if mb.get(&key).is_some_and(|q| q.is_empty()) {
+                    mb.remove(&key);
+                }
+                p
             };
             if let Some(p) = found {
                 let v = &self.world.vtime[self.rank];
@@ -314,7 +321,7 @@ where
         config: config.clone(),
         clocks: clocks.clone(),
         vtime: (0..p).map(|_| Cell::new(START_S)).collect(),
-        mailbox: (0..p).map(|_| RefCell::new(VecDeque::new())).collect(),
+        mailbox: (0..p).map(|_| RefCell::new(HashMap::new())).collect(),
         waiting: (0..p).map(|_| Cell::new(NOT_WAITING)).collect(),
         ready: RefCell::new((0..p as u32).collect()),
         rng: (0..p)
