@@ -72,6 +72,12 @@
 //! | virtual, 1 µs latency, 5% spikes of ≤ 20 µs | 0.07 µs | 0.08 µs | 0.10 µs |
 //! | virtual, as above + latency wave of 5 µs / 0.3 s | 5.07 µs | 5.06 µs | 0.06 µs |
 //!
+//! These numbers come from symmetric links. In the event-driven simulator with asymmetric,
+//! hierarchical links and one-sided noise (`clocksync --simulate`, docs/clock-sync.md, 10
+//! seeds) treefit and [`Hca3Sync`](super::Hca3Sync) are equal right after the sync and hca3's
+//! bounds fit points extrapolate better; hca, with its intercepts against rank 0, is the most
+//! accurate right after the sync from P = 16 on.
+//!
 //! On a stationary network the two are equal within noise; where the RTT distribution changes
 //! during the fits (threads sharing cores, background traffic) treefit stays sub-µs and HCA's
 //! slopes are off by ppm. Right after the sync both are within 0.1 µs.
