@@ -193,6 +193,10 @@ fn offline(command: Command) -> Result<()> {
                 println!("{}", p.display());
             }
         }
+        Command::Completions { shell } => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "delaybench", &mut std::io::stdout());
+        }
         Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) => {
             unreachable!("MPI commands are dispatched in main")
         }

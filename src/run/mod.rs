@@ -51,6 +51,9 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if agreed.plan_only(&world, &args) {
+        return ExitCode::SUCCESS;
+    }
     interrupt::install();
     if let Some(t) = agreed.plan.timeout_s {
         interrupt::watchdog(
@@ -64,6 +67,8 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
         // 128 + the signal, as shells report a process ended by it.
         Ok(()) => match interrupt::signal() {
             Some(sig) => ExitCode::from((128 + sig).clamp(0, 255) as u8),
+            // Rank 0 alone holds the blocks; its exit code is the launcher's.
+            None if runner.blocks_without_valid() > 0 => ExitCode::from(3),
             None => ExitCode::SUCCESS,
         },
     }

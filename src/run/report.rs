@@ -2,10 +2,12 @@
 
 use crate::analysis::{analyze, distribution_rows, summarize, Bootstrap};
 use crate::export::{summary_exporter, write_distribution, SummaryFormat};
-use crate::plan::Op;
+use crate::limits::Estimate;
+use crate::plan::{Op, Plan};
 use crate::plot::{write_figures, Stat};
 use crate::records::read_records;
 use crate::units::format_bytes;
+use crate::units::format_duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::io::Write;
@@ -26,8 +28,10 @@ impl Progress {
         let bar = (show && terminal).then(|| {
             let bar = ProgressBar::new(total);
             bar.set_style(
-                ProgressStyle::with_template("{bar:30} {pos}/{len} blocks {elapsed} {msg}")
-                    .expect("valid template"),
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} blocks, {elapsed} elapsed, ETA {eta} | {msg}",
+                )
+                .expect("valid template"),
             );
             bar
         });
@@ -122,4 +126,48 @@ pub fn print_summary(path: &Path, figures: &Path) {
         ),
         Err(e) => eprintln!("delaybench: warning: figures not written: {e}"),
     }
+}
+
+/// The plan as people read it, one item per line, with the block count and estimated
+/// duration ([`Estimate`]): what `--dry-run` and `--verbose` print.
+pub fn describe_plan(plan: &Plan, world_size: u32) -> String {
+    let list = |items: Vec<String>| items.join(", ");
+    let window = match plan.window_s {
+        Some(w) => format_duration(w),
+        None => "auto (sized from the warm-up)".into(),
+    };
+    let rows = [
+        ("world size", world_size.to_string()),
+        (
+            "ops",
+            list(plan.ops.iter().map(|o| o.to_string()).collect()),
+        ),
+        (
+            "sizes",
+            list(plan.sizes.iter().map(|&b| format_bytes(b)).collect()),
+        ),
+        (
+            "P",
+            list(plan.procs.iter().map(|p| p.to_string()).collect()),
+        ),
+        ("late ranks", plan.delay_ranks.to_string()),
+        (
+            "delays",
+            list(plan.delays.iter().map(|d| d.label()).collect()),
+        ),
+        (
+            "repetitions",
+            format!("{} (+{} warm-up)", plan.nrep, plan.warmup),
+        ),
+        (
+            "process sync",
+            format!("{:?}, window {window}", plan.sync).to_lowercase(),
+        ),
+        ("clock sync", plan.clock_sync.name().to_string()),
+        ("seed", plan.seed.to_string()),
+        ("estimate", Estimate::of(plan).to_string()),
+    ];
+    rows.iter()
+        .map(|(k, v)| format!("delaybench: plan: {k:<13} {v}\n"))
+        .collect()
 }
