@@ -66,21 +66,12 @@ pub fn largest_count(op: Op, bytes: u64, p: u32) -> u64 {
 /// Checks every (op, size) at the plan's largest P against MPI's count limit and, when known,
 /// `mem_per_rank` (bytes of memory available to each rank on the fullest host).
 ///
-/// Errors: [`LimitError::Count`], [`LimitError::Memory`] for the first size that does not fit.
+/// Errors: [`LimitError::Count`], then [`LimitError::Memory`], for the first size that does
+/// not fit.
 pub fn check_sizes(plan: &Plan, mem_per_rank: Option<u64>) -> Result<(), LimitError> {
     let p = plan.procs.iter().copied().max().unwrap_or(2);
     for &op in plan.ops.iter().filter(|op| op.has_payload()) {
         for &bytes in &plan.sizes {
-            let need = buffer_bytes(op, bytes, p);
-            if let Some(avail) = mem_per_rank.filter(|&a| need > a) {
-                return Err(LimitError::Memory {
-                    op,
-                    size: format_bytes(bytes),
-                    p,
-                    need: iec(need),
-                    avail: iec(avail),
-                });
-            }
             let count = largest_count(op, bytes, p);
             if count > MPI_COUNT_MAX {
                 let per_byte = (largest_count(op, 1 << 20, p) as f64) / (1u64 << 20) as f64;
@@ -90,6 +81,17 @@ pub fn check_sizes(plan: &Plan, mem_per_rank: Option<u64>) -> Result<(), LimitEr
                     p,
                     count,
                     largest: iec((MPI_COUNT_MAX as f64 / per_byte) as u64),
+                });
+            }
+            // The count limit first: it does not depend on the host, so the message does not.
+            let need = buffer_bytes(op, bytes, p);
+            if let Some(avail) = mem_per_rank.filter(|&a| need > a) {
+                return Err(LimitError::Memory {
+                    op,
+                    size: format_bytes(bytes),
+                    p,
+                    need: iec(need),
+                    avail: iec(avail),
                 });
             }
         }
@@ -170,7 +172,7 @@ impl Estimate {
         let p = &plan.clock_params;
         Estimate {
             blocks,
-            repetitions: blocks * plan.nrep as u64,
+            repetitions: blocks * most_repetitions(plan),
             per_repetition_s,
             clock_sync_s: p.fitpoints as f64 * p.fit_interval_s,
             lower_bound: plan.sync == SyncMethod::Window && plan.window_s.is_none(),
@@ -213,6 +215,11 @@ impl fmt::Display for Estimate {
             format_duration(self.clock_sync_s)
         )
     }
+}
+
+/// Most repetitions one block measures: `--nrep`, or `--nrep-max` with adaptive repetitions.
+pub fn most_repetitions(plan: &Plan) -> u64 {
+    plan.adaptive.as_ref().map_or(plan.nrep, |a| a.nrep_max) as u64
 }
 
 /// Seconds as `1h 23m`, `4m 5s` or `2.5s`, for durations people plan around.
@@ -272,10 +279,12 @@ mod tests {
 
     #[test]
     fn sizes_past_memory_are_refused() {
-        let p = plan(&["--ops", "bcast", "--sizes", "8,1TiB"]);
+        // 15 GiB of f64 is within MPI's count, but send and receive buffers need 30 GiB.
+        let p = plan(&["--ops", "allreduce", "--sizes", "8,15GiB"]);
         let err = check_sizes(&p, Some(8 << 30)).unwrap_err();
         assert!(matches!(err, LimitError::Memory { .. }), "{err:?}");
-        assert!(err.to_string().contains("1 TiB"), "{err}");
+        assert!(err.to_string().contains("30 GiB of buffers"), "{err}");
+        assert_eq!(check_sizes(&p, Some(64 << 30)), Ok(()));
         assert_eq!(
             check_sizes(&plan(&["--sizes", "1KiB"]), Some(8 << 30)),
             Ok(())

@@ -12,34 +12,64 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-/// Progress over the blocks of a run: a bar on a terminal, one line per configuration in logs.
+/// Repetitions measured so far in the current block on this rank: the measurement loop adds
+/// one per repetition (a relaxed atomic add, nothing that could disturb the timing), and the
+/// progress bar's ticker reads it.
+static REPETITIONS: AtomicU64 = AtomicU64::new(0);
+
+/// One measured repetition done (called by the measurement loop on every rank).
+pub fn repetition_done() {
+    REPETITIONS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// How often the bar's position follows the repetition counter.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Progress of a run on rank 0: on a terminal a bar over all repetitions (ETA from their
+/// rate) naming the block and configuration; in logs one line per configuration.
 pub struct Progress {
     bar: Option<ProgressBar>,
+    /// Ends the ticker thread that moves the bar.
+    stop: Arc<AtomicBool>,
+    /// Repetitions of the blocks already done (the bar's position at the block start).
+    base: Arc<AtomicU64>,
     plain: bool,
     done: u64,
     total: u64,
+    nrep: u64,
 }
 
 impl Progress {
-    /// Progress for `total` blocks, shown only when `show` (rank 0).
-    pub fn new(show: bool, total: u64) -> Self {
+    /// Progress for `total` blocks of at most `nrep` repetitions each, shown only when `show`
+    /// (rank 0, not `--quiet`).
+    pub fn new(show: bool, total: u64, nrep: u64) -> Self {
         let terminal = std::io::stderr().is_terminal();
+        let stop = Arc::new(AtomicBool::new(false));
+        let base = Arc::new(AtomicU64::new(0));
         let bar = (show && terminal).then(|| {
-            let bar = ProgressBar::new(total);
+            let bar = ProgressBar::new(total * nrep);
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{bar:30} {pos}/{len} blocks, {elapsed} elapsed, ETA {eta} | {msg}",
+                    "{bar:30} {pos}/{len} repetitions, {elapsed} elapsed, ETA {eta} | {msg}",
                 )
                 .expect("valid template"),
             );
+            spawn_ticker(bar.clone(), stop.clone(), base.clone(), nrep);
             bar
         });
+        REPETITIONS.store(0, Ordering::Relaxed);
         Progress {
             bar,
+            stop,
+            base,
             plain: show && !terminal,
             done: 0,
             total,
+            nrep,
         }
     }
 
@@ -52,7 +82,7 @@ impl Progress {
         };
         let what = format!("{op} {size} P={p}");
         if let Some(bar) = &self.bar {
-            bar.set_message(what);
+            bar.set_message(format!("block {}/{}: {what}", self.done + 1, self.total));
         } else if self.plain {
             eprintln!("[{:>4}/{} blocks] {what}", self.done, self.total);
         }
@@ -61,17 +91,46 @@ impl Progress {
     /// A block was measured and written.
     pub fn block_done(&mut self) {
         self.done += 1;
+        // Adaptive blocks may stop early: the bar moves on to the next block's share.
+        self.base.store(self.done * self.nrep, Ordering::Relaxed);
+        REPETITIONS.store(0, Ordering::Relaxed);
         if let Some(bar) = &self.bar {
-            bar.inc(1);
+            bar.set_position(self.done * self.nrep);
+            if let Some(rest) = bar.message().split_once(": ") {
+                bar.set_message(format!(
+                    "block {}/{}: {}",
+                    self.done + 1,
+                    self.total,
+                    rest.1
+                ));
+            }
         }
     }
 
-    /// Clears the bar.
+    /// Stops the ticker and clears the bar.
     pub fn finish(&self) {
+        self.stop.store(true, Ordering::Relaxed);
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
     }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Moves `bar` to the repetitions done every [`TICK`] until `stop`.
+fn spawn_ticker(bar: ProgressBar, stop: Arc<AtomicBool>, base: Arc<AtomicU64>, nrep: u64) {
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::Relaxed) {
+            let in_block = REPETITIONS.load(Ordering::Relaxed).min(nrep);
+            bar.set_position(base.load(Ordering::Relaxed) + in_block);
+            std::thread::sleep(TICK);
+        }
+    });
 }
 
 /// Prints the analyze table of the records at `path` and writes the figures into `figures`.

@@ -124,7 +124,11 @@ impl<'w> Runner<'w> {
                 }
             }
         }
-        let mut progress = Progress::new(self.is_root() && !self.quiet, self.total_blocks());
+        let mut progress = Progress::new(
+            self.is_root() && !self.quiet,
+            self.total_blocks(),
+            crate::limits::most_repetitions(&self.plan),
+        );
         let mut medians = Vec::new();
         for p in self.plan.procs.clone() {
             self.measure_p(p, writer.as_mut(), &mut progress, &mut medians)?;
