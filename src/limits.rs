@@ -283,7 +283,7 @@ mod tests {
         let p = plan(&["--ops", "allreduce", "--sizes", "8,15GiB"]);
         let err = check_sizes(&p, Some(8 << 30)).unwrap_err();
         assert!(matches!(err, LimitError::Memory { .. }), "{err:?}");
-        assert!(err.to_string().contains("30 GiB of buffers"), "{err}");
+        assert!(err.to_string().contains("30.0 GiB of buffers"), "{err}");
         assert_eq!(check_sizes(&p, Some(64 << 30)), Ok(()));
         assert_eq!(
             check_sizes(&plan(&["--sizes", "1KiB"]), Some(8 << 30)),

@@ -498,8 +498,8 @@ impl<'w> Runner<'w> {
             return;
         }
         let msg = format!(
-            "{} of {} blocks had no valid repetition (every rank started late or overran the \
-             window), so they have no statistics: {}. Give a larger --window (or `auto`), a \
+            "{} of {} blocks had no valid repetition (in each, a rank started late or the operation overran \
+             the window), so they have no statistics: {}. Give a larger --window (or `auto`), a \
              larger --late-tolerance, or fewer ranks per core",
             self.empty_blocks.len(),
             self.total_blocks(),
