@@ -137,3 +137,29 @@ fn completions_for_each_shell_name_the_options() {
     let out = offline(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
+
+#[test]
+fn a_window_shorter_than_the_warm_up_needs_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--window",
+        "1us",
+        "--ops",
+        "barrier",
+        "--nrep",
+        "5",
+        "--clock-sync",
+        "offset",
+        "--output",
+        "w.cbor",
+    ];
+    let out = mpirun(2, &args, dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // One configuration, one warning; the records are kept whatever the validity.
+    let warned = stderr
+        .lines()
+        .filter(|l| l.contains("--window 1us is shorter than"))
+        .count();
+    assert_eq!(warned, 1, "{}", text(&out));
+    assert!(dir.path().join("w.cbor").exists(), "{}", text(&out));
+}

@@ -274,9 +274,11 @@ impl<'w> Runner<'w> {
         let compute = self.overlap_compute(comm, op, bytes, &slowest);
         // Overlap mode adds the computation, t_b long, to what the window must hold.
         let computed = compute.map_or(0.0, |c| c.t_pure_s);
-        let mut window = self.plan.window_s.unwrap_or_else(|| {
-            auto_window(&slowest, largest, timing.wait.spin_margin_s()) + computed
-        });
+        let suggested = auto_window(&slowest, largest, timing.wait.spin_margin_s()) + computed;
+        let mut window = self.plan.window_s.unwrap_or(suggested);
+        if self.is_root() && window < suggested {
+            self.warn_short_window(op, bytes, comm.size() as u32, window, suggested);
+        }
         // Every rank must use the same window; rank 0's is the one.
         comm.process_at_rank(0).broadcast_into(&mut window);
         let mut sync = self.process_sync(window);
@@ -489,6 +491,21 @@ impl<'w> Runner<'w> {
             plan: self.plan.clone(),
             study: self.study.clone(),
         }
+    }
+
+    /// On rank 0, a warning (also kept in the footer) that the fixed `--window` is shorter
+    /// than the automatic window the warm-up asks for (`suggested`, seconds): many
+    /// repetitions will overrun it or start late and be invalid.
+    fn warn_short_window(&mut self, op: Op, bytes: u64, p: u32, window: f64, suggested: f64) {
+        let msg = format!(
+            "{op} {} P={p}: --window {} is shorter than the {} the warm-up and the largest \
+             delay need (what --window auto would use); expect invalid repetitions",
+            crate::units::format_bytes(bytes),
+            crate::units::format_duration(window),
+            crate::units::format_duration(suggested)
+        );
+        eprintln!("delaybench: warning: {msg}");
+        self.warnings.push(msg);
     }
 
     /// On rank 0, a warning (also kept in the footer) naming the blocks without a valid
