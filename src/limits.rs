@@ -140,7 +140,8 @@ pub struct Estimate {
     pub per_repetition_s: f64,
     /// Seconds of the initial clock synchronisation (fit span of drift-aware methods).
     pub clock_sync_s: f64,
-    /// Whether the window is automatic, so the estimate is a lower bound.
+    /// Whether the estimate is a lower bound: true unless the window is fixed (automatic
+    /// windows and barrier-like syncs add operation times not known before the run).
     pub lower_bound: bool,
 }
 
@@ -175,7 +176,9 @@ impl Estimate {
             repetitions: blocks * most_repetitions(plan),
             per_repetition_s,
             clock_sync_s: p.fitpoints as f64 * p.fit_interval_s,
-            lower_bound: plan.sync == SyncMethod::Window && plan.window_s.is_none(),
+            // Only a fixed window fixes a repetition's length; otherwise the operation times
+            // add to the delays.
+            lower_bound: !(plan.sync == SyncMethod::Window && plan.window_s.is_some()),
         }
     }
 
@@ -315,6 +318,18 @@ mod tests {
         assert!((e.total_s() - (80.0 * 1e-3 + e.clock_sync_s)).abs() < 1e-9);
         assert!(!e.lower_bound);
         assert_eq!(e.check(3600.0), Ok(()));
+    }
+
+    #[test]
+    fn only_a_fixed_window_gives_more_than_a_lower_bound() {
+        assert!(Estimate::of(&plan(&[])).lower_bound);
+        assert!(Estimate::of(&plan(&["--sync", "barrier", "--window", "1ms"])).lower_bound);
+        let e = Estimate::of(&plan(&[
+            "--sync", "barrier", "--delay", "1ms", "--nrep", "10",
+        ]));
+        // Half of the blocks are the undelayed baseline: 0.5 ms per repetition on average.
+        assert!((e.per_repetition_s - 0.5e-3).abs() < 1e-12, "{e:?}");
+        assert!(e.to_string().starts_with("at least"), "{e}");
     }
 
     #[test]
