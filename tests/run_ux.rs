@@ -163,3 +163,11 @@ fn a_window_shorter_than_the_warm_up_needs_is_warned_about() {
     assert_eq!(warned, 1, "{}", text(&out));
     assert!(dir.path().join("w.cbor").exists(), "{}", text(&out));
 }
+
+#[test]
+fn the_helpers_know_the_no_valid_exit_status() {
+    assert_eq!(
+        common::NO_VALID_EXIT,
+        i32::from(delaybench::run::NO_VALID_EXIT)
+    );
+}
