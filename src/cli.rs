@@ -394,6 +394,10 @@ pub struct MeasureArgs {
     /// measured and no file is written (still under mpirun, which gives the world size).
     #[arg(long)]
     pub dry_run: bool,
+    /// With --dry-run: plan for this many ranks without MPI (no mpirun needed), as if they
+    /// ran on one host; memory is then not checked.
+    #[arg(long, requires = "dry_run", value_parser = clap::value_parser!(u32).range(1..))]
+    pub world_size: Option<u32>,
     /// Largest estimated duration a run may have (e.g. 8h); longer runs are refused unless
     /// --yes is given.
     #[arg(long, value_parser = parse_positive_duration, default_value = "1h")]

@@ -171,3 +171,37 @@ fn the_helpers_know_the_no_valid_exit_status() {
         i32::from(delaybench::run::NO_VALID_EXIT)
     );
 }
+
+#[test]
+fn dry_run_without_mpi_plans_for_the_world_size_given() {
+    let out = offline(&[
+        "--dry-run",
+        "--world-size",
+        "8",
+        "--ops",
+        "bcast",
+        "--sizes",
+        "8",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(stderr.contains("plan: world size    8"), "{}", text(&out));
+    // Default P: powers of two up to the world size: 2, 4, 8; x (baseline + 50us).
+    assert!(
+        stderr.contains("plan: P             2, 4, 8"),
+        "{}",
+        text(&out)
+    );
+    assert!(stderr.contains("(6 blocks,"), "{}", text(&out));
+    // The plan is checked as under mpirun.
+    let out = offline(&["--dry-run", "--world-size", "2", "--procs", "4"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--procs 4 is impossible with 2 MPI ranks"),
+        "{}",
+        text(&out)
+    );
+    // Without --dry-run the option is refused.
+    let out = offline(&["--world-size", "8"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}

@@ -8,6 +8,7 @@ use crate::records::RecordsWriter;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// The plan every rank runs, and on rank 0 the open records file.
 pub struct Agreed {
@@ -65,6 +66,27 @@ impl Agreed {
             }
         }
         args.dry_run
+    }
+}
+
+/// `--dry-run --world-size N`: resolves and checks the plan for `world_size` ranks on one
+/// host without starting MPI, then prints it like a dry run under mpirun. Memory is not
+/// checked (the ranks' hosts are unknown). Exit code 2 with the message for a bad plan.
+pub fn dry_run_without_mpi(args: &MeasureArgs, world_size: u32) -> ExitCode {
+    let hosts = vec!["localhost".to_string(); world_size as usize];
+    match resolve(world_size, args, &hosts, None) {
+        Ok(plan) => {
+            eprint!("{}", super::report::describe_plan(&plan, world_size));
+            eprintln!(
+                "delaybench: dry run without MPI: nothing measured, no file written, memory \
+                 not checked"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            eprintln!("delaybench: error: {msg}");
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -42,6 +42,9 @@ pub const NO_VALID_EXIT: u8 = 4;
 /// written), [`NO_VALID_EXIT`] when a block had no valid repetition; a failure during the run
 /// aborts every rank.
 pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
+    if let Some(n) = args.world_size {
+        return agree::dry_run_without_mpi(&args, n);
+    }
     let Some(universe) = init() else {
         return ExitCode::FAILURE;
     };
