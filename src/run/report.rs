@@ -8,7 +8,7 @@ use crate::plot::{write_figures, Stat};
 use crate::records::read_records;
 use crate::units::format_bytes;
 use crate::units::format_duration;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::io::Write;
 use std::path::Path;
@@ -47,11 +47,20 @@ impl Progress {
     /// Progress for `total` blocks of at most `nrep` repetitions each, shown only when `show`
     /// (rank 0, not `--quiet`).
     pub fn new(show: bool, total: u64, nrep: u64) -> Self {
-        let terminal = std::io::stderr().is_terminal();
+        // Open MPI forwards a rank's stdout through a pty but its stderr through a pipe: the
+        // bar goes to whichever of the two is a terminal.
+        let target = if std::io::stderr().is_terminal() {
+            Some(ProgressDrawTarget::stderr())
+        } else if std::io::stdout().is_terminal() {
+            Some(ProgressDrawTarget::stdout())
+        } else {
+            None
+        };
+        let terminal = target.is_some();
         let stop = Arc::new(AtomicBool::new(false));
         let base = Arc::new(AtomicU64::new(0));
-        let bar = (show && terminal).then(|| {
-            let bar = ProgressBar::new(total * nrep);
+        let bar = target.filter(|_| show).map(|target| {
+            let bar = ProgressBar::with_draw_target(Some(total * nrep), target);
             bar.set_style(
                 ProgressStyle::with_template(
                     "{bar:30} {pos}/{len} repetitions, {elapsed} elapsed, ETA {eta} | {msg}",
