@@ -162,7 +162,7 @@ pub struct ClockParamArgs {
     pub exchanges_per_fitpoint: u32,
     /// Drift-aware methods: time between fit points (e.g. 10ms); the fit spans about
     /// fitpoints x this.
-    #[arg(long, value_parser = parse_duration_s, default_value = "10ms")]
+    #[arg(long, value_parser = parse_duration_s, default_value = "1ms")]
     pub fit_interval: f64,
     /// skampi and hca intercepts: ping-pongs per offset measurement.
     #[arg(long, default_value_t = ClockSyncParams::default().skampi_pingpongs)]
@@ -228,6 +228,13 @@ pub struct ClockSyncEvalArgs {
     /// Run even when the waits add up to more than an hour.
     #[arg(long)]
     pub yes: bool,
+    /// Offline, without mpirun: run the methods in the event-driven virtual-time simulator
+    /// (P from --procs, default 2,16,128,1024) and print error vs P and vs time after the
+    /// sync, median and spread over --seeds runs.
+    #[arg(long)]
+    pub simulate: bool,
+    #[command(flatten)]
+    pub sim: crate::simulate::SimulateArgs,
 }
 
 /// Options of `delaybench skew` (run under mpirun).

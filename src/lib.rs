@@ -16,6 +16,7 @@ pub mod plan;
 pub mod plot;
 pub mod records;
 pub mod run;
+pub mod simulate;
 pub mod study;
 pub mod sync;
 pub mod units;

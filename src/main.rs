@@ -37,6 +37,16 @@ fn main() -> ExitCode {
     };
     match cli.command {
         None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
+        // Offline: the simulator needs no MPI, so dispatch before MPI is initialised.
+        Some(Command::Clocksync(args)) if args.simulate => {
+            match delaybench::simulate::run(&args, &mut std::io::stdout().lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("delaybench: error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args),
         Some(Command::Skew(args)) => delaybench::run::skew_main(args),
         Some(Command::Schemes(args)) => delaybench::run::schemes_main(args),

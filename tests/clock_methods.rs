@@ -249,6 +249,80 @@ fn drift_aware_methods_stay_accurate_offset_only_ones_drift() {
     }
 }
 
+/// jk serves its peers round-robin within each fit point (mpits' order), so at P = 5 the
+/// synchronisation takes about one fit span (30 points × 5 ms = 0.15 s), not four, and every
+/// peer's regression spans that whole time.
+#[test]
+fn jk_serves_peers_round_robin() {
+    let sp = spec(DRIFT_SPEC);
+    let cfg = SimConfig::virtual_cluster(sp.clone());
+    let params = drift_params();
+    let span = params.fitpoints as f64 * params.fit_interval_s;
+    let s = sync_world(5, ClockSyncMethod::Jk, &params, &cfg);
+    check_outcomes(ClockSyncMethod::Jk, 5, &s);
+    assert!(
+        s.duration_s < 1.5 * span,
+        "jk at P = 5 took {} s; one fit spans {span} s",
+        s.duration_s
+    );
+    let err = max_true_error(&sp, &models(&s), s.base_end + 2.0);
+    assert!(err < 5e-6, "jk error 2 s after the sync: {err} s");
+}
+
+/// A slope that is noise is not kept: with equal clock rates the fitted slopes fail the
+/// t-test on most ranks and are set to 0 (the standard error is recorded); with ±20 ppm skew
+/// every slope of a rank with another rate than rank 0 is significant and its standard error
+/// is far below the skew.
+#[test]
+fn insignificant_slopes_are_zeroed_and_their_error_recorded() {
+    for method in [
+        ClockSyncMethod::Jk,
+        ClockSyncMethod::Hca,
+        ClockSyncMethod::Treefit,
+    ] {
+        let flat = spec("offset=1ms*rank");
+        let s = sync_world(
+            8,
+            method,
+            &drift_params(),
+            &SimConfig::virtual_cluster(flat),
+        );
+        let zeroed = s.outcomes[1..]
+            .iter()
+            .filter(|o| !o.slope_significant)
+            .count();
+        for (r, o) in s.outcomes.iter().enumerate().skip(1) {
+            assert!(
+                o.slope_se.is_finite() && o.slope_se > 0.0,
+                "{method} rank {r}: {o:?}"
+            );
+        }
+        // hca merges pairwise models: a zeroed pair slope can still inherit its
+        // reference's; jk and treefit use the tested slope directly.
+        if method != ClockSyncMethod::Hca {
+            for o in s.outcomes.iter().filter(|o| !o.slope_significant) {
+                assert_eq!(o.model.slope, 0.0, "{method}: {o:?}");
+            }
+        }
+        assert!(
+            zeroed >= 4,
+            "{method}: only {zeroed} of 7 noise slopes zeroed"
+        );
+        let skewed = spec(DRIFT_SPEC);
+        let s = sync_world(
+            8,
+            method,
+            &drift_params(),
+            &SimConfig::virtual_cluster(skewed),
+        );
+        // Odd ranks run 40 ppm slower than rank 0; even ranks as fast (slope 0).
+        for (r, o) in s.outcomes.iter().enumerate().skip(1).step_by(2) {
+            assert!(o.slope_significant, "{method} rank {r}: {o:?}");
+            assert!(o.slope_se < 1e-6, "{method} rank {r}: {o:?}");
+        }
+    }
+}
+
 /// `measure_errors` agrees with the true error, right after the synchronisation and after a
 /// wait of 1 s, for a drift-aware and an offset-only method.
 #[test]

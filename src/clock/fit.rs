@@ -42,6 +42,11 @@ pub(crate) enum PointRule {
     /// 25% of the results that had the smallest roundtrip time"); the point is the median of
     /// their offsets by 002 eq. 2-3, at the local mid-time of that exchange.
     LowRttMedian,
+    /// SKaMPI's causality bounds over the point's exchanges (HCA3's offset per fit point):
+    /// the peer read g while this clock was between t0 and t1, so the offset local − peer
+    /// lies in [t0 − g, t1 − g]; the point is the midpoint of the tightest bounds, at the
+    /// local mid-time of the last exchange.
+    Bounds,
 }
 
 /// COMPUTE_RTT, client side (004 Algorithm 3): WARMUP_PINGPONGS dummy ping-pongs, then
@@ -128,9 +133,8 @@ pub(crate) fn serve_model(
 }
 
 /// Takes the fit points against `reference` (paced by `fit_interval_s`) and returns the
-/// least-squares model of offset (this rank − reference clock) vs local time. Does not stop
-/// the reference. Falls back to an offset-only model at the last point when the regression
-/// is degenerate (a single fit point).
+/// least-squares model of offset (this rank − reference clock) vs local time ([`points_model`]:
+/// slope 0 when not significant). Does not stop the reference.
 pub(crate) fn fit_points_model(
     t: &dyn Transport,
     reference: usize,
@@ -162,6 +166,7 @@ pub(crate) fn fit_points_model(
         let (x, y) = match rule {
             PointRule::Median { rtt_s } => median_point(&exchanges, rtt_s),
             PointRule::LowRttMedian => low_rtt_median_point(&mut exchanges),
+            PointRule::Bounds => bounds_point(&exchanges),
         };
         for ex in &exchanges {
             stats.measured(ex.rtt_s());
@@ -169,9 +174,18 @@ pub(crate) fn fit_points_model(
         xs.push(x);
         ys.push(y);
     }
-    match linear_fit(&xs, &ys) {
+    points_model(&xs, &ys, stats)
+}
+
+/// The least-squares model through fit points (x local time, y offset), its slope set to 0
+/// when not significant ([`LinearFit::to_model`](super::LinearFit::to_model));
+/// the slope test goes into `stats`. An offset-only model at the last point when the
+/// regression is degenerate (a single fit point).
+pub(crate) fn points_model(xs: &[f64], ys: &[f64], stats: &mut Stats) -> ClockModel {
+    match linear_fit(xs, ys) {
         Some(fit) => {
             stats.slope_se = fit.slope_se;
+            stats.slope_significant = fit.slope_significant();
             fit.to_model()
         }
         None => ClockModel::through(0.0, xs[xs.len() - 1], ys[ys.len() - 1]),
@@ -192,6 +206,21 @@ pub(crate) fn median_point(exchanges: &[Exchange], rtt_s: f64) -> (f64, f64) {
         .iter()
         .find(|d| d.1 == median)
         .expect("median is one of the offsets")
+}
+
+/// [`PointRule::Bounds`]: midpoint of the tightest causality bounds on the offset local −
+/// peer, at the local mid-time of the last exchange.
+pub(crate) fn bounds_point(exchanges: &[Exchange]) -> (f64, f64) {
+    let lo = exchanges
+        .iter()
+        .map(|e| e.t0 - e.remote)
+        .fold(f64::MIN, f64::max);
+    let hi = exchanges
+        .iter()
+        .map(|e| e.t1 - e.remote)
+        .fold(f64::MAX, f64::min);
+    let last = exchanges[exchanges.len() - 1];
+    (last.local_mid_s(), (lo + hi) / 2.0)
 }
 
 /// The median offset (this rank − peer, 002 eq. 2-3) of the quarter of `exchanges` with the
@@ -243,6 +272,21 @@ mod tests {
         let (x, y) = low_rtt_median_point(&mut exchanges);
         assert_eq!(x, 10.5);
         assert!((y - 10.0).abs() < 1e-12, "{y}");
+    }
+
+    #[test]
+    fn bounds_point_by_hand() {
+        // Offsets local − remote lie in [t0 − g, t1 − g]: [10 − 4, 14 − 4] = [6, 10] and
+        // [20 − 12.5, 23 − 12.5] = [7.5, 10.5]; tightest [7.5, 10], midpoint 8.75, at the
+        // last exchange's mid-time 21.5.
+        let ex = |t0: f64, t1: f64, remote: f64| Exchange {
+            t0,
+            remote,
+            t1,
+            t2: t1,
+        };
+        let p = bounds_point(&[ex(10.0, 14.0, 4.0), ex(20.0, 23.0, 12.5)]);
+        assert_eq!(p, (21.5, 8.75));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::pingpong::{handshake_client, handshake_reference, recv_model, send_model};
 use super::sync::Stats;
-use super::tree::{largest_power_of_two, remaining_pairs, tree_rounds};
+use super::tree::{largest_power_of_two, remaining_pair, round_halves, round_pair, TreePair};
 use super::Transport;
 use crate::records::ClockModel;
 
@@ -42,34 +42,35 @@ pub(crate) fn bottom_up(
     let maxpower = largest_power_of_two(p);
     // models[i]: rank r + i relative to rank r (index 0: r itself).
     let mut models = vec![ClockModel::IDENTITY];
-    'rounds: for round in tree_rounds(p) {
-        for pair in round {
-            if pair.reference == r {
-                handshake_reference(t, pair.client);
-                learner.reference(t, pair.client, &|| t.now(), stats);
-                let n = pair.client - pair.reference;
-                let first = recv_model(t, pair.client);
-                models.push(first);
-                for _ in 1..n {
-                    let m = recv_model(t, pair.client);
-                    models.push(first.merge(&m));
-                }
-            } else if pair.client == r {
-                handshake_client(t, pair.reference);
-                models[0] = learner.client(t, pair.reference, stats);
-                for m in &models {
-                    send_model(t, pair.reference, m);
-                }
-                break 'rounds;
-            }
-        }
-    }
-    // Remaining ranks q >= maxpower against q - maxpower, gathered at rank 0.
-    for pair in remaining_pairs(p) {
+    // Each rank looks up only its own pair per round (O(log P)), not the whole schedule.
+    for half in round_halves(p) {
+        let Some(pair) = round_pair(p, half, r) else {
+            continue;
+        };
         if pair.reference == r {
             handshake_reference(t, pair.client);
             learner.reference(t, pair.client, &|| t.now(), stats);
-        } else if pair.client == r {
+            let first = recv_model(t, pair.client);
+            models.push(first);
+            for _ in 1..half {
+                let m = recv_model(t, pair.client);
+                models.push(first.merge(&m));
+            }
+        } else {
+            handshake_client(t, pair.reference);
+            models[0] = learner.client(t, pair.reference, stats);
+            for m in &models {
+                send_model(t, pair.reference, m);
+            }
+            break;
+        }
+    }
+    // Remaining ranks q >= maxpower against q - maxpower, gathered at rank 0.
+    if let Some(pair) = remaining_pair(p, r) {
+        if pair.reference == r {
+            handshake_reference(t, pair.client);
+            learner.reference(t, pair.client, &|| t.now(), stats);
+        } else {
             handshake_client(t, pair.reference);
             let m = learner.client(t, pair.reference, stats);
             send_model(t, 0, &m);
@@ -94,7 +95,7 @@ pub(crate) fn bottom_up(
     }
 }
 
-/// Top-down tree: the rounds of [`tree_rounds`] in reverse order, then the remaining ranks.
+/// Top-down tree: the rounds of [`tree_rounds`](super::tree_rounds) in reverse order, then the remaining ranks.
 /// A reference has its final model before it serves, and serves its *global* time
 /// (`model.to_global(local)`), so each client's model is directly relative to rank 0 and no
 /// models are merged or sent around. Returns this rank's model relative to rank 0.
@@ -105,21 +106,31 @@ pub(crate) fn top_down(
 ) -> ClockModel {
     let (r, p) = (t.rank(), t.size());
     let mut model = (r == 0).then_some(ClockModel::IDENTITY);
-    let steps = tree_rounds(p)
-        .into_iter()
+    // This rank's own pair per step (O(log P)), largest distance first, then the remaining.
+    let steps = round_halves(p)
         .rev()
-        .chain(std::iter::once(remaining_pairs(p)));
-    for step in steps {
-        for pair in step {
-            if pair.reference == r {
-                let m = model.expect("a reference is synchronised before it serves");
-                handshake_reference(t, pair.client);
-                learner.reference(t, pair.client, &|| m.to_global(t.now()), stats);
-            } else if pair.client == r {
-                handshake_client(t, pair.reference);
-                model = Some(learner.client(t, pair.reference, stats));
-            }
-        }
+        .map(|half| round_pair(p, half, r))
+        .chain(std::iter::once(remaining_pair(p, r)));
+    for pair in steps.flatten() {
+        top_down_pair(t, learner, stats, pair, &mut model);
     }
     model.expect("every rank is a client once")
+}
+
+/// This rank's side of one top-down pair: serve global time, or learn and keep the model.
+fn top_down_pair(
+    t: &dyn Transport,
+    learner: &dyn PairLearner,
+    stats: &mut Stats,
+    pair: TreePair,
+    model: &mut Option<ClockModel>,
+) {
+    if pair.reference == t.rank() {
+        let m = model.expect("a reference is synchronised before it serves");
+        handshake_reference(t, pair.client);
+        learner.reference(t, pair.client, &|| m.to_global(t.now()), stats);
+    } else {
+        handshake_client(t, pair.reference);
+        *model = Some(learner.client(t, pair.reference, stats));
+    }
 }

@@ -85,6 +85,7 @@ impl JkSync {
         let model = match linear_fit(&xs, &ys) {
             Some(fit) => {
                 stats.slope_se = fit.slope_se;
+                stats.slope_significant = fit.slope_significant();
                 fit.to_model()
             }
             None => ClockModel::through(0.0, xs[xs.len() - 1], ys[ys.len() - 1]),

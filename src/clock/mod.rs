@@ -8,9 +8,10 @@
 //! | [`offset`](OffsetSync) | offset | O(P) against rank 0 | 002 eq. 2-3, 000 §3.1 |
 //! | [`skampi`](SkampiSync) | offset | O(P) against rank 0 | 004 §6, SKAMPI_PINGPONG |
 //! | [`netgauge`](NetgaugeSync) | offset | O(log P) tree | 000 §3.2, Figure 7 |
-//! | [`jk`](JkSync) | linear | O(P) against rank 0 | 004 §2, §6 (Jones and Koenig) |
+//! | [`jk`](JkSync) | linear | O(P) against rank 0, peers round-robin per fit point | 004 §2, §6 (Jones and Koenig), mpits' order |
 //! | [`hca`](HcaSync) | linear | O(log P) slopes + O(P) or O(log P) intercepts | 004 §6, Alg. 1-4 |
-//! | [`treefit`](TreefitSync) | linear | O(log P), fits against the parent's global clock | ours |
+//! | [`hca3`](Hca3Sync) | linear | O(log P), fits against the parent's global clock | HCA3 of ReproMPI/mpits (our reading) |
+//! | [`treefit`](TreefitSync) | linear | O(log P), fits against the parent's global clock | HCA3 of ReproMPI/mpits, with our fit points and intercept pass |
 //!
 //! Building blocks: ping-pong primitives ([`ping`], [`serve_pings`], [`measure_offset`],
 //! [`skampi_offset`]), least squares ([`linear_fit`]), MERGE_LMS
@@ -20,8 +21,10 @@
 
 pub mod emulate;
 mod evaluate;
+pub mod eventsim;
 mod fit;
 mod hca;
+mod hca3;
 mod hierarchy;
 mod jk;
 mod netgauge;
@@ -29,6 +32,7 @@ mod offset;
 mod pingpong;
 mod registry;
 mod regression;
+pub mod scaling;
 pub mod shared;
 pub mod sim;
 mod skampi;
@@ -44,6 +48,7 @@ pub use emulate::{
 pub use evaluate::{measure_errors, GlobalClockTransport};
 pub use fit::{estimate_rtt, learn_linear_model, serve_linear_model, FitParams};
 pub use hca::HcaSync;
+pub use hca3::Hca3Sync;
 pub use jk::JkSync;
 pub use netgauge::NetgaugeSync;
 pub use offset::OffsetSync;

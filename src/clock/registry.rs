@@ -1,7 +1,9 @@
 //! The clock synchronisation methods by name, and their parameters.
 
 use super::fit::FitParams;
-use super::{ClockSync, HcaSync, JkSync, NetgaugeSync, OffsetSync, SkampiSync, TreefitSync};
+use super::{
+    ClockSync, Hca3Sync, HcaSync, JkSync, NetgaugeSync, OffsetSync, SkampiSync, TreefitSync,
+};
 use serde::{Deserialize, Serialize};
 
 /// The clock synchronisation methods, chosen by name on the command line and in configs.
@@ -18,18 +20,23 @@ pub enum ClockSyncMethod {
     Jk,
     /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (004 §6, Alg. 1-4).
     Hca,
-    /// Ours: O(log P) top-down fits against the reference's global clock, then intercepts.
+    /// HCA3 of ReproMPI/mpits: O(log P) top-down fits against the parent's global clock,
+    /// SKaMPI-bounds fit points, regression intercepts.
+    Hca3,
+    /// O(log P) top-down fits against the reference's global clock (HCA3 of ReproMPI/mpits),
+    /// with low-RTT midpoint fit points and a final intercept pass.
     Treefit,
 }
 
 impl ClockSyncMethod {
     /// Every method, in the order of the table in the module documentation.
-    pub const ALL: [ClockSyncMethod; 6] = [
+    pub const ALL: [ClockSyncMethod; 7] = [
         ClockSyncMethod::Offset,
         ClockSyncMethod::Skampi,
         ClockSyncMethod::Netgauge,
         ClockSyncMethod::Jk,
         ClockSyncMethod::Hca,
+        ClockSyncMethod::Hca3,
         ClockSyncMethod::Treefit,
     ];
 
@@ -41,6 +48,7 @@ impl ClockSyncMethod {
             ClockSyncMethod::Netgauge => "netgauge",
             ClockSyncMethod::Jk => "jk",
             ClockSyncMethod::Hca => "hca",
+            ClockSyncMethod::Hca3 => "hca3",
             ClockSyncMethod::Treefit => "treefit",
         }
     }
@@ -49,7 +57,10 @@ impl ClockSyncMethod {
     pub fn models_drift(self) -> bool {
         matches!(
             self,
-            ClockSyncMethod::Jk | ClockSyncMethod::Hca | ClockSyncMethod::Treefit
+            ClockSyncMethod::Jk
+                | ClockSyncMethod::Hca
+                | ClockSyncMethod::Hca3
+                | ClockSyncMethod::Treefit
         )
     }
 }
@@ -63,12 +74,16 @@ impl std::fmt::Display for ClockSyncMethod {
 /// Parameters of every method; each method uses the ones it names. Missing fields take the
 /// defaults when deserialised.
 ///
-/// The defaults are chosen so that one synchronisation of P = 4 ranks on one host takes about
-/// one second with the drift-aware tree methods (hca, treefit: 2 rounds of one fit of ~0.4 s;
-/// jk: 3 fits, ~1.2 s) and a few milliseconds with the offset-only ones. The paper (004 §7)
-/// uses (N_FITPTS, N_EXCHANGES) = (100, 30) up to (500, 100) with back-to-back exchanges, i.e.
-/// 3,000-50,000 ping-pongs per pair; here 40 × 20 = 800 ping-pongs per pair, spread over
-/// 40 × 10 ms = 0.4 s so that the slope is still measured over a useful span.
+/// The defaults give a drift-aware fit of about 50 ms per pair (50 fit points 1 ms apart, 20
+/// ping-pongs each): in the event-driven simulator (`clocksync --simulate`, P = 2, 20 seeds)
+/// that is 49 ms per tree level with the same error right after the sync as the earlier
+/// 40 × 10 ms fits (treefit median 0.04 µs, largest 0.13 µs), because the final intercepts,
+/// not the slope, set that error. The slope of a 50 ms fit is worse (treefit 10 s after the
+/// sync: median 1.0 µs instead of 0.17 µs): measurement runs track the drift and refit the
+/// slope over the run, so the initial fit only has to start them right. For long
+/// extrapolations without tracking use `--fitpoints 40 --fit-interval 10ms`. The paper (004
+/// §7) uses (N_FITPTS, N_EXCHANGES) = (100, 30) up to (500, 100) with back-to-back exchanges,
+/// i.e. 3,000-50,000 ping-pongs per pair; here 50 × 20 = 1,000.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClockSyncParams {
@@ -78,11 +93,12 @@ pub struct ClockSyncParams {
     pub nonimproving: u32,
     /// Cap on the exchanges of one min-RTT offset measurement (default 10,000).
     pub max_exchanges: u32,
-    /// N_FITPTS: fit points per pairwise regression (004 §6; default 40). jk, hca, treefit.
+    /// N_FITPTS: fit points per pairwise regression (004 §6; default 50). jk, hca, hca3,
+    /// treefit.
     pub fitpoints: u32,
     /// N_EXCHANGES: ping-pongs per fit point (004 §6; default 20). jk, hca, treefit.
     pub exchanges_per_fitpoint: u32,
-    /// Seconds between the starts of consecutive fit points (default 0.01 s; 0 = back to
+    /// Seconds between the starts of consecutive fit points (default 0.001 s; 0 = back to
     /// back as in 004). A fit spans about `fitpoints × fit_interval_s`; its slope error falls
     /// with that span. jk, hca, treefit.
     pub fit_interval_s: f64,
@@ -101,9 +117,9 @@ impl Default for ClockSyncParams {
         ClockSyncParams {
             nonimproving: 100,
             max_exchanges: 10_000,
-            fitpoints: 40,
+            fitpoints: 50,
             exchanges_per_fitpoint: 20,
-            fit_interval_s: 0.01,
+            fit_interval_s: 0.001,
             rtt_pingpongs: 100,
             skampi_pingpongs: 100,
             hca_hierarchical_intercepts: false,
@@ -157,6 +173,7 @@ pub fn build(method: ClockSyncMethod, p: &ClockSyncParams) -> Box<dyn ClockSync 
             skampi_pingpongs: p.skampi_pingpongs,
             hierarchical_intercepts: p.hca_hierarchical_intercepts,
         }),
+        ClockSyncMethod::Hca3 => Box::new(Hca3Sync { fit: p.fit() }),
         ClockSyncMethod::Treefit => Box::new(TreefitSync {
             fit: p.fit(),
             nonimproving: p.nonimproving,

@@ -17,6 +17,10 @@ pub struct SyncOutcome {
     /// 95 % interval of 0 was set to 0. NaN when no slope was fitted (offset-only methods,
     /// rank 0).
     pub slope_se: f64,
+    /// False when the fitted slope failed the significance test
+    /// ([`LinearFit::slope_significant`](super::LinearFit::slope_significant)) and the model's
+    /// slope was set to 0; true otherwise, also when no slope was fitted.
+    pub slope_significant: bool,
 }
 
 impl SyncOutcome {
@@ -27,6 +31,7 @@ impl SyncOutcome {
             rtt_s: 0.0,
             exchanges,
             slope_se: f64::NAN,
+            slope_significant: true,
         }
     }
 }
@@ -49,6 +54,8 @@ pub(crate) struct Stats {
     pub exchanges: u32,
     /// Standard error of the last fitted slope, NaN if none.
     pub slope_se: f64,
+    /// Whether that slope passed the significance test; true if none was fitted.
+    pub slope_significant: bool,
 }
 
 impl Stats {
@@ -57,6 +64,7 @@ impl Stats {
             rtt_s: f64::INFINITY,
             exchanges: 0,
             slope_se: f64::NAN,
+            slope_significant: true,
         }
     }
 
@@ -75,6 +83,7 @@ impl Stats {
             },
             exchanges: self.exchanges,
             slope_se: self.slope_se,
+            slope_significant: self.slope_significant,
         }
     }
 }

@@ -65,6 +65,43 @@ pub fn remaining_pairs(p: usize) -> Vec<TreePair> {
         .collect()
 }
 
+/// The pair `rank` belongs to in the round of [`tree_rounds`] whose clients are `half`
+/// (= 2^(k−1) for round k) above their references, if any. O(1), so that each of P ranks
+/// finds its role without building the O(P) schedule (the simulator runs 65,536 ranks).
+pub fn round_pair(p: usize, half: usize, rank: usize) -> Option<TreePair> {
+    let t = largest_power_of_two(p);
+    if half == 0 || 2 * half > t || rank >= t {
+        return None;
+    }
+    let reference = rank - rank % (2 * half);
+    let client = reference + half;
+    (rank == reference || rank == client).then_some(TreePair { reference, client })
+}
+
+/// The pair of [`remaining_pairs`] `rank` belongs to, if any. O(1).
+pub fn remaining_pair(p: usize, rank: usize) -> Option<TreePair> {
+    let t = largest_power_of_two(p);
+    if rank >= t && rank < p {
+        Some(TreePair {
+            reference: rank - t,
+            client: rank,
+        })
+    } else if rank + t < p {
+        Some(TreePair {
+            reference: rank,
+            client: rank + t,
+        })
+    } else {
+        None
+    }
+}
+
+/// The `half` of every round, bottom-up order: 1, 2, 4, ..., t/2.
+pub fn round_halves(p: usize) -> impl DoubleEndedIterator<Item = usize> {
+    let t = largest_power_of_two(p);
+    (0..t.trailing_zeros()).map(|k| 1usize << k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +198,33 @@ mod tests {
     fn round_size(rounds: &[Vec<TreePair>], round: &[TreePair]) -> usize {
         let k = rounds.iter().position(|r| r == round).unwrap();
         1 << k
+    }
+
+    /// The O(1) role of each rank agrees with the full schedule, P = 1 to 70.
+    #[test]
+    fn per_rank_roles_match_the_schedule() {
+        for p in 1..=70 {
+            let rounds = tree_rounds(p);
+            let halves: Vec<usize> = round_halves(p).collect();
+            assert_eq!(halves.len(), rounds.len(), "p = {p}");
+            for (round, half) in rounds.iter().zip(&halves) {
+                for r in 0..p {
+                    let expected = round
+                        .iter()
+                        .find(|pr| pr.reference == r || pr.client == r)
+                        .copied();
+                    assert_eq!(round_pair(p, *half, r), expected, "p = {p} r = {r}");
+                }
+            }
+            let remaining = remaining_pairs(p);
+            for r in 0..p {
+                let expected = remaining
+                    .iter()
+                    .find(|pr| pr.reference == r || pr.client == r)
+                    .copied();
+                assert_eq!(remaining_pair(p, r), expected, "p = {p} r = {r}");
+            }
+        }
     }
 
     #[test]

@@ -1,12 +1,18 @@
-//! `treefit`: our drift-aware O(log P) method — every client fits its clock directly against
+//! `treefit`: a drift-aware O(log P) method — every client fits its clock directly against
 //! its reference's already-*global* clock, top-down through the tree of 000 §3.2, and the
 //! intercepts are re-measured top-down at the end.
 //!
-//! Credit: in structure this is HCA3 of Hunold and Carpen-Amarie's mpi-time-sync library
-//! (the clock synchronisation of ReproMPI): top-down, each child learning its model against
-//! the parent's global clock, so no models are merged. treefit differs in the fit-point
-//! estimator (the low-RTT median below instead of Algorithm 4's RTT-corrected median) and in
-//! the final intercept pass.
+//! # Credit: HCA3
+//!
+//! In structure this is **HCA3** of Hunold and Carpen-Amarie's ReproMPI/mpits code (the
+//! successor of 004's HCA): the tree is traversed top-down and a child learns its linear model
+//! against its parent's *global* clock, so no models are merged. What treefit adds is (1) a
+//! different fit-point estimator (the median midpoint offset of the lowest-RTT quarter of the
+//! exchanges instead of Algorithm 4's median of RTT/2-corrected offsets), (2) the final
+//! top-down intercept pass by causality bounds, and (3) the slope significance test of
+//! [`LinearFit::to_model`](super::LinearFit::to_model) shared by every
+//! regression. Comparisons should be made against HCA3, not only against 004's HCA: the
+//! `clocksync --simulate` table (docs/clock-sync.md) runs both.
 //!
 //! # Method
 //!
@@ -65,6 +71,12 @@
 //! | real time, threads on 2 cores (release build) | 2.69 µs | 0.25 µs | 0.18 µs |
 //! | virtual, 1 µs latency, 5% spikes of ≤ 20 µs | 0.07 µs | 0.08 µs | 0.10 µs |
 //! | virtual, as above + latency wave of 5 µs / 0.3 s | 5.07 µs | 5.06 µs | 0.06 µs |
+//!
+//! These numbers come from symmetric links. In the event-driven simulator with asymmetric,
+//! hierarchical links and one-sided noise (`clocksync --simulate`, docs/clock-sync.md, 10
+//! seeds) treefit and [`Hca3Sync`](super::Hca3Sync) are equal right after the sync and hca3's
+//! bounds fit points extrapolate better; hca, with its intercepts against rank 0, is the most
+//! accurate right after the sync from P = 16 on.
 //!
 //! On a stationary network the two are equal within noise; where the RTT distribution changes
 //! during the fits (threads sharing cores, background traffic) treefit stays sub-µs and HCA's

@@ -25,7 +25,7 @@ mod summary_markdown;
 mod summary_table;
 
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
-pub use clocksync::{read_clocksync_csv, write_clocksync, ClockSyncRow};
+pub use clocksync::{read_clocksync_csv, write_clocksync, write_simulated, ClockSyncRow};
 pub use compare::write_compare;
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use plain::{write_csv_rows, write_json_rows, write_plain_table};

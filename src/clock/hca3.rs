@@ -1,0 +1,70 @@
+//! `hca3`: HCA3 of Hunold and Carpen-Amarie's ReproMPI and mpits code, the successor of 004's
+//! HCA: the tree of 000 §3.2 traversed top-down, each child learning its linear model against
+//! its parent's *global* clock, so no models are merged.
+//!
+//! Our reading of that code: per fit point, the child measures its offset to the parent's
+//! global clock with a ping-pong offset algorithm (here SKaMPI's causality bounds over the
+//! point's N_EXCHANGES ping-pongs, [`PointRule::Bounds`]), and its model is the least-squares
+//! line through the points — slope and intercept from the regression, no separate intercept
+//! pass. It is here as the baseline of [`TreefitSync`](super::TreefitSync), which has the same
+//! structure with other fit points and a final intercept pass.
+
+use super::fit::WARMUP_PINGPONGS;
+use super::fit::{fit_points_model, serve_model, stop_with_model, FitParams, PointRule};
+use super::hierarchy::{top_down, PairLearner};
+use super::jk::fit_params_strings;
+use super::pingpong::ping;
+use super::sync::{ClockSync, Stats, SyncOutcome};
+use super::Transport;
+use crate::records::ClockModel;
+
+/// HCA3 (ReproMPI/mpits): O(log P) top-down fits against the parent's global clock, fit
+/// points by SKaMPI bounds, regression slope and intercept (slope 0 when not significant).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hca3Sync {
+    /// Fit parameters (N_FITPTS, N_EXCHANGES, spacing); `rtt_pingpongs` is not used.
+    pub fit: FitParams,
+}
+
+impl PairLearner for Hca3Sync {
+    fn client(&self, t: &dyn Transport, reference: usize, stats: &mut Stats) -> ClockModel {
+        for _ in 0..WARMUP_PINGPONGS {
+            ping(t, reference, false);
+        }
+        stats.exchanges += WARMUP_PINGPONGS;
+        let model = fit_points_model(t, reference, &self.fit, PointRule::Bounds, stats);
+        stop_with_model(t, reference, &model);
+        model
+    }
+
+    fn reference(
+        &self,
+        t: &dyn Transport,
+        client: usize,
+        clock: &dyn Fn() -> f64,
+        stats: &mut Stats,
+    ) {
+        serve_model(t, client, clock, stats);
+    }
+}
+
+impl ClockSync for Hca3Sync {
+    fn name(&self) -> &'static str {
+        "hca3"
+    }
+
+    fn params(&self) -> Vec<String> {
+        let mut v = fit_params_strings(&self.fit);
+        v.retain(|s| !s.starts_with("rtt_pingpongs="));
+        v
+    }
+
+    fn synchronize(&self, t: &dyn Transport) -> SyncOutcome {
+        let mut stats = Stats::new();
+        let model = top_down(t, self, &mut stats);
+        if t.rank() == 0 {
+            return SyncOutcome::reference(stats.exchanges);
+        }
+        stats.outcome(model)
+    }
+}
