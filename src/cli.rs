@@ -109,6 +109,12 @@ pub enum Command {
     /// pipelined loop, barrier in the loop, window t_global; for bcast also de Supinski's
     /// OL_i, broadcast rounds and broadcast-barrier). See docs/nonblocking.md.
     Schemes(SchemesArgs),
+    /// Print a shell completion script: `delaybench completions bash > ~/.local/share/bash-completion/completions/delaybench`.
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Bootstrap settings of `analyze` and `compare`.
@@ -219,6 +225,9 @@ pub struct ClockSyncEvalArgs {
     /// [default: `results/clocksync-<UTC time>.csv`].
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// Run even when the waits add up to more than an hour.
+    #[arg(long)]
+    pub yes: bool,
     /// Offline, without mpirun: run the methods in the event-driven virtual-time simulator
     /// (P from --procs, default 2,16,128,1024) and print error vs P and vs time after the
     /// sync, median and spread over --seeds runs.
@@ -388,6 +397,27 @@ pub struct MeasureArgs {
     /// Directory for the figures drawn at the end of the run.
     #[arg(long, default_value = "figures")]
     pub figures: PathBuf,
+    /// Print the plan, its block count and estimated duration, then stop: nothing is
+    /// measured and no file is written (still under mpirun, which gives the world size).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// With --dry-run: plan for this many ranks without MPI (no mpirun needed), as if they
+    /// ran on one host; memory is then not checked.
+    #[arg(long, requires = "dry_run", value_parser = clap::value_parser!(u32).range(1..))]
+    pub world_size: Option<u32>,
+    /// Largest estimated duration a run may have (e.g. 8h); longer runs are refused unless
+    /// --yes is given.
+    #[arg(long, value_parser = parse_positive_duration, default_value = "1h")]
+    pub max_duration: f64,
+    /// Run even when the estimated duration exceeds --max-duration.
+    #[arg(long)]
+    pub yes: bool,
+    /// No progress and no start line: only warnings, errors and the summary table.
+    #[arg(long, short, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also print the plan and the estimated duration before measuring.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 /// `--delay`: delay models in order.

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod clock;
 pub mod delay;
 pub mod export;
+pub mod limits;
 pub mod measure_options;
 pub mod plan;
 pub mod plot;

@@ -203,6 +203,18 @@ fn offline(command: Command) -> Result<()> {
                 println!("{}", p.display());
             }
         }
+        Command::Completions { shell } => {
+            // Generated into memory first: clap_complete panics when stdout closes early
+            // (`| head`), and a closed pipe is no error for a script printer.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "delaybench", &mut script);
+            match std::io::Write::write_all(&mut std::io::stdout(), &script) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    return Err(e).context("cannot print the completion script");
+                }
+                _ => {}
+            }
+        }
         Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) => {
             unreachable!("MPI commands are dispatched in main")
         }

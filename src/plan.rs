@@ -302,6 +302,9 @@ impl Plan {
                 "--sync-nonimproving and --fitpoints (need >= 1 and >= 2)",
             ));
         }
+        if let Some(flag) = self.clock_params.zero_count() {
+            return Err(PlanError::ZeroClockParam(flag));
+        }
         for &p in &self.procs {
             if p < 2 || p > world_size {
                 return Err(PlanError::BadProcs { p, world_size });
@@ -373,6 +376,12 @@ pub enum PlanError {
     BadWindow(f64),
     #[error("--overlap applies to nonblocking kernels only: add ibarrier, ibcast, ireduce, iallreduce or ialltoall to --ops")]
     OverlapWithoutNonblocking,
+    #[error(
+        "{0} must be at least 1: a clock synchronisation without measurements gives no clock model"
+    )]
+    ZeroClockParam(&'static str),
+    #[error("{0}")]
+    Limit(#[from] crate::limits::LimitError),
     #[error("{0}")]
     Adaptive(crate::measure_options::AdaptiveError),
 }

@@ -93,3 +93,108 @@ fn unwritable_output() {
         "cannot create records file",
     );
 }
+
+/// One row of the table in docs/bad-input.md: the input, the exit status, a message excerpt.
+struct Row {
+    args: Vec<String>,
+    exit: i32,
+    message: String,
+}
+
+/// A table cell without its code quotes (`` `a` `` or ``` `` a `b` `` ```).
+fn unquote(cell: &str) -> String {
+    let cell = cell.trim();
+    match cell.strip_prefix("`` ").and_then(|c| c.strip_suffix(" ``")) {
+        Some(inner) => inner.to_string(),
+        None => cell.trim_matches('`').to_string(),
+    }
+}
+
+/// The rows of the table in docs/bad-input.md (lines of three cells after the header).
+fn documented_rows() -> Vec<Row> {
+    let doc = include_str!("../docs/bad-input.md");
+    doc.lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|line| {
+            let cells: Vec<&str> = line.trim_matches('|').split(" | ").collect();
+            assert_eq!(cells.len(), 3, "bad table row: {line}");
+            Row {
+                args: unquote(cells[0])
+                    .split_whitespace()
+                    .map(String::from)
+                    .collect(),
+                exit: cells[1].trim().parse().expect("exit status"),
+                message: unquote(cells[2]),
+            }
+        })
+        .collect()
+}
+
+/// Bytes of `MemAvailable` on this host, if /proc/meminfo says.
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    delaybench::limits::mem_available(&text)
+}
+
+/// Runs one documented row in a fresh directory holding the study and trace files the doc
+/// describes; checks the exit status, that the message appears exactly once, and that a
+/// refused run (exit 2) left no records file.
+fn run_row(row: &Row) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("study.toml"),
+        "ops = \"allreduce\"\nnreps = 5\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("trace.txt"), "50us\n50\n").unwrap();
+    let mut args: Vec<&str> = row.args.iter().map(String::as_str).collect();
+    let measuring = args.first() != Some(&"clocksync");
+    if measuring && !args.contains(&"--output") {
+        args.extend(["--output", "out/run.cbor", "--clock-sync", "offset"]);
+    }
+    if !measuring {
+        args.extend(["--output", "out/clocksync.csv"]);
+    }
+    let out = mpirun(2, &args, dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(row.exit),
+        "{args:?}: wrong exit status\n{}",
+        text(&out)
+    );
+    let seen = stderr.lines().filter(|l| l.contains(&row.message)).count();
+    assert_eq!(
+        seen,
+        1,
+        "{args:?}: '{}' should appear once\n{}",
+        row.message,
+        text(&out)
+    );
+    let file_left = dir
+        .path()
+        .join("out")
+        .read_dir()
+        .is_ok_and(|mut d| d.next().is_some());
+    assert_eq!(
+        file_left,
+        row.exit != 2,
+        "{args:?}: a refused run must leave no file, a measured one its records\n{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn every_documented_bad_input() {
+    let rows = documented_rows();
+    assert!(rows.len() >= 20, "docs/bad-input.md lost its table");
+    for row in &rows {
+        // The memory row needs a host where two ranks cannot have 30 GiB each.
+        let memory_row = row.message.contains("of memory is available");
+        if memory_row && mem_available().is_none_or(|m| m >= 60 << 30) {
+            eprintln!("skipped {:?}: this host has the memory", row.args);
+            continue;
+        }
+        run_row(row);
+    }
+}

@@ -45,6 +45,12 @@ impl Drop for Cluster {
 
 /// `cluster.sh run -n per_host -- delaybench ARGS --output DIR/NAME`, then the records.
 fn run(per_host: u32, dir: &Path, name: &str, args: &[&str]) -> Records {
+    run_allowing(per_host, dir, name, args, &[0])
+}
+
+/// As [`run`], accepting any exit status in `codes` (4: a block without a valid repetition,
+/// records kept).
+fn run_allowing(per_host: u32, dir: &Path, name: &str, args: &[&str], codes: &[i32]) -> Records {
     let flavor = flavor();
     let out_path = dir.join(name);
     let mut cmd = Command::new(script());
@@ -57,7 +63,11 @@ fn run(per_host: u32, dir: &Path, name: &str, args: &[&str]) -> Records {
         .arg(dir.join("figures"))
         .current_dir(dir);
     let out = common::run_mpi_job(cmd, Duration::from_secs(300));
-    assert!(out.status.success(), "{}", common::text(&out));
+    assert!(
+        out.status.code().is_some_and(|c| codes.contains(&c)),
+        "{}",
+        common::text(&out)
+    );
     read_records(&out_path).unwrap()
 }
 
@@ -175,7 +185,9 @@ fn two_ranks_per_host_on_one_core(dir: &Path) {
         "--procs",
         "2,4",
     ];
-    let rec = run(2, dir, "two.cbor", &args);
+    // Two ranks sharing one core at P = 4 may leave a block without a valid repetition
+    // (exit 4, records kept): this test checks mapping, clocks and waiting, not validity.
+    let rec = run_allowing(2, dir, "two.cbor", &args, &[0, 4]);
     let h = &rec.header;
     assert_eq!(
         h.hosts,

@@ -128,6 +128,20 @@ impl Default for ClockSyncParams {
 }
 
 impl ClockSyncParams {
+    /// The command-line flag of the first count that is 0 but must be at least 1 (a method
+    /// using it would measure nothing), or `None` when all are usable.
+    pub fn zero_count(&self) -> Option<&'static str> {
+        [
+            (self.skampi_pingpongs, "--skampi-pingpongs"),
+            (self.exchanges_per_fitpoint, "--exchanges-per-fitpoint"),
+            (self.rtt_pingpongs, "rtt_pingpongs"),
+            (self.max_exchanges, "max_exchanges"),
+        ]
+        .into_iter()
+        .find(|(n, _)| *n == 0)
+        .map(|(_, flag)| flag)
+    }
+
     /// The pairwise fit parameters of jk, hca and treefit.
     pub fn fit(&self) -> FitParams {
         FitParams {

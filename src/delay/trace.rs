@@ -31,8 +31,16 @@ pub(crate) fn parse_values(path: &str, text: &str) -> Result<Vec<f64>, DelayMode
             cause,
         };
         // Scripts usually write seconds as plain numbers, so those are accepted without a unit
-        // here, unlike on the command line where `50` is ambiguous.
+        // here, unlike on the command line where `50` is ambiguous. But a plain 1 or more is
+        // far more likely microseconds than a delay of seconds per repetition (issue 11): it
+        // needs its unit.
         let value = match item.parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 1.0 => {
+                return Err(bad(format!(
+                    "'{item}' has no unit and would be {item} seconds per repetition: write it \
+                     with a unit, e.g. {item}us, {item}ms or {item}s"
+                )))
+            }
             Ok(v) if v.is_finite() && v >= 0.0 => v,
             Ok(_) => return Err(bad(format!("'{item}' is not a finite duration >= 0"))),
             Err(_) => parse_duration_s(item).map_err(|e| bad(e.to_string()))?,
@@ -50,6 +58,17 @@ pub(crate) fn parse_values(path: &str, text: &str) -> Result<Vec<f64>, DelayMode
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_numbers_of_a_second_or_more_need_a_unit() {
+        let err = parse_values("t.txt", "50us\n50\n").unwrap_err();
+        assert!(err.to_string().contains("50us, 50ms or 50s"), "{err}");
+        assert!(
+            err.to_string().contains("line 2") || err.to_string().contains(":2"),
+            "{err}"
+        );
+        assert!(parse_values("t.txt", "50s\n0.5\n").is_ok());
+    }
 
     #[test]
     fn units_plain_seconds_and_comments() {

@@ -2,11 +2,13 @@
 //! outcome, so bad input ends all ranks before any measurement with one message.
 
 use crate::cli::MeasureArgs;
+use crate::limits::{self, Estimate};
 use crate::plan::Plan;
 use crate::records::RecordsWriter;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// The plan every rank runs, and on rank 0 the open records file.
 pub struct Agreed {
@@ -24,8 +26,14 @@ pub fn agree(
 ) -> Result<Agreed, String> {
     let mut outcome: Result<Plan, String> = Err(String::new());
     let mut writer = None;
+    let mem = gather_memory(world);
     if world.rank() == 0 {
-        outcome = resolve(world.size() as u32, args, hosts).and_then(|plan| {
+        let mem_per_rank = limits::memory_per_rank(hosts, &mem);
+        outcome = resolve(world.size() as u32, args, hosts, mem_per_rank).and_then(|plan| {
+            // A dry run measures nothing, so it leaves no file behind either.
+            if args.dry_run {
+                return Ok(plan);
+            }
             let path = output_path(args);
             writer = Some(RecordsWriter::create(&path).map_err(|e| e.to_string())?);
             Ok(plan)
@@ -44,10 +52,60 @@ pub fn agree(
     outcome.map(|plan| Agreed { plan, writer })
 }
 
-fn resolve(world_size: u32, args: &MeasureArgs, hosts: &[String]) -> Result<Plan, String> {
+impl Agreed {
+    /// With `--dry-run` or `--verbose`, rank 0 prints the plan and its estimated duration.
+    /// Returns true when the run stops here (`--dry-run`).
+    pub fn plan_only(&self, world: &SimpleCommunicator, args: &MeasureArgs) -> bool {
+        if world.rank() == 0 && (args.dry_run || args.verbose) {
+            eprint!(
+                "{}",
+                super::report::describe_plan(&self.plan, world.size() as u32)
+            );
+            if args.dry_run {
+                eprintln!("delaybench: dry run: nothing measured, no file written");
+            }
+        }
+        args.dry_run
+    }
+}
+
+/// `--dry-run --world-size N`: resolves and checks the plan for `world_size` ranks on one
+/// host without starting MPI, then prints it like a dry run under mpirun. Memory is not
+/// checked (the ranks' hosts are unknown). Exit code 2 with the message for a bad plan.
+pub fn dry_run_without_mpi(args: &MeasureArgs, world_size: u32) -> ExitCode {
+    let hosts = vec!["localhost".to_string(); world_size as usize];
+    match resolve(world_size, args, &hosts, None) {
+        Ok(plan) => {
+            eprint!("{}", super::report::describe_plan(&plan, world_size));
+            eprintln!(
+                "delaybench: dry run without MPI: nothing measured, no file written, memory \
+                 not checked"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            eprintln!("delaybench: error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn resolve(
+    world_size: u32,
+    args: &MeasureArgs,
+    hosts: &[String],
+    mem_per_rank: Option<u64>,
+) -> Result<Plan, String> {
     let mut plan = args.to_plan(world_size, rand::random());
     plan.validate(world_size, hosts)
         .map_err(|e| e.to_string())?;
+    limits::check_sizes(&plan, mem_per_rank).map_err(|e| e.to_string())?;
+    // A dry run shows the estimate whatever it is; a real run needs --yes past the bound.
+    if !(args.yes || args.dry_run) {
+        Estimate::of(&plan)
+            .check(args.max_duration)
+            .map_err(|e| e.to_string())?;
+    }
     // Emulated offsets apply from now on, so that the offsets seen look like the spec.
     plan.emulate_clock = plan
         .emulate_clock
@@ -60,4 +118,16 @@ fn output_path(args: &MeasureArgs) -> PathBuf {
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
         PathBuf::from(format!("results/delaybench-{stamp}.cbor"))
     })
+}
+
+/// Every world rank's `MemAvailable` in bytes (`None` where /proc/meminfo cannot be read),
+/// on every rank (collective on `world`).
+fn gather_memory(world: &SimpleCommunicator) -> Vec<Option<u64>> {
+    let mine = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| limits::mem_available(&text))
+        .unwrap_or(0);
+    let mut all = vec![0u64; world.size() as usize];
+    world.all_gather_into(&mine, &mut all[..]);
+    all.into_iter().map(|m| (m > 0).then_some(m)).collect()
 }

@@ -24,6 +24,12 @@ pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
     let Some(procs) = super::checked_procs(&world, &args.procs) else {
         return ExitCode::from(2);
     };
+    if let Err(msg) = check_duration(&args, procs.len()) {
+        if world.rank() == 0 {
+            eprintln!("delaybench: error: {msg}");
+        }
+        return ExitCode::from(2);
+    }
     let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
     let hosts = Hosts::discover(&world);
     let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
@@ -186,4 +192,31 @@ fn report(rows: &[ClockSyncRow], args: &ClockSyncEvalArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Longest the waits of a `clocksync` evaluation may add up to without `--yes`, seconds.
+const MAX_WAITING_S: f64 = 3600.0;
+
+/// Refuses evaluations that would wait for more than an hour in total (every method waits
+/// the longest wait once per P) unless `--yes`, and zero clock-sync counts. Every rank
+/// decides alike from the same arguments.
+fn check_duration(args: &ClockSyncEvalArgs, nprocs: usize) -> Result<(), String> {
+    if let Some(flag) = args.params.params().zero_count() {
+        return Err(format!(
+            "{flag} must be at least 1: a clock synchronisation without measurements gives no \
+             clock model"
+        ));
+    }
+    let longest = args.waits.iter().copied().fold(0.0, f64::max);
+    let total = longest * (args.methods.len() * nprocs) as f64;
+    if total > MAX_WAITING_S && !args.yes {
+        return Err(format!(
+            "the waits would take about {} ({} methods x {nprocs} process counts x the longest \
+             wait {}), more than an hour: pass --yes to run it anyway, or give shorter --waits",
+            crate::limits::human(total),
+            args.methods.len(),
+            crate::units::format_duration(longest)
+        ));
+    }
+    Ok(())
 }

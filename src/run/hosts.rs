@@ -107,7 +107,7 @@ impl Hosts {
     }
 
     /// Members of P on `host`.
-    fn measuring_on(&self, host: &str, p: u32) -> u32 {
+    pub(crate) fn measuring_on(&self, host: &str, p: u32) -> u32 {
         self.members(p)
             .iter()
             .filter(|&&r| self.names[r] == host)

@@ -224,6 +224,7 @@ fn repetitions(
         rows.applied.push(delay);
         rows.flags.push(flags);
         interrupt::beat();
+        super::report::repetition_done();
         if (rep + 1) % STOP_CHECK_EVERY == 0 && interrupt::agreed(comm) {
             break;
         }

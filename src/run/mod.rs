@@ -34,9 +34,17 @@ use crate::plan::ClockSource;
 use mpi::environment::Universe;
 use std::process::ExitCode;
 
+/// Exit code of a run that measured but had a block without any valid repetition: its
+/// records are kept, but scripts must notice (2 is bad input, 3 the `--timeout` watchdog).
+pub const NO_VALID_EXIT: u8 = 4;
+
 /// Runs a measurement under MPI. Exit code 2 for bad input (nothing measured, no file
-/// written); a failure during the run aborts every rank.
+/// written), [`NO_VALID_EXIT`] when a block had no valid repetition; a failure during the run
+/// aborts every rank.
 pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
+    if let Some(n) = args.world_size {
+        return agree::dry_run_without_mpi(&args, n);
+    }
     let Some(universe) = init() else {
         return ExitCode::FAILURE;
     };
@@ -51,6 +59,9 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if agreed.plan_only(&world, &args) {
+        return ExitCode::SUCCESS;
+    }
     interrupt::install();
     if let Some(t) = agreed.plan.timeout_s {
         interrupt::watchdog(
@@ -64,6 +75,8 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
         // 128 + the signal, as shells report a process ended by it.
         Ok(()) => match interrupt::signal() {
             Some(sig) => ExitCode::from((128 + sig).clamp(0, 255) as u8),
+            // Rank 0 alone holds the blocks; its exit code is the launcher's.
+            None if runner.blocks_without_valid() > 0 => ExitCode::from(NO_VALID_EXIT),
             None => ExitCode::SUCCESS,
         },
     }

@@ -2,40 +2,83 @@
 
 use crate::analysis::{analyze, distribution_rows, summarize, Bootstrap};
 use crate::export::{summary_exporter, write_distribution, SummaryFormat};
-use crate::plan::Op;
+use crate::limits::Estimate;
+use crate::plan::{Op, Plan};
 use crate::plot::{write_figures, Stat};
 use crate::records::read_records;
 use crate::units::format_bytes;
-use indicatif::{ProgressBar, ProgressStyle};
+use crate::units::format_duration;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-/// Progress over the blocks of a run: a bar on a terminal, one line per configuration in logs.
+/// Repetitions measured so far in the current block on this rank: the measurement loop adds
+/// one per repetition (a relaxed atomic add, nothing that could disturb the timing), and the
+/// progress bar's ticker reads it.
+static REPETITIONS: AtomicU64 = AtomicU64::new(0);
+
+/// One measured repetition done (called by the measurement loop on every rank).
+pub fn repetition_done() {
+    REPETITIONS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// How often the bar's position follows the repetition counter.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Progress of a run on rank 0: on a terminal a bar over all repetitions (ETA from their
+/// rate) naming the block and configuration; in logs one line per configuration.
 pub struct Progress {
     bar: Option<ProgressBar>,
+    /// Ends the ticker thread that moves the bar.
+    stop: Arc<AtomicBool>,
+    /// Repetitions of the blocks already done (the bar's position at the block start).
+    base: Arc<AtomicU64>,
     plain: bool,
     done: u64,
     total: u64,
+    nrep: u64,
 }
 
 impl Progress {
-    /// Progress for `total` blocks, shown only when `show` (rank 0).
-    pub fn new(show: bool, total: u64) -> Self {
-        let terminal = std::io::stderr().is_terminal();
-        let bar = (show && terminal).then(|| {
-            let bar = ProgressBar::new(total);
+    /// Progress for `total` blocks of at most `nrep` repetitions each, shown only when `show`
+    /// (rank 0, not `--quiet`).
+    pub fn new(show: bool, total: u64, nrep: u64) -> Self {
+        // Open MPI forwards a rank's stdout through a pty but its stderr through a pipe: the
+        // bar goes to whichever of the two is a terminal.
+        let target = if std::io::stderr().is_terminal() {
+            Some(ProgressDrawTarget::stderr())
+        } else if std::io::stdout().is_terminal() {
+            Some(ProgressDrawTarget::stdout())
+        } else {
+            None
+        };
+        let terminal = target.is_some();
+        let stop = Arc::new(AtomicBool::new(false));
+        let base = Arc::new(AtomicU64::new(0));
+        let bar = target.filter(|_| show).map(|target| {
+            let bar = ProgressBar::with_draw_target(Some(total * nrep), target);
             bar.set_style(
-                ProgressStyle::with_template("{bar:30} {pos}/{len} blocks {elapsed} {msg}")
-                    .expect("valid template"),
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} repetitions, {elapsed} elapsed, ETA {eta} | {msg}",
+                )
+                .expect("valid template"),
             );
+            spawn_ticker(bar.clone(), stop.clone(), base.clone(), nrep);
             bar
         });
+        REPETITIONS.store(0, Ordering::Relaxed);
         Progress {
             bar,
+            stop,
+            base,
             plain: show && !terminal,
             done: 0,
             total,
+            nrep,
         }
     }
 
@@ -48,7 +91,7 @@ impl Progress {
         };
         let what = format!("{op} {size} P={p}");
         if let Some(bar) = &self.bar {
-            bar.set_message(what);
+            bar.set_message(format!("block {}/{}: {what}", self.done + 1, self.total));
         } else if self.plain {
             eprintln!("[{:>4}/{} blocks] {what}", self.done, self.total);
         }
@@ -57,17 +100,46 @@ impl Progress {
     /// A block was measured and written.
     pub fn block_done(&mut self) {
         self.done += 1;
+        // Adaptive blocks may stop early: the bar moves on to the next block's share.
+        self.base.store(self.done * self.nrep, Ordering::Relaxed);
+        REPETITIONS.store(0, Ordering::Relaxed);
         if let Some(bar) = &self.bar {
-            bar.inc(1);
+            bar.set_position(self.done * self.nrep);
+            if let Some(rest) = bar.message().split_once(": ") {
+                bar.set_message(format!(
+                    "block {}/{}: {}",
+                    self.done + 1,
+                    self.total,
+                    rest.1
+                ));
+            }
         }
     }
 
-    /// Clears the bar.
+    /// Stops the ticker and clears the bar.
     pub fn finish(&self) {
+        self.stop.store(true, Ordering::Relaxed);
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
     }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Moves `bar` to the repetitions done every [`TICK`] until `stop`.
+fn spawn_ticker(bar: ProgressBar, stop: Arc<AtomicBool>, base: Arc<AtomicU64>, nrep: u64) {
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::Relaxed) {
+            let in_block = REPETITIONS.load(Ordering::Relaxed).min(nrep);
+            bar.set_position(base.load(Ordering::Relaxed) + in_block);
+            std::thread::sleep(TICK);
+        }
+    });
 }
 
 /// Prints the analyze table of the records at `path` and writes the figures into `figures`.
@@ -122,4 +194,48 @@ pub fn print_summary(path: &Path, figures: &Path) {
         ),
         Err(e) => eprintln!("delaybench: warning: figures not written: {e}"),
     }
+}
+
+/// The plan as people read it, one item per line, with the block count and estimated
+/// duration ([`Estimate`]): what `--dry-run` and `--verbose` print.
+pub fn describe_plan(plan: &Plan, world_size: u32) -> String {
+    let list = |items: Vec<String>| items.join(", ");
+    let window = match plan.window_s {
+        Some(w) => format_duration(w),
+        None => "auto (sized from the warm-up)".into(),
+    };
+    let rows = [
+        ("world size", world_size.to_string()),
+        (
+            "ops",
+            list(plan.ops.iter().map(|o| o.to_string()).collect()),
+        ),
+        (
+            "sizes",
+            list(plan.sizes.iter().map(|&b| format_bytes(b)).collect()),
+        ),
+        (
+            "P",
+            list(plan.procs.iter().map(|p| p.to_string()).collect()),
+        ),
+        ("late ranks", plan.delay_ranks.to_string()),
+        (
+            "delays",
+            list(plan.delays.iter().map(|d| d.label()).collect()),
+        ),
+        (
+            "repetitions",
+            format!("{} (+{} warm-up)", plan.nrep, plan.warmup),
+        ),
+        (
+            "process sync",
+            format!("{:?}, window {window}", plan.sync).to_lowercase(),
+        ),
+        ("clock sync", plan.clock_sync.name().to_string()),
+        ("seed", plan.seed.to_string()),
+        ("estimate", Estimate::of(plan).to_string()),
+    ];
+    rows.iter()
+        .map(|(k, v)| format!("delaybench: plan: {k:<13} {v}\n"))
+        .collect()
 }

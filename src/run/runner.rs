@@ -40,6 +40,10 @@ pub struct Runner<'w> {
     shared: Vec<SharedClockCheck>,
     /// When the clocks were last probed for drift tracking.
     last_probe: Instant,
+    /// `--quiet`: no start line and no progress.
+    quiet: bool,
+    /// On rank 0: the blocks in which no repetition was valid, as `op size P delay`.
+    empty_blocks: Vec<String>,
 }
 
 impl<'w> Runner<'w> {
@@ -67,7 +71,14 @@ impl<'w> Runner<'w> {
             blocks_done: 0,
             shared: Vec::new(),
             last_probe: Instant::now(),
+            quiet: args.quiet,
+            empty_blocks: Vec::new(),
         }
+    }
+
+    /// On rank 0, how many blocks had no valid repetition (0 on the other ranks).
+    pub fn blocks_without_valid(&self) -> usize {
+        self.empty_blocks.len()
     }
 
     fn is_root(&self) -> bool {
@@ -88,6 +99,8 @@ impl<'w> Runner<'w> {
         if let Some(w) = writer.as_mut() {
             w.write_header(&self.header(&gathered))
                 .map_err(|e| e.to_string())?;
+        }
+        if let Some(w) = writer.as_ref().filter(|_| !self.quiet) {
             eprintln!(
                 "delaybench: {} ranks on {} host(s); clock sync {} in {:.3} s ({}), offsets to rank 0: {}; writing {}",
                 world.size(),
@@ -111,7 +124,11 @@ impl<'w> Runner<'w> {
                 }
             }
         }
-        let mut progress = Progress::new(self.is_root(), self.total_blocks());
+        let mut progress = Progress::new(
+            self.is_root() && !self.quiet,
+            self.total_blocks(),
+            crate::limits::most_repetitions(&self.plan),
+        );
         let mut medians = Vec::new();
         for p in self.plan.procs.clone() {
             self.measure_p(p, writer.as_mut(), &mut progress, &mut medians)?;
@@ -133,6 +150,7 @@ impl<'w> Runner<'w> {
             }
             return Ok(());
         }
+        self.warn_empty_blocks();
         let footer = self.end_of_run_check(&medians);
         if let Some(w) = writer {
             let path = w.path().to_path_buf();
@@ -189,9 +207,11 @@ impl<'w> Runner<'w> {
                     self.resync_if_due(&comm);
                     progress.configuration(op, bytes, p);
                     for block in self.measure_configuration(&comm, op, bytes, comms.as_ref())? {
-                        medians.extend(crate::analysis::median(&crate::analysis::valid_t_globals(
-                            &block,
-                        )));
+                        let valid = crate::analysis::valid_t_globals(&block);
+                        if valid.is_empty() {
+                            self.empty_blocks.push(block_name(&block));
+                        }
+                        medians.extend(crate::analysis::median(&valid));
                         if let Some(w) = writer.as_deref_mut() {
                             w.write_block(&block).map_err(|e| e.to_string())?;
                         }
@@ -254,9 +274,11 @@ impl<'w> Runner<'w> {
         let compute = self.overlap_compute(comm, op, bytes, &slowest);
         // Overlap mode adds the computation, t_b long, to what the window must hold.
         let computed = compute.map_or(0.0, |c| c.t_pure_s);
-        let mut window = self.plan.window_s.unwrap_or_else(|| {
-            auto_window(&slowest, largest, timing.wait.spin_margin_s()) + computed
-        });
+        let suggested = auto_window(&slowest, largest, timing.wait.spin_margin_s()) + computed;
+        let mut window = self.plan.window_s.unwrap_or(suggested);
+        if self.is_root() && window < suggested {
+            self.warn_short_window(op, bytes, comm.size() as u32, window, suggested);
+        }
         // Every rank must use the same window; rank 0's is the one.
         comm.process_at_rank(0).broadcast_into(&mut window);
         let mut sync = self.process_sync(window);
@@ -471,6 +493,39 @@ impl<'w> Runner<'w> {
         }
     }
 
+    /// On rank 0, a warning (also kept in the footer) that the fixed `--window` is shorter
+    /// than the automatic window the warm-up asks for (`suggested`, seconds): many
+    /// repetitions will overrun it or start late and be invalid.
+    fn warn_short_window(&mut self, op: Op, bytes: u64, p: u32, window: f64, suggested: f64) {
+        let msg = format!(
+            "{op} {} P={p}: --window {} is shorter than the {} the warm-up and the largest \
+             delay need (what --window auto would use); expect invalid repetitions",
+            crate::units::format_bytes(bytes),
+            crate::units::format_duration(window),
+            crate::units::format_duration(suggested)
+        );
+        eprintln!("delaybench: warning: {msg}");
+        self.warnings.push(msg);
+    }
+
+    /// On rank 0, a warning (also kept in the footer) naming the blocks without a valid
+    /// repetition: their statistics are empty, and the run will exit non-zero.
+    fn warn_empty_blocks(&mut self) {
+        if self.empty_blocks.is_empty() {
+            return;
+        }
+        let msg = format!(
+            "{} of {} blocks had no valid repetition (in each, a rank started late or the operation overran \
+             the window), so they have no statistics: {}. Give a larger --window (or `auto`), a \
+             larger --late-tolerance, or fewer ranks per core",
+            self.empty_blocks.len(),
+            self.total_blocks(),
+            self.empty_blocks.join("; ")
+        );
+        eprintln!("delaybench: warning: {msg}");
+        self.warnings.push(msg);
+    }
+
     /// Measures every rank's global clock error at the end (002 §III-A check) and warns when
     /// it is large against the times measured.
     fn end_of_run_check(&mut self, medians: &[f64]) -> Footer {
@@ -526,4 +581,15 @@ fn offsets_line(models: &[ClockModel]) -> String {
         .map(|m| format!("{:+.2}us", m.intercept_s * 1e6))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `allreduce 8B P=2 delay 50us` for messages about one block.
+fn block_name(block: &Block) -> String {
+    format!(
+        "{} {} P={} delay {}",
+        block.op,
+        crate::units::format_bytes(block.bytes),
+        block.nprocs,
+        block.delay_model
+    )
 }

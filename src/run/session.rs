@@ -148,16 +148,22 @@ impl<'w> Session<'w> {
         self.timing.late_tolerance_s =
             tolerance_s.unwrap_or_else(|| wait.default_late_tolerance_s());
         (wait != WaitStrategy::Spin).then(|| {
+            // Name only the crowded hosts, with numbers, so the user sees what to change.
+            let crowded: Vec<String> = self
+                .hosts
+                .loads
+                .iter()
+                .filter_map(|l| {
+                    let n = self.hosts.measuring_on(&l.host, p);
+                    (n > l.cores).then(|| format!("{} runs {n} on {} cores", l.host, l.cores))
+                })
+                .collect();
             format!(
-                "P = {p}: a host runs more measuring ranks than it has cores ({}); ranks wait \
-                 politely (sleep, then spin with yields for the last {:.0} us; late-start \
-                 tolerance {:.0} us); timings on an oversubscribed host are not publishable",
-                self.hosts
-                    .loads
-                    .iter()
-                    .map(|l| format!("{}: {} cores", l.host, l.cores))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                "oversubscribed at P = {p}: more measuring ranks than cores ({}), so timings \
+                 are unreliable and not publishable; give each rank its own core (fewer ranks \
+                 per host or more hosts). Meanwhile ranks wait politely (sleep, then spin with \
+                 yields for the last {:.0} us) with a late-start tolerance of {:.0} us",
+                crowded.join("; "),
                 SPIN_MARGIN_S * 1e6,
                 self.timing.late_tolerance_s * 1e6
             )

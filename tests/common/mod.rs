@@ -38,13 +38,23 @@ pub fn mpirun(np: u32, args: &[&str], dir: &Path) -> Output {
     run_with_deadline(cmd, Duration::from_secs(240))
 }
 
+/// Exit status of a run that measured everything but had a block without a valid repetition
+/// (`delaybench::run::NO_VALID_EXIT`): its records are complete.
+pub const NO_VALID_EXIT: i32 = 4;
+
 /// Runs `mpirun -np <np> delaybench <args> --output <name>` in `dir`, asserts that it
-/// succeeded, and reads the records it wrote.
+/// measured everything (exit 0, or [`NO_VALID_EXIT`]: on a loaded 2-core machine an
+/// oversubscribed block can lose every repetition; tests about validity check the records'
+/// flags), and reads the records it wrote.
 pub fn run_records(np: u32, dir: &Path, name: &str, args: &[&str]) -> delaybench::records::Records {
     let mut all = args.to_vec();
     all.extend(["--output", name]);
     let out = mpirun(np, &all, dir);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        matches!(out.status.code(), Some(0 | NO_VALID_EXIT)),
+        "{}",
+        text(&out)
+    );
     delaybench::records::read_records(&dir.join(name)).unwrap()
 }
 
