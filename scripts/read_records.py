@@ -1,28 +1,72 @@
 #!/usr/bin/env python3
-"""Load a delaybench records file with cbor2 and numpy (see docs/records-format.md).
+"""Load a delaybench records file (format version 2) with cbor2 and numpy; see
+docs/records-format.md.
 
+    pip install cbor2 numpy crc32c
     python3 scripts/read_records.py results/run.cbor
+
+Every item is a checksummed frame: b"DBR2", kind (1 byte), payload length (8 bytes, big
+endian), the CBOR payload, and the CRC-32C of kind, length and payload (4 bytes, big endian).
+A frame with a wrong checksum is damage and raises; a frame cut off by the end of the file is
+the block in flight of an interrupted run and ends the reading.
 """
+import struct
 import sys
 
 import cbor2
 import numpy as np
 
+try:
+    from crc32c import crc32c
+except ImportError:  # slow pure-Python CRC-32C (Castagnoli), if the crc32c package is missing
+    _TABLE = []
+    for _n in range(256):
+        _c = _n
+        for _ in range(8):
+            _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
+        _TABLE.append(_c)
+
+    def crc32c(data):
+        c = 0xFFFFFFFF
+        for b in data:
+            c = _TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+        return c ^ 0xFFFFFFFF
+
+MAGIC = b"DBR2"
 ARRAYS = ("t_start_local_s", "t_end_local_s", "t_start_global_s", "t_end_global_s",
           "applied_delay_s")
+
+
+def frames(f):
+    """Yield (offset, payload) per complete frame; stop at a torn last frame."""
+    offset = 0
+    while True:
+        head = f.read(13)
+        if len(head) < 13:
+            return  # end of file, or a torn frame header
+        if head[:4] != MAGIC:
+            raise ValueError(f"damaged records file: no frame at byte {offset}")
+        (length,) = struct.unpack(">Q", head[5:13])
+        payload = f.read(length)
+        crc = f.read(4)
+        if len(payload) < length or len(crc) < 4:
+            return  # the block in flight of an interrupted run
+        if struct.unpack(">I", crc)[0] != crc32c(head[4:] + payload):
+            raise ValueError(f"damaged records file: checksum mismatch at byte {offset}")
+        yield offset, payload
+        offset += 13 + length + 4
 
 
 def read_records(path):
     """Return (header, blocks, footer); footer is None for an interrupted run."""
     header, blocks, footer = None, [], None
     with open(path, "rb") as f:
-        while True:
-            try:
-                item = cbor2.load(f)
-            except (EOFError, cbor2.CBORDecodeError):
-                break  # end of file, or the torn last block of an interrupted run
+        for _, payload in frames(f):
+            item = cbor2.loads(payload)
             kind = item.pop("item")
             if kind == "header":
+                if item["format_version"] != 2:
+                    raise ValueError(f"format version {item['format_version']}, expected 2")
                 header = item
             elif kind == "block":
                 shape = (item["nrep"], item["nprocs"])
@@ -42,6 +86,6 @@ if __name__ == "__main__":
     for b in blocks:
         valid = (b["flags"] == 0).all(axis=1)
         t_global = b["t_end_global_s"].max(axis=1) - b["t_start_global_s"].min(axis=1)
+        median = np.median(t_global[valid]) * 1e6 if valid.any() else float("nan")
         print(f"{b['op']:>10} {b['bytes']:>6} B  P={b['nprocs']:<4} delay={b['delay_s'] * 1e6:7.1f} us"
-              f"  valid {valid.sum()}/{b['nrep']}"
-              f"  t_global median {np.median(t_global[valid]) * 1e6:9.2f} us")
+              f"  valid {valid.sum()}/{b['nrep']}  t_global median {median:9.2f} us")

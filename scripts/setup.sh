@@ -16,6 +16,7 @@
 # they were; a failure returns (or exits, when run rather than sourced) with status 1.
 
 _setup_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+_repo_dir="$(cd "$_setup_dir/.." && pwd)"
 . "$_setup_dir/find_libclang.sh"
 
 say() { echo "setup: $*" >&2; }
@@ -53,12 +54,12 @@ _delaybench_setup() {
         openmpi)
             MPICC=mpicc.openmpi DELAYBENCH_MPIEXEC=mpirun.openmpi
             command -v mpicc.openmpi >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
-            export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_setup_dir/../target/openmpi}"
+            export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_repo_dir/target/openmpi}"
             ;;
         mpich)
             MPICC=mpicc.mpich DELAYBENCH_MPIEXEC=mpiexec.mpich
             command -v mpicc.mpich >/dev/null 2>&1 || missing+=(mpich libmpich-dev)
-            export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_setup_dir/../target/mpich}"
+            export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$_repo_dir/target/mpich}"
             ;;
         *)
             say "DELAYBENCH_MPI=$want_mpi: expected auto, openmpi or mpich"

@@ -208,6 +208,11 @@ pub struct ClockSyncEvalArgs {
     /// Waits after the synchronisation at which the clock error is measured.
     #[arg(long, value_delimiter = ',', value_parser = parse_duration_s, default_value = "0s,2s,5s,10s")]
     pub waits: Vec<f64>,
+    /// Long-run mode: evaluate each method twice, without and with drift tracking during the
+    /// waits (a probe round this often; rows `METHOD+tracking`), e.g. `--waits 0s,10s,30s,60s
+    /// --track-every 1s`.
+    #[arg(long, value_parser = parse_positive_duration)]
+    pub track_every: Option<f64>,
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
     #[command(flatten)]

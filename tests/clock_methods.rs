@@ -469,3 +469,32 @@ fn comparison_table() {
         }
     }
 }
+
+#[test]
+fn jk_serves_peers_round_robin_so_its_sync_takes_one_fit_span_at_any_p() {
+    let _serial = serial();
+    let spec = spec("offset=1ms*rank,skew=20ppm*rank");
+    let cfg = SimConfig::virtual_cluster(spec.clone());
+    let params = drift_params();
+    let span = params.fitpoints as f64 * params.fit_interval_s;
+    let two = sync_world(2, ClockSyncMethod::Jk, &params, &cfg);
+    let eight = sync_world(8, ClockSyncMethod::Jk, &params, &cfg);
+    check_outcomes(ClockSyncMethod::Jk, 8, &eight);
+    // One peer after the other, P = 8 would take 7 fit spans; round-robin takes about one.
+    assert!(
+        eight.duration_s < 2.0 * span && eight.duration_s < 2.0 * two.duration_s + span / 4.0,
+        "P = 8 took {} s, P = 2 {} s, one fit span {span} s",
+        eight.duration_s,
+        two.duration_s
+    );
+    // Every peer's regression spans the whole sync, and the models are accurate.
+    let err = max_error_at_rank_end(&spec, &eight);
+    assert!(err < 1e-6, "largest true error {err} s");
+    for (r, o) in eight.outcomes.iter().enumerate().skip(1) {
+        assert!(
+            (o.model.slope - 20e-6 * r as f64).abs() < 1e-6,
+            "rank {r}: {o:?}"
+        );
+        assert!(o.slope_se.is_finite(), "rank {r}: {o:?}");
+    }
+}

@@ -74,3 +74,48 @@ fn clocksync_shows_offset_only_drift_and_a_drift_aware_fit() {
     );
     assert!(true_error("treefit", 1.0) < 10e-6, "treefit after 1 s");
 }
+
+#[test]
+fn clocksync_long_run_mode_compares_tracking_off_and_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mpirun(
+        2,
+        &[
+            "clocksync",
+            "--methods",
+            "offset",
+            "--waits",
+            "0s,2s",
+            "--track-every",
+            "500ms",
+            "--emulate-clock",
+            "offset=1ms*rank,skew=20ppm*rank",
+            "--format",
+            "csv",
+            "--output",
+            "cs.csv",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    let true_error_at = |method: &str, wait: f64| -> f64 {
+        let row = rows
+            .iter()
+            .find(|r| {
+                &r[col("method")] == method && r[col("wait_s")].parse::<f64>().unwrap() == wait
+            })
+            .unwrap_or_else(|| panic!("no {method} row at {wait} s: {}", text(&out)));
+        row[col("max_true_error_s")].parse().unwrap()
+    };
+    // 20 ppm for 2 s: an offset-only model is 40 us off; tracking keeps it within a few us.
+    assert!(true_error_at("offset", 2.0) > 20e-6, "{}", text(&out));
+    assert!(
+        true_error_at("offset+tracking", 2.0) < 5e-6,
+        "{}",
+        text(&out)
+    );
+}

@@ -32,6 +32,8 @@ pub struct ConfigStats {
     pub bytes: u64,
     /// P, the number of processes.
     pub nprocs: u32,
+    /// Distinct hosts the P ranks spanned (`--subcomm`; 0 in files that did not record it).
+    pub hosts: u32,
     /// The delay model (`0` for the baseline, `50us`, `exp:50us`).
     pub delay_model: String,
     /// Nominal delay δ in seconds (the mean of a sampled model; 0 for the baseline).
@@ -251,6 +253,7 @@ fn row(launches: &[Records], block: &Block, boot: &Bootstrap) -> ConfigStats {
         op: block.op,
         bytes: block.bytes,
         nprocs: block.nprocs,
+        hosts: block.hosts,
         delay_model: block.delay_model.clone(),
         delay_s: delay,
         launches: own.len() as u32,

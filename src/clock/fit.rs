@@ -170,14 +170,17 @@ pub(crate) fn fit_points_model(
         ys.push(y);
     }
     match linear_fit(&xs, &ys) {
-        Some(fit) => fit.to_model(),
+        Some(fit) => {
+            stats.slope_se = fit.slope_se;
+            fit.to_model()
+        }
         None => ClockModel::through(0.0, xs[xs.len() - 1], ys[ys.len() - 1]),
     }
 }
 
 /// Algorithm 4 lines 14-19: offsets local − remote − rtt/2 at the local receive time; the
 /// fit point is the lower median offset and the receive time of its exchange.
-fn median_point(exchanges: &[Exchange], rtt_s: f64) -> (f64, f64) {
+pub(crate) fn median_point(exchanges: &[Exchange], rtt_s: f64) -> (f64, f64) {
     let diffs: Vec<(f64, f64)> = exchanges
         .iter()
         .map(|e| (e.t1, e.t1 - e.remote - rtt_s / 2.0))

@@ -48,6 +48,14 @@ impl Exchange {
 
     /// Local time at which the peer is taken to have read its clock: t0 + (λp + Δ)/2,
     /// seconds.
+    ///
+    /// A documented choice, not a silent bias: the Δ/2 term follows 002 eq. 2, as ReproMPI and
+    /// the paper do, so results compare. The answering peer reads its clock once, so with
+    /// equal latencies in both directions its reading falls at t0 + λp/2 and eq. 2 places it
+    /// Δ/2 later: σ is biased by −Δ/2 (the plain midpoint would be exact; the virtual-time
+    /// simulator shows it). Δ, the cost of one clock read, is recorded in every header
+    /// (`clock.timer_delay_s`, about 20 ns here), so the bias is about 10 ns, below the RTT/2
+    /// bound of every offset.
     pub fn local_mid_s(&self) -> f64 {
         self.t0 + (self.rtt_s() + (self.t2 - self.t1)) / 2.0
     }

@@ -1,7 +1,12 @@
 //! Least-squares straight line, the fitting step of Jones and Koenig's method and of HCA
-//! (004 §2, Algorithm 4 line 20, LINEAR_FIT).
+//! (004 §2, Algorithm 4 line 20, LINEAR_FIT), with the slope's standard error so that a slope
+//! that is only noise is not extrapolated over a run.
 
 use crate::records::ClockModel;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// Two-sided level of the slope's significance test.
+pub const SLOPE_TEST_LEVEL: f64 = 0.95;
 
 /// A least-squares line `y = slope · (x − x_mean) + y_mean`. Written around the means so that
 /// large x (clock readings of 10^5 s) lose no precision.
@@ -13,6 +18,11 @@ pub struct LinearFit {
     pub x_mean: f64,
     /// Mean of the y values; the line passes through (x_mean, y_mean).
     pub y_mean: f64,
+    /// Standard error of the slope from the residuals, sqrt(Σr²/(n−2) / Σ(x−x̄)²); infinite
+    /// with two points (no residual degrees of freedom).
+    pub slope_se: f64,
+    /// Number of points.
+    pub n: usize,
 }
 
 impl LinearFit {
@@ -21,10 +31,33 @@ impl LinearFit {
         self.slope * (x - self.x_mean) + self.y_mean
     }
 
+    /// True when the slope differs from 0 by more than Student's t quantile (two-sided,
+    /// [`SLOPE_TEST_LEVEL`], n − 2 degrees of freedom) times its standard error.
+    pub fn slope_significant(&self) -> bool {
+        if self.n < 3 || !self.slope_se.is_finite() {
+            return false;
+        }
+        if self.slope_se == 0.0 {
+            return self.slope != 0.0;
+        }
+        let t = StudentsT::new(0.0, 1.0, (self.n - 2) as f64)
+            .map(|d| d.inverse_cdf(0.5 + SLOPE_TEST_LEVEL / 2.0))
+            .unwrap_or(f64::INFINITY);
+        self.slope.abs() > t * self.slope_se
+    }
+
     /// The line as a clock model when x is local time and y the offset to the reference
-    /// (`t_ref_s = x_mean`, `intercept_s = y_mean`).
+    /// (`t_ref_s = x_mean`, `intercept_s = y_mean`). A slope that is not significant
+    /// ([`LinearFit::slope_significant`]) is noise: extrapolated over a run it would invent a
+    /// drift (about 1 ppm on one host with shared cores, where the true drift is 0), so the
+    /// model then has slope 0 through the mean offset.
     pub fn to_model(&self) -> ClockModel {
-        ClockModel::through(self.slope, self.x_mean, self.y_mean)
+        let slope = if self.slope_significant() {
+            self.slope
+        } else {
+            0.0
+        };
+        ClockModel::through(slope, self.x_mean, self.y_mean)
     }
 }
 
@@ -45,10 +78,23 @@ pub fn linear_fit(xs: &[f64], ys: &[f64]) -> Option<LinearFit> {
     if sxx <= 0.0 || !sxx.is_finite() {
         return None;
     }
+    let slope = sxy / sxx;
+    let residuals: f64 = xs
+        .iter()
+        .zip(ys)
+        .map(|(&x, &y)| (y - (slope * (x - x_mean) + y_mean)).powi(2))
+        .sum();
+    let slope_se = if n > 2 {
+        (residuals / (n - 2) as f64 / sxx).sqrt()
+    } else {
+        f64::INFINITY
+    };
     Some(LinearFit {
-        slope: sxy / sxx,
+        slope,
         x_mean,
         y_mean,
+        slope_se,
+        n,
     })
 }
 
@@ -58,6 +104,27 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))
+    }
+
+    #[test]
+    fn slope_standard_error_by_hand_and_the_significance_test() {
+        // (0,0), (1,2), (2,1), (3,3): x̄ = 1.5, ȳ = 1.5, Sxx = 5, Sxy = 4, slope 0.8.
+        // Fitted: 0.3, 1.1, 1.9, 2.7; residuals −0.3, 0.9, −0.9, 0.3; Σr² = 1.8.
+        // SE = sqrt(1.8 / 2 / 5) = sqrt(0.18) ≈ 0.4243; t(0.975, 2) ≈ 4.303 → 1.826 > 0.8.
+        let f = linear_fit(&[0.0, 1.0, 2.0, 3.0], &[0.0, 2.0, 1.0, 3.0]).unwrap();
+        assert!(close(f.slope_se, 0.18f64.sqrt()));
+        assert!(!f.slope_significant());
+        assert_eq!(f.to_model().slope, 0.0);
+        assert!(close(f.to_model().offset_at(1.5), 1.5));
+        // A clean line of 10 points with tiny noise: significant, kept.
+        let xs: Vec<f64> = (0..10).map(f64::from).collect();
+        let ys: Vec<f64> = xs
+            .iter()
+            .map(|x| 2.0 * x + if (*x as i32) % 2 == 0 { 1e-3 } else { -1e-3 })
+            .collect();
+        let g = linear_fit(&xs, &ys).unwrap();
+        assert!(g.slope_significant());
+        assert!((g.to_model().slope - 2.0).abs() < 1e-3);
     }
 
     #[test]

@@ -13,6 +13,10 @@ pub struct SyncOutcome {
     pub rtt_s: f64,
     /// Ping-pong exchanges this rank took part in, on either side.
     pub exchanges: u32,
+    /// Standard error of the fitted slope (s/s) of a drift-aware method; a slope within its
+    /// 95 % interval of 0 was set to 0. NaN when no slope was fitted (offset-only methods,
+    /// rank 0).
+    pub slope_se: f64,
 }
 
 impl SyncOutcome {
@@ -22,6 +26,7 @@ impl SyncOutcome {
             model: ClockModel::IDENTITY,
             rtt_s: 0.0,
             exchanges,
+            slope_se: f64::NAN,
         }
     }
 }
@@ -42,6 +47,8 @@ pub trait ClockSync {
 pub(crate) struct Stats {
     pub rtt_s: f64,
     pub exchanges: u32,
+    /// Standard error of the last fitted slope, NaN if none.
+    pub slope_se: f64,
 }
 
 impl Stats {
@@ -49,6 +56,7 @@ impl Stats {
         Stats {
             rtt_s: f64::INFINITY,
             exchanges: 0,
+            slope_se: f64::NAN,
         }
     }
 
@@ -66,6 +74,7 @@ impl Stats {
                 0.0
             },
             exchanges: self.exchanges,
+            slope_se: self.slope_se,
         }
     }
 }

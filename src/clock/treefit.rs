@@ -2,6 +2,12 @@
 //! its reference's already-*global* clock, top-down through the tree of 000 §3.2, and the
 //! intercepts are re-measured top-down at the end.
 //!
+//! Credit: in structure this is HCA3 of Hunold and Carpen-Amarie's mpi-time-sync library
+//! (the clock synchronisation of ReproMPI): top-down, each child learning its model against
+//! the parent's global clock, so no models are merged. treefit differs in the fit-point
+//! estimator (the low-RTT median below instead of Algorithm 4's RTT-corrected median) and in
+//! the final intercept pass.
+//!
 //! # Method
 //!
 //! *Fit pass.* The pairs of [`tree_rounds`](super::tree_rounds) run in *reverse* order (rank 0

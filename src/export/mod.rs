@@ -52,11 +52,12 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `hidden_fraction` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 41] = [
+pub const SUMMARY_COLUMNS: [&str; 42] = [
     "schema_version",
     "op",
     "bytes",
     "nprocs",
+    "hosts",
     "delay_model",
     "delay_s",
     "launches",

@@ -42,7 +42,7 @@ mod tests {
         let out = text(|buf| SummaryMarkdown.write(&a, buf));
         let lines: Vec<&str> = out.lines().collect();
         assert!(
-            lines[0].starts_with("| op | size | P | delay |"),
+            lines[0].starts_with("| op | size | P | hosts | delay |"),
             "{}",
             lines[0]
         );
@@ -53,7 +53,7 @@ mod tests {
             assert_eq!(l.matches('|').count(), pipes, "{l}");
         }
         assert!(
-            lines[3].starts_with("| allreduce | 8B | 2 | 50us |"),
+            lines[3].starts_with("| allreduce | 8B | 2 | 1 | 50us |"),
             "{}",
             lines[3]
         );

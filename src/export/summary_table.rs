@@ -38,6 +38,7 @@ pub(super) fn headers(a: &Analysis) -> Vec<String> {
         "op".into(),
         "size".into(),
         "P".into(),
+        "hosts".into(),
         "delay".into(),
         "valid\nn0/nd".into(),
         "t0 med\n(us)".into(),
@@ -154,6 +155,11 @@ fn cells(r: &ConfigStats) -> Vec<String> {
             "-".into()
         },
         r.nprocs.to_string(),
+        if r.hosts > 0 {
+            r.hosts.to_string()
+        } else {
+            "-".into()
+        },
         // "0s" would read like a measured duration; the baseline has no delay at all.
         if r.delay_s == 0.0 {
             "0".into()
@@ -243,16 +249,19 @@ mod tests {
             .iter()
             .map(|l| l.split_whitespace().collect())
             .collect();
-        assert_eq!(&cells[0][..5], ["barrier", "-", "4", "0", "2/-*"]);
+        assert_eq!(&cells[0][..6], ["barrier", "-", "4", "1", "0", "2/-*"]);
         assert_eq!(
-            &cells[1][..6],
-            ["allreduce", "8B", "2", "50us", "4/4*", "12.50"]
+            &cells[1][..7],
+            ["allreduce", "8B", "2", "1", "50us", "4/4*", "12.50"]
         );
         assert!(rows[1].contains("62.50 ["), "{}", rows[1]);
         // b = 0 whose interval contains 0: marked not significant; ceiling 12.5/50.
         assert!(rows[1].contains(" no "), "{}", rows[1]);
         assert!(rows[1].contains("25.0"), "{}", rows[1]);
-        assert_eq!(&cells[2][..5], ["iallreduce", "1KiB", "4", "50us", "0/3*"]);
+        assert_eq!(
+            &cells[2][..6],
+            ["iallreduce", "1KiB", "4", "1", "50us", "0/3*"]
+        );
     }
 
     #[test]

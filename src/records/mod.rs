@@ -1,8 +1,10 @@
 //! Records files: what a run writes (rank 0, block by block) and what the offline commands read.
 //!
-//! A records file is a CBOR sequence (RFC 8742) of [`Item`]s: one header, one block per measured
-//! configuration, and a footer when the run completed. Plain Rust, no MPI.
+//! A records file is a sequence of checksummed frames ([`frame`]), each holding one [`Item`] as
+//! CBOR: one header, one block per measured configuration, and a footer when the run
+//! completed. Plain Rust, no MPI.
 
+pub mod frame;
 mod reader;
 mod schema;
 #[doc(hidden)]
@@ -34,10 +36,24 @@ pub enum RecordsError {
     Write(String),
     #[error("{path} is not a delaybench records file: {reason}")]
     NotRecords { path: String, reason: String },
-    #[error("{path} has format version {found}; this delaybench reads version {expected}")]
+    #[error("{path} has format version {found}; this delaybench reads version {expected} (use the delaybench version that wrote it, or re-run)")]
     Version {
         path: String,
         found: u32,
         expected: u32,
+    },
+    #[error("{path} is damaged at byte {offset} ({item}): {reason}; {later} later complete item(s) follow, so this is not an interrupted run: the file cannot be trusted and nothing of it is analysed (restore it from a copy or re-run)")]
+    Corrupt {
+        path: String,
+        /// `header`, `block N` (1-based) or `footer`.
+        item: String,
+        offset: u64,
+        reason: String,
+        later: usize,
+    },
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
     },
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Name in every header, so readers can tell a records file from other CBOR.
 pub const FORMAT_NAME: &str = "delaybench-records";
 /// Version of the layout described in `docs/records-format.md`.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Flag bit: the rank reached its start instant after that instant had passed.
 pub const FLAG_STARTED_LATE: u8 = 1;
@@ -142,6 +142,10 @@ pub struct ClockSyncInfo {
     /// in files written before shared clocks were detected.
     #[serde(default)]
     pub shared: Vec<SharedClockCheck>,
+    /// Per rank: standard error of its fitted slope (s/s); a slope not significantly
+    /// different from 0 (95 %) was set to 0. NaN where no slope was fitted.
+    #[serde(default)]
+    pub slope_se: Vec<f64>,
 }
 
 /// One rank's shared-clock check (`crate::clock::shared`): ranks with their leader's clock

@@ -29,6 +29,7 @@ pub fn header(world_size: u32) -> Header {
             exchanges: vec![150; world_size as usize],
             duration_s: 0.01,
             shared: Vec::new(),
+            slope_se: Vec::new(),
         },
         wait: WaitInfo {
             rule: "spin".into(),

@@ -1,5 +1,7 @@
 //! Writing a records file as the run goes, so a crash loses at most the block in flight.
+//! Every item is one checksummed frame ([`super::frame`]).
 
+use super::frame::{encode, FrameKind};
 use super::{Block, Footer, Header, Item, RecordsError};
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -58,10 +60,17 @@ impl RecordsWriter {
     }
 
     fn write_item(&mut self, item: &Item) -> Result<(), RecordsError> {
-        ciborium::into_writer(item, &mut self.out)
+        let mut payload = Vec::new();
+        ciborium::into_writer(item, &mut payload)
             .map_err(|e| RecordsError::Write(e.to_string()))?;
+        let kind = match item {
+            Item::Header(_) => FrameKind::Header,
+            Item::Block(_) => FrameKind::Block,
+            Item::Footer(_) => FrameKind::Footer,
+        };
         self.out
-            .flush()
+            .write_all(&encode(kind, &payload))
+            .and_then(|_| self.out.flush())
             .and_then(|_| self.out.get_ref().sync_data())
             .map_err(|e| RecordsError::Write(e.to_string()))
     }

@@ -3,6 +3,7 @@
 
 use super::hosts::Hosts;
 use super::session::Session;
+use super::tracking::{probe_clocks, ProbeComms};
 use super::transport::MpiTransport;
 use crate::cli::ClockSyncEvalArgs;
 use crate::clock::{build, measure_errors, true_error, ClockSyncMethod, EmulationSpec};
@@ -30,11 +31,29 @@ pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
     waits.sort_by(f64::total_cmp);
     let mut rows = Vec::new();
     for p in procs {
+        let tracking: Vec<Option<f64>> = match args.track_every {
+            None => vec![None],
+            Some(every) => vec![None, Some(every)],
+        };
         let (found, _) = session.measure_at(p, None, |session, comm| {
-            args.methods
-                .iter()
-                .flat_map(|&m| evaluate(comm, session, m, &args, &waits, emulation.as_ref()))
-                .collect::<Vec<_>>()
+            let mut rows = Vec::new();
+            for &m in &args.methods {
+                for &track in &tracking {
+                    let how = Evaluation {
+                        method: m,
+                        track_every_s: track,
+                    };
+                    rows.extend(evaluate(
+                        comm,
+                        session,
+                        how,
+                        &args,
+                        &waits,
+                        emulation.as_ref(),
+                    ));
+                }
+            }
+            rows
         });
         rows.extend(found.unwrap_or_default());
     }
@@ -44,21 +63,60 @@ pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Synchronises with `method`, then measures the error after each wait; rows on rank 0.
+/// One evaluation: a method, with or without drift tracking during the waits.
+#[derive(Clone, Copy)]
+struct Evaluation {
+    method: ClockSyncMethod,
+    /// Seconds between drift-tracking probe rounds during the waits; `None`: no tracking.
+    track_every_s: Option<f64>,
+}
+
+impl Evaluation {
+    fn name(&self) -> String {
+        match self.track_every_s {
+            None => self.method.name().into(),
+            Some(_) => format!("{}+tracking", self.method.name()),
+        }
+    }
+}
+
+/// Synchronises with the method, then measures the error after each wait (probing for drift
+/// during the waits when tracking); rows on rank 0.
 fn evaluate(
     comm: &SimpleCommunicator,
     session: &mut Session,
-    method: ClockSyncMethod,
+    how: Evaluation,
     args: &ClockSyncEvalArgs,
     waits: &[f64],
     emulation: Option<&EmulationSpec>,
 ) -> Vec<ClockSyncRow> {
+    let method = how.method;
     let sync = build(method, &args.params.params());
     comm.barrier();
     let gathered = session.synchronise(comm, sync.as_ref());
     let synced = Instant::now();
+    let world_rank = session.world.rank() as usize;
+    let probes = how.track_every_s.map(|_| {
+        ProbeComms::new(
+            comm,
+            &session.hosts.names[world_rank],
+            world_rank as u32,
+            crate::clock::shared::SharedVerdict::Leader,
+        )
+    });
+    let mut rounds_done = 0u64;
     let mut rows = Vec::new();
     for &wait in waits {
+        if let (Some(every), Some(probes)) = (how.track_every_s, probes.as_ref()) {
+            // The same number of rounds on every rank, each at its own clock's time.
+            let rounds = (wait / every).floor() as u64;
+            while rounds_done < rounds {
+                rounds_done += 1;
+                let at = synced + Duration::from_secs_f64(rounds_done as f64 * every);
+                std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                probe_clocks(&session.timing, probes, 0);
+            }
+        }
         let until = synced + Duration::from_secs_f64(wait);
         std::thread::sleep(until.saturating_duration_since(Instant::now()));
         let transport = MpiTransport {
@@ -85,7 +143,7 @@ fn evaluate(
         });
         if let Some(errors) = errors {
             rows.push(ClockSyncRow {
-                method: method.name().into(),
+                method: how.name(),
                 nprocs: comm.size() as u32,
                 sync_s: gathered.duration_s,
                 wait_s: wait,

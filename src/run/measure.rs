@@ -120,7 +120,6 @@ pub fn measure_block(
         spec.delay_model
     ));
     let (rows, taken) = repetitions(comm, kernel, sync, timing, &spec, detours, tracking);
-    interrupt::disarm();
     spec.probes.extend(taken);
     gather(comm, rows, spec, sync.window_s(), timing)
 }

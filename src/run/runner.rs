@@ -77,6 +77,8 @@ impl<'w> Runner<'w> {
     /// Measures the whole plan; errors are this rank's and end the run.
     pub fn run(&mut self, mut writer: Option<RecordsWriter>) -> Result<(), String> {
         let world = self.session.world;
+        // The watchdog watches the whole run; ranks waiting for others beat as they poll.
+        interrupt::arm("the clock synchronisation".into());
         let gathered = self
             .session
             .synchronise_shared(world, self.clock_sync.as_ref());
@@ -119,6 +121,7 @@ impl<'w> Runner<'w> {
             }
         }
         progress.finish();
+        interrupt::disarm();
         if let Some(sig) = interrupt::signal() {
             if let Some(w) = writer {
                 eprintln!(
@@ -236,6 +239,10 @@ impl<'w> Runner<'w> {
         bytes: u64,
         comms: Option<&ProbeComms>,
     ) -> Result<Vec<Block>, String> {
+        interrupt::arm(format!(
+            "{op} {bytes} B, P = {} (preparing, warming up)",
+            comm.size()
+        ));
         let delays = self.delay_matrices(comm.size() as u32);
         let largest = delays
             .iter()
@@ -442,6 +449,7 @@ impl<'w> Runner<'w> {
                 exchanges: gathered.exchanges.clone(),
                 duration_s: gathered.duration_s,
                 shared: gathered.shared.clone(),
+                slope_se: gathered.slope_se.clone(),
             },
             wait: WaitInfo {
                 rule: "spin while every host has a core per measuring rank (unbound measuring \

@@ -29,6 +29,8 @@ pub struct Gathered {
     pub duration_s: f64,
     /// Per rank: the shared-clock check (empty for a flat synchronisation).
     pub shared: Vec<crate::records::SharedClockCheck>,
+    /// Per rank: standard error of the fitted slope (NaN where none was fitted).
+    pub slope_se: Vec<f64>,
 }
 
 /// One rank's view of the run's machinery.
@@ -76,6 +78,7 @@ impl<'w> Session<'w> {
                 spin_margin_s: std::cell::Cell::new(0.0),
                 tracker: std::cell::RefCell::new(crate::clock::tracking::DriftTracker::new(
                     ClockModel::IDENTITY,
+                    0.0,
                 )),
             },
         }
@@ -107,6 +110,7 @@ impl<'w> Session<'w> {
             outcome.model.t_ref_s,
             outcome.rtt_s,
             outcome.exchanges as f64,
+            outcome.slope_se,
         ];
         let root = comm.process_at_rank(0);
         if comm.rank() != 0 {
@@ -129,6 +133,7 @@ impl<'w> Session<'w> {
             exchanges: rows.iter().map(|r| r[4] as u32).collect(),
             duration_s,
             shared: Vec::new(),
+            slope_se: rows.iter().map(|r| r[5]).collect(),
         };
         (outcome, gathered)
     }
@@ -219,5 +224,6 @@ pub fn idle_barrier(world: &SimpleCommunicator) {
         }
         // Rarely, so that idle ranks do not take the measuring ranks' cores.
         std::thread::sleep(std::time::Duration::from_millis(1));
+        super::interrupt::beat();
     }
 }

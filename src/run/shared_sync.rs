@@ -72,7 +72,8 @@ impl Session<'_> {
         };
         let rtt = own.map_or(rtt_s, |o| o.rtt_s);
         let exchanges = check_exchanges + own.map_or(0, |o| o.exchanges);
-        gather_on_root(comm, model, check, (rtt, exchanges), started)
+        let slope_se = own.map_or(f64::NAN, |o| o.slope_se);
+        gather_on_root(comm, model, check, (rtt, exchanges, slope_se), started)
     }
 
     /// This rank's verdict, and the offset and RTT measured against the leader (NaN for
@@ -153,12 +154,13 @@ impl Session<'_> {
 
 /// Gathers every rank's model and check on rank 0 of `comm`. `rtt_exchanges`: the smallest
 /// RTT seen while this rank's clock was measured (by the method, or by the check for ranks
-/// that did not synchronise), seconds, and the ping-pong exchanges it took part in.
+/// that did not synchronise), seconds, the ping-pong exchanges it took part in, and the
+/// standard error of its fitted slope (NaN if none).
 fn gather_on_root(
     comm: &SimpleCommunicator,
     model: ClockModel,
     check: SharedClockCheck,
-    rtt_exchanges: (f64, u32),
+    rtt_exchanges: (f64, u32, f64),
     started: Instant,
 ) -> Gathered {
     let verdict_code = match check.verdict {
@@ -167,7 +169,7 @@ fn gather_on_root(
         SharedVerdict::FailedCheck => 2.0,
         SharedVerdict::Emulated => 3.0,
     };
-    let (rtt, exchanges) = rtt_exchanges;
+    let (rtt, exchanges, slope_se) = rtt_exchanges;
     let mine = [
         model.slope,
         model.intercept_s,
@@ -178,6 +180,7 @@ fn gather_on_root(
         check.offset_s,
         check.rtt_s,
         exchanges as f64,
+        slope_se,
     ];
     let root = comm.process_at_rank(0);
     if comm.rank() != 0 {
@@ -198,6 +201,7 @@ fn gather_on_root(
             .collect(),
         rtt_s: rows.iter().map(|r| r[3]).collect(),
         exchanges: rows.iter().map(|r| r[8] as u32).collect(),
+        slope_se: rows.iter().map(|r| r[9]).collect(),
         duration_s: started.elapsed().as_secs_f64(),
         shared: rows
             .iter()

@@ -29,7 +29,7 @@ impl Timing {
     /// Installs the model of a (re)synchronisation and restarts drift tracking from it.
     pub fn set_synchronised(&self, model: ClockModel) {
         self.model.set(model);
-        *self.tracker.borrow_mut() = DriftTracker::new(model);
+        *self.tracker.borrow_mut() = DriftTracker::new(model, self.clock.now());
     }
 
     /// Adds a drift-tracking probe (local time and offset to the global clock, seconds) and

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 /// One MPI job at a time: jobs running side by side would share the cores without knowing it,
 /// and each would pick busy-waiting for a host it believes it has to itself.
-static MPI_JOBS: Mutex<()> = Mutex::new(());
+pub static MPI_JOB: Mutex<()> = Mutex::new(());
 
 /// Path of the delaybench binary cargo built for the tests.
 pub fn exe() -> &'static str {
@@ -34,7 +34,7 @@ pub fn mpirun(np: u32, args: &[&str], dir: &Path) -> Output {
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
-    let _one_job = MPI_JOBS.lock().unwrap_or_else(|e| e.into_inner());
+    let _one_job = MPI_JOB.lock().unwrap_or_else(|e| e.into_inner());
     run_with_deadline(cmd, Duration::from_secs(240))
 }
 
@@ -57,7 +57,7 @@ pub fn offline(args: &[&str]) -> Output {
 
 /// Runs `cmd` as one MPI job (never beside another), killing it after `deadline`.
 pub fn run_mpi_job(cmd: Command, deadline: Duration) -> Output {
-    let _one_job = MPI_JOBS.lock().unwrap_or_else(|e| e.into_inner());
+    let _one_job = MPI_JOB.lock().unwrap_or_else(|e| e.into_inner());
     run_with_deadline(cmd, deadline)
 }
 

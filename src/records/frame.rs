@@ -1,0 +1,190 @@
+//! Checksummed frames: the byte layout of records files from format version 2 on.
+//!
+//! Every item (header, block, footer) is one frame:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 4 | magic `DBR2` |
+//! | 1 | kind: 1 header, 2 block, 3 footer |
+//! | 8 | payload length n, big-endian u64 |
+//! | n | payload: the item as CBOR |
+//! | 4 | CRC-32C (Castagnoli) of kind, length and payload, big-endian u32 |
+//!
+//! A damaged byte anywhere fails the checksum of its frame and is reported with the frame,
+//! never read as data; a frame cut short by the end of the file is an interrupted run. The
+//! length is checked against the bytes left in the file before anything is allocated.
+
+use std::io::{self, Read};
+
+/// First bytes of every frame.
+pub const MAGIC: [u8; 4] = *b"DBR2";
+/// Magic, kind and length.
+pub const HEAD_LEN: usize = 13;
+/// The CRC-32C after the payload.
+pub const CRC_LEN: usize = 4;
+
+/// Kind byte of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    Header = 1,
+    Block = 2,
+    Footer = 3,
+}
+
+impl FrameKind {
+    fn from_byte(b: u8) -> Option<FrameKind> {
+        match b {
+            1 => Some(FrameKind::Header),
+            2 => Some(FrameKind::Block),
+            3 => Some(FrameKind::Footer),
+            _ => None,
+        }
+    }
+}
+
+/// The frame of `payload` (see the module documentation).
+pub fn encode(kind: FrameKind, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEAD_LEN + payload.len() + CRC_LEN);
+    out.extend_from_slice(&MAGIC);
+    out.push(kind as u8);
+    out.extend_from_slice(&(payload.len() as u64).to_be_bytes());
+    out.extend_from_slice(payload);
+    let crc = crc32c::crc32c(&out[MAGIC.len()..]);
+    out.extend_from_slice(&crc.to_be_bytes());
+    out
+}
+
+/// What [`read_frame`] found at one position.
+#[derive(Debug, PartialEq)]
+pub enum Frame {
+    /// A complete frame whose checksum matched; `len` bytes in all.
+    Ok {
+        kind: FrameKind,
+        payload: Vec<u8>,
+        len: u64,
+    },
+    /// The end of the file, exactly at a frame boundary.
+    End,
+    /// The file ends inside this frame (`n` bytes of it were there).
+    Torn { n: u64 },
+    /// Not a valid frame: why.
+    Bad { reason: String },
+}
+
+/// Reads the frame at the current position of `input`, `remaining` bytes before the end of
+/// the file. Never allocates more than `remaining` bytes. Errors: I/O errors of `input`.
+pub fn read_frame(input: &mut impl Read, remaining: u64) -> io::Result<Frame> {
+    if remaining == 0 {
+        return Ok(Frame::End);
+    }
+    if remaining < HEAD_LEN as u64 {
+        return Ok(Frame::Torn { n: remaining });
+    }
+    let mut head = [0u8; HEAD_LEN];
+    input.read_exact(&mut head)?;
+    if head[..4] != MAGIC {
+        return Ok(Frame::Bad {
+            reason: "no frame starts here (magic bytes missing)".into(),
+        });
+    }
+    let Some(kind) = FrameKind::from_byte(head[4]) else {
+        return Ok(Frame::Bad {
+            reason: format!("unknown item kind {}", head[4]),
+        });
+    };
+    let n = u64::from_be_bytes(head[5..13].try_into().expect("8 bytes"));
+    let total = n.saturating_add((HEAD_LEN + CRC_LEN) as u64);
+    if n > remaining || total > remaining {
+        return Ok(Frame::Torn { n: remaining });
+    }
+    let mut payload = vec![0u8; n as usize];
+    input.read_exact(&mut payload)?;
+    let mut crc = [0u8; CRC_LEN];
+    input.read_exact(&mut crc)?;
+    let expected = crc32c::crc32c_append(crc32c::crc32c(&head[4..]), &payload);
+    if u32::from_be_bytes(crc) != expected {
+        return Ok(Frame::Bad {
+            reason: "checksum mismatch (a damaged byte)".into(),
+        });
+    }
+    Ok(Frame::Ok {
+        kind,
+        payload,
+        len: total,
+    })
+}
+
+/// Counts the complete frames with matching checksums that start after the first byte of
+/// `input` (`remaining` bytes long): after a damaged frame, whether the file goes on
+/// (corruption) or simply ended (an interrupted run). Reads the rest of the file into memory,
+/// on this error path only.
+pub fn count_later_frames(input: &mut impl Read, remaining: u64) -> io::Result<usize> {
+    let mut data = Vec::new();
+    input.take(remaining).read_to_end(&mut data)?;
+    let mut count = 0;
+    let mut i = 1;
+    while i + HEAD_LEN + CRC_LEN <= data.len() {
+        if data[i..i + 4] == MAGIC {
+            let mut slice = &data[i..];
+            if let Ok(Frame::Ok { len, .. }) = read_frame(&mut slice, (data.len() - i) as u64) {
+                count += 1;
+                i += len as usize;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_round_trips_and_a_flipped_byte_fails_its_checksum() {
+        let frame = encode(FrameKind::Block, b"hello");
+        assert_eq!(frame.len(), HEAD_LEN + 5 + CRC_LEN);
+        let got = read_frame(&mut &frame[..], frame.len() as u64).unwrap();
+        assert_eq!(
+            got,
+            Frame::Ok {
+                kind: FrameKind::Block,
+                payload: b"hello".to_vec(),
+                len: frame.len() as u64
+            }
+        );
+        for i in 4..frame.len() {
+            let mut bad = frame.clone();
+            bad[i] ^= 0x10;
+            let got = read_frame(&mut &bad[..], bad.len() as u64).unwrap();
+            assert!(
+                matches!(got, Frame::Bad { .. } | Frame::Torn { .. }),
+                "byte {i}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_huge_declared_length_is_torn_not_allocated() {
+        let mut frame = encode(FrameKind::Block, b"x");
+        frame[5..13].copy_from_slice(&u64::MAX.to_be_bytes());
+        let got = read_frame(&mut &frame[..], frame.len() as u64).unwrap();
+        assert_eq!(
+            got,
+            Frame::Torn {
+                n: frame.len() as u64
+            }
+        );
+    }
+
+    #[test]
+    fn later_frames_are_counted_after_damage() {
+        let mut data = encode(FrameKind::Block, b"one");
+        data.extend(encode(FrameKind::Block, b"two"));
+        data.extend(encode(FrameKind::Footer, b"end"));
+        data[6] ^= 1;
+        let later = count_later_frames(&mut &data[..], data.len() as u64).unwrap();
+        assert_eq!(later, 2);
+    }
+}
