@@ -3,8 +3,8 @@
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
 use delaybench::analysis::{
-    analyze, compare, distribution_rows, overlap_rows, timing_rows, trend_rows,
-    true_start_spread, Analysis, ClockChoice,
+    analyze, compare, distribution_rows, overlap_rows, timing_rows, trend_rows, true_start_spread,
+    Analysis, ClockChoice,
 };
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{

@@ -83,13 +83,7 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
                                 |r| r.nprocs,
                                 |r| stat.benefit(r).map(|b| b * 100.0),
                             ),
-                            intervals: rows
-                                .iter()
-                                .filter_map(|r| {
-                                    let (lo, hi) = stat.benefit_ci(r)?;
-                                    Some((r.nprocs, lo * 100.0, hi * 100.0))
-                                })
-                                .collect(),
+                            intervals: intervals(&rows, stat),
                         },
                         SeriesSpec {
                             name: format!("ceiling, {op}"),
@@ -116,14 +110,11 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
     // One y range for all panels, so sizes can be compared at a glance as in the paper's
     // single-plot figures.
     let y = YAxis::linear(benefit_range(
-        panels
-            .iter()
-            .flat_map(|p| &p.series)
-            .flat_map(|s| {
-                s.values()
-                    .map(|(_, y)| y)
-                    .chain(s.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi]))
-            }),
+        panels.iter().flat_map(|p| &p.series).flat_map(|s| {
+            s.values()
+                .map(|(_, y)| y)
+                .chain(s.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi]))
+        }),
     ));
     for p in &mut panels {
         p.y = y;
@@ -166,6 +157,22 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
         hosts: Vec::new(),
         warnings: Vec::new(),
     }
+}
+
+/// Error bars of `rows` in percent: the benefit interval per P (the first row of a P, as
+/// [`points`] takes the first value), ascending in P.
+fn intervals(rows: &[&ConfigStats], stat: Stat) -> Vec<(u32, f64, f64)> {
+    let mut out: Vec<(u32, f64, f64)> = Vec::new();
+    for r in rows {
+        if out.iter().any(|i| i.0 == r.nprocs) {
+            continue;
+        }
+        if let Some((lo, hi)) = stat.benefit_ci(r) {
+            out.push((r.nprocs, lo * 100.0, hi * 100.0));
+        }
+    }
+    out.sort_by_key(|i| i.0);
+    out
 }
 
 #[cfg(test)]
@@ -211,7 +218,12 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            vec!["barrier", "ceiling, barrier", "ibarrier", "ceiling, ibarrier"]
+            vec![
+                "barrier",
+                "ceiling, barrier",
+                "ibarrier",
+                "ceiling, ibarrier"
+            ]
         );
         // P of other delays and of the baseline stay out of the axis.
         assert_eq!(fig.procs, vec![2, 4, 8]);
@@ -248,7 +260,10 @@ mod tests {
         // Minima are picked with Stat::Min.
         let fig = figure(&sample(), 50e-6, Stat::Min, "s".into());
         assert!((fig.panels[1].series[0].points[0].1.unwrap() + 10.0).abs() < 1e-9);
-        assert!(fig.panels[1].series[0].intervals.is_empty(), "minima have none");
+        assert!(
+            fig.panels[1].series[0].intervals.is_empty(),
+            "minima have none"
+        );
         assert!(fig.title.contains("minimum") && fig.title.contains("50 µs"));
     }
 
@@ -261,7 +276,10 @@ mod tests {
         assert!(fig.zero_line);
         let labels: Vec<&str> = fig.legend.iter().map(|e| e.label.as_str()).collect();
         assert_eq!(labels.len(), 5);
-        assert_eq!(labels[..4], ["barrier", "ibarrier", "allreduce", "iallreduce"]);
+        assert_eq!(
+            labels[..4],
+            ["barrier", "ibarrier", "allreduce", "iallreduce"]
+        );
         assert!(labels[4].starts_with("ceiling"));
         // Sampled delays have no ceiling: no reference line, no legend entry.
         let no_ceiling: Vec<ConfigStats> = sample()
@@ -273,7 +291,11 @@ mod tests {
             .collect();
         let fig = figure(&no_ceiling, 50e-6, Stat::Median, "s".into());
         assert_eq!(fig.legend.len(), 4);
-        assert!(fig.panels.iter().flat_map(|p| &p.series).all(|s| !s.style.reference));
+        assert!(fig
+            .panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .all(|s| !s.style.reference));
     }
 
     #[test]

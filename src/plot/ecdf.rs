@@ -35,9 +35,9 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
     let delays = super::naming::distinct_delays(blocks.iter().map(|b| b.delay_s));
     let color = delay_color(&delays, delay_s);
     let find = |op, bytes, p, d: f64| -> Option<&Block> {
-        blocks.iter().find(|b| {
-            b.op == op && b.bytes == bytes && b.nprocs == p && same_delay(b.delay_s, d)
-        })
+        blocks
+            .iter()
+            .find(|b| b.op == op && b.bytes == bytes && b.nprocs == p && same_delay(b.delay_s, d))
     };
     let panels: Vec<XyPanel> = largest_p_configs(blocks)
         .into_iter()

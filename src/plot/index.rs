@@ -125,7 +125,10 @@ mod tests {
         for f in &figs {
             assert!(md.contains(&format!("]({}.png)", f.stem())), "{md}");
         }
-        assert!(md.contains("![Delay overlap benefit vs P, δ = 50 µs"), "{md}");
+        assert!(
+            md.contains("![Delay overlap benefit vs P, δ = 50 µs"),
+            "{md}"
+        );
         assert!(md.contains("(t_global_over_run.png)"));
     }
 }

@@ -1,34 +1,3 @@
-//! Figures of a run's summary (plotters, PNG and SVG): the delay overlap benefit and t_global
-//! against the number of processes P, one pair of figures per nominal delay δ, in the style of
-//! Niethammer et al. 2016 (002, Figures 5–16). Plain Rust over [`SummaryRow`]s, no MPI.
-//!
-//! Call [`write_figures`] with the rows of [`crate::analysis::summarize`]. For every δ > 0 in
-//! the rows it writes
-//!
-//! - `benefit_vs_p_{δ}.png/.svg`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (002 eq. 5)
-//!   in percent against P, one panel per message size (barriers, which carry no payload, get
-//!   their own panel), one line per kernel. 100 % means the kernel hides the delay perfectly,
-//!   up to the undelayed time t0; 0 % means the delay simply adds to t0; below 0 the delay
-//!   costs more than itself. A thin black line marks 0 %.
-//! - `t_global_vs_p_{δ}.png/.svg`: t_global (002 eq. 4) in µs against P, one panel per kernel
-//!   family and size, with the blocking and nonblocking kernels under δ (blue) and undelayed
-//!   (grey), like the paper's Figure 7. The vertical gap between a blue line and the grey line
-//!   of the same kernel is what δ cost: δ when it simply adds, less when it is overlapped,
-//!   more when it costs extra.
-//!   The time axis starts at 0, or is log10 (and says so) when a panel's times span more than
-//!   two decades, as alltoall's do.
-//!
-//! In both, P is on a log2 axis with a labelled tick at every P measured (thinned when labels
-//! would collide; the others keep a faint grid line), blocking kernels are solid lines with
-//! filled circles, nonblocking kernels dashed lines with hollow squares, a kernel family keeps
-//! one colour (Okabe–Ito, safe for colour-vision deficiencies), and the legend sits below the
-//! panels so it never covers data. Only values that exist are drawn: a configuration without
-//! valid repetitions or without a baseline leaves a gap in its line, and a kernel with no value
-//! at all is named in a note under its panel's title.
-//!
-//! Layout: 600 × 400 px per panel, up to three panels per row; titles that do not fit wrap.
-//! Text is DejaVu Sans, embedded, so PNGs look the same on every machine.
-
 //! Figures of a run (plotters, PNG and SVG) that explain themselves: titles, axis units,
 //! legends, log axes where data spans decades, confidence intervals as error bars, the run's
 //! warnings under every subtitle, and a report page (`index.md`) with a caption per figure and
@@ -446,6 +415,7 @@ pub(crate) mod fixtures {
             op,
             bytes,
             nprocs: p,
+            hosts: 0,
             delay_model: String::new(),
             delay_s,
             launches: 1,

@@ -85,7 +85,10 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
                 })
                 .collect();
             let nrep = mine.iter().map(|b| b.nrep).max().unwrap_or(1);
-            let (lo, hi, log) = span(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)), true);
+            let (lo, hi, log) = span(
+                lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
+                true,
+            );
             XyPanel {
                 title: config_title(op, bytes, p),
                 x: XyAxis {
@@ -170,7 +173,11 @@ mod tests {
         // testdata: repetition 1 is invalid; rep 3 takes 10 us · 1.3 (+ 50 us when delayed).
         let xs: Vec<f64> = lines[1].points.iter().map(|p| p.0).collect();
         assert_eq!(xs, vec![0.0, 2.0, 3.0, 4.0]);
-        assert!((lines[1].points[2].1 - 63.0).abs() < 1e-6, "{:?}", lines[1].points);
+        assert!(
+            (lines[1].points[2].1 - 63.0).abs() < 1e-6,
+            "{:?}",
+            lines[1].points
+        );
         assert_eq!(lines[0].style.color, BASELINE_COLOR);
         assert_eq!(lines[1].style.color, DELAY_COLORS[0]);
         assert!(fig.warnings[0].starts_with("interrupted run"));

@@ -6,8 +6,8 @@ use super::benefit::{ops_of, sorted_distinct, SizeKey};
 use super::layout::{time_axis, PART_SEP};
 use super::naming::{pretty_duration, same_delay};
 use super::spec::{
-    family_index, fill_from, points, FigureSpec, XFormat, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
-    BASELINE_COLOR, DELAYED_COLOR,
+    family_index, fill_from, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
+    XFormat, BASELINE_COLOR, DELAYED_COLOR,
 };
 use super::Stat;
 use crate::analysis::ConfigStats;
@@ -399,15 +399,29 @@ mod tests {
         rows.push(row(Op::Allreduce, 1024, 2, 50e-6, Some(80.0), 20.0));
         let fig = figure_along(&rows, 50e-6, Stat::Median, "v".into(), Along::Size);
         let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
-        assert_eq!(titles, vec!["allreduce / iallreduce, P = 2", "allreduce / iallreduce, P = 4"]);
+        assert_eq!(
+            titles,
+            vec![
+                "allreduce / iallreduce, P = 2",
+                "allreduce / iallreduce, P = 4"
+            ]
+        );
         assert_eq!(fig.procs, vec![8, 1024], "x holds the sizes");
         assert_eq!(fig.x_format, XFormat::Bytes);
         assert!(fig.title.contains("message size"));
         let p2 = &fig.panels[0];
-        let delayed = p2.series.iter().find(|s| s.name == "allreduce, δ = 50 µs").unwrap();
+        let delayed = p2
+            .series
+            .iter()
+            .find(|s| s.name == "allreduce, δ = 50 µs")
+            .unwrap();
         assert_eq!(delayed.values().collect::<Vec<_>>().len(), 2);
         assert!((delayed.values().last().unwrap().1 - 80.0).abs() < 1e-6);
-        let base = p2.series.iter().find(|s| s.name == "allreduce, undelayed").unwrap();
+        let base = p2
+            .series
+            .iter()
+            .find(|s| s.name == "allreduce, undelayed")
+            .unwrap();
         assert!((base.values().last().unwrap().1 - 20.0).abs() < 1e-6);
     }
 

@@ -84,7 +84,11 @@ pub fn span(values: impl IntoIterator<Item = f64>, from_zero: bool) -> (f64, f64
     }
     let lo = if from_zero { lo.min(0.0) } else { lo };
     let pad = ((hi - lo) * 0.05).max(hi.abs() * 1e-3).max(1e-12);
-    let lo = if from_zero && lo == 0.0 { 0.0 } else { lo - pad };
+    let lo = if from_zero && lo == 0.0 {
+        0.0
+    } else {
+        lo - pad
+    };
     (lo, hi + pad, false)
 }
 
