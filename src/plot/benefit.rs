@@ -144,8 +144,10 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
             "0 % = delay just adds",
             "below 0 = delay costs extra",
             "no b can exceed its dotted ceiling (100 % only when t0 = δ)",
-            "error bars: bootstrap interval",
         ]
+        .into_iter()
+        .chain(stat.error_bars())
+        .collect::<Vec<_>>()
         .join(PART_SEP),
         x_label: "processes P".to_string(),
         y_label: "delay overlap benefit (%)".to_string(),

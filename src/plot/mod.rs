@@ -105,6 +105,15 @@ impl Stat {
         }
     }
 
+    /// What the error bars show, for subtitles; `None` when the statistic has no interval
+    /// (minima), so no subtitle promises bars that are not drawn.
+    pub fn error_bars(self) -> Option<&'static str> {
+        match self {
+            Stat::Min => None,
+            Stat::Median => Some("error bars: 95 % bootstrap interval of the median"),
+        }
+    }
+
     /// The statistic in words, for figure titles.
     pub fn describe(self) -> &'static str {
         match self {
@@ -338,6 +347,7 @@ mod tests {
         assert!(Stat::Median.benefit_ci(r).is_some() && Stat::Min.benefit_ci(r).is_none());
         assert_eq!(Stat::default(), Stat::Median);
         assert!(Stat::Min.describe().starts_with("minimum"));
+        assert!(Stat::Min.error_bars().is_none() && Stat::Median.error_bars().is_some());
     }
 
     #[test]

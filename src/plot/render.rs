@@ -560,18 +560,19 @@ impl Ranged for YRanged {
 /// instead of "nice" ones when the panel names its y values (ranks of a timeline).
 struct XyRanged {
     axis: YAxis,
-    integer_ticks: bool,
+    /// Explicit tick positions (the named ranks of a timeline); `None`: "nice" ticks.
+    ticks: Option<Vec<f64>>,
 }
 
 impl XyRanged {
-    fn new(a: &XyAxis, integer_ticks: bool) -> XyRanged {
+    fn new(a: &XyAxis, ticks: Option<Vec<f64>>) -> XyRanged {
         XyRanged {
             axis: YAxis {
                 lo: a.lo,
                 hi: a.hi,
                 log: a.log,
             },
-            integer_ticks,
+            ticks,
         }
     }
 }
@@ -585,12 +586,11 @@ impl Ranged for XyRanged {
     }
 
     fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if self.integer_ticks {
+        if let Some(ticks) = &self.ticks {
             if hint.weight().allow_light_points() {
                 return Vec::new();
             }
-            let (lo, hi) = (self.axis.lo.ceil() as i64, self.axis.hi.floor() as i64);
-            return (lo..=hi).map(|i| i as f64).collect();
+            return ticks.clone();
         }
         YRanged(self.axis).key_points(hint)
     }
@@ -612,8 +612,17 @@ fn draw_xy_panel<DB: DrawingBackend>(
         .x_label_area_size(52)
         .y_label_area_size(if named { 80 } else { 62 })
         .build_cartesian_2d(
-            XyRanged::new(&panel.x, false),
-            XyRanged::new(&panel.y, named),
+            XyRanged::new(&panel.x, None),
+            // A tick per named y value only: timelines of many ranks name a few of them.
+            XyRanged::new(
+                &panel.y,
+                named.then(|| {
+                    (0..panel.y_names.len())
+                        .filter(|&i| !panel.y_names[i].is_empty())
+                        .map(|i| i as f64)
+                        .collect()
+                }),
+            ),
         )?;
     let desc = |a: &XyAxis| {
         if a.log {

@@ -214,10 +214,12 @@ pub fn figure_along(
         ),
         subtitle: [
             "t_global = latest end − earliest start over all ranks",
-            "error bars: bootstrap interval of the median",
             "the gap between a blue line and its grey line is what δ cost \
              (δ itself when the delay just adds)",
         ]
+        .into_iter()
+        .chain(stat.error_bars())
+        .collect::<Vec<_>>()
         .join(PART_SEP),
         x_label: match along {
             Along::Procs => "processes P".to_string(),

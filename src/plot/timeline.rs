@@ -15,8 +15,12 @@ use crate::records::Block;
 
 /// Microseconds per second.
 const US: f64 = 1e6;
-/// Colour of a rank's delay before it entered (Okabe–Ito vermillion).
-const DELAY_COLOR: (u8, u8, u8) = (213, 94, 0);
+/// Colour of a rank's delay before it entered: Okabe–Ito yellow, the one colour no kernel
+/// family uses, so a delay never looks like time inside the operation.
+const DELAY_COLOR: (u8, u8, u8) = (240, 228, 66);
+/// Rank labels that fit a panel's height; more ranks are labelled every k-th (late ranks
+/// always).
+const MAX_RANK_LABELS: usize = 16;
 /// Colour of a wait that is not a delay (a late start, or barrier synchronisation).
 const WAIT_COLOR: (u8, u8, u8) = (200, 200, 200);
 /// Half a bar's height, in ranks.
@@ -74,6 +78,23 @@ pub fn rep_bars(block: &Block, rep: usize, op_color: (u8, u8, u8)) -> Vec<Bar> {
         });
     }
     bars
+}
+
+/// Labels of ranks `0..p`: `3 (late)` for the delayed ranks, the number for every k-th rank
+/// so that at most about [`MAX_RANK_LABELS`] are labelled, empty (no tick) for the others.
+pub fn rank_names(p: usize, delayed: &[usize]) -> Vec<String> {
+    let step = p.div_ceil(MAX_RANK_LABELS).max(1);
+    (0..p)
+        .map(|r| {
+            if delayed.contains(&r) {
+                format!("{r} (late)")
+            } else if r % step == 0 || r + 1 == p {
+                r.to_string()
+            } else {
+                String::new()
+            }
+        })
+        .collect()
 }
 
 /// The family the timeline shows: the first of the run's kernels measured under δ, and the
@@ -143,15 +164,7 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
                 bars,
                 lines: Vec::new(),
                 marks: vec![(t_global(block, rep) * US, " t_global".into())],
-                y_names: (0..p as usize)
-                    .map(|r| {
-                        if delayed_ranks.contains(&r) {
-                            format!("{r} (late)")
-                        } else {
-                            r.to_string()
-                        }
-                    })
-                    .collect(),
+                y_names: rank_names(p as usize, &delayed_ranks),
             });
         }
     }
@@ -208,6 +221,18 @@ mod tests {
         let mut none = b.clone();
         none.flags.iter_mut().for_each(|f| *f = 1);
         assert_eq!(median_rep(&none), None);
+    }
+
+    #[test]
+    fn many_ranks_are_thinned_but_late_ones_keep_their_label() {
+        assert_eq!(rank_names(3, &[1]), vec!["0", "1 (late)", "2"]);
+        let names = rank_names(64, &[5]);
+        let labelled: Vec<usize> = (0..64).filter(|&r| !names[r].is_empty()).collect();
+        assert_eq!(
+            labelled,
+            vec![0, 4, 5, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 63]
+        );
+        assert_eq!(names[5], "5 (late)");
     }
 
     #[test]
