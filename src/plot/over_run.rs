@@ -89,8 +89,13 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
                 lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
                 true,
             );
+            // An empty panel must say why, or it reads as a drawing fault.
+            let mut title = config_title(op, bytes, p);
+            if lines.iter().all(|l| l.points.is_empty()) {
+                title.push_str(": no valid repetition");
+            }
             XyPanel {
-                title: config_title(op, bytes, p),
+                title,
                 x: XyAxis {
                     lo: -0.5,
                     hi: f64::from(nrep) - 0.5,
@@ -182,5 +187,16 @@ mod tests {
         assert_eq!(lines[1].style.color, DELAY_COLORS[0]);
         assert!(fig.warnings[0].starts_with("interrupted run"));
         assert_eq!(fig.legend.len(), 2);
+        // Every repetition of one configuration invalid: its panel says so.
+        let mut r = records();
+        for b in r.blocks.iter_mut().filter(|b| b.op == Op::Iallreduce) {
+            b.flags.iter_mut().for_each(|f| *f = 1);
+        }
+        let fig = figure(&RunData::new(&r)).unwrap();
+        assert_eq!(
+            fig.panels[1].title,
+            "iallreduce, 8 B, P = 4: no valid repetition"
+        );
+        assert_eq!(fig.panels[0].title, "allreduce, 8 B, P = 4");
     }
 }
