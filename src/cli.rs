@@ -7,7 +7,7 @@ use crate::export::{ExportRows, RankFormat, SummaryFormat};
 use crate::plan::{
     AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
 };
-use crate::plot::Stat;
+use crate::plot::{FigureKind, Stat};
 use crate::units::{parse_duration_s, parse_size_bytes};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -89,7 +89,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "rank")]
         rows: ExportRows,
     },
-    /// Figures (PNG and SVG): delay overlap benefit vs P and t_global vs P.
+    /// Figures (PNG and SVG) of a records file and a report page (index.md): benefit and
+    /// t_global vs P, t_global vs size, per-rank timeline, distribution, t_global over the
+    /// run. A `clocksync` CSV gives the clock error figure instead.
     Plot {
         file: PathBuf,
         /// Directory for the figures.
@@ -98,6 +100,9 @@ pub enum Command {
         /// Statistic of the valid repetitions to plot.
         #[arg(long, value_enum, default_value = "median")]
         stat: Stat,
+        /// Draw only this figure.
+        #[arg(long, value_enum, value_name = "NAME")]
+        only: Option<FigureKind>,
     },
     /// Under MPI: evaluate clock synchronisation methods: sync time and clock error right
     /// after the sync and after waits (Hunold and Carpen-Amarie 2015, §7).
@@ -634,6 +639,8 @@ mod tests {
         let cli = parse(&["analyze", "run.cbor", "--format", "csv"]).unwrap();
         assert!(matches!(cli.command, Some(Command::Analyze { .. })));
         assert!(parse(&["plot", "run.cbor", "--out", "figs"]).is_ok());
+        assert!(parse(&["plot", "run.cbor", "--only", "timeline"]).is_ok());
+        assert!(parse(&["plot", "run.cbor", "--only", "nonsense"]).is_err());
         assert!(parse(&["export", "run.cbor"]).is_ok());
         assert!(parse(&["export", "run.cbor", "--rows", "rep"]).is_ok());
         assert!(parse(&["analyze", "a.cbor", "b.cbor", "--format", "markdown"]).is_ok());

@@ -3,8 +3,8 @@
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
 use delaybench::analysis::{
-    analyze, compare, distribution_rows, overlap_rows, summarize, timing_rows, trend_rows,
-    true_start_spread, Analysis, ClockChoice,
+    analyze, compare, distribution_rows, overlap_rows, timing_rows, trend_rows, true_start_spread,
+    Analysis, ClockChoice,
 };
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
@@ -12,7 +12,7 @@ use delaybench::export::{
     write_rank_rows, write_rep_rows, write_timing, write_trend, write_truth, ExportRows,
     SummaryFormat,
 };
-use delaybench::plot::{write_clock_error_figure, write_figures, write_hidden_figures};
+use delaybench::plot::{write_clock_error_figure, write_run_figures};
 use delaybench::records::read_records;
 use delaybench::study::Study;
 use std::process::ExitCode;
@@ -188,15 +188,26 @@ fn offline(command: Command) -> Result<()> {
                 ExportRows::Rep => write_rep_rows(&records, format, out)?,
             }
         }
-        Command::Plot { file, out, stat } => {
+        Command::Plot {
+            file,
+            out,
+            stat,
+            only,
+        } => {
             let paths = if file.extension().is_some_and(|e| e == "csv") {
                 let rows = read_clocksync_csv(&file)
                     .with_context(|| format!("reading clocksync results {}", file.display()))?;
                 write_clock_error_figure(&rows, &out)?
             } else {
                 let records = read(&file)?;
-                let mut paths = write_figures(&summarize(&records), &out, stat)?;
-                paths.extend(write_hidden_figures(&overlap_rows(&records), &out)?);
+                let paths = write_run_figures(&records, &out, stat, only)?;
+                if paths.is_empty() {
+                    eprintln!(
+                        "delaybench: no figure to draw from {}: it has no complete block, or \
+                         none of what --only asks for (δ > 0, two sizes, overlap mode)",
+                        file.display()
+                    );
+                }
                 paths
             };
             for p in paths {

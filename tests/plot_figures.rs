@@ -3,9 +3,8 @@
 //! `PLOT_CHECK_DIR=/tmp/plot_check cargo test --test plot_figures -- --ignored` writes a richer
 //! set of figures to look at.
 
-use delaybench::analysis::{summarize, SummaryRow};
 use delaybench::plan::Op;
-use delaybench::plot::{write_figures, PlotError, Stat};
+use delaybench::plot::{write_run_figures, FigureKind, PlotError, Stat};
 use delaybench::records::{testdata, Block, Records, FLAG_WINDOW_OVERRUN};
 use std::path::Path;
 
@@ -60,15 +59,23 @@ fn records(procs: &[u32], delays_s: &[f64]) -> Records {
         }
     }
     Records {
-        header: testdata::header(*procs.iter().max().unwrap()),
+        header: testdata::header(procs.iter().copied().max().unwrap_or(1)),
         blocks,
         footer: None,
         truncated: false,
     }
 }
 
-fn small_rows() -> Vec<SummaryRow> {
-    summarize(&records(&[2, 4, 8], &[50e-6]))
+fn small_records() -> Records {
+    records(&[2, 4, 8], &[50e-6])
+}
+
+/// The file names of `paths`.
+fn names(paths: &[std::path::PathBuf]) -> Vec<String> {
+    paths
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect()
 }
 
 fn png_size(bytes: &[u8]) -> (u32, u32) {
@@ -80,18 +87,23 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 fn writes_benefit_and_t_global_figures_as_png_and_svg() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("figures");
-    let written = write_figures(&small_rows(), &out, Stat::Median).unwrap();
-    let names: Vec<String> = written
-        .iter()
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
+    let written = write_run_figures(&small_records(), &out, Stat::Median, None).unwrap();
     assert_eq!(
-        names,
+        names(&written),
         vec![
             "benefit_vs_p_50us.png",
             "benefit_vs_p_50us.svg",
             "t_global_vs_p_50us.png",
-            "t_global_vs_p_50us.svg"
+            "t_global_vs_p_50us.svg",
+            "t_global_vs_size_50us.png",
+            "t_global_vs_size_50us.svg",
+            "timeline_50us.png",
+            "timeline_50us.svg",
+            "t_global_ecdf_50us.png",
+            "t_global_ecdf_50us.svg",
+            "t_global_over_run.png",
+            "t_global_over_run.svg",
+            "index.md",
         ]
     );
     for path in &written {
@@ -140,12 +152,40 @@ fn writes_benefit_and_t_global_figures_as_png_and_svg() {
     ] {
         assert!(svg.contains(text), "t_global SVG lacks {text:?}");
     }
+    // The figures beyond the paper's: each names what it shows and its unit.
+    for (stem, texts) in [
+        (
+            "timeline_50us",
+            &["rank", "0 (late)", "µs after", "t_global"][..],
+        ),
+        (
+            "t_global_ecdf_50us",
+            &["t_global (µs)", "fraction of repetitions", "t0 + δ"][..],
+        ),
+        (
+            "t_global_over_run",
+            &["repetition", "t_global (µs)", "δ = 50 µs"][..],
+        ),
+        ("t_global_vs_size_50us", &["message size", "1 KiB"][..]),
+    ] {
+        let svg = std::fs::read_to_string(out.join(format!("{stem}.svg"))).unwrap();
+        for text in texts {
+            assert!(svg.contains(text), "{stem} SVG lacks {text:?}");
+        }
+        // The testdata header's run has no footer: the warning rides along in every figure.
+        assert!(
+            svg.contains("interrupted run"),
+            "{stem} SVG lacks the run warning"
+        );
+    }
+    let page = std::fs::read_to_string(out.join("index.md")).unwrap();
+    assert_eq!(page.matches("![").count(), 6, "{page}");
 }
 
 #[test]
 fn minimum_statistic_is_named_in_the_title() {
     let dir = tempfile::tempdir().unwrap();
-    write_figures(&small_rows(), dir.path(), Stat::Min).unwrap();
+    write_run_figures(&small_records(), dir.path(), Stat::Min, None).unwrap();
     let svg = std::fs::read_to_string(dir.path().join("t_global_vs_p_50us.svg")).unwrap();
     assert!(svg.contains("minimum of valid repetitions"));
 }
@@ -153,9 +193,11 @@ fn minimum_statistic_is_named_in_the_title() {
 #[test]
 fn one_figure_pair_per_delay_and_single_p_still_draws() {
     let dir = tempfile::tempdir().unwrap();
-    let rows = summarize(&records(&[4], &[10e-6, 1.5e-3]));
-    let written = write_figures(&rows, dir.path(), Stat::Median).unwrap();
-    assert_eq!(written.len(), 8);
+    let recs = records(&[4], &[10e-6, 1.5e-3]);
+    let written = write_run_figures(&recs, dir.path(), Stat::Median, None).unwrap();
+    // Five kinds per δ (benefit, t_global vs P and vs size, timeline, ECDF), one over the
+    // run, each as PNG and SVG, and the page.
+    assert_eq!(written.len(), (2 * 5 + 1) * 2 + 1, "{:?}", names(&written));
     for stem in [
         "benefit_vs_p_10us",
         "benefit_vs_p_1.5ms",
@@ -177,12 +219,9 @@ fn rows_without_values_are_skipped_and_named() {
     {
         b.flags.iter_mut().for_each(|f| *f = FLAG_WINDOW_OVERRUN);
     }
-    let rows = summarize(&recs);
-    assert!(rows
-        .iter()
-        .any(|r| r.op == Op::Ibarrier && r.benefit_median.is_none() && r.delay_s > 0.0));
     let dir = tempfile::tempdir().unwrap();
-    write_figures(&rows, dir.path(), Stat::Median).unwrap();
+    let only = Some(FigureKind::BenefitVsP);
+    write_run_figures(&recs, dir.path(), Stat::Median, only).unwrap();
     let svg = std::fs::read_to_string(dir.path().join("benefit_vs_p_50us.svg")).unwrap();
     assert!(svg.contains("no valid value: ibarrier"), "note missing");
 }
@@ -191,7 +230,10 @@ fn rows_without_values_are_skipped_and_named() {
 fn empty_input_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("none");
-    assert!(write_figures(&[], &out, Stat::Median).unwrap().is_empty());
+    let none = records(&[], &[]);
+    assert!(write_run_figures(&none, &out, Stat::Median, None)
+        .unwrap()
+        .is_empty());
     assert!(!out.exists());
 }
 
@@ -200,7 +242,7 @@ fn a_file_that_cannot_be_written_is_named() {
     let dir = tempfile::tempdir().unwrap();
     // A directory where the PNG should go makes saving it fail.
     std::fs::create_dir(dir.path().join("benefit_vs_p_50us.png")).unwrap();
-    let err = write_figures(&small_rows(), dir.path(), Stat::Median).unwrap_err();
+    let err = write_run_figures(&small_records(), dir.path(), Stat::Median, None).unwrap_err();
     assert!(matches!(err, PlotError::Write { .. }), "{err:?}");
     let msg = err.to_string();
     assert!(msg.contains("benefit_vs_p_50us.png"), "{msg}");
@@ -211,80 +253,18 @@ fn a_file_that_cannot_be_written_is_named() {
 fn write_figures_for_inspection() {
     let dir = std::env::var("PLOT_CHECK_DIR").unwrap_or_else(|_| "/tmp/plot_check".into());
     let dir = Path::new(&dir);
-    let rows = summarize(&records(&[2, 4, 8, 16, 32, 64], &[10e-6, 50e-6]));
-    for path in write_figures(&rows, dir, Stat::Median).unwrap() {
-        println!("{}", path.display());
-    }
-    let small = dir.join("small");
-    for path in write_figures(&small_rows(), &small, Stat::Min).unwrap() {
-        println!("{}", path.display());
-    }
-    let many = dir.join("many");
-    for path in write_figures(&many_rows(), &many, Stat::Median).unwrap() {
-        println!("{}", path.display());
-    }
-    let one_panel: Vec<SummaryRow> = many_rows()
-        .into_iter()
-        .filter(|r| r.op.family() == Op::Allreduce && r.bytes == 8)
-        .collect();
-    for path in write_figures(&one_panel, &dir.join("one_panel"), Stat::Median).unwrap() {
-        println!("{}", path.display());
-    }
-    let single = dir.join("single_p");
-    let rows = summarize(&records(&[4], &[50e-6]));
-    for path in write_figures(&rows, &single, Stat::Median).unwrap() {
-        println!("{}", path.display());
-    }
-}
-
-/// Rows as `summarize` would give them for every kernel, three sizes and P from 2 to 16384
-/// plus a few non-powers of two (built directly: records of that size would take gigabytes).
-/// ialltoall at 1 KiB has no valid delayed repetition and bcast at P = 64 none at all.
-fn many_rows() -> Vec<SummaryRow> {
-    let mut procs: Vec<u32> = (1..=14).map(|k| 1 << k).collect();
-    procs.extend([6, 12, 24]);
-    procs.sort_unstable();
-    let mut rows = Vec::new();
-    for op in Op::ALL {
-        let sizes: &[u64] = if op.has_payload() {
-            &[8, 128, 1024]
-        } else {
-            &[0]
-        };
-        for &bytes in sizes {
-            for &p in &procs {
-                let t0 = t0_us(op, bytes, p)
-                    * if op.family() == Op::Alltoall {
-                        f64::from(p) / 4.0
-                    } else {
-                        1.0
-                    };
-                for delay_us in [0.0, 50.0] {
-                    let t = t0 + delay_us - overlap_us(op, bytes, p, delay_us, t0);
-                    let invalid = (op == Op::Ialltoall && bytes == 1024 && delay_us > 0.0)
-                        || (op.family() == Op::Bcast && p == 64);
-                    let t = (!invalid).then_some(t * 1e-6);
-                    let b = t
-                        .filter(|_| delay_us > 0.0)
-                        .map(|t| (t0 * 1e-6 + delay_us * 1e-6 - t) / t);
-                    rows.push(SummaryRow {
-                        op,
-                        bytes,
-                        nprocs: p,
-                        delay_s: delay_us * 1e-6,
-                        delay_model: String::new(),
-                        valid: if invalid { 0 } else { 100 },
-                        total: 100,
-                        t_global_min_s: t.map(|t| t * 0.95),
-                        t_global_median_s: t,
-                        t0_min_s: Some(t0 * 0.95e-6),
-                        t0_median_s: Some(t0 * 1e-6),
-                        benefit_min: b,
-                        benefit_median: b,
-                    });
-                }
-            }
+    let cases = [
+        (
+            "",
+            records(&[2, 4, 8, 16, 32, 64], &[10e-6, 50e-6]),
+            Stat::Median,
+        ),
+        ("small", small_records(), Stat::Min),
+        ("single_p", records(&[4], &[50e-6]), Stat::Median),
+    ];
+    for (sub, recs, stat) in cases {
+        for path in write_run_figures(&recs, &dir.join(sub), stat, None).unwrap() {
+            println!("{}", path.display());
         }
     }
-    rows
 }

@@ -7,8 +7,11 @@ use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
 };
 use super::Stat;
-use crate::analysis::SummaryRow;
+use crate::analysis::ConfigStats;
 use crate::plan::Op;
+
+/// Grey of the ceiling's legend sample: each panel draws the ceiling in its kernel's colour.
+const CEILING_LEGEND_COLOR: (u8, u8, u8) = (90, 90, 90);
 
 /// Which panel a row belongs to. Barriers have no payload and their own panel, first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -45,15 +48,15 @@ pub fn sorted_distinct<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
 }
 
 /// The kernels among `rows`, each blocking kernel before its nonblocking form.
-pub fn ops_of<'a>(rows: impl IntoIterator<Item = &'a SummaryRow>) -> Vec<Op> {
+pub fn ops_of<'a>(rows: impl IntoIterator<Item = &'a ConfigStats>) -> Vec<Op> {
     let mut ops = sorted_distinct(rows.into_iter().map(|r| r.op));
     ops.sort_by_key(|&op| op_order(op));
     ops
 }
 
 /// The benefit figure of the rows with nominal delay `delay_s` (seconds), values in percent.
-pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> FigureSpec {
-    let delayed: Vec<&SummaryRow> = rows
+pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> FigureSpec {
+    let delayed: Vec<&ConfigStats> = rows
         .iter()
         .filter(|r| same_delay(r.delay_s, delay_s))
         .collect();
@@ -61,22 +64,41 @@ pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> Fi
     let mut panels: Vec<PanelSpec> = keys
         .iter()
         .map(|&key| {
-            let in_panel: Vec<&SummaryRow> = delayed
+            let in_panel: Vec<&ConfigStats> = delayed
                 .iter()
                 .copied()
                 .filter(|r| SizeKey::of(r.op, r.bytes) == key)
                 .collect();
             let series = ops_of(in_panel.iter().copied())
                 .into_iter()
-                .map(|op| SeriesSpec {
-                    name: op.name().to_string(),
-                    style: SeriesStyle::for_op(op, family_color(op)),
-                    points: points(
-                        in_panel.iter().copied().filter(|r| r.op == op),
-                        |r| r.nprocs,
-                        |r| stat.benefit(r).map(|b| b * 100.0),
-                    ),
+                .flat_map(|op| {
+                    let rows: Vec<&ConfigStats> =
+                        in_panel.iter().copied().filter(|r| r.op == op).collect();
+                    [
+                        SeriesSpec {
+                            name: op.name().to_string(),
+                            style: SeriesStyle::for_op(op, family_color(op)),
+                            points: points(
+                                rows.iter().copied(),
+                                |r| r.nprocs,
+                                |r| stat.benefit(r).map(|b| b * 100.0),
+                            ),
+                            intervals: intervals(&rows, stat),
+                        },
+                        SeriesSpec {
+                            name: format!("ceiling, {op}"),
+                            style: SeriesStyle::reference(family_color(op)),
+                            points: points(
+                                rows.iter().copied(),
+                                |r| r.nprocs,
+                                |r| r.benefit_ceiling.map(|c| c * 100.0),
+                            ),
+                            intervals: Vec::new(),
+                        },
+                    ]
                 })
+                // A reference without values (sampled delays) is no missing measurement.
+                .filter(|s| !s.style.reference || s.values().next().is_some())
                 .collect();
             PanelSpec {
                 title: key.title(),
@@ -88,21 +110,28 @@ pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> Fi
     // One y range for all panels, so sizes can be compared at a glance as in the paper's
     // single-plot figures.
     let y = YAxis::linear(benefit_range(
-        panels
-            .iter()
-            .flat_map(|p| &p.series)
-            .flat_map(|s| s.values().map(|(_, y)| y)),
+        panels.iter().flat_map(|p| &p.series).flat_map(|s| {
+            s.values()
+                .map(|(_, y)| y)
+                .chain(s.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi]))
+        }),
     ));
     for p in &mut panels {
         p.y = y;
     }
-    let legend = ops_of(delayed.iter().copied())
+    let mut legend: Vec<LegendEntry> = ops_of(delayed.iter().copied())
         .into_iter()
         .map(|op| LegendEntry {
             label: op.name().to_string(),
             style: SeriesStyle::for_op(op, family_color(op)),
         })
         .collect();
+    if delayed.iter().any(|r| r.benefit_ceiling.is_some()) {
+        legend.push(LegendEntry {
+            label: "ceiling min(t0, δ) / max(t0, δ), in the kernel's colour".to_string(),
+            style: SeriesStyle::reference(CEILING_LEGEND_COLOR),
+        });
+    }
     FigureSpec {
         stem,
         title: format!(
@@ -112,10 +141,13 @@ pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> Fi
         ),
         subtitle: [
             "b = (t0 + δ − tδ) / tδ",
-            "100 % = delay hidden perfectly, up to t0",
             "0 % = delay just adds",
             "below 0 = delay costs extra",
+            "no b can exceed its dotted ceiling (100 % only when t0 = δ)",
         ]
+        .into_iter()
+        .chain(stat.error_bars())
+        .collect::<Vec<_>>()
         .join(PART_SEP),
         x_label: "processes P".to_string(),
         y_label: "delay overlap benefit (%)".to_string(),
@@ -123,7 +155,26 @@ pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> Fi
         panels,
         legend,
         zero_line: true,
+        x_format: Default::default(),
+        hosts: Vec::new(),
+        warnings: Vec::new(),
     }
+}
+
+/// Error bars of `rows` in percent: the benefit interval per P (the first row of a P, as
+/// [`points`] takes the first value), ascending in P.
+fn intervals(rows: &[&ConfigStats], stat: Stat) -> Vec<(u32, f64, f64)> {
+    let mut out: Vec<(u32, f64, f64)> = Vec::new();
+    for r in rows {
+        if out.iter().any(|i| i.0 == r.nprocs) {
+            continue;
+        }
+        if let Some((lo, hi)) = stat.benefit_ci(r) {
+            out.push((r.nprocs, lo * 100.0, hi * 100.0));
+        }
+    }
+    out.sort_by_key(|i| i.0);
+    out
 }
 
 #[cfg(test)]
@@ -131,26 +182,19 @@ mod tests {
     use super::*;
     use crate::plot::spec::Marker;
 
-    /// A delayed row whose medians give benefit `b` (fraction) and minima `b / 2`.
-    fn row(op: Op, bytes: u64, p: u32, delay_s: f64, b: Option<f64>) -> SummaryRow {
-        SummaryRow {
-            op,
-            bytes,
-            nprocs: p,
-            delay_s,
-            delay_model: String::new(),
-            valid: 4,
-            total: 5,
-            t_global_min_s: Some(50e-6),
-            t_global_median_s: Some(60e-6),
-            t0_min_s: Some(9e-6),
-            t0_median_s: Some(10e-6),
-            benefit_min: b.map(|b| b / 2.0),
-            benefit_median: b,
-        }
+    /// A delayed row whose medians give benefit `b` (fraction) and minima `b / 2`, with
+    /// interval b ± 0.05 and ceiling 0.5.
+    fn row(op: Op, bytes: u64, p: u32, delay_s: f64, b: Option<f64>) -> ConfigStats {
+        let mut r = crate::plot::fixtures::stats(op, bytes, p, delay_s);
+        r.benefit_min = b.map(|b| b / 2.0);
+        r.benefit_median = b;
+        r.benefit_median_ci_lo = b.map(|b| b - 0.05);
+        r.benefit_median_ci_hi = b.map(|b| b + 0.05);
+        r.benefit_ceiling = Some(0.5);
+        r
     }
 
-    fn sample() -> Vec<SummaryRow> {
+    fn sample() -> Vec<ConfigStats> {
         vec![
             row(Op::Iallreduce, 8, 4, 50e-6, Some(0.3)),
             row(Op::Allreduce, 8, 4, 50e-6, Some(0.1)),
@@ -174,7 +218,15 @@ mod tests {
             .iter()
             .map(|s| s.name.as_str())
             .collect();
-        assert_eq!(names, vec!["barrier", "ibarrier"]);
+        assert_eq!(
+            names,
+            vec![
+                "barrier",
+                "ceiling, barrier",
+                "ibarrier",
+                "ceiling, ibarrier"
+            ]
+        );
         // P of other delays and of the baseline stay out of the axis.
         assert_eq!(fig.procs, vec![2, 4, 8]);
     }
@@ -183,7 +235,7 @@ mod tests {
     fn series_hold_percent_points_in_p_order_without_missing_values() {
         let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
         let panel = &fig.panels[1];
-        assert_eq!(panel.series.len(), 2);
+        assert_eq!(panel.series.len(), 4, "two kernels, each with its ceiling");
         let allreduce = &panel.series[0];
         assert_eq!(allreduce.name, "allreduce");
         // P = 8 was measured without a value: a gap, not a point.
@@ -196,12 +248,24 @@ mod tests {
                 (y, ey) => assert_eq!(*y, ey),
             }
         }
-        let iallreduce = &panel.series[1];
+        // Error bars at the points with an interval, in percent; none at the gap.
+        let ps: Vec<u32> = allreduce.intervals.iter().map(|i| i.0).collect();
+        assert_eq!(ps, vec![2, 4]);
+        assert!((allreduce.intervals[0].1 + 25.0).abs() < 1e-9);
+        assert!((allreduce.intervals[0].2 + 15.0).abs() < 1e-9);
+        let ceiling = &panel.series[1];
+        assert!(ceiling.style.reference && ceiling.intervals.is_empty());
+        assert_eq!(ceiling.values().next(), Some((2, 50.0)));
+        let iallreduce = &panel.series[2];
         assert!(iallreduce.style.dashed && iallreduce.style.marker == Marker::Square);
         assert_eq!(iallreduce.style.color, allreduce.style.color);
         // Minima are picked with Stat::Min.
         let fig = figure(&sample(), 50e-6, Stat::Min, "s".into());
         assert!((fig.panels[1].series[0].points[0].1.unwrap() + 10.0).abs() < 1e-9);
+        assert!(
+            fig.panels[1].series[0].intervals.is_empty(),
+            "minima have none"
+        );
         assert!(fig.title.contains("minimum") && fig.title.contains("50 µs"));
     }
 
@@ -213,10 +277,27 @@ mod tests {
         assert!(y.lo < -20.0 && y.hi > 60.0 && !y.log);
         assert!(fig.zero_line);
         let labels: Vec<&str> = fig.legend.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(labels.len(), 5);
         assert_eq!(
-            labels,
-            vec!["barrier", "ibarrier", "allreduce", "iallreduce"]
+            labels[..4],
+            ["barrier", "ibarrier", "allreduce", "iallreduce"]
         );
+        assert!(labels[4].starts_with("ceiling"));
+        // Sampled delays have no ceiling: no reference line, no legend entry.
+        let no_ceiling: Vec<ConfigStats> = sample()
+            .into_iter()
+            .map(|mut r| {
+                r.benefit_ceiling = None;
+                r
+            })
+            .collect();
+        let fig = figure(&no_ceiling, 50e-6, Stat::Median, "s".into());
+        assert_eq!(fig.legend.len(), 4);
+        assert!(fig
+            .panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .all(|s| !s.style.reference));
     }
 
     #[test]

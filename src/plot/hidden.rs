@@ -42,6 +42,7 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
                         |r| r.nprocs,
                         |r| r.hidden_fraction.map(|f| f * 100.0),
                     ),
+                    intervals: Vec::new(),
                 })
                 // A kernel without rows in this panel (ibarrier among sizes) gets no line.
                 .filter(|s| !s.points.is_empty())
@@ -72,7 +73,26 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
             })
             .collect(),
         zero_line: false,
+        x_format: Default::default(),
+        hosts: Vec::new(),
+        warnings: Vec::new(),
     }
+}
+
+/// The hidden-delay figures of `rows`, one per δ > 0 with a hidden share, stems
+/// `hidden_vs_p_{δ}`.
+pub fn figures(rows: &[OverlapRow]) -> Vec<FigureSpec> {
+    let delays = super::naming::distinct_delays(
+        rows.iter()
+            .filter(|r| r.hidden_fraction.is_some())
+            .map(|r| r.delay_s),
+    );
+    let stems = figure_stems("hidden", &delays);
+    delays
+        .iter()
+        .zip(stems)
+        .map(|(&d, stem)| figure(rows, d, stem))
+        .collect()
 }
 
 /// Writes `hidden_vs_p_{δ}.png/.svg` into `out_dir` for every δ > 0 among `rows` that has a

@@ -1,48 +1,52 @@
-//! Figures of a run's summary (plotters, PNG and SVG): the delay overlap benefit and t_global
-//! against the number of processes P, one pair of figures per nominal delay δ, in the style of
-//! Niethammer et al. 2016 (002, Figures 5–16). Plain Rust over [`SummaryRow`]s, no MPI.
+//! Figures of a run (plotters, PNG and SVG) that explain themselves: titles, axis units,
+//! legends, log axes where data spans decades, confidence intervals as error bars, the run's
+//! warnings under every subtitle, and a report page (`index.md`) with a caption per figure and
+//! the run's metadata. Plain Rust over [`Records`] and [`ConfigStats`], no MPI.
 //!
-//! Call [`write_figures`] with the rows of [`crate::analysis::summarize`]. For every δ > 0 in
-//! the rows it writes
+//! [`write_run_figures`] draws what the records contain, each kind once per δ > 0 where it
+//! depends on δ (see [`FigureKind`] for the list and the paper figure each follows):
 //!
-//! - `benefit_vs_p_{δ}.png/.svg`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (002 eq. 5)
-//!   in percent against P, one panel per message size (barriers, which carry no payload, get
-//!   their own panel), one line per kernel. 100 % means the kernel hides the delay perfectly,
-//!   up to the undelayed time t0; 0 % means the delay simply adds to t0; below 0 the delay
-//!   costs more than itself. A thin black line marks 0 %.
-//! - `t_global_vs_p_{δ}.png/.svg`: t_global (002 eq. 4) in µs against P, one panel per kernel
-//!   family and size, with the blocking and nonblocking kernels under δ (blue) and undelayed
-//!   (grey), like the paper's Figure 7. The vertical gap between a blue line and the grey line
-//!   of the same kernel is what δ cost: δ when it simply adds, less when it is overlapped,
-//!   more when it costs extra.
-//!   The time axis starts at 0, or is log10 (and says so) when a panel's times span more than
-//!   two decades, as alltoall's do.
+//! - `benefit_vs_p_{δ}`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (002 eq. 5) in
+//!   percent against P, one panel per message size, one line per kernel (blocking solid with
+//!   circles, nonblocking dashed with squares), the bootstrap interval of the median as error
+//!   bars, and the benefit ceiling min(t0, δ) / max(t0, δ) as a thin dotted line.
+//! - `t_global_vs_p_{δ}`: t_global (002 eq. 4) in µs against P, delayed (blue) and undelayed
+//!   (grey), one panel per kernel family and size.
+//! - `t_global_vs_size_{δ}`: the same against the message size, one panel per family and P.
+//! - `timeline_{δ}`: per rank, the wait, the operation and its end on the global clock for
+//!   the median repetition, delayed ranks marked (the trace pictures of 002 Figures 2 and 3).
+//! - `t_global_ecdf_{δ}`: the empirical distribution of t_global, δ = 0 against δ.
+//! - `t_global_over_run`: t_global of every repetition against its index, which exposes
+//!   clock drift and warm-up.
+//! - `hidden_vs_p_{δ}` (overlap mode only).
 //!
-//! In both, P is on a log2 axis with a labelled tick at every P measured (thinned when labels
-//! would collide; the others keep a faint grid line), blocking kernels are solid lines with
-//! filled circles, nonblocking kernels dashed lines with hollow squares, a kernel family keeps
-//! one colour (Okabe–Ito, safe for colour-vision deficiencies), and the legend sits below the
-//! panels so it never covers data. Only values that exist are drawn: a configuration without
-//! valid repetitions or without a baseline leaves a gap in its line, and a kernel with no value
-//! at all is named in a note under its panel's title.
-//!
-//! Layout: 600 × 400 px per panel, up to three panels per row; titles that do not fit wrap.
-//! Text is DejaVu Sans, embedded, so PNGs look the same on every machine.
+//! P (or the size) is on a log2 axis with a labelled tick at every value measured (thinned
+//! when labels would collide); tick labels carry the host count, `P (hosts)`, when the P span
+//! different numbers of hosts. Colours are Okabe–Ito, safe for colour-vision deficiencies;
+//! the legend sits below the panels so it never covers data; a configuration without valid
+//! repetitions leaves a gap, and a kernel with no value at all is named under its panel's
+//! title. Text is DejaVu Sans, embedded, so PNGs look the same on every machine.
 
 mod benefit;
 mod clock_error;
+mod ecdf;
 mod fonts;
 mod hidden;
+mod index;
 mod layout;
 mod naming;
+mod over_run;
 mod render;
 mod spec;
 mod tglobal;
+mod timeline;
+mod xy;
 
 pub use clock_error::write_clock_error_figure;
 pub use hidden::write_hidden_figures;
 
-use crate::analysis::SummaryRow;
+use crate::analysis::{config_stats, overlap_rows, run_warnings, Bootstrap, ConfigStats};
+use crate::records::Records;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -50,25 +54,35 @@ use thiserror::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Stat {
     /// Minimum t_global over valid repetitions and the benefit computed from minima, as the
-    /// paper reports them (002 §IV): the best the system can do.
+    /// paper reports them (002 §IV): the best the system can do. Minima have no interval, so
+    /// no error bars are drawn.
     Min,
     /// Median t_global over valid repetitions and the benefit computed from medians: what a
     /// typical call sees, robust to the outliers of a shared or oversubscribed machine.
+    /// Error bars show their percentile bootstrap intervals.
     #[default]
     Median,
 }
 
 impl Stat {
     /// t_global of the row in seconds under this statistic.
-    pub fn t_global_s(self, row: &SummaryRow) -> Option<f64> {
+    pub fn t_global_s(self, row: &ConfigStats) -> Option<f64> {
         match self {
             Stat::Min => row.t_global_min_s,
             Stat::Median => row.t_global_median_s,
         }
     }
 
+    /// The confidence interval (seconds) of [`Stat::t_global_s`], if the statistic has one.
+    pub fn t_global_ci_s(self, row: &ConfigStats) -> Option<(f64, f64)> {
+        match self {
+            Stat::Min => None,
+            Stat::Median => row.median_ci().map(|c| (c.lo, c.hi)),
+        }
+    }
+
     /// Baseline t_global t0 (same op, bytes and P with δ = 0) in seconds under this statistic.
-    pub fn t0_s(self, row: &SummaryRow) -> Option<f64> {
+    pub fn t0_s(self, row: &ConfigStats) -> Option<f64> {
         match self {
             Stat::Min => row.t0_min_s,
             Stat::Median => row.t0_median_s,
@@ -76,10 +90,27 @@ impl Stat {
     }
 
     /// Delay overlap benefit of the row as a fraction (1 = 100 %) under this statistic.
-    pub fn benefit(self, row: &SummaryRow) -> Option<f64> {
+    pub fn benefit(self, row: &ConfigStats) -> Option<f64> {
         match self {
             Stat::Min => row.benefit_min,
             Stat::Median => row.benefit_median,
+        }
+    }
+
+    /// The confidence interval (fractions) of [`Stat::benefit`], if the statistic has one.
+    pub fn benefit_ci(self, row: &ConfigStats) -> Option<(f64, f64)> {
+        match self {
+            Stat::Min => None,
+            Stat::Median => row.benefit_ci().map(|c| (c.lo, c.hi)),
+        }
+    }
+
+    /// What the error bars show, for subtitles; `None` when the statistic has no interval
+    /// (minima), so no subtitle promises bars that are not drawn.
+    pub fn error_bars(self) -> Option<&'static str> {
+        match self {
+            Stat::Min => None,
+            Stat::Median => Some("error bars: 95 % bootstrap interval of the median"),
         }
     }
 
@@ -87,9 +118,49 @@ impl Stat {
     pub fn describe(self) -> &'static str {
         match self {
             Stat::Min => "minimum of valid repetitions",
-            Stat::Median => "median of valid repetitions",
+            Stat::Median => "median of valid repetitions, 95 % bootstrap intervals",
         }
     }
+}
+
+/// The kinds of figure `plot` draws; `--only NAME` draws one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FigureKind {
+    /// Delay overlap benefit vs P per kernel, blocking vs nonblocking, one panel per size
+    /// (002 Figures 6, 8, 10, 12, 14, 16).
+    #[value(name = "benefit_vs_p")]
+    BenefitVsP,
+    /// t_global vs P, delayed vs undelayed (002 Figures 5, 7, 9, 11, 13, 15).
+    #[value(name = "t_global_vs_p")]
+    TGlobalVsP,
+    /// t_global vs message size, delayed vs undelayed, one panel per family and P.
+    #[value(name = "t_global_vs_size")]
+    TGlobalVsSize,
+    /// Per-rank timeline of the median repetition on the global clock (002 Figures 2, 3).
+    #[value(name = "timeline")]
+    Timeline,
+    /// Empirical distribution of t_global per configuration, δ = 0 against δ.
+    #[value(name = "t_global_ecdf")]
+    Ecdf,
+    /// t_global of every repetition against its index: drift and warm-up show as trends.
+    #[value(name = "t_global_over_run")]
+    OverRun,
+    /// Overlap mode: the share of the late arrival hidden by computation vs P.
+    #[value(name = "hidden_vs_p")]
+    HiddenVsP,
+}
+
+impl FigureKind {
+    /// Every kind, in the order the report lists them.
+    pub const ALL: [FigureKind; 7] = [
+        FigureKind::BenefitVsP,
+        FigureKind::TGlobalVsP,
+        FigureKind::TGlobalVsSize,
+        FigureKind::Timeline,
+        FigureKind::Ecdf,
+        FigureKind::OverRun,
+        FigureKind::HiddenVsP,
+    ];
 }
 
 /// Why figures could not be written. Every variant names the path involved.
@@ -109,91 +180,223 @@ pub enum PlotError {
     Font { path: PathBuf, reason: String },
 }
 
-/// Writes the benefit and t_global figures of `rows` into `out_dir` (created if missing), as
-/// PNG and SVG, and returns the paths written, in order: for each δ > 0 ascending,
-/// `benefit_vs_p_{δ}.png`, `.svg`, `t_global_vs_p_{δ}.png`, `.svg`, with δ formatted by
-/// [`crate::units::format_duration`] (e.g. `50us`). Existing files of those names are
-/// overwritten. `stat` chooses minima or medians (see [`Stat`]).
+/// What every figure of one run is drawn from: the records, their per-configuration
+/// statistics, the run's warnings and the host count per P.
+pub struct RunData<'a> {
+    pub records: &'a Records,
+    /// [`config_stats`] of the records, one launch.
+    pub stats: Vec<ConfigStats>,
+    /// [`run_warnings`] of the records.
+    pub warnings: Vec<String>,
+    /// Distinct hosts per P, ascending in P (see [`spec::hosts_per_p`]).
+    pub hosts: Vec<(u32, u32)>,
+}
+
+impl<'a> RunData<'a> {
+    /// Statistics (default bootstrap: 95 % percentile intervals), warnings and host counts
+    /// of `records`.
+    pub fn new(records: &'a Records) -> RunData<'a> {
+        let stats = config_stats(std::slice::from_ref(records), &Bootstrap::default())
+            .expect("one launch always has a plan of its own");
+        RunData {
+            records,
+            stats,
+            warnings: run_warnings(records),
+            hosts: spec::hosts_per_p(&records.blocks),
+        }
+    }
+}
+
+/// Writes the figures of `records` into `out_dir` (created if missing) as PNG and SVG, then
+/// the report page `index.md` listing every figure written with its caption and the run's
+/// metadata, and returns the paths written (figures first, the page last). `stat` chooses
+/// minima or medians (see [`Stat`]); `only` restricts the output to one [`FigureKind`].
+/// Existing files of the same names are overwritten.
 ///
-/// Rows without a delayed configuration (empty input, or baselines only) give no figure:
-/// the result is `Ok` with no paths and nothing is created, so callers can report
-/// "nothing to plot" themselves.
+/// Records without anything a kind needs (no δ > 0, no overlap mode) give no figure of that
+/// kind; records with nothing to draw at all give `Ok` with no paths and nothing is created,
+/// so callers can report "nothing to plot" themselves.
 ///
 /// Errors: [`PlotError::CreateDir`] when `out_dir` cannot be created, [`PlotError::Write`]
 /// naming the first file that could not be drawn or saved, [`PlotError::Font`] if the
 /// embedded font is unusable.
-pub fn write_figures(
-    rows: &[SummaryRow],
+pub fn write_run_figures(
+    records: &Records,
     out_dir: &Path,
     stat: Stat,
+    only: Option<FigureKind>,
 ) -> Result<Vec<PathBuf>, PlotError> {
-    let delays = naming::distinct_delays(rows.iter().map(|r| r.delay_s));
-    if delays.is_empty() {
+    let data = RunData::new(records);
+    let kinds: Vec<FigureKind> = match only {
+        Some(k) => vec![k],
+        None => FigureKind::ALL.to_vec(),
+    };
+    let mut specs: Vec<render::Drawable> = Vec::new();
+    for kind in kinds {
+        specs.extend(build(kind, &data, stat));
+    }
+    if specs.is_empty() {
         return Ok(Vec::new());
     }
     std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
         path: out_dir.to_path_buf(),
         source,
     })?;
-    let benefit_stems = naming::figure_stems("benefit", &delays);
-    let tglobal_stems = naming::figure_stems("t_global", &delays);
     let mut written = Vec::new();
-    for (i, &delay_s) in delays.iter().enumerate() {
-        let figures = [
-            benefit::figure(rows, delay_s, stat, benefit_stems[i].clone()),
-            tglobal::figure(rows, delay_s, stat, tglobal_stems[i].clone()),
-        ];
-        for fig in &figures {
-            written.extend(render::write_png_and_svg(fig, out_dir)?);
-        }
+    for fig in &specs {
+        written.extend(render::write_drawable(fig, out_dir)?);
     }
+    written.push(index::write_index(&data, &specs, stat, out_dir)?);
     Ok(written)
+}
+
+/// The figures of one kind, ready to draw (none when the records lack what it needs).
+fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> {
+    let delays = naming::distinct_delays(data.stats.iter().map(|r| r.delay_s));
+    let per_delay = |name: &str| naming::figure_stems(name, &delays);
+    let with_run = |mut f: spec::FigureSpec| {
+        f.warnings = data.warnings.clone();
+        render::Drawable::Grid(f)
+    };
+    match kind {
+        FigureKind::BenefitVsP => delays
+            .iter()
+            .zip(per_delay("benefit"))
+            .map(|(&d, stem)| {
+                let mut f = benefit::figure(&data.stats, d, stat, stem);
+                f.hosts = data.hosts.clone();
+                with_run(f)
+            })
+            .collect(),
+        FigureKind::TGlobalVsP => delays
+            .iter()
+            .zip(per_delay("t_global"))
+            .map(|(&d, stem)| {
+                let mut f = tglobal::figure(&data.stats, d, stat, stem);
+                f.hosts = data.hosts.clone();
+                with_run(f)
+            })
+            .collect(),
+        FigureKind::TGlobalVsSize => delays
+            .iter()
+            .zip(naming::delay_stems("t_global_vs_size", &delays))
+            .map(|(&d, stem)| {
+                tglobal::figure_along(&data.stats, d, stat, stem, tglobal::Along::Size)
+            })
+            // One size per panel is no line: the figure needs two sizes to say anything.
+            .filter(|f| f.procs.len() > 1)
+            .map(with_run)
+            .collect(),
+        FigureKind::Timeline => delays
+            .iter()
+            .zip(naming::delay_stems("timeline", &delays))
+            .filter_map(|(&d, stem)| timeline::figure(data, d, stem))
+            .map(render::Drawable::Custom)
+            .collect(),
+        FigureKind::Ecdf => delays
+            .iter()
+            .zip(naming::delay_stems("t_global_ecdf", &delays))
+            .filter_map(|(&d, stem)| ecdf::figure(data, d, stem))
+            .map(render::Drawable::Custom)
+            .collect(),
+        FigureKind::OverRun => over_run::figure(data)
+            .map(render::Drawable::Custom)
+            .into_iter()
+            .collect(),
+        FigureKind::HiddenVsP => hidden::figures(&overlap_rows(data.records))
+            .into_iter()
+            .map(with_run)
+            .collect(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::summarize;
     use crate::plan::Op;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
-    fn rows() -> Vec<SummaryRow> {
+    fn records(delays: &[f64]) -> Records {
         let mut blocks = Vec::new();
         for p in [2, 4] {
-            for delay in [0.0, 50e-6] {
+            for &delay in delays {
                 blocks.push(testdata::block(Op::Allreduce, 8, p, delay, 4, 10e-6));
             }
         }
-        summarize(&Records {
+        Records {
             header: testdata::header(4),
             blocks,
             footer: None,
             truncated: false,
-        })
+        }
     }
 
     #[test]
     fn stat_picks_the_matching_fields() {
-        let r = &rows()[1];
+        let r = records(&[0.0, 50e-6]);
+        let rows = RunData::new(&r).stats;
+        let r = &rows[1];
         assert_eq!(Stat::Min.t_global_s(r), r.t_global_min_s);
         assert_eq!(Stat::Median.t_global_s(r), r.t_global_median_s);
         assert_eq!(Stat::Min.t0_s(r), r.t0_min_s);
         assert_eq!(Stat::Median.benefit(r), r.benefit_median);
         assert_ne!(Stat::Min.t_global_s(r), Stat::Median.t_global_s(r));
+        assert_eq!(Stat::Min.t_global_ci_s(r), None);
+        let (lo, hi) = Stat::Median.t_global_ci_s(r).unwrap();
+        assert!(lo <= r.t_global_median_s.unwrap() && hi >= r.t_global_median_s.unwrap());
+        assert!(Stat::Median.benefit_ci(r).is_some() && Stat::Min.benefit_ci(r).is_none());
         assert_eq!(Stat::default(), Stat::Median);
         assert!(Stat::Min.describe().starts_with("minimum"));
+        assert!(Stat::Min.error_bars().is_none() && Stat::Median.error_bars().is_some());
     }
 
     #[test]
-    fn no_delayed_rows_means_no_figures_and_no_directory() {
+    fn empty_records_give_no_figures_and_no_directory() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("never");
-        assert!(write_figures(&[], &out, Stat::Median).unwrap().is_empty());
-        let baselines: Vec<SummaryRow> = rows().into_iter().filter(|r| r.delay_s == 0.0).collect();
-        assert!(write_figures(&baselines, &out, Stat::Min)
-            .unwrap()
-            .is_empty());
+        let written = write_run_figures(&records(&[]), &out, Stat::Median, None).unwrap();
+        assert!(written.is_empty());
         assert!(!out.exists());
+        // Baselines only: no benefit, but t_global over the run still shows them.
+        let written = write_run_figures(&records(&[0.0]), &out, Stat::Min, None).unwrap();
+        let names: Vec<String> = written
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["t_global_over_run.png", "t_global_over_run.svg", "index.md"]
+        );
+    }
+
+    #[test]
+    fn only_draws_one_kind_and_every_kind_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = records(&[0.0, 50e-6]);
+        let only = write_run_figures(&r, dir.path(), Stat::Median, Some(FigureKind::Timeline));
+        let only = only.unwrap();
+        assert_eq!(only.len(), 3, "{only:?}");
+        assert!(only[0].ends_with("timeline_50us.png"));
+        let all = write_run_figures(&r, dir.path(), Stat::Median, None).unwrap();
+        let stems: Vec<String> = all
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "png"))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
+        // One size only: no t_global-vs-size figure; no overlap mode: no hidden figure.
+        assert_eq!(
+            stems,
+            [
+                "benefit_vs_p_50us",
+                "t_global_vs_p_50us",
+                "timeline_50us",
+                "t_global_ecdf_50us",
+                "t_global_over_run"
+            ]
+        );
+        assert!(all.iter().all(|p| p.exists()));
+        let md = std::fs::read_to_string(dir.path().join("index.md")).unwrap();
+        assert_eq!(md.matches("![").count(), 5, "{md}");
     }
 
     #[test]
@@ -201,8 +404,83 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a-file");
         std::fs::write(&file, b"x").unwrap();
-        let err = write_figures(&rows(), &file.join("sub"), Stat::Median).unwrap_err();
+        let r = records(&[0.0, 50e-6]);
+        let err = write_run_figures(&r, &file.join("sub"), Stat::Median, None).unwrap_err();
         assert!(matches!(err, PlotError::CreateDir { .. }), "{err}");
         assert!(err.to_string().contains("a-file"), "{err}");
+    }
+}
+
+/// Builders of synthetic statistics for the figure tests.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::spec::FigureSpec;
+    use crate::analysis::ConfigStats;
+    use crate::plan::Op;
+
+    /// A row of `op`, `bytes`, P = `p` and δ = `delay_s` with every statistic missing.
+    pub fn stats(op: Op, bytes: u64, p: u32, delay_s: f64) -> ConfigStats {
+        ConfigStats {
+            schema_version: crate::analysis::ANALYZE_SCHEMA_VERSION,
+            op,
+            bytes,
+            nprocs: p,
+            hosts: 0,
+            delay_model: String::new(),
+            delay_s,
+            launches: 1,
+            valid: 4,
+            total: 5,
+            valid0: 4,
+            total0: 5,
+            few_valid: true,
+            t_global_min_s: None,
+            t_global_q1_s: None,
+            t_global_median_s: None,
+            t_global_q3_s: None,
+            t_global_max_s: None,
+            t_global_mean_s: None,
+            t_global_iqm_s: None,
+            t_global_std_s: None,
+            t_global_median_ci_lo_s: None,
+            t_global_median_ci_hi_s: None,
+            outliers_low: 0,
+            outliers_high: 0,
+            outliers_severe: 0,
+            t0_min_s: None,
+            t0_median_s: None,
+            t0_median_ci_lo_s: None,
+            t0_median_ci_hi_s: None,
+            benefit_min: None,
+            benefit_median: None,
+            benefit_median_ci_lo: None,
+            benefit_median_ci_hi: None,
+            benefit_significant: None,
+            benefit_ceiling: None,
+            hidden_fraction: None,
+            launch_median_min_s: None,
+            launch_median_max_s: None,
+            launch_median_cv: None,
+            benefit_launch_min: None,
+            benefit_launch_max: None,
+        }
+    }
+
+    /// A figure without panels, for tests of axis text.
+    pub fn empty_figure() -> FigureSpec {
+        FigureSpec {
+            stem: "f".into(),
+            title: String::new(),
+            subtitle: String::new(),
+            x_label: "processes P".into(),
+            y_label: String::new(),
+            procs: Vec::new(),
+            panels: Vec::new(),
+            legend: Vec::new(),
+            zero_line: false,
+            x_format: Default::default(),
+            hosts: Vec::new(),
+            warnings: Vec::new(),
+        }
     }
 }

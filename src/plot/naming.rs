@@ -27,9 +27,15 @@ pub fn distinct_delays(delays: impl IntoIterator<Item = f64>) -> Vec<f64> {
 /// e.g. `benefit_vs_p_50us`. Two delays that format alike (they differ below the formatter's
 /// 3 decimals) get `_2`, `_3`, ... so no figure overwrites another.
 pub fn figure_stems(kind: &str, delays_s: &[f64]) -> Vec<String> {
+    delay_stems(&format!("{kind}_vs_p"), delays_s)
+}
+
+/// File stems `{prefix}_{δ}` for the ascending delays `delays_s`, made unique as in
+/// [`figure_stems`].
+pub fn delay_stems(prefix: &str, delays_s: &[f64]) -> Vec<String> {
     let mut stems: Vec<String> = Vec::with_capacity(delays_s.len());
     for &d in delays_s {
-        let base = format!("{kind}_vs_p_{}", format_duration(d));
+        let base = format!("{prefix}_{}", format_duration(d));
         let mut stem = base.clone();
         let mut n = 2;
         while stems.contains(&stem) {

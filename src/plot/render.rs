@@ -1,4 +1,6 @@
-//! Draws a [`FigureSpec`] with plotters, identically to PNG (bitmap) and SVG.
+//! Draws a [`FigureSpec`] (panels over P or sizes) or an [`XyFigure`] with plotters,
+//! identically to PNG (bitmap) and SVG, with one header (title, subtitle, the run's warnings)
+//! and one legend for all panels.
 
 use super::fonts::{self, FAMILY};
 use super::layout::{
@@ -6,7 +8,8 @@ use super::layout::{
     Log2Axis, YAxis, HEADER_PAD, LEGEND_ENTRY_GAP, LEGEND_GAP, LEGEND_PAD, LEGEND_ROW_H,
     LEGEND_SAMPLE_W, PANEL_H, PANEL_W, SUBTITLE_LINE_H, TITLE_LINE_H,
 };
-use super::spec::{FigureSpec, Marker, PanelSpec, SeriesStyle};
+use super::spec::{FigureSpec, LegendEntry, Marker, PanelSpec, SeriesStyle};
+use super::xy::{Join, XyAxis, XyFigure, XyPanel};
 use super::PlotError;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::Shift;
@@ -34,35 +37,99 @@ const GRID_COLOR: RGBColor = RGBColor(215, 215, 215);
 const FAINT_GRID_COLOR: RGBColor = RGBColor(238, 238, 238);
 const SUBTITLE_COLOR: RGBColor = RGBColor(70, 70, 70);
 const NOTE_COLOR: RGBColor = RGBColor(150, 40, 40);
+const REF_W: u32 = 1;
+const REF_DASH: u32 = 3;
+const REF_GAP: u32 = 4;
+/// Half width of an error bar's caps, pixels.
+const CAP_HALF: i32 = 5;
 
-/// Writes `spec` as `{stem}.png` and `{stem}.svg` in `dir`; returns both paths.
-pub fn write_png_and_svg(spec: &FigureSpec, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
-    let png = dir.join(format!("{}.png", spec.stem));
-    let svg = dir.join(format!("{}.svg", spec.stem));
+/// A figure of either kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Drawable {
+    Grid(FigureSpec),
+    Custom(XyFigure),
+}
+
+impl Drawable {
+    /// File name without extension.
+    pub fn stem(&self) -> &str {
+        match self {
+            Drawable::Grid(f) => &f.stem,
+            Drawable::Custom(f) => &f.stem,
+        }
+    }
+
+    /// The figure's title.
+    pub fn title(&self) -> &str {
+        match self {
+            Drawable::Grid(f) => &f.title,
+            Drawable::Custom(f) => &f.title,
+        }
+    }
+
+    /// The figure's subtitle (how to read it).
+    pub fn subtitle(&self) -> &str {
+        match self {
+            Drawable::Grid(f) => &f.subtitle,
+            Drawable::Custom(f) => &f.subtitle,
+        }
+    }
+
+    fn warnings(&self) -> &[String] {
+        match self {
+            Drawable::Grid(f) => &f.warnings,
+            Drawable::Custom(f) => &f.warnings,
+        }
+    }
+
+    fn legend(&self) -> &[LegendEntry] {
+        match self {
+            Drawable::Grid(f) => &f.legend,
+            Drawable::Custom(f) => &f.legend,
+        }
+    }
+
+    fn panel_count(&self) -> usize {
+        match self {
+            Drawable::Grid(f) => f.panels.len(),
+            Drawable::Custom(f) => f.panels.len(),
+        }
+    }
+}
+
+/// Writes `fig` as `{stem}.png` and `{stem}.svg` in `dir`; returns both paths.
+pub fn write_drawable(fig: &Drawable, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    let png = dir.join(format!("{}.png", fig.stem()));
+    let svg = dir.join(format!("{}.svg", fig.stem()));
     fonts::ensure_registered().map_err(|reason| PlotError::Font {
         path: png.clone(),
         reason,
     })?;
-    let layout = Layout::of(spec);
+    let layout = Layout::of(fig);
     let fail = |path: &Path| {
         let path = path.to_path_buf();
         move |e: String| PlotError::Write { path, reason: e }
     };
     {
         let root = BitMapBackend::new(&png, layout.size).into_drawing_area();
-        draw(&root, spec, &layout)
+        draw(&root, fig, &layout)
             .and_then(|_| root.present())
             .map_err(|e| e.to_string())
             .map_err(fail(&png))?;
     }
     {
         let root = SVGBackend::new(&svg, layout.size).into_drawing_area();
-        draw(&root, spec, &layout)
+        draw(&root, fig, &layout)
             .and_then(|_| root.present())
             .map_err(|e| e.to_string())
             .map_err(fail(&svg))?;
     }
     Ok(vec![png, svg])
+}
+
+/// Writes `spec` as `{stem}.png` and `{stem}.svg` in `dir`; returns both paths.
+pub fn write_png_and_svg(spec: &FigureSpec, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    write_drawable(&Drawable::Grid(spec.clone()), dir)
 }
 
 /// Where things go in one figure: computed once, used for the PNG and the SVG alike.
@@ -71,22 +138,33 @@ struct Layout {
     size: (u32, u32),
     title: Vec<String>,
     subtitle: Vec<String>,
+    /// The run's warnings, wrapped, drawn under the subtitle in the note colour.
+    warnings: Vec<String>,
     header_h: u32,
     /// Legend entry indices per legend row.
     legend: Vec<Vec<usize>>,
 }
 
 impl Layout {
-    fn of(spec: &FigureSpec) -> Layout {
-        let (rows, cols) = grid(spec.panels.len().max(1));
+    fn of(spec: &Drawable) -> Layout {
+        let (rows, cols) = grid(spec.panel_count().max(1));
         let width = cols as u32 * PANEL_W;
         // A one-panel figure is narrower than its title; wrap rather than cut.
         let text_w = width - 2 * LEGEND_PAD;
-        let title = wrap_text(&spec.title, text_w, |t| bold_text_width(t, TITLE_SIZE));
-        let subtitle = wrap_text(&spec.subtitle, text_w, |t| text_width(t, SUBTITLE_SIZE));
-        let header_h = header_height(title.len(), subtitle.len());
+        let title = wrap_text(spec.title(), text_w, |t| bold_text_width(t, TITLE_SIZE));
+        let subtitle = wrap_text(spec.subtitle(), text_w, |t| text_width(t, SUBTITLE_SIZE));
+        let warnings: Vec<String> = spec
+            .warnings()
+            .iter()
+            .flat_map(|w| {
+                super::layout::wrap_words(&format!("warning: {w}"), text_w, |t| {
+                    text_width(t, SUBTITLE_SIZE)
+                })
+            })
+            .collect();
+        let header_h = header_height(title.len(), subtitle.len() + warnings.len());
         let widths: Vec<u32> = spec
-            .legend
+            .legend()
             .iter()
             .map(|e| legend_entry_width(text_width(&e.label, LEGEND_SIZE)))
             .collect();
@@ -98,6 +176,7 @@ impl Layout {
             ),
             title,
             subtitle,
+            warnings,
             header_h,
             legend,
         }
@@ -137,7 +216,7 @@ type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::Er
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    spec: &FigureSpec,
+    fig: &Drawable,
     layout: &Layout,
 ) -> DrawResult<DB> {
     root.fill(&WHITE)?;
@@ -161,21 +240,41 @@ fn draw<DB: DrawingBackend>(
         ))?;
         y += SUBTITLE_LINE_H as i32;
     }
-    let (rows, cols) = grid(spec.panels.len().max(1));
+    for line in &layout.warnings {
+        header.draw(&Text::new(
+            line.clone(),
+            (w as i32 / 2, y),
+            font(SUBTITLE_SIZE).color(&NOTE_COLOR).pos(center),
+        ))?;
+        y += SUBTITLE_LINE_H as i32;
+    }
+    let (rows, cols) = grid(fig.panel_count().max(1));
     let (panels_area, legend_area) = rest.split_vertically(rows as u32 * PANEL_H);
+    let areas = panels_area.split_evenly((rows, cols));
+    match fig {
+        Drawable::Grid(spec) => draw_grid(&areas, spec)?,
+        Drawable::Custom(xy) => {
+            for (area, panel) in areas.iter().zip(&xy.panels) {
+                draw_xy_panel(area, panel)?;
+            }
+        }
+    }
+    draw_legend(&legend_area, fig.legend(), &layout.legend)
+}
+
+fn draw_grid<DB: DrawingBackend>(
+    areas: &[DrawingArea<DB, Shift>],
+    spec: &FigureSpec,
+) -> DrawResult<DB> {
     let axis = Log2Axis::new(&spec.procs, MAX_X_TICKS).unwrap_or(Log2Axis {
         lo: 0.0,
         hi: 2.0,
         ticks: Vec::new(),
     });
-    for (area, panel) in panels_area
-        .split_evenly((rows, cols))
-        .iter()
-        .zip(&spec.panels)
-    {
+    for (area, panel) in areas.iter().zip(&spec.panels) {
         draw_panel(area, spec, panel, &axis)?;
     }
-    draw_legend(&legend_area, spec, &layout.legend)
+    Ok(())
 }
 
 fn draw_panel<DB: DrawingBackend>(
@@ -219,9 +318,9 @@ fn draw_panel<DB: DrawingBackend>(
     };
     chart
         .configure_mesh()
-        .x_desc(spec.x_label.as_str())
+        .x_desc(spec.x_title())
         .y_desc(y_desc)
-        .x_label_formatter(&|p| p_label(*p))
+        .x_label_formatter(&|p| spec.x_tick_label(p_label(*p).parse().unwrap_or(0)))
         .y_label_formatter(&|v| y.label(*v))
         .label_style(font(TICK_SIZE))
         .axis_desc_style(font(AXIS_DESC_SIZE))
@@ -238,9 +337,35 @@ fn draw_panel<DB: DrawingBackend>(
         pts.into_iter().map(|(p, v)| (f64::from(p), v)).collect()
     };
     for s in &panel.series {
-        let line = rgb(s.style.color).stroke_width(LINE_W);
+        let color = rgb(s.style.color);
+        // Error bars under the lines and markers: the interval, with caps at both ends.
+        for &(x, lo, hi) in &s.intervals {
+            let x = f64::from(x);
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x, lo), (x, hi)],
+                color.mix(0.7).stroke_width(1),
+            )))?;
+            for v in [lo, hi] {
+                chart.draw_series(std::iter::once(
+                    EmptyElement::at((x, v))
+                        + PathElement::new(
+                            vec![(-CAP_HALF, 0), (CAP_HALF, 0)],
+                            color.mix(0.7).stroke_width(1),
+                        ),
+                ))?;
+            }
+        }
+    }
+    for s in &panel.series {
+        let line = if s.style.reference {
+            rgb(s.style.color).stroke_width(REF_W)
+        } else {
+            rgb(s.style.color).stroke_width(LINE_W)
+        };
         for run in s.runs() {
-            if s.style.dashed {
+            if s.style.reference {
+                chart.draw_series(DashedLineSeries::new(xy(run), REF_DASH, REF_GAP, line))?;
+            } else if s.style.dashed {
                 chart.draw_series(DashedLineSeries::new(xy(run), DASH, DASH_GAP, line))?;
             } else {
                 chart.draw_series(LineSeries::new(xy(run), line))?;
@@ -279,7 +404,7 @@ fn draw_panel<DB: DrawingBackend>(
 
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    spec: &FigureSpec,
+    legend: &[LegendEntry],
     rows: &[Vec<usize>],
 ) -> DrawResult<DB> {
     let (w, _) = area.dim_in_pixel();
@@ -289,13 +414,13 @@ fn draw_legend<DB: DrawingBackend>(
     for (r, row) in rows.iter().enumerate() {
         let widths: Vec<u32> = row
             .iter()
-            .map(|&i| legend_entry_width(text_width(&spec.legend[i].label, LEGEND_SIZE)))
+            .map(|&i| legend_entry_width(text_width(&legend[i].label, LEGEND_SIZE)))
             .collect();
         let total: u32 = widths.iter().sum::<u32>() + LEGEND_ENTRY_GAP * (widths.len() as u32 - 1);
         let mut x = (w.saturating_sub(total) / 2) as i32;
         let y = (LEGEND_PAD + r as u32 * LEGEND_ROW_H + LEGEND_ROW_H / 2) as i32;
         for (&i, &entry_w) in row.iter().zip(&widths) {
-            let entry = &spec.legend[i];
+            let entry = &legend[i];
             draw_sample(area, x, y, entry.style)?;
             area.draw(&Text::new(
                 entry.label.clone(),
@@ -316,20 +441,25 @@ fn draw_sample<DB: DrawingBackend>(
     style: SeriesStyle,
 ) -> DrawResult<DB> {
     let color = rgb(style.color);
-    let line = color.stroke_width(LINE_W);
+    let (line, dash, gap) = if style.reference {
+        (color.stroke_width(REF_W), REF_DASH, REF_GAP)
+    } else {
+        (color.stroke_width(LINE_W), DASH, DASH_GAP)
+    };
     let end = x + LEGEND_SAMPLE_W as i32;
     if style.dashed {
         let mut a = x;
         while a < end {
-            let b = (a + DASH as i32).min(end);
+            let b = (a + dash as i32).min(end);
             area.draw(&PathElement::new(vec![(a, y), (b, y)], line))?;
-            a = b + DASH_GAP as i32;
+            a = b + gap as i32;
         }
     } else {
         area.draw(&PathElement::new(vec![(x, y), (end, y)], line))?;
     }
     let mid = (x + end) / 2;
     match style.marker {
+        Marker::None => Ok(()),
         Marker::Circle => area.draw(&Circle::new((mid, y), CIRCLE_R, color.filled())),
         Marker::Square => {
             let (a, b) = (
@@ -424,4 +554,178 @@ impl Ranged for YRanged {
     fn range(&self) -> Range<f64> {
         self.0.lo..self.0.hi
     }
+}
+
+/// An axis of an x–y panel for plotters: a [`YAxis`] (linear or log10), with integer ticks
+/// instead of "nice" ones when the panel names its y values (ranks of a timeline).
+struct XyRanged {
+    axis: YAxis,
+    /// Explicit tick positions (the named ranks of a timeline); `None`: "nice" ticks.
+    ticks: Option<Vec<f64>>,
+}
+
+impl XyRanged {
+    fn new(a: &XyAxis, ticks: Option<Vec<f64>>) -> XyRanged {
+        XyRanged {
+            axis: YAxis {
+                lo: a.lo,
+                hi: a.hi,
+                log: a.log,
+            },
+            ticks,
+        }
+    }
+}
+
+impl Ranged for XyRanged {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        YRanged(self.axis).map(v, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if let Some(ticks) = &self.ticks {
+            if hint.weight().allow_light_points() {
+                return Vec::new();
+            }
+            return ticks.clone();
+        }
+        YRanged(self.axis).key_points(hint)
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.axis.lo..self.axis.hi
+    }
+}
+
+fn draw_xy_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: &XyPanel,
+) -> DrawResult<DB> {
+    let plot_area = area.titled(&panel.title, bold_font(PANEL_TITLE_SIZE))?;
+    let named = !panel.y_names.is_empty();
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin(10)
+        .margin_right(22)
+        .x_label_area_size(52)
+        .y_label_area_size(if named { 80 } else { 62 })
+        .build_cartesian_2d(
+            XyRanged::new(&panel.x, None),
+            // A tick per named y value only: timelines of many ranks name a few of them.
+            XyRanged::new(
+                &panel.y,
+                named.then(|| {
+                    (0..panel.y_names.len())
+                        .filter(|&i| !panel.y_names[i].is_empty())
+                        .map(|i| i as f64)
+                        .collect()
+                }),
+            ),
+        )?;
+    let desc = |a: &XyAxis| {
+        if a.log {
+            format!("{}, log scale", a.label)
+        } else {
+            a.label.clone()
+        }
+    };
+    let (xa, ya) = (
+        YAxis {
+            lo: panel.x.lo,
+            hi: panel.x.hi,
+            log: panel.x.log,
+        },
+        YAxis {
+            lo: panel.y.lo,
+            hi: panel.y.hi,
+            log: panel.y.log,
+        },
+    );
+    let y_label = |v: &f64| {
+        if named {
+            let i = v.round();
+            if i >= 0.0 && (i as usize) < panel.y_names.len() {
+                return panel.y_names[i as usize].clone();
+            }
+            return String::new();
+        }
+        ya.label(*v)
+    };
+    chart
+        .configure_mesh()
+        .x_desc(desc(&panel.x))
+        .y_desc(desc(&panel.y))
+        .x_label_formatter(&|v| xa.label(*v))
+        .y_label_formatter(&y_label)
+        .label_style(font(TICK_SIZE))
+        .axis_desc_style(font(AXIS_DESC_SIZE))
+        .bold_line_style(GRID_COLOR)
+        .light_line_style(FAINT_GRID_COLOR)
+        .draw()?;
+    for b in &panel.bars {
+        let color = rgb(b.color);
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(b.x0, b.y - b.half_height), (b.x1, b.y + b.half_height)],
+            color.filled(),
+        )))?;
+    }
+    for (x, label) in &panel.marks {
+        chart.draw_series(DashedLineSeries::new(
+            [(*x, panel.y.lo), (*x, panel.y.hi)],
+            REF_DASH,
+            REF_GAP,
+            BLACK.stroke_width(REF_W),
+        ))?;
+        chart.draw_series(std::iter::once(Text::new(
+            label.clone(),
+            (*x, panel.y.hi),
+            font(NOTE_SIZE)
+                .color(&SUBTITLE_COLOR)
+                .pos(Pos::new(HPos::Left, VPos::Top)),
+        )))?;
+    }
+    for line in &panel.lines {
+        let color = rgb(line.style.color);
+        let stroke = if line.style.reference {
+            color.stroke_width(REF_W)
+        } else {
+            color.stroke_width(LINE_W)
+        };
+        let pts: Vec<(f64, f64)> = match line.join {
+            Join::Scatter => line.points.clone(),
+            Join::Steps => line
+                .points
+                .windows(2)
+                .flat_map(|w| [w[0], (w[1].0, w[0].1)])
+                .chain(line.points.last().copied())
+                .collect(),
+        };
+        match line.join {
+            Join::Scatter => {
+                let filled = line.style.marker != Marker::Square;
+                chart.draw_series(pts.iter().map(|&c| {
+                    let style = if filled {
+                        color.mix(0.6).filled()
+                    } else {
+                        color.stroke_width(1)
+                    };
+                    Circle::new(c, 2, style)
+                }))?;
+            }
+            _ if line.style.dashed => {
+                let (dash, gap) = if line.style.reference {
+                    (REF_DASH, REF_GAP)
+                } else {
+                    (DASH, DASH_GAP)
+                };
+                chart.draw_series(DashedLineSeries::new(pts, dash, gap, stroke))?;
+            }
+            _ => {
+                chart.draw_series(LineSeries::new(pts, stroke))?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -13,6 +13,8 @@ use crate::plan::Op;
 pub enum Marker {
     Circle,
     Square,
+    /// No marker: reference lines such as the benefit ceiling, which are not measurements.
+    None,
 }
 
 /// How a series is drawn.
@@ -23,6 +25,8 @@ pub struct SeriesStyle {
     /// Dashed line (nonblocking kernels) instead of solid (blocking).
     pub dashed: bool,
     pub marker: Marker,
+    /// Thin dotted line (a reference such as the benefit ceiling, not a measurement).
+    pub reference: bool,
 }
 
 impl SeriesStyle {
@@ -42,6 +46,17 @@ impl SeriesStyle {
             } else {
                 Marker::Circle
             },
+            reference: false,
+        }
+    }
+
+    /// Style of a reference line in colour `color`: thin, dotted, no marker.
+    pub fn reference(color: (u8, u8, u8)) -> SeriesStyle {
+        SeriesStyle {
+            color,
+            dashed: true,
+            marker: Marker::None,
+            reference: true,
         }
     }
 }
@@ -93,6 +108,9 @@ pub struct SeriesSpec {
     /// (P, y) in ascending P, y in the figure's unit (% or µs); `None` where a configuration
     /// was measured but has no value (no valid repetition, no baseline).
     pub points: Vec<(u32, Option<f64>)>,
+    /// Confidence intervals drawn as error bars: (x, low, high) in the figure's unit; empty
+    /// when the statistic has none (minima) or the series is a reference line.
+    pub intervals: Vec<(u32, f64, f64)>,
 }
 
 impl SeriesSpec {
@@ -154,6 +172,73 @@ pub struct FigureSpec {
     pub legend: Vec<LegendEntry>,
     /// Draw a horizontal line at y = 0 (the benefit's "delay just adds" level).
     pub zero_line: bool,
+    /// How x values are labelled: process counts or message sizes.
+    pub x_format: XFormat,
+    /// Distinct hosts per P (issue 7): tick labels read `P (hosts)` when they differ between
+    /// P; empty when the records do not say.
+    pub hosts: Vec<(u32, u32)>,
+    /// The run's warnings ([`crate::analysis::run_warnings`]), repeated under the subtitle so
+    /// a figure shown alone still says what to distrust.
+    pub warnings: Vec<String>,
+}
+
+/// What the x values of a [`FigureSpec`] are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum XFormat {
+    /// Process counts P: `64`.
+    #[default]
+    Count,
+    /// Message sizes in bytes: `64 KiB`.
+    Bytes,
+}
+
+impl FigureSpec {
+    /// The label of x tick `x`: a count (with its host count when the figure's P span
+    /// different numbers of hosts) or a size.
+    pub fn x_tick_label(&self, x: u32) -> String {
+        match self.x_format {
+            XFormat::Bytes => super::naming::pretty_bytes(u64::from(x)),
+            XFormat::Count if self.hosts_differ() => {
+                match self.hosts.iter().find(|(p, _)| *p == x) {
+                    Some((_, h)) => format!("{x} ({h})"),
+                    None => x.to_string(),
+                }
+            }
+            XFormat::Count => x.to_string(),
+        }
+    }
+
+    /// The x axis title: with `(hosts)` when ticks carry host counts, or the one host count
+    /// every P shares.
+    pub fn x_title(&self) -> String {
+        if self.x_format != XFormat::Count || self.hosts.is_empty() {
+            return self.x_label.clone();
+        }
+        if self.hosts_differ() {
+            return format!("{} (hosts)", self.x_label);
+        }
+        let h = self.hosts[0].1;
+        let s = if h == 1 { "" } else { "s" };
+        format!("{}, all on {h} host{s}", self.x_label)
+    }
+
+    fn hosts_differ(&self) -> bool {
+        self.hosts.windows(2).any(|w| w[0].1 != w[1].1)
+    }
+}
+
+/// Distinct hosts per P among `blocks` (the largest count seen for a P), ascending in P;
+/// blocks that did not record it (0) are left out.
+pub fn hosts_per_p(blocks: &[crate::records::Block]) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for b in blocks.iter().filter(|b| b.hosts > 0) {
+        match out.iter_mut().find(|(p, _)| *p == b.nprocs) {
+            Some(slot) => slot.1 = slot.1.max(b.hosts),
+            None => out.push((b.nprocs, b.hosts)),
+        }
+    }
+    out.sort_unstable();
+    out
 }
 
 /// One point per P measured among `rows`, ascending in P, holding the first value `value`
@@ -239,12 +324,39 @@ mod tests {
             name: "x".into(),
             style: SeriesStyle::for_op(Op::Bcast, (0, 0, 0)),
             points: pts,
+            intervals: Vec::new(),
         };
         assert_eq!(s.values().count(), 3);
         assert_eq!(
             s.runs(),
             vec![vec![(2, 1.0)], vec![(8, 3.0)], vec![(32, 5.0)]]
         );
+    }
+
+    #[test]
+    fn hosts_go_into_ticks_only_when_they_differ() {
+        let mut fig = crate::plot::fixtures::empty_figure();
+        fig.hosts = vec![(2, 1), (4, 1)];
+        assert_eq!(fig.x_tick_label(4), "4");
+        assert_eq!(fig.x_title(), "processes P, all on 1 host");
+        fig.hosts = vec![(2, 1), (4, 2)];
+        assert_eq!(fig.x_tick_label(4), "4 (2)");
+        assert_eq!(fig.x_tick_label(8), "8");
+        assert_eq!(fig.x_title(), "processes P (hosts)");
+        fig.hosts.clear();
+        assert_eq!(fig.x_title(), "processes P");
+        fig.x_format = XFormat::Bytes;
+        assert_eq!(fig.x_tick_label(65536), "64 KiB");
+    }
+
+    #[test]
+    fn hosts_per_p_takes_the_largest_count_and_skips_unrecorded() {
+        use crate::records::testdata::block;
+        let mut a = block(Op::Allreduce, 8, 2, 0.0, 2, 1e-5);
+        let mut b = block(Op::Allreduce, 8, 4, 0.0, 2, 1e-5);
+        let mut c = block(Op::Bcast, 8, 4, 0.0, 2, 1e-5);
+        (a.hosts, b.hosts, c.hosts) = (0, 1, 2);
+        assert_eq!(hosts_per_p(&[a, b, c]), vec![(4, 2)]);
     }
 
     #[test]

@@ -7,10 +7,10 @@ use super::layout::{time_axis, PART_SEP};
 use super::naming::{pretty_duration, same_delay};
 use super::spec::{
     family_index, fill_from, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
-    BASELINE_COLOR, DELAYED_COLOR,
+    XFormat, BASELINE_COLOR, DELAYED_COLOR,
 };
 use super::Stat;
-use crate::analysis::SummaryRow;
+use crate::analysis::ConfigStats;
 use crate::plan::Op;
 
 /// Seconds to the figure's unit.
@@ -61,56 +61,102 @@ impl Kind {
     }
 }
 
-/// The t_global figure of the rows with nominal delay `delay_s` (seconds), values in µs.
+/// What a t_global figure puts on its x axis; the other dimension makes the panels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Along {
+    /// x = P, one panel per kernel family and size (002 Figures 5, 7, ...).
+    Procs,
+    /// x = message size, one panel per kernel family and P; barriers, without payload, left
+    /// out.
+    Size,
+}
+
+/// Panel key: kernel family index and the size (x = P) or P (x = size).
+type Key = (usize, SizeKey);
+
+impl Along {
+    fn x(self, r: &ConfigStats) -> u32 {
+        match self {
+            Along::Procs => r.nprocs,
+            // Sizes beyond 4 GiB per rank are not measured; saturate rather than wrap.
+            Along::Size => u32::try_from(r.bytes).unwrap_or(u32::MAX),
+        }
+    }
+
+    fn key(self, r: &ConfigStats) -> Key {
+        match self {
+            Along::Procs => (family_index(r.op), SizeKey::of(r.op, r.bytes)),
+            Along::Size => (family_index(r.op), SizeKey::Bytes(u64::from(r.nprocs))),
+        }
+    }
+
+    fn includes(self, r: &ConfigStats) -> bool {
+        self == Along::Procs || r.op.has_payload()
+    }
+}
+
+/// The t_global figure of the rows with nominal delay `delay_s` (seconds), values in µs,
+/// against P.
 ///
 /// A panel exists for every (family, size) measured with this δ. Its baseline series come from
 /// the δ = 0 rows; where a P has no δ = 0 row, the t0 the delayed row carries fills in.
-pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> FigureSpec {
+pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> FigureSpec {
+    figure_along(rows, delay_s, stat, stem, Along::Procs)
+}
+
+/// The t_global figure of the rows with nominal delay `delay_s` (seconds) against `along`.
+pub fn figure_along(
+    rows: &[ConfigStats],
+    delay_s: f64,
+    stat: Stat,
+    stem: String,
+    along: Along,
+) -> FigureSpec {
     let delay = pretty_duration(delay_s);
-    let delayed: Vec<&SummaryRow> = rows
+    let delayed: Vec<&ConfigStats> = rows
         .iter()
-        .filter(|r| same_delay(r.delay_s, delay_s))
+        .filter(|r| same_delay(r.delay_s, delay_s) && along.includes(r))
         .collect();
-    let baseline: Vec<&SummaryRow> = rows.iter().filter(|r| r.delay_s == 0.0).collect();
-    let keys = sorted_distinct(
-        delayed
-            .iter()
-            .map(|r| (family_index(r.op), SizeKey::of(r.op, r.bytes))),
-    );
+    let baseline: Vec<&ConfigStats> = rows
+        .iter()
+        .filter(|r| r.delay_s == 0.0 && along.includes(r))
+        .collect();
+    let keys = sorted_distinct(delayed.iter().map(|r| along.key(r)));
     let mut kinds_used: Vec<Kind> = Vec::new();
     let mut procs: Vec<u32> = Vec::new();
     let panels: Vec<PanelSpec> = keys
         .iter()
         .map(|&key| {
             let (d_rows, b_rows) = (
-                in_panel(&delayed, key, None),
-                in_panel(&baseline, key, None),
+                in_panel(&delayed, key, None, along),
+                in_panel(&baseline, key, None, along),
             );
             let ops = ops_of(d_rows.iter().chain(&b_rows).copied());
-            procs.extend(d_rows.iter().chain(&b_rows).map(|r| r.nprocs));
+            procs.extend(d_rows.iter().chain(&b_rows).map(|r| along.x(r)));
             let mut series = Vec::new();
             // Baselines first, so the delayed lines are drawn over them.
             for &op in &ops {
                 let (d, b) = (
-                    in_panel(&delayed, key, Some(op)),
-                    in_panel(&baseline, key, Some(op)),
+                    in_panel(&delayed, key, Some(op), along),
+                    in_panel(&baseline, key, Some(op), along),
                 );
+                let x = |r: &ConfigStats| along.x(r);
                 let pts = fill_from(
-                    points(b.iter().copied(), |r| r.nprocs, |r| stat.t_global_s(r)),
-                    &points(d.iter().copied(), |r| r.nprocs, |r| stat.t0_s(r)),
+                    points(b.iter().copied(), x, |r| stat.t_global_s(r)),
+                    &points(d.iter().copied(), x, |r| stat.t0_s(r)),
                 );
-                series.push((op, false, pts));
+                series.push((op, false, pts, intervals(&b, stat, along)));
             }
             for &op in &ops {
-                let d = in_panel(&delayed, key, Some(op));
+                let d = in_panel(&delayed, key, Some(op), along);
                 if !d.is_empty() {
-                    let pts = points(d.iter().copied(), |r| r.nprocs, |r| stat.t_global_s(r));
-                    series.push((op, true, pts));
+                    let pts = points(d.iter().copied(), |r| along.x(r), |r| stat.t_global_s(r));
+                    series.push((op, true, pts, intervals(&d, stat, along)));
                 }
             }
             let series: Vec<SeriesSpec> = series
                 .into_iter()
-                .map(|(op, is_delayed, pts)| {
+                .map(|(op, is_delayed, pts, cis)| {
                     let kind = Kind::of(op, is_delayed);
                     if !kinds_used.contains(&kind) {
                         kinds_used.push(kind);
@@ -126,12 +172,23 @@ pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> Fi
                             .into_iter()
                             .map(|(p, t)| (p, t.map(|t| t * US_PER_S)))
                             .collect(),
+                        intervals: cis,
                     }
                 })
                 .collect();
-            let y = time_axis(series.iter().flat_map(|s| s.values().map(|(_, t)| t)));
+            let y = time_axis(series.iter().flat_map(|s| {
+                s.values()
+                    .map(|(_, t)| t)
+                    .chain(s.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi]))
+            }));
             PanelSpec {
-                title: panel_title(&ops, key.1),
+                title: match (along, key.1) {
+                    (Along::Size, SizeKey::Bytes(p)) => {
+                        let names: Vec<&str> = ops.iter().map(|op| op.name()).collect();
+                        format!("{}, P = {p}", names.join(" / "))
+                    }
+                    _ => panel_title(&ops, key.1),
+                },
                 y,
                 series,
             }
@@ -148,7 +205,11 @@ pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> Fi
     FigureSpec {
         stem,
         title: format!(
-            "t_global vs P, δ = {delay} and undelayed ({})",
+            "t_global vs {}, δ = {delay} and undelayed ({})",
+            match along {
+                Along::Procs => "P",
+                Along::Size => "message size",
+            },
             stat.describe()
         ),
         subtitle: [
@@ -156,25 +217,54 @@ pub fn figure(rows: &[SummaryRow], delay_s: f64, stat: Stat, stem: String) -> Fi
             "the gap between a blue line and its grey line is what δ cost \
              (δ itself when the delay just adds)",
         ]
+        .into_iter()
+        .chain(stat.error_bars())
+        .collect::<Vec<_>>()
         .join(PART_SEP),
-        x_label: "processes P".to_string(),
+        x_label: match along {
+            Along::Procs => "processes P".to_string(),
+            Along::Size => "message size (bytes per rank, log2)".to_string(),
+        },
         y_label: "t_global (µs)".to_string(),
         procs: sorted_distinct(procs),
         panels,
         legend,
         zero_line: false,
+        x_format: match along {
+            Along::Procs => XFormat::Count,
+            Along::Size => XFormat::Bytes,
+        },
+        hosts: Vec::new(),
+        warnings: Vec::new(),
     }
+}
+
+/// Error bars of `rows` in µs: the interval of the statistic per x (the first row of an x).
+fn intervals(rows: &[&ConfigStats], stat: Stat, along: Along) -> Vec<(u32, f64, f64)> {
+    let mut out: Vec<(u32, f64, f64)> = Vec::new();
+    for r in rows {
+        let x = along.x(r);
+        if out.iter().any(|i| i.0 == x) {
+            continue;
+        }
+        if let Some((lo, hi)) = stat.t_global_ci_s(r) {
+            out.push((x, lo * US_PER_S, hi * US_PER_S));
+        }
+    }
+    out.sort_by_key(|i| i.0);
+    out
 }
 
 /// The rows of panel `key` (family index, size), of kernel `op` if given.
 fn in_panel<'a>(
-    rows: &[&'a SummaryRow],
-    key: (usize, SizeKey),
+    rows: &[&'a ConfigStats],
+    key: Key,
     op: Option<Op>,
-) -> Vec<&'a SummaryRow> {
+    along: Along,
+) -> Vec<&'a ConfigStats> {
     rows.iter()
         .copied()
-        .filter(|r| (family_index(r.op), SizeKey::of(r.op, r.bytes)) == key)
+        .filter(|r| along.key(r) == key)
         .filter(|r| op.is_none_or(|op| r.op == op))
         .collect()
 }
@@ -193,26 +283,20 @@ mod tests {
     use super::*;
     use crate::plot::spec::Marker;
 
-    /// A row with t_global `t_us` (median; minimum = t_us - 1) and baseline t0 `t0_us`.
-    fn row(op: Op, bytes: u64, p: u32, delay_s: f64, t_us: Option<f64>, t0_us: f64) -> SummaryRow {
-        SummaryRow {
-            op,
-            bytes,
-            nprocs: p,
-            delay_s,
-            delay_model: String::new(),
-            valid: 4,
-            total: 5,
-            t_global_min_s: t_us.map(|t| (t - 1.0) * 1e-6),
-            t_global_median_s: t_us.map(|t| t * 1e-6),
-            t0_min_s: Some((t0_us - 1.0) * 1e-6),
-            t0_median_s: Some(t0_us * 1e-6),
-            benefit_min: None,
-            benefit_median: None,
-        }
+    /// A row with t_global `t_us` (median, interval ± 1; minimum = t_us - 1) and baseline
+    /// t0 `t0_us`.
+    fn row(op: Op, bytes: u64, p: u32, delay_s: f64, t_us: Option<f64>, t0_us: f64) -> ConfigStats {
+        let mut r = crate::plot::fixtures::stats(op, bytes, p, delay_s);
+        r.t_global_min_s = t_us.map(|t| (t - 1.0) * 1e-6);
+        r.t_global_median_s = t_us.map(|t| t * 1e-6);
+        r.t_global_median_ci_lo_s = t_us.map(|t| (t - 1.0) * 1e-6);
+        r.t_global_median_ci_hi_s = t_us.map(|t| (t + 1.0) * 1e-6);
+        r.t0_min_s = Some((t0_us - 1.0) * 1e-6);
+        r.t0_median_s = Some(t0_us * 1e-6);
+        r
     }
 
-    fn sample() -> Vec<SummaryRow> {
+    fn sample() -> Vec<ConfigStats> {
         vec![
             row(Op::Allreduce, 8, 2, 0.0, Some(10.0), 10.0),
             row(Op::Allreduce, 8, 2, 50e-6, Some(60.0), 10.0),
@@ -277,6 +361,11 @@ mod tests {
         assert_eq!(panel.series[2].style.color, DELAYED_COLOR);
         assert_eq!(panel.series[0].style.color, BASELINE_COLOR);
         assert_eq!(panel.series[3].style.marker, Marker::Square);
+        // Error bars in µs at the delayed P with a median.
+        assert_eq!(panel.series[2].intervals.len(), 2);
+        assert!((panel.series[2].intervals[0].1 - 59.0).abs() < 1e-6);
+        assert!((panel.series[2].intervals[0].2 - 61.0).abs() < 1e-6);
+        assert!(panel.series[3].intervals.iter().all(|i| i.0 == 4));
         assert!(panel.y.lo == 0.0 && panel.y.hi > 62.0 && !panel.y.log);
         // Minima are picked with Stat::Min.
         let fig = figure(&sample(), 50e-6, Stat::Min, "t".into());
@@ -288,7 +377,7 @@ mod tests {
 
     #[test]
     fn panels_spanning_decades_get_a_log_axis() {
-        let rows: Vec<SummaryRow> = [2u32, 64, 4096]
+        let rows: Vec<ConfigStats> = [2u32, 64, 4096]
             .into_iter()
             .flat_map(|p| {
                 let t0 = 5.0 * f64::from(p);
@@ -307,6 +396,38 @@ mod tests {
     }
 
     #[test]
+    fn along_size_one_panel_per_family_and_p_without_barriers() {
+        let mut rows = sample();
+        rows.push(row(Op::Allreduce, 1024, 2, 50e-6, Some(80.0), 20.0));
+        let fig = figure_along(&rows, 50e-6, Stat::Median, "v".into(), Along::Size);
+        let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            vec![
+                "allreduce / iallreduce, P = 2",
+                "allreduce / iallreduce, P = 4"
+            ]
+        );
+        assert_eq!(fig.procs, vec![8, 1024], "x holds the sizes");
+        assert_eq!(fig.x_format, XFormat::Bytes);
+        assert!(fig.title.contains("message size"));
+        let p2 = &fig.panels[0];
+        let delayed = p2
+            .series
+            .iter()
+            .find(|s| s.name == "allreduce, δ = 50 µs")
+            .unwrap();
+        assert_eq!(delayed.values().collect::<Vec<_>>().len(), 2);
+        assert!((delayed.values().last().unwrap().1 - 80.0).abs() < 1e-6);
+        let base = p2
+            .series
+            .iter()
+            .find(|s| s.name == "allreduce, undelayed")
+            .unwrap();
+        assert!((base.values().last().unwrap().1 - 20.0).abs() < 1e-6);
+    }
+
+    #[test]
     fn legend_lists_the_kinds_present_delayed_first() {
         let fig = figure(&sample(), 50e-6, Stat::Median, "t".into());
         let labels: Vec<&str> = fig.legend.iter().map(|e| e.label.as_str()).collect();
@@ -319,7 +440,7 @@ mod tests {
                 "nonblocking, undelayed (δ = 0)"
             ]
         );
-        let only_blocking: Vec<SummaryRow> = sample()
+        let only_blocking: Vec<ConfigStats> = sample()
             .into_iter()
             .filter(|r| !r.op.is_nonblocking())
             .collect();

@@ -1,10 +1,10 @@
 //! What rank 0 tells the user: progress while measuring, the summary and figures at the end.
 
-use crate::analysis::{analyze, distribution_rows, summarize, Bootstrap};
+use crate::analysis::{analyze, distribution_rows, Bootstrap};
 use crate::export::{summary_exporter, write_distribution, SummaryFormat};
 use crate::limits::Estimate;
 use crate::plan::{Op, Plan};
-use crate::plot::{write_figures, Stat};
+use crate::plot::{write_run_figures, Stat};
 use crate::records::read_records;
 use crate::units::format_bytes;
 use crate::units::format_duration;
@@ -155,7 +155,6 @@ pub fn print_summary(path: &Path, figures: &Path) {
             return;
         }
     };
-    let rows = summarize(&records);
     let mut out = std::io::stdout().lock();
     let file = path.display().to_string();
     match analyze(
@@ -185,7 +184,7 @@ pub fn print_summary(path: &Path, figures: &Path) {
             eprintln!("delaybench: warning: cannot print the distribution: {e}");
         }
     }
-    match write_figures(&rows, figures, Stat::Median) {
+    match write_run_figures(&records, figures, Stat::Median, None) {
         Ok(paths) => eprintln!(
             "delaybench: records in {}; {} figure files in {}",
             path.display(),

@@ -1,0 +1,158 @@
+//! The distribution of t_global per configuration: the empirical cumulative distribution
+//! (ECDF) of the valid repetitions, undelayed (δ = 0) against δ, one panel per kernel and size
+//! at the largest P. A dotted line marks t0 + δ, where the delayed curve sits when the delay
+//! just adds; a delayed curve left of it hid part of δ.
+
+use super::naming::{pretty_duration, same_delay};
+use super::over_run::{config_title, delay_color, largest_p_configs};
+use super::spec::{LegendEntry, SeriesStyle, BASELINE_COLOR};
+use super::xy::{span, Join, XyAxis, XyFigure, XyLine, XyPanel};
+use super::RunData;
+use crate::analysis::{median, valid_t_globals};
+use crate::records::Block;
+
+/// Microseconds per second.
+const US: f64 = 1e6;
+
+/// The ECDF of `values` as (value, fraction ≤ value) points, ascending; a leading point at
+/// fraction 0 so the staircase starts on the axis. Empty for no values.
+pub fn ecdf(values: &[f64]) -> Vec<(f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len() as f64;
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(v.len() + 1);
+    if let Some(&first) = v.first() {
+        out.push((first, 0.0));
+    }
+    out.extend(v.iter().enumerate().map(|(i, &x)| (x, (i + 1) as f64 / n)));
+    out
+}
+
+/// The figure for nominal delay `delay_s` (seconds), or `None` when no configuration has both
+/// a δ block and its baseline with valid repetitions.
+pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
+    let blocks = &data.records.blocks;
+    let delays = super::naming::distinct_delays(blocks.iter().map(|b| b.delay_s));
+    let color = delay_color(&delays, delay_s);
+    let find = |op, bytes, p, d: f64| -> Option<&Block> {
+        blocks
+            .iter()
+            .find(|b| b.op == op && b.bytes == bytes && b.nprocs == p && same_delay(b.delay_s, d))
+    };
+    let panels: Vec<XyPanel> = largest_p_configs(blocks)
+        .into_iter()
+        .filter_map(|(op, bytes, p)| {
+            let (base, late) = (find(op, bytes, p, 0.0)?, find(op, bytes, p, delay_s)?);
+            let (t0s, ts) = (us(valid_t_globals(base)), us(valid_t_globals(late)));
+            let t0 = median(&t0s)?;
+            median(&ts)?;
+            let adds = t0 + delay_s * US;
+            let (lo, hi, log) = span(t0s.iter().chain(&ts).copied().chain([adds]), false);
+            Some(XyPanel {
+                title: config_title(op, bytes, p),
+                x: XyAxis {
+                    lo,
+                    hi,
+                    log,
+                    label: "t_global (µs)".into(),
+                },
+                y: XyAxis {
+                    lo: 0.0,
+                    hi: 1.02,
+                    log: false,
+                    label: "fraction of repetitions ≤ t".into(),
+                },
+                bars: Vec::new(),
+                lines: vec![
+                    XyLine {
+                        style: SeriesStyle::new(false, BASELINE_COLOR),
+                        join: Join::Steps,
+                        points: ecdf(&t0s),
+                    },
+                    XyLine {
+                        style: SeriesStyle::new(false, color),
+                        join: Join::Steps,
+                        points: ecdf(&ts),
+                    },
+                ],
+                marks: vec![(adds, " t0 + δ".into())],
+                y_names: Vec::new(),
+            })
+        })
+        .collect();
+    if panels.is_empty() {
+        return None;
+    }
+    let delay = pretty_duration(delay_s);
+    Some(XyFigure {
+        stem,
+        title: format!("Distribution of t_global, undelayed and δ = {delay}"),
+        subtitle: [
+            "empirical CDF of the valid repetitions",
+            "dotted: t0 + δ with t0 the undelayed median, where the delayed curve sits \
+             when the delay just adds",
+            "left of it: part of δ hidden",
+        ]
+        .join(super::layout::PART_SEP),
+        warnings: data.warnings.clone(),
+        panels,
+        legend: vec![
+            LegendEntry {
+                label: "undelayed (δ = 0)".into(),
+                style: SeriesStyle::new(false, BASELINE_COLOR),
+            },
+            LegendEntry {
+                label: format!("δ = {delay}"),
+                style: SeriesStyle::new(false, color),
+            },
+            LegendEntry {
+                label: "t0 + δ".into(),
+                style: SeriesStyle::reference((0, 0, 0)),
+            },
+        ],
+    })
+}
+
+fn us(v: Vec<f64>) -> Vec<f64> {
+    v.into_iter().map(|t| t * US).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Op;
+    use crate::records::{testdata, Records};
+
+    #[test]
+    fn ecdf_climbs_from_zero_to_one_in_order() {
+        assert_eq!(
+            ecdf(&[3.0, 1.0, 2.0, f64::NAN]),
+            vec![(1.0, 0.0), (1.0, 1.0 / 3.0), (2.0, 2.0 / 3.0), (3.0, 1.0)]
+        );
+        assert!(ecdf(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_panel_needs_both_baseline_and_delay() {
+        let r = Records {
+            header: testdata::header(2),
+            blocks: vec![
+                testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6),
+                testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
+                testdata::block(Op::Bcast, 8, 2, 50e-6, 5, 10e-6),
+            ],
+            footer: None,
+            truncated: false,
+        };
+        let data = RunData::new(&r);
+        let fig = figure(&data, 50e-6, "e".into()).unwrap();
+        assert_eq!(fig.panels.len(), 1, "bcast has no baseline");
+        let panel = &fig.panels[0];
+        // Baseline valid reps 10, 12, 13, 14 us: median 12.5, so t0 + δ = 62.5 us.
+        assert!((panel.marks[0].0 - 62.5).abs() < 1e-6);
+        assert_eq!(panel.lines[1].points.len(), 5);
+        assert!((panel.lines[1].points[4].0 - 64.0).abs() < 1e-6);
+        assert!(panel.x.lo < 10.0 && panel.x.hi > 64.0);
+        assert!(figure(&data, 10e-6, "e".into()).is_none());
+    }
+}

@@ -1,0 +1,282 @@
+//! The per-rank timeline of one repetition on the global clock, like the traces of 002
+//! Figures 2 and 3: each rank's wait for its (delayed) start, then its time inside the
+//! operation until it returned. The blocking and the nonblocking kernel of one family, each
+//! undelayed and under δ, at the smallest size and largest P; the repetition shown is the one
+//! with the median t_global, so the picture is typical, not the best or worst case.
+
+use super::naming::{pretty_duration, same_delay};
+use super::over_run::{config_title, largest_p_configs};
+use super::spec::{family_color, LegendEntry, SeriesStyle};
+use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
+use super::RunData;
+use crate::analysis::t_global;
+use crate::plan::Op;
+use crate::records::Block;
+
+/// Microseconds per second.
+const US: f64 = 1e6;
+/// Colour of a rank's delay before it entered: Okabe–Ito yellow, the one colour no kernel
+/// family uses, so a delay never looks like time inside the operation.
+const DELAY_COLOR: (u8, u8, u8) = (240, 228, 66);
+/// Rank labels that fit a panel's height; more ranks are labelled every k-th (late ranks
+/// always).
+const MAX_RANK_LABELS: usize = 16;
+/// Colour of a wait that is not a delay (a late start, or barrier synchronisation).
+const WAIT_COLOR: (u8, u8, u8) = (200, 200, 200);
+/// Half a bar's height, in ranks.
+const HALF: f64 = 0.3;
+
+/// The valid repetition whose t_global is the median (the lower one of an even count), or
+/// `None` without a valid repetition.
+pub fn median_rep(block: &Block) -> Option<usize> {
+    let mut reps: Vec<(f64, usize)> = (0..block.nrep as usize)
+        .filter(|&r| block.rep_valid(r))
+        .map(|r| (t_global(block, r), r))
+        .collect();
+    reps.sort_by(|a, b| a.0.total_cmp(&b.0));
+    reps.get(reps.len().saturating_sub(1) / 2).map(|&(_, r)| r)
+}
+
+/// The bars of repetition `rep`: per rank, from the repetition's start instant (the scheduled
+/// start, or the earliest start with barrier sync) to its start (delay colour when the rank was
+/// delayed, grey otherwise), then from start to end in `op_color`. Times in µs after the
+/// start instant, y = rank.
+pub fn rep_bars(block: &Block, rep: usize, op_color: (u8, u8, u8)) -> Vec<Bar> {
+    let p = block.nprocs as usize;
+    let row = rep * p..(rep + 1) * p;
+    let starts = &block.t_start_global_s.0[row.clone()];
+    let ends = &block.t_end_global_s.0[row.clone()];
+    let delays = &block.applied_delay_s.0[row];
+    let scheduled = block.scheduled_start_s.0[rep];
+    let zero = if scheduled.is_finite() {
+        scheduled
+    } else {
+        starts.iter().copied().fold(f64::INFINITY, f64::min)
+    };
+    let mut bars = Vec::new();
+    for rank in 0..p {
+        let (s, e) = ((starts[rank] - zero) * US, (ends[rank] - zero) * US);
+        if s > 0.0 {
+            bars.push(Bar {
+                y: rank as f64,
+                x0: 0.0,
+                x1: s,
+                color: if delays[rank] > 0.0 {
+                    DELAY_COLOR
+                } else {
+                    WAIT_COLOR
+                },
+                half_height: HALF,
+            });
+        }
+        bars.push(Bar {
+            y: rank as f64,
+            x0: s,
+            x1: e,
+            color: op_color,
+            half_height: HALF,
+        });
+    }
+    bars
+}
+
+/// Labels of ranks `0..p`: `3 (late)` for the delayed ranks, the number for every k-th rank
+/// so that at most about [`MAX_RANK_LABELS`] are labelled, empty (no tick) for the others.
+pub fn rank_names(p: usize, delayed: &[usize]) -> Vec<String> {
+    let step = p.div_ceil(MAX_RANK_LABELS).max(1);
+    (0..p)
+        .map(|r| {
+            if delayed.contains(&r) {
+                format!("{r} (late)")
+            } else if r % step == 0 || r + 1 == p {
+                r.to_string()
+            } else {
+                String::new()
+            }
+        })
+        .collect()
+}
+
+/// The family the timeline shows: the first of the run's kernels measured under δ, and the
+/// size and P it is shown at (smallest size, largest P).
+fn chosen(blocks: &[Block], delay_s: f64) -> Option<(Op, u64, u32)> {
+    let delayed = |b: &&Block| same_delay(b.delay_s, delay_s);
+    let first = blocks.iter().find(delayed)?.op.family();
+    let bytes = blocks
+        .iter()
+        .filter(delayed)
+        .filter(|b| b.op.family() == first)
+        .map(|b| b.bytes)
+        .min()?;
+    let (_, _, p) = largest_p_configs(blocks)
+        .into_iter()
+        .find(|&(op, b, _)| op.family() == first && b == bytes)?;
+    Some((first, bytes, p))
+}
+
+/// The timeline figure for nominal delay `delay_s` (seconds), or `None` without a delayed
+/// block that has a valid repetition.
+pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
+    let blocks = &data.records.blocks;
+    let (family, bytes, p) = chosen(blocks, delay_s)?;
+    let mut panels = Vec::new();
+    let mut x_hi: f64 = 0.0;
+    // The family's kernels, blocking first (Op::ALL lists each blocking kernel first).
+    let ops = Op::ALL.iter().copied().filter(|op| op.family() == family);
+    for op in ops {
+        for d in [0.0, delay_s] {
+            let Some(block) = blocks.iter().find(|b| {
+                b.op == op && b.bytes == bytes && b.nprocs == p && same_delay(b.delay_s, d)
+            }) else {
+                continue;
+            };
+            let Some(rep) = median_rep(block) else {
+                continue;
+            };
+            let color = SeriesStyle::for_op(op, family_color(op)).color;
+            let bars = rep_bars(block, rep, color);
+            x_hi = bars.iter().map(|b| b.x1).fold(x_hi, f64::max);
+            let delayed_ranks: Vec<usize> = (0..p as usize)
+                .filter(|&r| block.applied_delay_s.0[block.idx(rep, r)] > 0.0)
+                .collect();
+            panels.push(XyPanel {
+                title: format!(
+                    "{}, {}: repetition {rep}",
+                    config_title(op, bytes, p),
+                    if d == 0.0 {
+                        "undelayed".to_string()
+                    } else {
+                        format!("δ = {}", pretty_duration(d))
+                    }
+                ),
+                x: XyAxis {
+                    lo: 0.0,
+                    hi: 1.0,
+                    log: false,
+                    label: "µs after the repetition's start instant (global clock)".into(),
+                },
+                y: XyAxis {
+                    lo: -0.6,
+                    hi: p as f64 - 0.4,
+                    log: false,
+                    label: "rank".into(),
+                },
+                bars,
+                lines: Vec::new(),
+                marks: vec![(t_global(block, rep) * US, " t_global".into())],
+                y_names: rank_names(p as usize, &delayed_ranks),
+            });
+        }
+    }
+    if !panels.iter().any(|p: &XyPanel| p.title.contains("δ =")) {
+        return None;
+    }
+    // One time scale for all panels, so the undelayed and delayed traces compare by length.
+    for panel in &mut panels {
+        panel.x.hi = x_hi * 1.08;
+    }
+    let op_color = family_color(family);
+    Some(XyFigure {
+        stem,
+        title: format!(
+            "Per-rank timeline of the median repetition, δ = {}",
+            pretty_duration(delay_s)
+        ),
+        subtitle: [
+            "each bar: one rank on the global clock",
+            "coloured: inside the operation, from its start to its return",
+            "the late rank's bar starts after its delay",
+            "dotted: t_global (latest end − earliest start)",
+        ]
+        .join(super::layout::PART_SEP),
+        warnings: data.warnings.clone(),
+        panels,
+        legend: vec![
+            LegendEntry {
+                label: "delay before entering".into(),
+                style: SeriesStyle::new(false, DELAY_COLOR),
+            },
+            LegendEntry {
+                label: "late start (not a delay)".into(),
+                style: SeriesStyle::new(false, WAIT_COLOR),
+            },
+            LegendEntry {
+                label: format!("inside {family} (nonblocking: post to wait)"),
+                style: SeriesStyle::new(false, op_color),
+            },
+        ],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{testdata, Records};
+
+    #[test]
+    fn median_rep_skips_invalid_repetitions() {
+        // Valid reps 0, 2, 3, 4 with growing t_global: the lower median is rep 2.
+        let b = testdata::block(Op::Allreduce, 8, 3, 50e-6, 5, 10e-6);
+        assert_eq!(median_rep(&b), Some(2));
+        let mut none = b.clone();
+        none.flags.iter_mut().for_each(|f| *f = 1);
+        assert_eq!(median_rep(&none), None);
+    }
+
+    #[test]
+    fn many_ranks_are_thinned_but_late_ones_keep_their_label() {
+        assert_eq!(rank_names(3, &[1]), vec!["0", "1 (late)", "2"]);
+        let names = rank_names(64, &[5]);
+        let labelled: Vec<usize> = (0..64).filter(|&r| !names[r].is_empty()).collect();
+        assert_eq!(
+            labelled,
+            vec![0, 4, 5, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 63]
+        );
+        assert_eq!(names[5], "5 (late)");
+    }
+
+    #[test]
+    fn bars_show_the_delay_then_the_operation() {
+        let b = testdata::block(Op::Allreduce, 8, 3, 50e-6, 5, 10e-6);
+        let bars = rep_bars(&b, 0, (1, 2, 3));
+        // Rank 0: delay bar 0..50 us, then the operation 50..60 us; ranks 1, 2: operation only.
+        assert_eq!(bars.len(), 4);
+        assert_eq!(bars[0].color, DELAY_COLOR);
+        assert!((bars[0].x1 - 50.0).abs() < 1e-6 && bars[0].x0 == 0.0);
+        assert!((bars[1].x0 - 50.0).abs() < 1e-6 && (bars[1].x1 - 60.0).abs() < 1e-6);
+        assert_eq!(bars[2].y, 1.0);
+        assert!(bars[2].x0.abs() < 1e-6 && (bars[2].x1 - 59.9).abs() < 1e-6);
+    }
+
+    #[test]
+    fn blocking_and_nonblocking_undelayed_and_delayed() {
+        let mut blocks = Vec::new();
+        for op in [Op::Allreduce, Op::Iallreduce] {
+            for d in [0.0, 50e-6] {
+                blocks.push(testdata::block(op, 8, 2, d, 5, 10e-6));
+                blocks.push(testdata::block(op, 1024, 2, d, 5, 10e-6));
+            }
+        }
+        let r = Records {
+            header: testdata::header(2),
+            blocks,
+            footer: None,
+            truncated: false,
+        };
+        let fig = figure(&RunData::new(&r), 50e-6, "t".into()).unwrap();
+        let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            vec![
+                "allreduce, 8 B, P = 2, undelayed: repetition 2",
+                "allreduce, 8 B, P = 2, δ = 50 µs: repetition 2",
+                "iallreduce, 8 B, P = 2, undelayed: repetition 2",
+                "iallreduce, 8 B, P = 2, δ = 50 µs: repetition 2",
+            ]
+        );
+        assert_eq!(fig.panels[1].y_names, vec!["0 (late)", "1"]);
+        assert!(fig.panels.iter().all(|p| p.x.hi == fig.panels[0].x.hi));
+        assert!(fig.panels[0].x.hi > 62.0);
+        assert!(figure(&RunData::new(&r), 10e-6, "t".into()).is_none());
+    }
+}

@@ -1,0 +1,109 @@
+//! Figures whose x axis is not P: free x–y panels (ECDFs, t_global over the run, timelines).
+//! Plain data like [`super::spec`], drawn by [`super::render`] with the same header, warnings
+//! and legend as the P figures.
+
+use super::spec::{LegendEntry, SeriesStyle};
+
+/// One axis of an [`XyPanel`]: its ends, whether it is log10, and its title with unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct XyAxis {
+    pub lo: f64,
+    pub hi: f64,
+    pub log: bool,
+    pub label: String,
+}
+
+/// A horizontal bar from `x0` to `x1` at height `y` (a timeline segment).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bar {
+    pub y: f64,
+    pub x0: f64,
+    pub x1: f64,
+    pub color: (u8, u8, u8),
+    /// Half the bar's height, in y units.
+    pub half_height: f64,
+}
+
+/// How the points of an [`XyLine`] are joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Join {
+    /// A staircase: horizontal to the next x, then vertical (an ECDF).
+    Steps,
+    /// Not joined: markers only (one point per repetition).
+    Scatter,
+}
+
+/// A series of (x, y) points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct XyLine {
+    pub style: SeriesStyle,
+    pub join: Join,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One panel of an [`XyFigure`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct XyPanel {
+    pub title: String,
+    pub x: XyAxis,
+    pub y: XyAxis,
+    /// Horizontal bars, drawn first.
+    pub bars: Vec<Bar>,
+    pub lines: Vec<XyLine>,
+    /// Vertical reference lines at these x values, thin and dotted, with a short label.
+    pub marks: Vec<(f64, String)>,
+    /// Labels of integer y ticks (rank names in a timeline); empty: numeric labels.
+    pub y_names: Vec<String>,
+}
+
+/// A whole x–y figure: header, panels in a grid, legend below.
+#[derive(Debug, Clone, PartialEq)]
+pub struct XyFigure {
+    /// File name without extension.
+    pub stem: String,
+    pub title: String,
+    pub subtitle: String,
+    /// The run's warnings, repeated under the subtitle.
+    pub warnings: Vec<String>,
+    pub panels: Vec<XyPanel>,
+    pub legend: Vec<LegendEntry>,
+}
+
+/// The range `values` span, padded by 5 % on each side (a log axis pads by a factor), with
+/// `log` chosen when the positive values span more than [`super::layout::LOG_Y_RATIO`].
+/// `(0, 1)` linear when there is nothing.
+pub fn span(values: impl IntoIterator<Item = f64>, from_zero: bool) -> (f64, f64, bool) {
+    let vals: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+    let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if vals.is_empty() {
+        return (0.0, 1.0, false);
+    }
+    if lo > 0.0 && hi / lo > super::layout::LOG_Y_RATIO {
+        return (lo / 1.2, hi * 1.2, true);
+    }
+    let lo = if from_zero { lo.min(0.0) } else { lo };
+    let pad = ((hi - lo) * 0.05).max(hi.abs() * 1e-3).max(1e-12);
+    let lo = if from_zero && lo == 0.0 {
+        0.0
+    } else {
+        lo - pad
+    };
+    (lo, hi + pad, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn span_pads_and_switches_to_log_over_two_decades() {
+        let (lo, hi, log) = span([10.0, 20.0], false);
+        assert!(!log && lo < 10.0 && lo > 9.0 && hi > 20.0 && hi < 21.0);
+        let (lo, _, log) = span([10.0, 20.0], true);
+        assert!(!log && lo == 0.0);
+        let (lo, hi, log) = span([1.0, 500.0, f64::NAN], false);
+        assert!(log && lo < 1.0 && hi > 500.0);
+        assert_eq!(span([], false), (0.0, 1.0, false));
+    }
+}
