@@ -47,15 +47,13 @@ impl Progress {
     /// Progress for `total` blocks of at most `nrep` repetitions each, shown only when `show`
     /// (rank 0, not `--quiet`).
     pub fn new(show: bool, total: u64, nrep: u64) -> Self {
-        // Open MPI forwards a rank's stdout through a pty but its stderr through a pipe: the
-        // bar goes to whichever of the two is a terminal.
-        let target = if std::io::stderr().is_terminal() {
-            Some(ProgressDrawTarget::stderr())
-        } else if std::io::stdout().is_terminal() {
-            Some(ProgressDrawTarget::stdout())
-        } else {
-            None
-        };
+        // Only on stderr, and only when it is a terminal. Open MPI gives a rank's stdout a pty
+        // even when mpirun's own output goes to a file or a pipe, so drawing on that pty put
+        // the bar's escape codes into saved result tables; its stderr is a pipe, so under
+        // Open MPI's mpirun no bar is drawn (MPICH's mpiexec and `srun --pty` show it).
+        let target = std::io::stderr()
+            .is_terminal()
+            .then(ProgressDrawTarget::stderr);
         let terminal = target.is_some();
         let stop = Arc::new(AtomicBool::new(false));
         let base = Arc::new(AtomicU64::new(0));
