@@ -50,7 +50,7 @@ impl Progress {
         // Only on stderr, and only when it is a terminal. Open MPI gives a rank's stdout a pty
         // even when mpirun's own output goes to a file or a pipe, so drawing on that pty put
         // the bar's escape codes into saved result tables; its stderr is a pipe, so under
-        // Open MPI's mpirun no bar is drawn (MPICH's mpiexec and `srun --pty` show it).
+        // mpirun and MPICH's mpiexec no bar is drawn (one line per configuration instead).
         let target = std::io::stderr()
             .is_terminal()
             .then(ProgressDrawTarget::stderr);
