@@ -11,6 +11,7 @@ pub mod clock;
 pub mod delay;
 pub mod export;
 pub mod measure_options;
+pub mod output_name;
 pub mod plan;
 pub mod plot;
 pub mod records;

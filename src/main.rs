@@ -12,7 +12,9 @@ use delaybench::export::{
     write_rank_rows, write_rep_rows, write_timing, write_trend, write_truth, ExportRows,
     SummaryFormat,
 };
-use delaybench::plot::{write_clock_error_figure, write_figures, write_hidden_figures};
+use delaybench::plot::{
+    plottable_rows, write_clock_error_figure, write_figures, write_hidden_figures,
+};
 use delaybench::records::read_records;
 use delaybench::study::Study;
 use std::process::ExitCode;
@@ -182,6 +184,15 @@ fn offline(command: Command) -> Result<()> {
             let paths = if file.extension().is_some_and(|e| e == "csv") {
                 let rows = read_clocksync_csv(&file)
                     .with_context(|| format!("reading clocksync results {}", file.display()))?;
+                let (_, skipped) = plottable_rows(&rows);
+                if skipped > 0 {
+                    eprintln!(
+                        "delaybench: warning: {skipped} of {} rows of {} have an infinite or NaN \
+                         wait or error (a failed synchronisation) and are not drawn",
+                        rows.len(),
+                        file.display()
+                    );
+                }
                 write_clock_error_figure(&rows, &out)?
             } else {
                 let records = read(&file)?;

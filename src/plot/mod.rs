@@ -39,7 +39,7 @@ mod render;
 mod spec;
 mod tglobal;
 
-pub use clock_error::write_clock_error_figure;
+pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use hidden::write_hidden_figures;
 
 use crate::analysis::SummaryRow;
@@ -107,6 +107,9 @@ pub enum PlotError {
     /// The embedded font could not be loaded; no figure can be drawn.
     #[error("cannot draw figure {}: {reason}", .path.display())]
     Font { path: PathBuf, reason: String },
+    /// Nothing drawable in the input.
+    #[error("nothing to plot: {what} (re-run the measurement that produced it)")]
+    NoData { what: String },
 }
 
 /// Writes the benefit and t_global figures of `rows` into `out_dir` (created if missing), as
