@@ -8,7 +8,12 @@ docs/records-format.md.
 Every item is a checksummed frame: b"DBR2", kind (1 byte), payload length (8 bytes, big
 endian), the CBOR payload, and the CRC-32C of kind, length and payload (4 bytes, big endian).
 A frame with a wrong checksum is damage and raises; a frame cut off by the end of the file is
-the block in flight of an interrupted run and ends the reading.
+the block (or chunk) in flight of an interrupted run and ends the reading.
+
+A long block may be written in chunks: "chunk" items ({"first_rep", "part": a block of those
+repetitions}) in repetition order, closed by a "block_end" item ({"nrep"}). They are joined
+into one block; the complete chunks of a block an interrupted run was writing are kept as its
+last block, marked "partial": True.
 """
 import struct
 import sys
@@ -57,11 +62,31 @@ def frames(f):
         offset += 13 + length + 4
 
 
+def as_arrays(item):
+    """Turn a block's byte-string arrays into numpy arrays of shape [nrep][nprocs]."""
+    shape = (item["nrep"], item["nprocs"])
+    for name in ARRAYS:
+        item[name] = np.frombuffer(item[name], dtype=">f8").reshape(shape)
+    item["scheduled_start_s"] = np.frombuffer(item["scheduled_start_s"], dtype=">f8")
+    item["flags"] = np.frombuffer(item["flags"], dtype=np.uint8).reshape(shape)
+    return item
+
+
+def join(parts):
+    """One block from its chunks' parts, in repetition order (per-block values of the last)."""
+    block = dict(parts[-1])
+    for name in ARRAYS + ("scheduled_start_s", "flags"):
+        block[name] = np.concatenate([p[name] for p in parts])
+    block["nrep"] = sum(p["nrep"] for p in parts)
+    block["clock_probes"] = [c for p in parts for c in p.get("clock_probes", [])]
+    return block
+
+
 def read_records(path):
     """Return (header, blocks, footer); footer is None for an interrupted run."""
-    header, blocks, footer = None, [], None
+    header, blocks, footer, chunks = None, [], None, []
     with open(path, "rb") as f:
-        for _, payload in frames(f):
+        for offset, payload in frames(f):
             item = cbor2.loads(payload)
             kind = item.pop("item")
             if kind == "header":
@@ -69,14 +94,24 @@ def read_records(path):
                     raise ValueError(f"format version {item['format_version']}, expected 2")
                 header = item
             elif kind == "block":
-                shape = (item["nrep"], item["nprocs"])
-                for name in ARRAYS:
-                    item[name] = np.frombuffer(item[name], dtype=">f8").reshape(shape)
-                item["scheduled_start_s"] = np.frombuffer(item["scheduled_start_s"], dtype=">f8")
-                item["flags"] = np.frombuffer(item["flags"], dtype=np.uint8).reshape(shape)
-                blocks.append(item)
+                blocks.append(as_arrays(item))
+            elif kind == "chunk":
+                expected = sum(p["nrep"] for p in chunks)
+                if item["first_rep"] != expected:
+                    raise ValueError(f"chunk at byte {offset} starts at repetition "
+                                     f"{item['first_rep']}, expected {expected}")
+                chunks.append(as_arrays(item["part"]))
+            elif kind == "block_end":
+                block = join(chunks)
+                if block["nrep"] != item["nrep"]:
+                    raise ValueError(f"block end at byte {offset}: {item['nrep']} repetitions, "
+                                     f"its chunks hold {block['nrep']}")
+                blocks.append(block)
+                chunks = []
             elif kind == "footer":
                 footer = item
+    if chunks and footer is None:
+        blocks.append(dict(join(chunks), partial=True))
     return header, blocks, footer
 
 

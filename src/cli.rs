@@ -227,7 +227,7 @@ pub struct ClockSyncEvalArgs {
     #[arg(long, value_enum, default_value = "table")]
     pub format: SummaryFormat,
     /// CSV file of the results (for `delaybench plot`)
-    /// [default: `results/clocksync-<UTC time>.csv`].
+    /// [default: `results/clocksync-<UTC time, µs>-<pid>.csv`]. Never overwritten.
     #[arg(long)]
     pub output: Option<PathBuf>,
     /// Run even when the waits add up to more than an hour.
@@ -380,7 +380,7 @@ pub struct MeasureArgs {
     /// Clock: monotonic (clock_gettime CLOCK_MONOTONIC) or wtime (MPI_Wtime).
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
-    /// Records file [default: `results/delaybench-<UTC time>.cbor`]. Never overwritten.
+    /// Records file [default: `results/delaybench-<UTC time, µs>-<pid>.cbor`]. Never overwritten.
     #[arg(long)]
     pub output: Option<PathBuf>,
     /// Seed of the run's random generator [default: drawn by rank 0 and recorded].

@@ -12,6 +12,7 @@ pub mod delay;
 pub mod export;
 pub mod limits;
 pub mod measure_options;
+pub mod output_name;
 pub mod plan;
 pub mod plot;
 pub mod records;

@@ -3,8 +3,8 @@
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
 use delaybench::analysis::{
-    analyze, compare, distribution_rows, overlap_rows, timing_rows, trend_rows, true_start_spread,
-    Analysis, ClockChoice,
+    analyze_digests, compare, distribution_rows, overlap_rows, timing_rows, trend_rows,
+    true_start_spread, Analysis, ClockChoice, LaunchDigest,
 };
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
@@ -12,7 +12,7 @@ use delaybench::export::{
     write_rank_rows, write_rep_rows, write_timing, write_trend, write_truth, ExportRows,
     SummaryFormat,
 };
-use delaybench::plot::{write_clock_error_figure, write_run_figures};
+use delaybench::plot::{plottable_rows, write_clock_error_figure, write_run_figures};
 use delaybench::records::read_records;
 use delaybench::study::Study;
 use std::process::ExitCode;
@@ -197,6 +197,15 @@ fn offline(command: Command) -> Result<()> {
             let paths = if file.extension().is_some_and(|e| e == "csv") {
                 let rows = read_clocksync_csv(&file)
                     .with_context(|| format!("reading clocksync results {}", file.display()))?;
+                let (_, skipped) = plottable_rows(&rows);
+                if skipped > 0 {
+                    eprintln!(
+                        "delaybench: warning: {skipped} of {} rows of {} have an infinite or NaN \
+                         wait or error (a failed synchronisation) and are not drawn",
+                        rows.len(),
+                        file.display()
+                    );
+                }
                 write_clock_error_figure(&rows, &out)?
             } else {
                 let records = read(&file)?;
@@ -245,18 +254,34 @@ fn read_with_clock(
     Ok(records)
 }
 
-/// Reads and analyses records files of one plan (several launches), on the chosen clock.
+/// Reads and analyses records files of one plan (several launches), on the chosen clock,
+/// one block at a time (issue 11: memory follows valid repetitions, not the file's size).
 fn analysis(
     files: &[std::path::PathBuf],
     boot: delaybench::analysis::Bootstrap,
     clock: ClockChoice,
 ) -> Result<Analysis> {
-    let records = files
-        .iter()
-        .map(|f| read_with_clock(f, clock))
-        .collect::<Result<Vec<_>>>()?;
+    let mut launches = Vec::with_capacity(files.len());
+    for file in files {
+        let (launch, correction) = LaunchDigest::read(file, clock)
+            .with_context(|| format!("reading {}", file.display()))?;
+        eprintln!("delaybench: {}", correction.describe());
+        if !launch.complete {
+            eprintln!(
+                "delaybench: warning: {} is from an interrupted run: {} complete blocks recovered{}",
+                file.display(),
+                launch.blocks.len(),
+                if launch.partial_block {
+                    ", the last one partial"
+                } else {
+                    ""
+                }
+            );
+        }
+        launches.push(launch);
+    }
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    Ok(analyze(&names, &records, boot)?)
+    Ok(analyze_digests(&names, &launches, boot)?)
 }
 
 /// CSV has no place for the runs' warnings: print them on stderr so they are not lost.

@@ -119,3 +119,29 @@ fn clocksync_long_run_mode_compares_tracking_off_and_on() {
         text(&out)
     );
 }
+
+/// Issue 11: back-to-back runs get distinct default names, and `--output` never overwrites.
+#[test]
+fn clocksync_never_overwrites_and_default_names_do_not_collide() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["clocksync", "--methods", "offset", "--waits", "0s"];
+    for _ in 0..2 {
+        let out = mpirun(2, &args, dir.path());
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let mut written: Vec<_> = std::fs::read_dir(dir.path().join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    written.sort();
+    assert_eq!(written.len(), 2, "{written:?}");
+    let before = std::fs::read(&written[0]).unwrap();
+    let mut again = args.to_vec();
+    let target = written[0].to_str().unwrap();
+    again.extend(["--output", target]);
+    let out = mpirun(2, &again, dir.path());
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("never overwritten"), "{said}");
+    assert_eq!(std::fs::read(&written[0]).unwrap(), before);
+}

@@ -3,6 +3,8 @@
 //! `PLOT_CHECK_DIR=/tmp/plot_check cargo test --test plot_figures -- --ignored` writes a richer
 //! set of figures to look at.
 
+mod common;
+
 use delaybench::plan::Op;
 use delaybench::plot::{write_run_figures, FigureKind, PlotError, Stat};
 use delaybench::records::{testdata, Block, Records, FLAG_WINDOW_OVERRUN};
@@ -267,4 +269,40 @@ fn write_figures_for_inspection() {
             println!("{}", path.display());
         }
     }
+}
+
+/// Issue 11: a clocksync CSV holding `inf` (a failed synchronisation) made `plot` spin
+/// forever; now those rows are left out with a warning, and a file of only such rows is a
+/// clear error. `common::offline` fails the test if the command hangs.
+#[test]
+fn plot_of_a_clocksync_csv_with_inf_skips_those_rows_and_never_hangs() {
+    use delaybench::export::{write_clocksync, ClockSyncRow, SummaryFormat};
+    let dir = tempfile::tempdir().unwrap();
+    let row = |wait_s: f64, max_error_s: f64| ClockSyncRow {
+        method: "hca".into(),
+        nprocs: 2,
+        sync_s: 0.2,
+        wait_s,
+        max_error_s,
+        max_true_error_s: None,
+    };
+    let write = |name: &str, rows: &[ClockSyncRow]| {
+        let path = dir.path().join(name);
+        let mut f = std::fs::File::create(&path).unwrap();
+        write_clocksync(rows, SummaryFormat::Csv, &mut f).unwrap();
+        path.display().to_string()
+    };
+    let mixed = write("mixed.csv", &[row(0.0, 2e-6), row(1.0, f64::INFINITY)]);
+    let out_dir = dir.path().join("fig");
+    let out = common::offline(&["plot", &mixed, "--out", out_dir.to_str().unwrap()]);
+    let said = common::text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("1 of 2 rows"), "{said}");
+    assert!(out_dir.join("clock_error_vs_time.png").exists());
+
+    let only_inf = write("inf.csv", &[row(0.0, f64::INFINITY)]);
+    let out = common::offline(&["plot", &only_inf, "--out", out_dir.to_str().unwrap()]);
+    let said = common::text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("nothing to plot"), "{said}");
 }

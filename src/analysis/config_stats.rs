@@ -3,10 +3,11 @@
 //! ceiling, and, over several launches of one plan, the between-launch variation.
 
 use super::bootstrap::{Bootstrap, Interval};
+use super::digest::{BlockDigest, LaunchDigest};
 use super::stats::{describe, SampleStats};
-use super::{benefit, median, valid_t_globals};
+use super::{benefit, median};
 use crate::plan::Op;
-use crate::records::{Block, Records};
+use crate::records::Records;
 use serde::Serialize;
 use thiserror::Error;
 
@@ -132,19 +133,31 @@ pub fn benefit_ceiling(t0_s: f64, delay_s: f64) -> Option<f64> {
 /// Identity of a configuration across records files.
 type Key = (Op, u64, u32, String);
 
-fn key(b: &Block) -> Key {
+fn key(b: &BlockDigest) -> Key {
     (b.op, b.bytes, b.nprocs, b.delay_model.clone())
 }
 
 /// One [`ConfigStats`] per configuration of `launches` (records files of one plan, each one
 /// mpirun launch), in the measurement order of the first. Valid t_globals are pooled over the
 /// launches for the distribution, the intervals and the benefit; the per-launch medians give
-/// the between-launch columns. One launch is the usual case.
+/// the between-launch columns. One launch is the usual case. Reduces each block to its
+/// [`BlockDigest`] first; [`config_stats_of_digests`] takes digests read block by block.
 ///
 /// Errors: [`AnalysisError::Empty`] for no records, [`AnalysisError::DifferentPlans`] when a
 /// launch lacks a configuration of the first or has one more.
 pub fn config_stats(
     launches: &[Records],
+    boot: &Bootstrap,
+) -> Result<Vec<ConfigStats>, AnalysisError> {
+    let digests: Vec<LaunchDigest> = launches.iter().map(LaunchDigest::of).collect();
+    config_stats_of_digests(&digests, boot)
+}
+
+/// [`config_stats`] over launches already reduced to digests (what `analyze` streams).
+///
+/// Errors: as [`config_stats`].
+pub fn config_stats_of_digests(
+    launches: &[LaunchDigest],
     boot: &Bootstrap,
 ) -> Result<Vec<ConfigStats>, AnalysisError> {
     let first = launches.first().ok_or(AnalysisError::Empty)?;
@@ -197,7 +210,7 @@ fn plan_differences(a: &crate::plan::Plan, b: &crate::plan::Plan) -> Vec<String>
 }
 
 /// The blocks of configuration `k` in every launch (the first if a launch repeats it).
-fn blocks_of<'a>(launches: &'a [Records], k: &Key) -> Vec<&'a Block> {
+fn blocks_of<'a>(launches: &'a [LaunchDigest], k: &Key) -> Vec<&'a BlockDigest> {
     launches
         .iter()
         .filter_map(|r| r.blocks.iter().find(|b| &key(b) == k))
@@ -205,7 +218,7 @@ fn blocks_of<'a>(launches: &'a [Records], k: &Key) -> Vec<&'a Block> {
 }
 
 /// The baseline of `block` in every launch: δ = 0, same op, bytes and P.
-fn baselines_of<'a>(launches: &'a [Records], block: &Block) -> Vec<&'a Block> {
+fn baselines_of<'a>(launches: &'a [LaunchDigest], block: &BlockDigest) -> Vec<&'a BlockDigest> {
     launches
         .iter()
         .filter_map(|r| {
@@ -219,11 +232,14 @@ fn baselines_of<'a>(launches: &'a [Records], block: &Block) -> Vec<&'a Block> {
         .collect()
 }
 
-fn pooled(blocks: &[&Block]) -> Vec<f64> {
-    blocks.iter().flat_map(|b| valid_t_globals(b)).collect()
+fn pooled(blocks: &[&BlockDigest]) -> Vec<f64> {
+    blocks
+        .iter()
+        .flat_map(|b| b.t_globals.iter().copied())
+        .collect()
 }
 
-fn row(launches: &[Records], block: &Block, boot: &Bootstrap) -> ConfigStats {
+fn row(launches: &[LaunchDigest], block: &BlockDigest, boot: &Bootstrap) -> ConfigStats {
     let own = blocks_of(launches, &key(block));
     let base = baselines_of(launches, block);
     let (ts, t0s) = (pooled(&own), pooled(&base));
@@ -232,7 +248,7 @@ fn row(launches: &[Records], block: &Block, boot: &Bootstrap) -> ConfigStats {
     let t_ci = boot.median_ci(&ts);
     let t0_ci = boot.median_ci(&t0s);
     // A benefit needs one δ for every repetition: plain late arrivals only.
-    let late = own.iter().all(|b| b.is_late_arrival());
+    let late = own.iter().all(|b| b.late_arrival);
     let delay = block.delay_s;
     let pair = |f: fn(&SampleStats) -> f64| match (&s0, &s) {
         (Some(a), Some(b)) if late => Some((f(a), f(b))),
@@ -245,7 +261,7 @@ fn row(launches: &[Records], block: &Block, boot: &Bootstrap) -> ConfigStats {
         .filter(|_| late)
         .and_then(|s0| benefit_ceiling(s0.median, delay));
     let launch = between_launches(&own, &base, delay, late);
-    let count = |bs: &[&Block]| bs.iter().map(|b| b.nrep).sum::<u32>();
+    let count = |bs: &[&BlockDigest]| bs.iter().map(|b| b.nrep).sum::<u32>();
     let (valid, valid0) = (ts.len() as u32, t0s.len() as u32);
     let get = |f: fn(&SampleStats) -> f64| s.as_ref().map(f);
     ConfigStats {
@@ -322,12 +338,14 @@ struct BetweenLaunches {
 }
 
 /// Spread of the per-launch medians (and benefits from them) of one configuration.
-fn between_launches(own: &[&Block], base: &[&Block], delay_s: f64, late: bool) -> BetweenLaunches {
+fn between_launches(
+    own: &[&BlockDigest],
+    base: &[&BlockDigest],
+    delay_s: f64,
+    late: bool,
+) -> BetweenLaunches {
     use statrs::statistics::Statistics;
-    let medians: Vec<f64> = own
-        .iter()
-        .filter_map(|b| median(&valid_t_globals(b)))
-        .collect();
+    let medians: Vec<f64> = own.iter().filter_map(|b| median(&b.t_globals)).collect();
     let range = |v: &[f64]| {
         let lo = v.iter().copied().reduce(f64::min);
         let hi = v.iter().copied().reduce(f64::max);
@@ -340,8 +358,8 @@ fn between_launches(own: &[&Block], base: &[&Block], delay_s: f64, late: bool) -
         own.iter()
             .zip(base)
             .filter_map(|(b, b0)| {
-                let t = median(&valid_t_globals(b))?;
-                let t0 = median(&valid_t_globals(b0))?;
+                let t = median(&b.t_globals)?;
+                let t0 = median(&b0.t_globals)?;
                 Some(benefit(t0, t, delay_s))
             })
             .collect()

@@ -2,7 +2,9 @@
 //! per-configuration statistics, the bootstrap settings behind their intervals, and the
 //! runs' warnings.
 
-use super::{config_stats, run_warnings, AnalysisError, Bootstrap, ConfigStats};
+use super::{
+    config_stats_of_digests, launch_warnings, AnalysisError, Bootstrap, ConfigStats, LaunchDigest,
+};
 use crate::records::Records;
 
 /// The analysis of records files of one plan, ready for an exporter.
@@ -20,19 +22,31 @@ pub struct Analysis {
 
 /// Analyses `launches`, named by `files` (same length and order).
 ///
-/// Errors: those of [`config_stats`].
+/// Errors: those of [`super::config_stats`].
 pub fn analyze(
     files: &[String],
     launches: &[Records],
     bootstrap: Bootstrap,
 ) -> Result<Analysis, AnalysisError> {
-    let rows = config_stats(launches, &bootstrap)?;
+    let digests: Vec<LaunchDigest> = launches.iter().map(LaunchDigest::of).collect();
+    analyze_digests(files, &digests, bootstrap)
+}
+
+/// [`analyze`] of launches read block by block ([`LaunchDigest::read`]).
+///
+/// Errors: those of [`super::config_stats`].
+pub fn analyze_digests(
+    files: &[String],
+    launches: &[LaunchDigest],
+    bootstrap: Bootstrap,
+) -> Result<Analysis, AnalysisError> {
+    let rows = config_stats_of_digests(launches, &bootstrap)?;
     let several = launches.len() > 1;
     let warnings = files
         .iter()
         .zip(launches)
         .flat_map(|(f, r)| {
-            run_warnings(r)
+            launch_warnings(r)
                 .into_iter()
                 .map(move |w| if several { format!("{f}: {w}") } else { w })
         })

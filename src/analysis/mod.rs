@@ -5,6 +5,7 @@ mod bootstrap;
 mod compare;
 mod confidence;
 mod config_stats;
+mod digest;
 mod launches;
 mod overlap;
 mod posthoc;
@@ -27,9 +28,11 @@ mod warnings;
 pub use bootstrap::{Bootstrap, Interval};
 pub use compare::{compare, CompareRow, Unmatched, COMPARE_SCHEMA_VERSION};
 pub use config_stats::{
-    benefit_ceiling, config_stats, AnalysisError, ConfigStats, ANALYZE_SCHEMA_VERSION, FEW_VALID,
+    benefit_ceiling, config_stats, config_stats_of_digests, AnalysisError, ConfigStats,
+    ANALYZE_SCHEMA_VERSION, FEW_VALID,
 };
-pub use launches::{analyze, Analysis};
+pub use digest::{BlockDigest, LaunchDigest};
+pub use launches::{analyze, analyze_digests, Analysis};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, rep_benefits, Distribution, NoiseEffect,
 };
@@ -42,4 +45,4 @@ pub use tglobal::{t_global, valid_t_globals};
 pub use timing_methods::{t_max_local, t_root, timing_rows, TimingMethod, TimingRow};
 pub use trend::{t_global_trend, Trend};
 pub use truth::{true_start_spread, true_time, TruthRow};
-pub use warnings::run_warnings;
+pub use warnings::{launch_warnings, run_warnings};

@@ -6,7 +6,7 @@
 //! interpolation also uses the next probe.
 
 use crate::clock::shared::SharedVerdict;
-use crate::records::{ClockModel, Records};
+use crate::records::{Block, ClockModel, ClockProbe, Header, Records};
 
 /// Which global times analyses use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -76,13 +76,23 @@ impl OffsetTrack {
 /// The per-world-rank offset tracks of a run (ranks sharing a leader's clock get the
 /// leader's), or `None` when the run has no probes.
 pub fn offset_tracks(records: &Records) -> Option<Vec<OffsetTrack>> {
-    let h = &records.header;
+    let probes: Vec<ClockProbe> = records
+        .blocks
+        .iter()
+        .flat_map(|b| b.clock_probes.iter().copied())
+        .collect();
+    offset_tracks_from(&records.header, &probes)
+}
+
+/// [`offset_tracks`] from the header and the run's probes, in measurement order (what a
+/// streaming reader collects in a first pass).
+pub(crate) fn offset_tracks_from(h: &Header, probes: &[ClockProbe]) -> Option<Vec<OffsetTrack>> {
     let n = h.world_size as usize;
     let mut points: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n];
     let mut last: Vec<ClockModel> = h.clock_sync.models.clone();
     last.resize(n, ClockModel::IDENTITY);
     let mut any = false;
-    for probe in records.blocks.iter().flat_map(|b| &b.clock_probes) {
+    for probe in probes {
         let r = probe.world_rank as usize;
         if r < n && probe.t_local_s.is_finite() && probe.offset_s.is_finite() {
             points[r].push((probe.t_local_s, probe.offset_s));
@@ -133,34 +143,51 @@ pub fn apply_clock_choice(records: &mut Records, choice: ClockChoice) -> ClockCo
     let Some(tracks) = offset_tracks(records) else {
         return online;
     };
-    let mut half_rtts: Vec<f64> = records
+    let probes: Vec<ClockProbe> = records
         .blocks
         .iter()
-        .flat_map(|b| b.clock_probes.iter().map(|p| p.rtt_s / 2.0))
+        .flat_map(|b| b.clock_probes.iter().copied())
+        .collect();
+    for b in &mut records.blocks {
+        correct_block(b, &tracks);
+    }
+    correction_from(Some(&probes))
+}
+
+/// Rewrites `b`'s global start and end times from its local times with the post-hoc tracks.
+pub(crate) fn correct_block(b: &mut Block, tracks: &[OffsetTrack]) {
+    let p = b.nprocs as usize;
+    let world: Vec<usize> = (0..p)
+        .map(|r| b.world_ranks.get(r).map_or(r, |&w| w as usize))
+        .collect();
+    for i in 0..b.t_start_local_s.0.len() {
+        let track = world.get(i % p).and_then(|&w| tracks.get(w));
+        if let Some(track) = track {
+            let (t0, t1) = (b.t_start_local_s.0[i], b.t_end_local_s.0[i]);
+            b.t_start_global_s.0[i] = t0 - track.offset_at(t0);
+            b.t_end_global_s.0[i] = t1 - track.offset_at(t1);
+        }
+    }
+}
+
+/// What a correction from `probes` did (`None`: online times kept).
+pub(crate) fn correction_from(probes: Option<&[ClockProbe]>) -> ClockCorrection {
+    let Some(probes) = probes else {
+        return ClockCorrection {
+            probes: 0,
+            ranks: 0,
+            median_half_rtt_s: f64::NAN,
+        };
+    };
+    let mut half_rtts: Vec<f64> = probes
+        .iter()
+        .map(|p| p.rtt_s / 2.0)
         .filter(|v| v.is_finite())
         .collect();
     half_rtts.sort_by(f64::total_cmp);
-    let mut ranks: Vec<u32> = records
-        .blocks
-        .iter()
-        .flat_map(|b| b.clock_probes.iter().map(|p| p.world_rank))
-        .collect();
+    let mut ranks: Vec<u32> = probes.iter().map(|p| p.world_rank).collect();
     ranks.sort();
     ranks.dedup();
-    for b in &mut records.blocks {
-        let p = b.nprocs as usize;
-        let world: Vec<usize> = (0..p)
-            .map(|r| b.world_ranks.get(r).map_or(r, |&w| w as usize))
-            .collect();
-        for i in 0..b.t_start_local_s.0.len() {
-            let track = world.get(i % p).and_then(|&w| tracks.get(w));
-            if let Some(track) = track {
-                let (t0, t1) = (b.t_start_local_s.0[i], b.t_end_local_s.0[i]);
-                b.t_start_global_s.0[i] = t0 - track.offset_at(t0);
-                b.t_end_global_s.0[i] = t1 - track.offset_at(t1);
-            }
-        }
-    }
     ClockCorrection {
         probes: half_rtts.len(),
         ranks: ranks.len(),

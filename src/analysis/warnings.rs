@@ -2,22 +2,33 @@
 //! subtitles): what the run printed (clock disagreement at the end, shared cores), whether it
 //! was interrupted, and then what the header shows (oversubscribed hosts).
 
-use crate::records::Records;
+use super::LaunchDigest;
+use crate::records::{Header, Records};
 
 /// Warnings about the run in `records`, each one sentence: the warnings the run itself
 /// recorded in its footer (clock disagreement at the end, shared cores per P, ...), duplicates
 /// left out. An interrupted run has no footer: then it says so, and oversubscribed hosts are
 /// found from the header's per-host ranks and cores instead. Empty for a clean run.
 pub fn run_warnings(records: &Records) -> Vec<String> {
+    launch_warnings(&LaunchDigest::of(records))
+}
+
+/// [`run_warnings`] of a launch read block by block.
+pub fn launch_warnings(launch: &LaunchDigest) -> Vec<String> {
     let mut out = Vec::new();
-    if !records.complete() {
+    if !launch.complete {
+        let partial = if launch.partial_block {
+            " (the last one partial: the complete chunks of the block in flight)"
+        } else {
+            ""
+        };
         out.push(format!(
-            "interrupted run: {} complete blocks recovered, the rest is missing",
-            records.blocks.len()
+            "interrupted run: {} complete blocks recovered{partial}, the rest is missing",
+            launch.blocks.len()
         ));
     }
-    let Some(footer) = &records.footer else {
-        out.extend(oversubscribed(records));
+    let Some(footer) = &launch.footer else {
+        out.extend(oversubscribed(&launch.header));
         return out;
     };
     for w in &footer.warnings {
@@ -29,9 +40,8 @@ pub fn run_warnings(records: &Records) -> Vec<String> {
 }
 
 /// The header's hosts with more ranks than cores, as one warning.
-fn oversubscribed(records: &Records) -> Option<String> {
-    let crowded: Vec<String> = records
-        .header
+fn oversubscribed(header: &Header) -> Option<String> {
+    let crowded: Vec<String> = header
         .wait
         .hosts
         .iter()

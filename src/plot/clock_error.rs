@@ -20,15 +20,37 @@ const COLORS: [(u8, u8, u8); 6] = [
     (204, 121, 167),
 ];
 
+/// The rows that can be drawn (finite wait and error) and how many were left out: an `inf`
+/// or `nan` error (a failed synchronisation) has no place on a log axis, and an infinite
+/// axis range makes the tick search never end.
+pub fn plottable_rows(rows: &[ClockSyncRow]) -> (Vec<ClockSyncRow>, usize) {
+    let kept: Vec<ClockSyncRow> = rows
+        .iter()
+        .filter(|r| r.wait_s.is_finite() && error_us(r).is_finite())
+        .cloned()
+        .collect();
+    let skipped = rows.len() - kept.len();
+    (kept, skipped)
+}
+
 /// Writes `clock_error_vs_time.png` and `.svg` into `out_dir`: per P a panel with the largest
 /// |clock error| (µs, log scale; the true error when the run emulated clocks, else the
-/// measured one) against the wait after synchronisation (s). Returns the paths written.
+/// measured one) against the wait after synchronisation (s). Rows with a non-finite wait or
+/// error are left out ([`plottable_rows`]; callers say how many). Returns the paths written.
 ///
-/// Errors: [`PlotError`] naming the directory or file that failed.
+/// Errors: [`PlotError`] naming the directory or file that failed; [`PlotError::NoData`]
+/// when no row is finite.
 pub fn write_clock_error_figure(
     rows: &[ClockSyncRow],
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>, PlotError> {
+    let (rows, skipped) = plottable_rows(rows);
+    if rows.is_empty() {
+        return Err(PlotError::NoData {
+            what: format!("{skipped} clocksync row(s), none with a finite wait and error"),
+        });
+    }
+    let rows = &rows[..];
     std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
         path: out_dir.to_path_buf(),
         source,
@@ -141,4 +163,34 @@ fn draw<DB: DrawingBackend>(
             .draw()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(wait_s: f64, max_error_s: f64) -> ClockSyncRow {
+        ClockSyncRow {
+            method: "hca".into(),
+            nprocs: 2,
+            sync_s: 0.1,
+            wait_s,
+            max_error_s,
+            max_true_error_s: None,
+        }
+    }
+
+    #[test]
+    fn non_finite_rows_are_left_out_and_counted() {
+        let rows = [row(0.0, 1e-6), row(1.0, f64::INFINITY), row(f64::NAN, 1e-6)];
+        let (kept, skipped) = plottable_rows(&rows);
+        assert_eq!((kept.len(), skipped), (1, 2));
+    }
+
+    #[test]
+    fn only_infinite_errors_are_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = write_clock_error_figure(&[row(0.0, f64::INFINITY)], dir.path()).unwrap_err();
+        assert!(err.to_string().contains("finite"), "{err}");
+    }
 }

@@ -42,7 +42,7 @@ mod tglobal;
 mod timeline;
 mod xy;
 
-pub use clock_error::write_clock_error_figure;
+pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use hidden::write_hidden_figures;
 
 use crate::analysis::{config_stats, overlap_rows, run_warnings, Bootstrap, ConfigStats};
@@ -178,6 +178,9 @@ pub enum PlotError {
     /// The embedded font could not be loaded; no figure can be drawn.
     #[error("cannot draw figure {}: {reason}", .path.display())]
     Font { path: PathBuf, reason: String },
+    /// Nothing drawable in the input.
+    #[error("nothing to plot: {what} (re-run the measurement that produced it)")]
+    NoData { what: String },
 }
 
 /// What every figure of one run is drawn from: the records, their per-configuration

@@ -5,7 +5,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 4 | magic `DBR2` |
-//! | 1 | kind: 1 header, 2 block, 3 footer |
+//! | 1 | kind: 1 header, 2 block, 3 footer, 4 chunk, 5 block end |
 //! | 8 | payload length n, big-endian u64 |
 //! | n | payload: the item as CBOR |
 //! | 4 | CRC-32C (Castagnoli) of kind, length and payload, big-endian u32 |
@@ -29,6 +29,10 @@ pub enum FrameKind {
     Header = 1,
     Block = 2,
     Footer = 3,
+    /// A repetition range of a block written in chunks ([`super::Chunk`]).
+    Chunk = 4,
+    /// Closes a block written in chunks ([`super::BlockEnd`]).
+    BlockEnd = 5,
 }
 
 impl FrameKind {
@@ -37,6 +41,8 @@ impl FrameKind {
             1 => Some(FrameKind::Header),
             2 => Some(FrameKind::Block),
             3 => Some(FrameKind::Footer),
+            4 => Some(FrameKind::Chunk),
+            5 => Some(FrameKind::BlockEnd),
             _ => None,
         }
     }

@@ -1,18 +1,24 @@
 //! Records files: what a run writes (rank 0, block by block) and what the offline commands read.
 //!
 //! A records file is a sequence of checksummed frames ([`frame`]), each holding one [`Item`] as
-//! CBOR: one header, one block per measured configuration, and a footer when the run
-//! completed. Plain Rust, no MPI.
+//! CBOR: one header, one block per measured configuration (or, for a long block, its chunks
+//! and a block end), and a footer when the run completed. Plain Rust, no MPI.
 
+mod cbor;
+mod chunk;
 pub mod frame;
 mod reader;
 mod schema;
+mod stream;
 #[doc(hidden)]
 pub mod testdata;
 mod writer;
 
+pub use cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
+pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
 pub use reader::{read_records, Records};
 pub use schema::*;
+pub use stream::RecordsStream;
 pub use writer::RecordsWriter;
 
 use thiserror::Error;

@@ -25,6 +25,11 @@ pub enum Item {
     Header(Box<Header>),
     Block(Box<Block>),
     Footer(Box<Footer>),
+    /// Repetitions of a block written in chunks (issue 11).
+    Chunk(Box<super::Chunk>),
+    /// Closes a block written in chunks.
+    #[serde(rename = "block_end")]
+    BlockEnd(super::BlockEnd),
 }
 
 /// A rank's clock model: `offset(t) = slope * (t - t_ref_s) + intercept_s`, and the global

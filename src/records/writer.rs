@@ -1,8 +1,9 @@
-//! Writing a records file as the run goes, so a crash loses at most the block in flight.
-//! Every item is one checksummed frame ([`super::frame`]).
+//! Writing a records file as the run goes, so a crash loses at most the block in flight, or,
+//! for a block written in chunks, the chunk in flight. Every item is one checksummed frame
+//! ([`super::frame`]).
 
 use super::frame::{encode, FrameKind};
-use super::{Block, Footer, Header, Item, RecordsError};
+use super::{Block, BlockEnd, Chunk, Footer, Header, Item, RecordsError};
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -54,6 +55,23 @@ impl RecordsWriter {
         self.write_item(&Item::Block(Box::new(block.clone())))
     }
 
+    /// Writes repetitions `first_rep .. first_rep + part.nrep` of the block in flight as one
+    /// chunk: `part` has the block's configuration and `[part.nrep][nprocs]` arrays (see
+    /// [`super::split_block`]). Chunks of a block follow each other in repetition order from
+    /// 0; [`RecordsWriter::finish_block`] closes them. Errors: [`RecordsError::Write`].
+    pub fn write_chunk(&mut self, first_rep: u32, part: &Block) -> Result<(), RecordsError> {
+        self.write_item(&Item::Chunk(Box::new(Chunk {
+            first_rep,
+            part: part.clone(),
+        })))
+    }
+
+    /// Closes a block written in chunks; `nrep` is the sum of its chunks' repetitions, which
+    /// the reader checks. Errors: [`RecordsError::Write`].
+    pub fn finish_block(&mut self, nrep: u32) -> Result<(), RecordsError> {
+        self.write_item(&Item::BlockEnd(BlockEnd { nrep }))
+    }
+
     /// Writes the footer and closes the file. Errors: [`RecordsError::Write`].
     pub fn finish(mut self, footer: &Footer) -> Result<(), RecordsError> {
         self.write_item(&Item::Footer(Box::new(footer.clone())))
@@ -62,11 +80,13 @@ impl RecordsWriter {
     fn write_item(&mut self, item: &Item) -> Result<(), RecordsError> {
         let mut payload = Vec::new();
         ciborium::into_writer(item, &mut payload)
-            .map_err(|e| RecordsError::Write(e.to_string()))?;
+            .map_err(|e| RecordsError::Write(super::cbor::ser_error(&e)))?;
         let kind = match item {
             Item::Header(_) => FrameKind::Header,
             Item::Block(_) => FrameKind::Block,
             Item::Footer(_) => FrameKind::Footer,
+            Item::Chunk(_) => FrameKind::Chunk,
+            Item::BlockEnd(_) => FrameKind::BlockEnd,
         };
         self.out
             .write_all(&encode(kind, &payload))

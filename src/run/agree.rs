@@ -4,7 +4,7 @@
 use crate::cli::MeasureArgs;
 use crate::limits::{self, Estimate};
 use crate::plan::Plan;
-use crate::records::RecordsWriter;
+use crate::records::{RecordsError, RecordsWriter};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;
@@ -35,7 +35,14 @@ pub fn agree(
                 return Ok(plan);
             }
             let path = output_path(args);
-            writer = Some(RecordsWriter::create(&path).map_err(|e| e.to_string())?);
+            writer = Some(RecordsWriter::create(&path).map_err(|e| match e {
+                // Only a name the user chose may be blamed on --output.
+                RecordsError::Exists(p) if args.output.is_none() => format!(
+                    "default records file {p} already exists (a run started in the same \
+                     microsecond by the same process id?): retry, or name one with --output"
+                ),
+                e => e.to_string(),
+            })?);
             Ok(plan)
         });
     }
@@ -47,8 +54,8 @@ pub fn agree(
     world.process_at_rank(0).broadcast_into(&mut len);
     bytes.resize(len as usize, 0);
     world.process_at_rank(0).broadcast_into(&mut bytes[..]);
-    let outcome: Result<Plan, String> =
-        ciborium::from_reader(&bytes[..]).map_err(|e| format!("plan broadcast: {e}"))?;
+    let outcome: Result<Plan, String> = ciborium::from_reader(&bytes[..])
+        .map_err(|e| format!("plan broadcast: {}", crate::records::cbor_de_error(&e)))?;
     outcome.map(|plan| Agreed { plan, writer })
 }
 
@@ -114,10 +121,9 @@ fn resolve(
 }
 
 fn output_path(args: &MeasureArgs) -> PathBuf {
-    args.output.clone().unwrap_or_else(|| {
-        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
-        PathBuf::from(format!("results/delaybench-{stamp}.cbor"))
-    })
+    args.output
+        .clone()
+        .unwrap_or_else(|| crate::output_name::default_output("results", "delaybench", "cbor"))
 }
 
 /// Every world rank's `MemAvailable` in bytes (`None` where /proc/meminfo cannot be read),

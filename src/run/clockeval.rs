@@ -11,7 +11,6 @@ use crate::export::{write_clocksync, ClockSyncRow, SummaryFormat};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -166,16 +165,34 @@ fn report(rows: &[ClockSyncRow], args: &ClockSyncEvalArgs) -> ExitCode {
         eprintln!("delaybench: error: {e}");
         return ExitCode::FAILURE;
     }
-    let path = args.output.clone().unwrap_or_else(|| {
-        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
-        PathBuf::from(format!("results/clocksync-{stamp}.csv"))
-    });
+    let path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| crate::output_name::default_output("results", "clocksync", "csv"));
+    // Never overwrite: results of an earlier run stay as they were (issue 11).
     let written = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|_| std::fs::File::create(&path))
-        .map_err(|e| e.to_string())
+        .and_then(|_| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+        })
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => format!(
+                "it already exists and is never overwritten (this run's results are the table \
+                 printed above); {}",
+                // Only a name the user chose may be blamed on --output.
+                if args.output.is_some() {
+                    "remove it or give another --output"
+                } else {
+                    "run again for a new default name"
+                }
+            ),
+            _ => e.to_string(),
+        })
         .and_then(|mut f| {
             write_clocksync(rows, SummaryFormat::Csv, &mut f).map_err(|e| e.to_string())
         });

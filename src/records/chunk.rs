@@ -1,0 +1,137 @@
+//! Blocks written in chunks (issue 11): a long block is written as consecutive repetition
+//! ranges, each in its own checksummed frame, so an interrupted run keeps every complete chunk
+//! of the block in flight, not only whole blocks. A [`BlockEnd`] closes a chunked block.
+
+use super::Block;
+use serde::{Deserialize, Serialize};
+
+/// Repetitions `first_rep .. first_rep + part.nrep` of one block. `part` has the block's
+/// configuration and `[part.nrep][nprocs]` arrays; the chunks of a block follow each other
+/// in repetition order and an [`BlockEnd`] closes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// Index of the chunk's first repetition within the block, from 0.
+    pub first_rep: u32,
+    /// The repetitions of this chunk, as a block of `part.nrep` repetitions.
+    pub part: Block,
+}
+
+/// Closes a block written in chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockEnd {
+    /// Repetitions of the whole block: the sum of its chunks' `nrep`.
+    pub nrep: u32,
+}
+
+/// Appends the repetitions of `part` to `block`, which holds the chunks so far. Per-repetition
+/// arrays and clock probes are concatenated; the other per-block values (clock models, detour
+/// record, wait strategy) are taken from the latest chunk, which knows the most.
+///
+/// Errors: a text saying how `part` does not continue `block` (another configuration, or not
+/// the next repetition).
+pub fn append_chunk(block: &mut Block, first_rep: u32, part: Block) -> Result<(), String> {
+    if first_rep != block.nrep {
+        return Err(format!(
+            "chunk starts at repetition {first_rep}, expected {}",
+            block.nrep
+        ));
+    }
+    let same = block.op == part.op
+        && block.bytes == part.bytes
+        && block.nprocs == part.nprocs
+        && block.delay_s.to_bits() == part.delay_s.to_bits();
+    if !same {
+        return Err(format!(
+            "chunk of {} {} B P={} continues a block of {} {} B P={}",
+            part.op, part.bytes, part.nprocs, block.op, block.bytes, block.nprocs
+        ));
+    }
+    let Block {
+        nrep,
+        scheduled_start_s,
+        t_start_local_s,
+        t_end_local_s,
+        t_start_global_s,
+        t_end_global_s,
+        applied_delay_s,
+        flags,
+        clock_models,
+        detour,
+        clock_probes,
+        wait_strategy,
+        late_tolerance_s,
+        ..
+    } = part;
+    block.nrep += nrep;
+    block.scheduled_start_s.0.extend(scheduled_start_s.0);
+    block.t_start_local_s.0.extend(t_start_local_s.0);
+    block.t_end_local_s.0.extend(t_end_local_s.0);
+    block.t_start_global_s.0.extend(t_start_global_s.0);
+    block.t_end_global_s.0.extend(t_end_global_s.0);
+    block.applied_delay_s.0.extend(applied_delay_s.0);
+    block.flags.extend(flags);
+    block.clock_probes.extend(clock_probes);
+    block.clock_models = clock_models;
+    block.detour = detour;
+    block.wait_strategy = wait_strategy;
+    block.late_tolerance_s = late_tolerance_s;
+    Ok(())
+}
+
+/// Repetitions `reps` of `block` as a block of its own: the piece a chunk holds. Clock probes
+/// go with the chunk that holds the repetition they were taken before.
+///
+/// Panics when `reps` is outside `0..=block.nrep` (a caller bug, not bad input).
+pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
+    let p = block.nprocs as usize;
+    let (a, b) = (reps.start as usize, reps.end as usize);
+    let cut = |v: &[f64]| super::F64Array(v[a * p..b * p].to_vec());
+    Block {
+        nrep: reps.end - reps.start,
+        scheduled_start_s: super::F64Array(block.scheduled_start_s.0[a..b].to_vec()),
+        t_start_local_s: cut(&block.t_start_local_s.0),
+        t_end_local_s: cut(&block.t_end_local_s.0),
+        t_start_global_s: cut(&block.t_start_global_s.0),
+        t_end_global_s: cut(&block.t_end_global_s.0),
+        applied_delay_s: cut(&block.applied_delay_s.0),
+        flags: block.flags[a * p..b * p].to_vec(),
+        clock_probes: block
+            .clock_probes
+            .iter()
+            .filter(|pr| {
+                let r = pr.before_rep as usize;
+                (r >= a && r < b) || (a == 0 && r == 0)
+            })
+            .copied()
+            .collect(),
+        ..block.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Op;
+    use crate::records::testdata;
+
+    #[test]
+    fn splitting_and_appending_gives_the_block_back() {
+        let whole = testdata::block(Op::Allreduce, 8, 3, 50e-6, 7, 1e-5);
+        let mut joined = split_block(&whole, 0..3);
+        append_chunk(&mut joined, 3, split_block(&whole, 3..5)).unwrap();
+        append_chunk(&mut joined, 5, split_block(&whole, 5..7)).unwrap();
+        assert_eq!(joined, whole);
+        assert!(joined.shape_ok());
+    }
+
+    #[test]
+    fn a_gap_or_another_configuration_is_refused() {
+        let whole = testdata::block(Op::Allreduce, 8, 3, 50e-6, 6, 1e-5);
+        let mut joined = split_block(&whole, 0..2);
+        let err = append_chunk(&mut joined, 3, split_block(&whole, 3..6)).unwrap_err();
+        assert!(err.contains("expected 2"), "{err}");
+        let other = testdata::block(Op::Bcast, 8, 3, 50e-6, 6, 1e-5);
+        assert!(append_chunk(&mut joined, 2, split_block(&other, 2..4)).is_err());
+        assert_eq!(joined.nrep, 2);
+    }
+}

@@ -1,0 +1,136 @@
+//! `analyze` reads records block by block (issue 11): a small always-on check that the
+//! streamed analysis equals the in-memory one, and an ignored large one that measures
+//! throughput and peak memory on ~10^8 rank-repetition events.
+//!
+//! Large run (about 4.1 GB of disk, a release build):
+//! `DELAYBENCH_SCALE_EVENTS=100000000 cargo test --release --test records_scale -- --ignored --nocapture`
+
+mod common;
+
+use delaybench::analysis::{analyze, analyze_digests, Bootstrap, ClockChoice, LaunchDigest};
+use delaybench::plan::Op;
+use delaybench::records::{read_records, split_block, testdata, Footer, RecordsWriter};
+use std::path::Path;
+use std::time::Instant;
+
+/// Writes a records file of `blocks` blocks of `nrep` repetitions at P = `nprocs`, every
+/// other block in chunks of 1000 repetitions; the delayed blocks follow a baseline.
+fn write_file(path: &Path, nprocs: u32, nrep: u32, blocks: u32) {
+    let mut w = RecordsWriter::create(path).unwrap();
+    w.write_header(&testdata::header(nprocs)).unwrap();
+    for i in 0..blocks {
+        let delay = if i % 2 == 0 { 0.0 } else { 50e-6 };
+        let bytes = 8u64 << (i / 2);
+        let b = testdata::block(Op::Allreduce, bytes, nprocs, delay, nrep, 1e-5);
+        if i % 2 == 0 {
+            w.write_block(&b).unwrap();
+        } else {
+            let mut first = 0;
+            while first < nrep {
+                let end = (first + 1000).min(nrep);
+                w.write_chunk(first, &split_block(&b, first..end)).unwrap();
+                first = end;
+            }
+            w.finish_block(nrep).unwrap();
+        }
+    }
+    w.finish(&Footer {
+        end_offsets_s: vec![0.0; nprocs as usize],
+        offset_change_s: vec![0.0; nprocs as usize],
+        max_abs_offset_change_s: 0.0,
+        wall_time_s: 1.0,
+        warnings: vec![],
+    })
+    .unwrap();
+}
+
+#[test]
+fn streamed_analysis_equals_the_in_memory_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.cbor");
+    write_file(&path, 4, 1500, 4);
+    let names = vec![path.display().to_string()];
+    // Few resamples: the bootstrap is not what is tested here, and it is slow unoptimised.
+    let boot = Bootstrap {
+        resamples: 50,
+        ..Bootstrap::default()
+    };
+    let whole = analyze(&names, &[read_records(&path).unwrap()], boot).unwrap();
+    let (digest, _) = LaunchDigest::read(&path, ClockChoice::Posthoc).unwrap();
+    assert_eq!(digest.blocks.len(), 4);
+    assert_eq!(digest.blocks[1].nrep, 1500);
+    let streamed = analyze_digests(&names, &[digest], boot).unwrap();
+    assert_eq!(streamed, whole);
+    // And the binary says the same thing.
+    let out = common::offline(&["analyze", "--format", "csv", "--resamples", "50", &names[0]]);
+    assert!(out.status.success(), "{}", common::text(&out));
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(csv.lines().count(), 1 + 4, "{csv}");
+}
+
+/// Peak resident memory in kB of a finished `/usr/bin/time -v` run, from its stderr.
+fn max_rss_kb(stderr: &str) -> Option<u64> {
+    stderr
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|v| v.trim().parse().ok())
+}
+
+#[test]
+#[ignore = "writes ~4 GB for 10^8 events; run by hand, see the module documentation"]
+fn analyze_of_a_large_file_runs_in_bounded_memory() {
+    let events: u64 = std::env::var("DELAYBENCH_SCALE_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000_000);
+    let (nprocs, nrep) = (16u32, 62_500u32); // 10^6 events per block
+    let blocks = (events / (nprocs as u64 * nrep as u64)).max(2) as u32;
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path = dir.path().join("large.cbor");
+    let t = Instant::now();
+    write_file(&path, nprocs, nrep, blocks);
+    let size = std::fs::metadata(&path).unwrap().len();
+    let events = blocks as u64 * nprocs as u64 * nrep as u64;
+    eprintln!(
+        "wrote {events} events, {size} bytes in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let out = std::process::Command::new("/usr/bin/time")
+        // One bootstrap resample: this measures reading and reducing the file; the
+        // bootstrap costs resamples x repetitions on top, whatever the reader.
+        .args([
+            "-v",
+            common::exe(),
+            "analyze",
+            "--format",
+            "csv",
+            "--resamples",
+            "1",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let rss_kb = max_rss_kb(&stderr).expect("/usr/bin/time -v reports the peak RSS");
+    eprintln!(
+        "analyze: {secs:.1} s, {:.2e} events/s, peak RSS {:.0} MB for a {:.0} MB file",
+        events as f64 / secs,
+        rss_kb as f64 / 1024.0,
+        size as f64 / 1e6
+    );
+    let rows = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert_eq!(rows, 1 + blocks as usize);
+    // Bounded: a few blocks' worth plus 8 bytes per valid repetition, far below the file.
+    let block_bytes = size / blocks as u64;
+    let bound = 6 * block_bytes + 8 * events / nprocs as u64 + (64 << 20);
+    assert!(
+        rss_kb * 1024 < bound,
+        "peak RSS {rss_kb} kB above the bound {bound} B"
+    );
+}
