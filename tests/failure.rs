@@ -172,6 +172,36 @@ fn a_killed_rank_ends_the_job_and_complete_blocks_stay_readable() {
     assert!(!rec.blocks.is_empty(), "complete blocks are kept: {err}");
 }
 
+/// A long block is written in chunks of about a second: killing a rank inside it keeps every
+/// complete chunk of the block in flight, not nothing.
+#[test]
+fn a_rank_killed_inside_a_long_block_keeps_its_complete_chunks() {
+    let _one = common::MPI_JOB.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    // 200,000 windows of 100 us: 20 s, chunks of 10,000 repetitions.
+    let mut args = LONG_BLOCK.to_vec();
+    args[7] = "200000";
+    let child = launch(dir.path(), &args);
+    let pid = wait_for_rank(dir.path(), 1);
+    let path = dir.path().join("run.cbor");
+    wait_for_a_block(&path);
+    signal(pid, "-KILL");
+    let (status, err) = wait_ended(child, Duration::from_secs(60));
+    assert!(!status.success(), "{err}");
+    let rec = read_records(&path).unwrap();
+    assert!(!rec.complete());
+    let block = rec
+        .blocks
+        .first()
+        .expect("the block in flight keeps its chunks");
+    assert!(
+        block.nrep >= 10_000 && block.nrep < 200_000 && block.nrep % 10_000 == 0,
+        "{} repetitions kept, expected whole chunks of 10,000",
+        block.nrep
+    );
+    assert!(block.shape_ok());
+}
+
 #[test]
 fn a_frozen_rank_is_ended_by_the_timeout_naming_the_configuration() {
     let _one = common::MPI_JOB.lock().unwrap_or_else(|e| e.into_inner());

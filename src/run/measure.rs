@@ -11,7 +11,7 @@ use crate::measure_options::ADAPTIVE_CHECK_EVERY;
 use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
     AdaptiveRecord, Block, ClockModel, ClockProbe, DetourRecord, F64Array, OverlapRecord,
-    FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
+    RecordsWriter, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
 };
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -97,11 +97,27 @@ pub struct BlockSpec {
     pub test_interval_bytes: Option<u64>,
     /// Adaptive repetitions: `my_delays` then covers `nrep_max` repetitions.
     pub adaptive: Option<AdaptiveSpec>,
+    /// Gather the repetitions since the last chunk and write them as a chunk after every this
+    /// many (the same on every rank), so a rank killed mid-block loses at most one chunk
+    /// (issue 11, part 2). `None`: the block is gathered once, at its end.
+    pub chunk_every_reps: Option<usize>,
 }
 
-/// Measures one block on `comm` and returns it on rank 0 (`None` elsewhere). With `detours`,
-/// the injector's gate is open only while the operation runs; the caller stops it and passes
-/// its stats to [`gather_detours`].
+/// A measured block: on rank 0 the whole block (`None` elsewhere), and how many of its first
+/// repetitions are already in the records file as chunks (0: none, write the block whole;
+/// otherwise write the rest as a last chunk and close the block).
+pub struct Measured {
+    pub block: Option<Block>,
+    pub chunked_reps: u32,
+    /// Rank 0: the records file refused a chunk; the caller ends the run with this message.
+    pub write_error: Option<String>,
+}
+
+/// Measures one block on `comm` and returns it on rank 0. With `detours`, the injector's gate
+/// is open only while the operation runs; the caller stops it and passes its stats to
+/// [`gather_detours`]. With `spec.chunk_every_reps`, the repetitions are also gathered and
+/// written to `sink` (rank 0's records file) chunk by chunk while the block runs.
+#[allow(clippy::too_many_arguments)]
 pub fn measure_block(
     comm: &SimpleCommunicator,
     kernel: &mut Kernel,
@@ -110,7 +126,8 @@ pub fn measure_block(
     mut spec: BlockSpec,
     detours: Option<&DetourInjector>,
     probes: Option<&ProbeComms>,
-) -> Option<Block> {
+    mut sink: Option<&mut RecordsWriter>,
+) -> Measured {
     let tracking = probes.zip(spec.track_every_reps);
     interrupt::arm(format!(
         "{} {} B, P = {}, delay {}",
@@ -119,10 +136,51 @@ pub fn measure_block(
         comm.size(),
         spec.delay_model
     ));
-    let (rows, taken) = repetitions(comm, kernel, sync, timing, &spec, detours, tracking);
+    let window_s = sync.window_s();
+    let mut chunked = 0usize;
+    let mut probes_written = 0usize;
+    let mut write_error = None;
+    let (rows, taken) = {
+        let spec = &spec;
+        let mut on_chunk = |rows: &LocalRows, to: usize, taken: &[ClockProbe]| {
+            // The block's earlier probes go with its first chunk, later ones with the chunk
+            // they were taken in.
+            let mut probes = if chunked == 0 {
+                spec.probes.clone()
+            } else {
+                Vec::new()
+            };
+            probes.extend_from_slice(&taken[probes_written..]);
+            probes_written = taken.len();
+            let part = gather(comm, rows, chunked..to, spec, probes, window_s, timing);
+            if let (Some(part), Some(w), None) = (part, sink.as_deref_mut(), &write_error) {
+                if let Err(e) = w.write_chunk(chunked as u32, &part) {
+                    write_error = Some(e.to_string());
+                }
+            }
+            chunked = to;
+        };
+        let chunking = spec
+            .chunk_every_reps
+            .map(|every| (every.max(1), &mut on_chunk as &mut ChunkFn));
+        repetitions(
+            comm, kernel, sync, timing, spec, detours, tracking, chunking,
+        )
+    };
     spec.probes.extend(taken);
-    gather(comm, rows, spec, sync.window_s(), timing)
+    let nrep = rows.start_local.len();
+    let probes = std::mem::take(&mut spec.probes);
+    let block = gather(comm, &rows, 0..nrep, &spec, probes, window_s, timing);
+    Measured {
+        block,
+        chunked_reps: chunked as u32,
+        write_error,
+    }
 }
+
+/// Called between repetitions with the rows so far, the repetition the chunk ends before and
+/// the probes taken inside the block so far; collective on the block's communicator.
+type ChunkFn<'a> = dyn FnMut(&LocalRows, usize, &[ClockProbe]) + 'a;
 
 /// Gathers per-rank detour statistics on rank 0 of `comm`.
 pub fn gather_detours(
@@ -153,6 +211,7 @@ pub fn gather_detours(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn repetitions(
     comm: &SimpleCommunicator,
     kernel: &mut Kernel,
@@ -161,6 +220,7 @@ fn repetitions(
     spec: &BlockSpec,
     detours: Option<&DetourInjector>,
     tracking: Option<(&ProbeComms, usize)>,
+    mut chunking: Option<(usize, &mut ChunkFn)>,
 ) -> (LocalRows, Vec<ClockProbe>) {
     let my_delays = &spec.my_delays;
     let nrep = my_delays.len();
@@ -227,6 +287,14 @@ fn repetitions(
         super::report::repetition_done();
         if (rep + 1) % STOP_CHECK_EVERY == 0 && interrupt::agreed(comm) {
             break;
+        }
+        if let Some((every, on_chunk)) = chunking.as_mut() {
+            let next = rep + 1;
+            if next % *every == 0 && next < nrep {
+                on_chunk(&rows, next, &probes);
+                // Gathering and writing took time the schedule did not plan for.
+                sync.resume(comm, timing, next - anchor);
+            }
         }
         if let Some((comms, every)) = tracking {
             let next = rep + 1;
@@ -312,19 +380,23 @@ fn check_precision(
 /// Number of per-repetition columns each rank sends to rank 0.
 const COLUMNS: usize = 10;
 
+/// Gathers repetitions `reps` of every rank's rows on rank 0 as a block (`None` elsewhere);
+/// collective on `comm`. `probes` are the clock probes that go with these repetitions.
 fn gather(
     comm: &SimpleCommunicator,
-    rows: LocalRows,
-    spec: BlockSpec,
+    rows: &LocalRows,
+    reps: std::ops::Range<usize>,
+    spec: &BlockSpec,
+    probes: Vec<ClockProbe>,
     window_s: Option<f64>,
     timing: &Timing,
 ) -> Option<Block> {
     // Adaptive blocks may have stopped before spec.nrep; every rank stopped at the same count.
-    let nrep = rows.start_local.len();
+    let nrep = reps.len();
     let part = |f: fn(&OverlapParts) -> f64| -> Vec<f64> {
         let mut v: Vec<f64> = rows.parts.iter().map(f).collect();
-        v.resize(nrep, 0.0);
-        v
+        v.resize(rows.start_local.len(), 0.0);
+        v[reps.clone()].to_vec()
     };
     let parts = [
         part(|p| p.post_s),
@@ -340,8 +412,8 @@ fn gather(
         &rows.applied,
     ]
     .into_iter()
-    .flat_map(|c| c.iter().copied())
-    .chain(rows.flags.iter().map(|&f| f as f64))
+    .flat_map(|c| c[reps.clone()].iter().copied())
+    .chain(rows.flags[reps.clone()].iter().map(|&f| f as f64))
     .chain(parts.iter().flat_map(|c| c.iter().copied()))
     .collect();
     let root = comm.process_at_rank(0);
@@ -365,24 +437,24 @@ fn gather(
         bytes: spec.bytes,
         nprocs: p as u32,
         delay_s: spec.delay_s,
-        delay_model: spec.delay_model,
-        delayed_ranks: spec.delayed_ranks,
+        delay_model: spec.delay_model.clone(),
+        delayed_ranks: spec.delayed_ranks.clone(),
         window_s,
         wait_strategy: timing.wait.name().into(),
         late_tolerance_s: timing.late_tolerance_s,
         nrep: nrep as u32,
-        scheduled_start_s: F64Array(rows.scheduled),
+        scheduled_start_s: F64Array(rows.scheduled[reps.clone()].to_vec()),
         t_start_local_s: F64Array(column(0)),
         t_end_local_s: F64Array(column(1)),
         t_start_global_s: F64Array(column(2)),
         t_end_global_s: F64Array(column(3)),
         applied_delay_s: F64Array(column(4)),
         flags: column(5).into_iter().map(|f| f as u8).collect(),
-        clock_models: spec.clock_models,
+        clock_models: spec.clock_models.clone(),
         detour: None,
-        world_ranks: spec.world_ranks,
+        world_ranks: spec.world_ranks.clone(),
         hosts: spec.hosts,
-        clock_probes: spec.probes,
+        clock_probes: probes,
         overlap: spec.compute.map(|c| OverlapRecord {
             mode: c.mode.name().into(),
             t_pure_s: c.t_pure_s,
@@ -394,7 +466,7 @@ fn gather(
             test_s: F64Array(column(8)),
             wait_s: F64Array(column(9)),
         }),
-        adaptive: rows.adaptive,
+        adaptive: rows.adaptive.clone(),
     })
 }
 

@@ -206,15 +206,14 @@ impl<'w> Runner<'w> {
                     }
                     self.resync_if_due(&comm);
                     progress.configuration(op, bytes, p);
-                    for block in self.measure_configuration(&comm, op, bytes, comms.as_ref())? {
+                    // Blocks are written as they are measured (long ones chunk by chunk).
+                    let w = writer.as_deref_mut();
+                    for block in self.measure_configuration(&comm, op, bytes, comms.as_ref(), w)? {
                         let valid = crate::analysis::valid_t_globals(&block);
                         if valid.is_empty() {
                             self.empty_blocks.push(block_name(&block));
                         }
                         medians.extend(crate::analysis::median(&valid));
-                        if let Some(w) = writer.as_deref_mut() {
-                            w.write_block(&block).map_err(|e| e.to_string())?;
-                        }
                         progress.block_done();
                     }
                 }
@@ -258,6 +257,7 @@ impl<'w> Runner<'w> {
         op: Op,
         bytes: u64,
         comms: Option<&ProbeComms>,
+        mut writer: Option<&mut RecordsWriter>,
     ) -> Result<Vec<Block>, String> {
         interrupt::arm(format!(
             "{op} {bytes} B, P = {} (preparing, warming up)",
@@ -292,7 +292,13 @@ impl<'w> Runner<'w> {
                     .window_s()
                     .map(|w| ((every / w).ceil() as usize).max(1));
             }
-            let block = self.measure_with_detours(comm, &mut kernel, sync.as_mut(), spec, comms)?;
+            spec.chunk_every_reps = Some(match sync.window_s() {
+                Some(w) => ((CHUNK_SECONDS / w).ceil() as usize).max(1),
+                None => UNSCHEDULED_CHUNK_REPS,
+            });
+            let w = writer.as_deref_mut();
+            let block =
+                self.measure_with_detours(comm, &mut kernel, sync.as_mut(), spec, comms, w)?;
             blocks.extend(block);
             if interrupt::stopping() {
                 break;
@@ -405,6 +411,7 @@ impl<'w> Runner<'w> {
             hosts: self.session.hosts.spanned(p),
             probes: Vec::new(),
             track_every_reps: None,
+            chunk_every_reps: None,
             compute: None,
             test_interval_bytes: self.plan.overlap.and_then(|o| o.test_interval_bytes),
             adaptive: self.plan.adaptive,
@@ -419,21 +426,45 @@ impl<'w> Runner<'w> {
         sync: &mut dyn ProcessSync,
         spec: BlockSpec,
         comms: Option<&ProbeComms>,
+        mut writer: Option<&mut RecordsWriter>,
     ) -> Result<Option<Block>, String> {
         let timing = &self.session.timing;
-        let Some(detour) = self.plan.detour else {
-            return Ok(measure_block(comm, kernel, sync, timing, spec, None, comms));
+        let sink = writer.as_deref_mut();
+        let mut measured = match self.plan.detour {
+            None => measure_block(comm, kernel, sync, timing, spec, None, comms, sink),
+            Some(detour) => {
+                let first = detour.first_fire_in_s(
+                    timing.global_now(),
+                    0.0,
+                    comm.rank() as u32,
+                    self.plan.seed,
+                );
+                let injector = DetourInjector::start(detour, first).map_err(|e| e.to_string())?;
+                let mut m = measure_block(
+                    comm,
+                    kernel,
+                    sync,
+                    timing,
+                    spec,
+                    Some(&injector),
+                    comms,
+                    sink,
+                );
+                let stats = injector.stop();
+                let record = gather_detours(comm, detour.to_string(), &stats);
+                if let Some(b) = m.block.as_mut() {
+                    b.detour = record;
+                }
+                m
+            }
         };
-        let first =
-            detour.first_fire_in_s(timing.global_now(), 0.0, comm.rank() as u32, self.plan.seed);
-        let injector = DetourInjector::start(detour, first).map_err(|e| e.to_string())?;
-        let block = measure_block(comm, kernel, sync, timing, spec, Some(&injector), comms);
-        let stats = injector.stop();
-        let record = gather_detours(comm, detour.to_string(), &stats);
-        Ok(block.map(|mut b| {
-            b.detour = record;
-            b
-        }))
+        if let Some(e) = measured.write_error.take() {
+            return Err(e);
+        }
+        if let (Some(b), Some(w)) = (measured.block.as_ref(), writer) {
+            write_measured(w, b, measured.chunked_reps).map_err(|e| e.to_string())?;
+        }
+        Ok(measured.block)
     }
 
     /// Time between the start-instant broadcast and the first window: enough for every rank to
@@ -592,4 +623,32 @@ fn block_name(block: &Block) -> String {
         block.nprocs,
         block.delay_model
     )
+}
+
+/// A long block is written in chunks of about this many seconds of repetitions (window
+/// synchronisation), so a rank killed mid-block costs at most that much measurement.
+const CHUNK_SECONDS: f64 = 1.0;
+
+/// Chunk size in repetitions where the schedule is not known in advance (barrier
+/// synchronisation).
+const UNSCHEDULED_CHUNK_REPS: usize = 10_000;
+
+/// Writes a measured block: whole, or, when its first `chunked_reps` repetitions are already
+/// in the file as chunks, the rest as a last chunk (it carries the block's final per-block
+/// values, such as the detour record) and the block's end.
+fn write_measured(
+    w: &mut RecordsWriter,
+    block: &Block,
+    chunked_reps: u32,
+) -> Result<(), crate::records::RecordsError> {
+    if chunked_reps == 0 {
+        return w.write_block(block);
+    }
+    if chunked_reps < block.nrep {
+        w.write_chunk(
+            chunked_reps,
+            &crate::records::split_block(block, chunked_reps..block.nrep),
+        )?;
+    }
+    w.finish_block(block.nrep)
 }
