@@ -15,6 +15,7 @@ repetitions}) in repetition order, closed by a "block_end" item ({"nrep"}). They
 into one block; the complete chunks of a block an interrupted run was writing are kept as its
 last block, marked "partial": True.
 """
+import os
 import struct
 import sys
 
@@ -42,6 +43,28 @@ ARRAYS = ("t_start_local_s", "t_end_local_s", "t_start_global_s", "t_end_global_
           "applied_delay_s")
 
 
+def valid_frame_at(data, i):
+    """Whether a complete frame with a matching checksum starts at data[i]."""
+    if data[i:i + 4] != MAGIC or len(data) < i + 17:
+        return False
+    (length,) = struct.unpack(">Q", data[i + 5:i + 13])
+    end = i + 13 + length
+    if end + 4 > len(data):
+        return False
+    return struct.unpack(">I", data[end:end + 4])[0] == crc32c(data[i + 4:end])
+
+
+def damaged_not_torn(head, rest):
+    """A frame running past the end of the file is torn by an interruption, unless the bytes
+    left are the whole frame with a damaged length (the checksum matches the true length) or
+    complete frames follow it (as the Rust reader decides)."""
+    if len(rest) >= 4:
+        fixed = head[4:5] + struct.pack(">Q", len(rest) - 4)
+        if struct.unpack(">I", rest[-4:])[0] == crc32c(fixed + rest[:-4]):
+            return True
+    return any(valid_frame_at(rest, i) for i in range(len(rest)) if rest[i:i + 4] == MAGIC)
+
+
 def frames(f):
     """Yield (offset, payload) per complete frame; stop at a torn last frame."""
     offset = 0
@@ -52,9 +75,15 @@ def frames(f):
         if head[:4] != MAGIC:
             raise ValueError(f"damaged records file: no frame at byte {offset}")
         (length,) = struct.unpack(">Q", head[5:13])
-        payload = f.read(length)
+        # Never read (allocate) past the end of the file, whatever the length field says.
+        left = os.fstat(f.fileno()).st_size - f.tell()
+        payload = f.read(min(length, left))
         crc = f.read(4)
         if len(payload) < length or len(crc) < 4:
+            rest = payload + crc
+            if damaged_not_torn(head, rest):
+                raise ValueError(f"damaged records file: frame at byte {offset} has a damaged "
+                                 "length, or complete frames follow it")
             return  # the block in flight of an interrupted run
         if struct.unpack(">I", crc)[0] != crc32c(head[4:] + payload):
             raise ValueError(f"damaged records file: checksum mismatch at byte {offset}")

@@ -7,7 +7,7 @@ mod common;
 
 use delaybench::plan::Op;
 use delaybench::records::{
-    read_records, testdata, Footer, Item, RecordsError, RecordsWriter, FORMAT_VERSION,
+    read_records, split_block, testdata, Footer, Item, RecordsError, RecordsWriter, FORMAT_VERSION,
 };
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -22,14 +22,23 @@ fn footer() -> Footer {
     }
 }
 
-/// A complete records file of three blocks; its bytes.
+/// A complete records file of three blocks, the middle one written as three chunks and a
+/// block end (as the run writes long blocks); its bytes.
 fn valid_file(dir: &Path) -> (PathBuf, Vec<u8>) {
     let path = dir.join("run.cbor");
     let mut w = RecordsWriter::create(&path).unwrap();
     w.write_header(&testdata::header(2)).unwrap();
     for delay in [0.0, 50e-6, 100e-6] {
-        w.write_block(&testdata::block(Op::Allreduce, 8, 2, delay, 20, 1e-5))
-            .unwrap();
+        let block = testdata::block(Op::Allreduce, 8, 2, delay, 20, 1e-5);
+        if delay == 50e-6 {
+            for reps in [0..7, 7..14, 14..20] {
+                w.write_chunk(reps.start, &split_block(&block, reps))
+                    .unwrap();
+            }
+            w.finish_block(block.nrep).unwrap();
+        } else {
+            w.write_block(&block).unwrap();
+        }
     }
     w.finish(&footer()).unwrap();
     let bytes = std::fs::read(&path).unwrap();
@@ -73,7 +82,9 @@ fn a_flipped_byte_at_a_block_start_names_the_block_and_the_items_after_it() {
     let err = read_records(&write(dir.path(), "bad.cbor", &bad)).unwrap_err();
     let text = err.to_string();
     assert!(
-        matches!(err, RecordsError::Corrupt { later: 3, .. }) && text.contains("block 1"),
+        // Every frame after it: two blocks' worth of chunks, a block end, a block, the footer.
+        matches!(err, RecordsError::Corrupt { later, .. } if later == starts.len() - 2)
+            && text.contains("block 1"),
         "{text}"
     );
 }

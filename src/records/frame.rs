@@ -101,7 +101,7 @@ pub fn read_frame(input: &mut impl Read, remaining: u64) -> io::Result<Frame> {
     let n = u64::from_be_bytes(head[5..13].try_into().expect("8 bytes"));
     let total = n.saturating_add((HEAD_LEN + CRC_LEN) as u64);
     if n > remaining || total > remaining {
-        return Ok(Frame::Torn { n: remaining });
+        return torn_or_bad_length(input, &head, remaining);
     }
     let mut payload = vec![0u8; n as usize];
     input.read_exact(&mut payload)?;
@@ -118,6 +118,38 @@ pub fn read_frame(input: &mut impl Read, remaining: u64) -> io::Result<Frame> {
         payload,
         len: total,
     })
+}
+
+/// A frame whose declared length runs past the end of the file: torn by an interruption, or
+/// a complete last frame whose length field was damaged. The latter is recognised when the
+/// bytes left, taken as the payload with the length they imply, match the frame's checksum
+/// (a torn frame matches with probability 2^-32). Reads at most `remaining` bytes.
+fn torn_or_bad_length(
+    input: &mut impl Read,
+    head: &[u8; HEAD_LEN],
+    remaining: u64,
+) -> io::Result<Frame> {
+    let torn = Frame::Torn { n: remaining };
+    let Some(n) = remaining.checked_sub((HEAD_LEN + CRC_LEN) as u64) else {
+        return Ok(torn);
+    };
+    let mut rest = Vec::new();
+    input.take(n + CRC_LEN as u64).read_to_end(&mut rest)?;
+    if rest.len() as u64 != n + CRC_LEN as u64 {
+        return Ok(torn);
+    }
+    let (payload, crc) = rest.split_at(n as usize);
+    let mut repaired = *head;
+    repaired[5..13].copy_from_slice(&n.to_be_bytes());
+    let expected = crc32c::crc32c_append(crc32c::crc32c(&repaired[4..]), payload);
+    if u32::from_be_bytes(crc.try_into().expect("4 bytes")) == expected {
+        return Ok(Frame::Bad {
+            reason: "its length field is damaged (the frame is complete and its checksum \
+                     matches the true length)"
+                .into(),
+        });
+    }
+    Ok(torn)
 }
 
 /// Counts the complete frames with matching checksums that start after the first byte of
@@ -172,14 +204,24 @@ mod tests {
     }
 
     #[test]
-    fn a_huge_declared_length_is_torn_not_allocated() {
-        let mut frame = encode(FrameKind::Block, b"x");
+    fn a_huge_declared_length_is_never_allocated_and_torn_or_damaged_is_told_apart() {
+        // A complete frame whose length field says u64::MAX: its checksum matches the true
+        // length, so the length field was damaged.
+        let mut frame = encode(FrameKind::Block, b"xyz");
         frame[5..13].copy_from_slice(&u64::MAX.to_be_bytes());
         let got = read_frame(&mut &frame[..], frame.len() as u64).unwrap();
+        assert!(
+            matches!(got, Frame::Bad { ref reason } if reason.contains("length")),
+            "{got:?}"
+        );
+        // A frame cut off by the end of the file (an interrupted write) stays torn.
+        let whole = encode(FrameKind::Block, b"a longer payload");
+        let cut = &whole[..whole.len() - 3];
+        let got = read_frame(&mut &cut[..], cut.len() as u64).unwrap();
         assert_eq!(
             got,
             Frame::Torn {
-                n: frame.len() as u64
+                n: cut.len() as u64
             }
         );
     }
