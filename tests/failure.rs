@@ -133,7 +133,13 @@ fn sigint_to_the_launcher_keeps_the_repetitions_measured() {
     std::thread::sleep(Duration::from_secs(3));
     signal(child.id(), "-INT");
     let (status, err) = wait_ended(child, Duration::from_secs(60));
-    assert!(!status.success(), "{err}");
+    // Every rank exits with 130 (128 + SIGINT). Open MPI's mpirun passes that on; MPICH's
+    // hydra, itself interrupted, returns 0 in about half the runs whatever its ranks returned
+    // (seen here with a wrapper that printed the ranks' 130), so there the message is checked.
+    let hydra = std::env::var("DELAYBENCH_MPI_FLAVOR").is_ok_and(|f| f == "mpich");
+    assert!(hydra || !status.success(), "{err}");
+    // Open MPI forwards SIGINT to the ranks as SIGTERM.
+    assert!(err.contains("interrupted by signal"), "{err}");
     let rec = read_records(&dir.path().join("run.cbor")).unwrap();
     assert!(!rec.complete(), "an interrupted run has no footer");
     let block = rec.blocks.first().expect("the block in flight is kept");
