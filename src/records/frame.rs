@@ -107,7 +107,7 @@ pub fn read_frame(input: &mut impl Read, remaining: u64) -> io::Result<Frame> {
     input.read_exact(&mut payload)?;
     let mut crc = [0u8; CRC_LEN];
     input.read_exact(&mut crc)?;
-    let expected = crc32c::crc32c_append(crc32c::crc32c(&head[4..]), &payload);
+    let expected = checksum(&head, &payload);
     if u32::from_be_bytes(crc) != expected {
         return Ok(Frame::Bad {
             reason: "checksum mismatch (a damaged byte)".into(),
@@ -118,6 +118,11 @@ pub fn read_frame(input: &mut impl Read, remaining: u64) -> io::Result<Frame> {
         payload,
         len: total,
     })
+}
+
+/// CRC-32C of a frame's kind, length and payload (`head` without its magic).
+fn checksum(head: &[u8; HEAD_LEN], payload: &[u8]) -> u32 {
+    crc32c::crc32c_append(crc32c::crc32c(&head[MAGIC.len()..]), payload)
 }
 
 /// A frame whose declared length runs past the end of the file: torn by an interruption, or
@@ -141,7 +146,7 @@ fn torn_or_bad_length(
     let (payload, crc) = rest.split_at(n as usize);
     let mut repaired = *head;
     repaired[5..13].copy_from_slice(&n.to_be_bytes());
-    let expected = crc32c::crc32c_append(crc32c::crc32c(&repaired[4..]), payload);
+    let expected = checksum(&repaired, payload);
     if u32::from_be_bytes(crc.try_into().expect("4 bytes")) == expected {
         return Ok(Frame::Bad {
             reason: "its length field is damaged (the frame is complete and its checksum \
