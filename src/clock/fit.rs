@@ -132,6 +132,24 @@ pub(crate) fn serve_model(
     }
 }
 
+/// The top-down client of treefit and HCA3: warm-up ping-pongs, a fit of `rule` points
+/// against `reference`'s global clock, and the model sent back with the STOP. Returns it.
+pub(crate) fn warmed_fit_and_stop(
+    t: &dyn Transport,
+    reference: usize,
+    fit: &FitParams,
+    rule: PointRule,
+    stats: &mut Stats,
+) -> ClockModel {
+    for _ in 0..WARMUP_PINGPONGS {
+        ping(t, reference, false);
+    }
+    stats.exchanges += WARMUP_PINGPONGS;
+    let model = fit_points_model(t, reference, fit, rule, stats);
+    stop_with_model(t, reference, &model);
+    model
+}
+
 /// Takes the fit points against `reference` (paced by `fit_interval_s`) and returns the
 /// least-squares model of offset (this rank − reference clock) vs local time ([`points_model`]:
 /// slope 0 when not significant). Does not stop the reference.

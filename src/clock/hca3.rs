@@ -9,11 +9,9 @@
 //! pass. It is here as the baseline of [`TreefitSync`](super::TreefitSync), which has the same
 //! structure with other fit points and a final intercept pass.
 
-use super::fit::WARMUP_PINGPONGS;
-use super::fit::{fit_points_model, serve_model, stop_with_model, FitParams, PointRule};
+use super::fit::{serve_model, warmed_fit_and_stop, FitParams, PointRule};
 use super::hierarchy::{top_down, PairLearner};
 use super::jk::fit_params_strings;
-use super::pingpong::ping;
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
 use crate::records::ClockModel;
@@ -28,13 +26,7 @@ pub struct Hca3Sync {
 
 impl PairLearner for Hca3Sync {
     fn client(&self, t: &dyn Transport, reference: usize, stats: &mut Stats) -> ClockModel {
-        for _ in 0..WARMUP_PINGPONGS {
-            ping(t, reference, false);
-        }
-        stats.exchanges += WARMUP_PINGPONGS;
-        let model = fit_points_model(t, reference, &self.fit, PointRule::Bounds, stats);
-        stop_with_model(t, reference, &model);
-        model
+        warmed_fit_and_stop(t, reference, &self.fit, PointRule::Bounds, stats)
     }
 
     fn reference(

@@ -82,9 +82,7 @@
 //! during the fits (threads sharing cores, background traffic) treefit stays sub-µs and HCA's
 //! slopes are off by ppm. Right after the sync both are within 0.1 µs.
 
-use super::fit::{
-    fit_points_model, serve_model, stop_with_model, FitParams, PointRule, WARMUP_PINGPONGS,
-};
+use super::fit::{serve_model, stop_with_model, warmed_fit_and_stop, FitParams, PointRule};
 use super::hierarchy::{top_down, PairLearner};
 use super::jk::fit_params_strings;
 use super::pingpong::{ping, Exchange};
@@ -112,13 +110,7 @@ struct FitPass<'a>(&'a TreefitSync);
 
 impl PairLearner for FitPass<'_> {
     fn client(&self, t: &dyn Transport, reference: usize, stats: &mut Stats) -> ClockModel {
-        for _ in 0..WARMUP_PINGPONGS {
-            ping(t, reference, false);
-        }
-        stats.exchanges += WARMUP_PINGPONGS;
-        let model = fit_points_model(t, reference, &self.0.fit, PointRule::LowRttMedian, stats);
-        stop_with_model(t, reference, &model);
-        model
+        warmed_fit_and_stop(t, reference, &self.0.fit, PointRule::LowRttMedian, stats)
     }
 
     fn reference(
