@@ -108,6 +108,11 @@ def join(parts):
         block[name] = np.concatenate([p[name] for p in parts])
     block["nrep"] = sum(p["nrep"] for p in parts)
     block["clock_probes"] = [c for p in parts for c in p.get("clock_probes", [])]
+    if block.get("overlap"):
+        # Overlap parts stay big-endian f64 byte strings, as in unchunked blocks.
+        block["overlap"] = dict(block["overlap"])
+        for name in ("post_s", "compute_s", "test_s", "wait_s"):
+            block["overlap"][name] = b"".join(p["overlap"][name] for p in parts)
     return block
 
 

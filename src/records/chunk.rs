@@ -2,7 +2,7 @@
 //! ranges, each in its own checksummed frame, so an interrupted run keeps every complete chunk
 //! of the block in flight, not only whole blocks. A [`BlockEnd`] closes a chunked block.
 
-use super::Block;
+use super::{Block, F64Array, OverlapRecord};
 use serde::{Deserialize, Serialize};
 
 /// Repetitions `first_rep .. first_rep + part.nrep` of one block. `part` has the block's
@@ -24,8 +24,9 @@ pub struct BlockEnd {
 }
 
 /// Appends the repetitions of `part` to `block`, which holds the chunks so far. Per-repetition
-/// arrays and clock probes are concatenated; the other per-block values (clock models, detour
-/// record, wait strategy) are taken from the latest chunk, which knows the most.
+/// arrays (overlap parts included) and clock probes are concatenated; the other per-block values
+/// (clock models, detour record, wait strategy, adaptive record) are taken from the latest
+/// chunk, which knows the most.
 ///
 /// Errors: a text saying how `part` does not continue `block` (another configuration, or not
 /// the next repetition).
@@ -60,8 +61,20 @@ pub fn append_chunk(block: &mut Block, first_rep: u32, part: Block) -> Result<()
         clock_probes,
         wait_strategy,
         late_tolerance_s,
+        overlap,
+        adaptive,
         ..
     } = part;
+    match (block.overlap.as_mut(), overlap) {
+        (None, None) => {}
+        (Some(mine), Some(more)) => {
+            mine.post_s.0.extend(more.post_s.0);
+            mine.compute_s.0.extend(more.compute_s.0);
+            mine.test_s.0.extend(more.test_s.0);
+            mine.wait_s.0.extend(more.wait_s.0);
+        }
+        _ => return Err("chunk and block disagree on overlap mode".into()),
+    }
     block.nrep += nrep;
     block.scheduled_start_s.0.extend(scheduled_start_s.0);
     block.t_start_local_s.0.extend(t_start_local_s.0);
@@ -75,6 +88,9 @@ pub fn append_chunk(block: &mut Block, first_rep: u32, part: Block) -> Result<()
     block.detour = detour;
     block.wait_strategy = wait_strategy;
     block.late_tolerance_s = late_tolerance_s;
+    if adaptive.is_some() {
+        block.adaptive = adaptive;
+    }
     Ok(())
 }
 
@@ -85,15 +101,15 @@ pub fn append_chunk(block: &mut Block, first_rep: u32, part: Block) -> Result<()
 pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
     let p = block.nprocs as usize;
     let (a, b) = (reps.start as usize, reps.end as usize);
-    let cut = |v: &[f64]| super::F64Array(v[a * p..b * p].to_vec());
+    let cut = |v: &F64Array| F64Array(v.0[a * p..b * p].to_vec());
     Block {
         nrep: reps.end - reps.start,
-        scheduled_start_s: super::F64Array(block.scheduled_start_s.0[a..b].to_vec()),
-        t_start_local_s: cut(&block.t_start_local_s.0),
-        t_end_local_s: cut(&block.t_end_local_s.0),
-        t_start_global_s: cut(&block.t_start_global_s.0),
-        t_end_global_s: cut(&block.t_end_global_s.0),
-        applied_delay_s: cut(&block.applied_delay_s.0),
+        scheduled_start_s: F64Array(block.scheduled_start_s.0[a..b].to_vec()),
+        t_start_local_s: cut(&block.t_start_local_s),
+        t_end_local_s: cut(&block.t_end_local_s),
+        t_start_global_s: cut(&block.t_start_global_s),
+        t_end_global_s: cut(&block.t_end_global_s),
+        applied_delay_s: cut(&block.applied_delay_s),
         flags: block.flags[a * p..b * p].to_vec(),
         clock_probes: block
             .clock_probes
@@ -104,7 +120,30 @@ pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
             })
             .copied()
             .collect(),
-        ..block.clone()
+        overlap: block.overlap.as_ref().map(|o| OverlapRecord {
+            mode: o.mode.clone(),
+            post_s: cut(&o.post_s),
+            compute_s: cut(&o.compute_s),
+            test_s: cut(&o.test_s),
+            wait_s: cut(&o.wait_s),
+            ..*o
+        }),
+        // Only the per-block values are cloned: `..block.clone()` would copy every array of a
+        // long block for the sake of its last chunk.
+        op: block.op,
+        bytes: block.bytes,
+        nprocs: block.nprocs,
+        delay_s: block.delay_s,
+        delay_model: block.delay_model.clone(),
+        delayed_ranks: block.delayed_ranks.clone(),
+        window_s: block.window_s,
+        wait_strategy: block.wait_strategy.clone(),
+        late_tolerance_s: block.late_tolerance_s,
+        clock_models: block.clock_models.clone(),
+        detour: block.detour.clone(),
+        world_ranks: block.world_ranks.clone(),
+        hosts: block.hosts,
+        adaptive: block.adaptive.clone(),
     }
 }
 
@@ -122,6 +161,40 @@ mod tests {
         append_chunk(&mut joined, 5, split_block(&whole, 5..7)).unwrap();
         assert_eq!(joined, whole);
         assert!(joined.shape_ok());
+    }
+
+    #[test]
+    fn overlap_parts_and_the_adaptive_record_survive_chunking() {
+        let mut whole = testdata::block(Op::Iallreduce, 8, 2, 0.0, 5, 1e-5);
+        let series = |k: f64| F64Array((0..10).map(|i| k + i as f64).collect());
+        whole.overlap = Some(OverlapRecord {
+            mode: "time".into(),
+            t_pure_s: 1e-5,
+            workload: 0,
+            test_interval_bytes: None,
+            tests_per_rep: 0,
+            post_s: series(100.0),
+            compute_s: series(200.0),
+            test_s: series(300.0),
+            wait_s: series(400.0),
+        });
+        let mut last = split_block(&whole, 3..5);
+        last.adaptive = Some(crate::records::AdaptiveRecord {
+            nrep_min: 2,
+            nrep_max: 5,
+            ci_level: 0.95,
+            ci_rel: 0.05,
+            reached: 5,
+            rel_error: 0.01,
+            converged: true,
+        });
+        let mut joined = split_block(&whole, 0..3);
+        // Each chunk holds only its own repetitions' overlap parts, as the run gathers them.
+        assert!(joined.shape_ok() && last.shape_ok());
+        append_chunk(&mut joined, 3, last.clone()).unwrap();
+        assert!(joined.shape_ok());
+        assert_eq!(joined.overlap, whole.overlap);
+        assert_eq!(joined.adaptive, last.adaptive);
     }
 
     #[test]
