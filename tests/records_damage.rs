@@ -90,6 +90,34 @@ fn a_flipped_byte_at_a_block_start_names_the_block_and_the_items_after_it() {
 }
 
 #[test]
+fn damage_inside_a_chunked_block_names_that_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, bytes) = valid_file(dir.path());
+    let starts: Vec<usize> = (0..bytes.len() - 4)
+        .filter(|&i| bytes[i..i + 4] == *b"DBR2")
+        .collect();
+    // Frames: header, block 1, chunks 1-3 of block 2, its end, block 3, footer. Damage the
+    // second chunk and the block end: both belong to block 2.
+    for frame in [3, 5] {
+        let mut bad = bytes.clone();
+        bad[starts[frame] + 6] ^= 0x10;
+        let err = read_records(&write(dir.path(), "bad.cbor", &bad)).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("block 2 (a chunk or its end)"),
+            "frame {frame}: {text}"
+        );
+    }
+    // The block after the chunked one is block 3.
+    let mut bad = bytes.clone();
+    bad[starts[6] + 6] ^= 0x10;
+    let text = read_records(&write(dir.path(), "bad.cbor", &bad))
+        .unwrap_err()
+        .to_string();
+    assert!(text.contains("block 3 or the footer"), "{text}");
+}
+
+#[test]
 fn analyze_reports_a_damaged_file_as_corruption() {
     let dir = tempfile::tempdir().unwrap();
     let (_, mut bytes) = valid_file(dir.path());

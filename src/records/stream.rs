@@ -46,6 +46,7 @@ impl RecordsStream {
             size,
             pos: 0,
             blocks: 0,
+            in_chunks: false,
         };
         frames.check_magic(&mut input)?;
         let header = match frames.next(&mut input)? {
@@ -194,6 +195,9 @@ struct FramePos {
     pos: u64,
     /// Blocks (or block starts, for chunked ones) read so far, for messages.
     blocks: usize,
+    /// Inside a chunked block (chunks read, its end not yet): damage there belongs to block
+    /// `blocks`, not to the next one.
+    in_chunks: bool,
 }
 
 impl FramePos {
@@ -277,6 +281,7 @@ impl FramePos {
             Item::Chunk(c) if c.first_rep == 0 => self.blocks += 1,
             _ => {}
         }
+        self.in_chunks = matches!(item, Item::Chunk(_));
         self.pos += len;
         Ok(Some(item))
     }
@@ -307,6 +312,8 @@ impl FramePos {
             count_later_frames(input, self.size - self.pos).map_err(|e| self.read_err(e))?;
         let item = if self.pos == 0 {
             "header".to_string()
+        } else if self.in_chunks {
+            format!("block {} (a chunk or its end)", self.blocks)
         } else {
             format!("block {} or the footer", self.blocks + 1)
         };
