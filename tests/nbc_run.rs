@@ -106,6 +106,45 @@ fn time_based_overlap_runs_for_every_nonblocking_kernel() {
 }
 
 #[test]
+fn overlap_blocks_longer_than_a_chunk_keep_every_chunks_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1,500 repetitions of 1 ms windows: each block is written as two chunks of about 1 s.
+    let r = run(
+        dir.path(),
+        "long.cbor",
+        &[
+            "--ops",
+            "iallreduce",
+            "--sizes",
+            "8",
+            "--nrep",
+            "1500",
+            "--window",
+            "1ms",
+            "--overlap",
+            "time",
+        ],
+    );
+    let bytes = std::fs::read(dir.path().join("long.cbor")).unwrap();
+    let frames = bytes.windows(4).filter(|w| *w == b"DBR2").count();
+    // Header, 2 blocks of (2 chunks and an end), footer; unchunked it would be 4 frames.
+    assert_eq!(frames, 8, "frames in the file");
+    assert_eq!(r.blocks.len(), 2);
+    for b in &r.blocks {
+        assert_eq!(b.nrep, 1500);
+        let o = b.overlap.as_ref().expect("overlap parts");
+        assert!(
+            b.shape_ok(),
+            "{} B delay {}: overlap parts of every chunk",
+            b.bytes,
+            b.delay_s
+        );
+        // Every repetition's parts were measured, none left as the zeros of a missing chunk.
+        assert!(o.compute_s.0.iter().all(|&c| c >= o.t_pure_s));
+    }
+}
+
+#[test]
 fn work_based_overlap_calls_test_per_interval() {
     let dir = tempfile::tempdir().unwrap();
     let r = run(

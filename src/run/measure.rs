@@ -10,8 +10,8 @@ use crate::delay::{DetourInjector, DetourStats};
 use crate::measure_options::ADAPTIVE_CHECK_EVERY;
 use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
-    AdaptiveRecord, Block, ClockModel, ClockProbe, DetourRecord, F64Array, OverlapRecord,
-    RecordsWriter, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
+    append_chunk, AdaptiveRecord, Block, ClockModel, ClockProbe, DetourRecord, F64Array,
+    OverlapRecord, RecordsWriter, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
 };
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -140,6 +140,9 @@ pub fn measure_block(
     let mut chunked = 0usize;
     let mut probes_written = 0usize;
     let mut write_error = None;
+    // Rank 0: the chunks written so far, joined. The end of the block then gathers only the
+    // repetitions since the last chunk, instead of the whole block a second time.
+    let mut joined: Option<Block> = None;
     let (rows, taken) = {
         let spec = &spec;
         let mut on_chunk = |rows: &LocalRows, to: usize, taken: &[ClockProbe]| {
@@ -153,10 +156,13 @@ pub fn measure_block(
             probes.extend_from_slice(&taken[probes_written..]);
             probes_written = taken.len();
             let part = gather(comm, rows, chunked..to, spec, probes, window_s, timing);
-            if let (Some(part), Some(w), None) = (part, sink.as_deref_mut(), &write_error) {
-                if let Err(e) = w.write_chunk(chunked as u32, &part) {
-                    write_error = Some(e.to_string());
+            if let Some(part) = part {
+                if let (Some(w), None) = (sink.as_deref_mut(), &write_error) {
+                    if let Err(e) = w.write_chunk(chunked as u32, &part) {
+                        write_error = Some(e.to_string());
+                    }
                 }
+                join(&mut joined, chunked, part);
             }
             chunked = to;
         };
@@ -167,14 +173,32 @@ pub fn measure_block(
             comm, kernel, sync, timing, spec, detours, tracking, chunking,
         )
     };
-    spec.probes.extend(taken);
     let nrep = rows.start_local.len();
-    let probes = std::mem::take(&mut spec.probes);
-    let block = gather(comm, &rows, 0..nrep, &spec, probes, window_s, timing);
+    let mut probes = if chunked == 0 {
+        std::mem::take(&mut spec.probes)
+    } else {
+        Vec::new()
+    };
+    probes.extend_from_slice(&taken[probes_written..]);
+    let tail = gather(comm, &rows, chunked..nrep, &spec, probes, window_s, timing);
+    let block = tail.map(|tail| {
+        join(&mut joined, chunked, tail);
+        joined.expect("a block was just joined")
+    });
     Measured {
         block,
         chunked_reps: chunked as u32,
         write_error,
+    }
+}
+
+/// Adds the gathered repetitions `first_rep..` to the block joined so far on rank 0.
+fn join(joined: &mut Option<Block>, first_rep: usize, part: Block) {
+    match joined {
+        None => *joined = Some(part),
+        // Both come from this block's own gathers, so they always continue each other.
+        Some(block) => append_chunk(block, first_rep as u32, part)
+            .expect("the chunks of one measured block continue each other"),
     }
 }
 

@@ -634,8 +634,9 @@ const CHUNK_SECONDS: f64 = 1.0;
 const UNSCHEDULED_CHUNK_REPS: usize = 10_000;
 
 /// Writes a measured block: whole, or, when its first `chunked_reps` repetitions are already
-/// in the file as chunks, the rest as a last chunk (it carries the block's final per-block
-/// values, such as the detour record) and the block's end.
+/// in the file as chunks, the rest as a last chunk and the block's end. The last chunk is
+/// written even when it holds no repetition: it carries the block's final per-block values
+/// (detour record, adaptive record), which the earlier chunks could not know.
 fn write_measured(
     w: &mut RecordsWriter,
     block: &Block,
@@ -644,11 +645,9 @@ fn write_measured(
     if chunked_reps == 0 {
         return w.write_block(block);
     }
-    if chunked_reps < block.nrep {
-        w.write_chunk(
-            chunked_reps,
-            &crate::records::split_block(block, chunked_reps..block.nrep),
-        )?;
-    }
+    w.write_chunk(
+        chunked_reps,
+        &crate::records::split_block(block, chunked_reps..block.nrep),
+    )?;
     w.finish_block(block.nrep)
 }
