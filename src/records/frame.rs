@@ -14,7 +14,7 @@
 //! never read as data; a frame cut short by the end of the file is an interrupted run. The
 //! length is checked against the bytes left in the file before anything is allocated.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 
 /// First bytes of every frame.
 pub const MAGIC: [u8; 4] = *b"DBR2";
@@ -51,13 +51,22 @@ impl FrameKind {
 /// The frame of `payload` (see the module documentation).
 pub fn encode(kind: FrameKind, payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEAD_LEN + payload.len() + CRC_LEN);
-    out.extend_from_slice(&MAGIC);
-    out.push(kind as u8);
-    out.extend_from_slice(&(payload.len() as u64).to_be_bytes());
-    out.extend_from_slice(payload);
-    let crc = crc32c::crc32c(&out[MAGIC.len()..]);
-    out.extend_from_slice(&crc.to_be_bytes());
+    write_frame(&mut out, kind, payload).expect("writing to a Vec cannot fail");
     out
+}
+
+/// Writes the frame of `payload` to `out` piece by piece, without the framed copy that
+/// [`encode`] makes: a block's payload can be hundreds of megabytes at large P. Errors: those
+/// of `out`.
+pub fn write_frame(out: &mut impl Write, kind: FrameKind, payload: &[u8]) -> std::io::Result<()> {
+    let mut head = [0u8; HEAD_LEN];
+    head[..MAGIC.len()].copy_from_slice(&MAGIC);
+    head[MAGIC.len()] = kind as u8;
+    head[MAGIC.len() + 1..].copy_from_slice(&(payload.len() as u64).to_be_bytes());
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&head[MAGIC.len()..]), payload);
+    out.write_all(&head)?;
+    out.write_all(payload)?;
+    out.write_all(&crc.to_be_bytes())
 }
 
 /// What [`read_frame`] found at one position.
