@@ -312,17 +312,16 @@ fn repetitions(
         if (rep + 1) % STOP_CHECK_EVERY == 0 && interrupt::agreed(comm) {
             break;
         }
+        let next = rep + 1;
         if let Some((every, on_chunk)) = chunking.as_mut() {
-            let next = rep + 1;
-            if next % *every == 0 && next < nrep {
+            if due_inside(next, *every, nrep) {
                 on_chunk(&rows, next, &probes);
                 // Gathering and writing took time the schedule did not plan for.
                 sync.resume(comm, timing, next - anchor);
             }
         }
         if let Some((comms, every)) = tracking {
-            let next = rep + 1;
-            if next % every == 0 && next < nrep {
+            if due_inside(next, every, nrep) {
                 probes.extend(probe_clocks(timing, comms, next as u32));
                 sync.resume(comm, timing, next - anchor);
             }
@@ -345,6 +344,13 @@ fn repetitions(
         }
     }
     (rows, probes)
+}
+
+/// Whether a pause every `every` repetitions (a chunk, a drift-tracking probe) falls before
+/// repetition `next`, counted from 1: only between repetitions, never after the last, where the
+/// block's end does the same work.
+fn due_inside(next: usize, every: usize, nrep: usize) -> bool {
+    next % every == 0 && next < nrep
 }
 
 /// Whether a rank that recorded its start at global time `start_g` (seconds) started more
@@ -497,6 +503,13 @@ fn gather(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pauses_fall_between_repetitions_only() {
+        let due: Vec<usize> = (1..=10).filter(|&n| due_inside(n, 3, 10)).collect();
+        assert_eq!(due, [3, 6, 9]);
+        assert!(!due_inside(10, 5, 10), "not after the last repetition");
+    }
 
     #[test]
     fn lateness_is_judged_on_the_recorded_start() {
