@@ -43,6 +43,12 @@ ARRAYS = ("t_start_local_s", "t_end_local_s", "t_start_global_s", "t_end_global_
           "applied_delay_s")
 
 
+def checksum_ok(covered, crc):
+    """Whether the 4 big-endian bytes `crc` are the CRC-32C of `covered` (kind, length and
+    payload: everything after the magic)."""
+    return struct.unpack(">I", crc)[0] == crc32c(covered)
+
+
 def valid_frame_at(data, i):
     """Whether a complete frame with a matching checksum starts at data[i]."""
     if data[i:i + 4] != MAGIC or len(data) < i + 17:
@@ -51,7 +57,7 @@ def valid_frame_at(data, i):
     end = i + 13 + length
     if end + 4 > len(data):
         return False
-    return struct.unpack(">I", data[end:end + 4])[0] == crc32c(data[i + 4:end])
+    return checksum_ok(data[i + 4:end], data[end:end + 4])
 
 
 def damaged_not_torn(head, rest):
@@ -60,7 +66,7 @@ def damaged_not_torn(head, rest):
     complete frames follow it (as the Rust reader decides)."""
     if len(rest) >= 4:
         fixed = head[4:5] + struct.pack(">Q", len(rest) - 4)
-        if struct.unpack(">I", rest[-4:])[0] == crc32c(fixed + rest[:-4]):
+        if checksum_ok(fixed + rest[:-4], rest[-4:]):
             return True
     return any(valid_frame_at(rest, i) for i in range(len(rest)) if rest[i:i + 4] == MAGIC)
 
@@ -85,7 +91,7 @@ def frames(f):
                 raise ValueError(f"damaged records file: frame at byte {offset} has a damaged "
                                  "length, or complete frames follow it")
             return  # the block in flight of an interrupted run
-        if struct.unpack(">I", crc)[0] != crc32c(head[4:] + payload):
+        if not checksum_ok(head[4:] + payload, crc):
             raise ValueError(f"damaged records file: checksum mismatch at byte {offset}")
         yield offset, payload
         offset += 13 + length + 4
