@@ -16,7 +16,7 @@ for per_host in ${PER_HOST:-1 2}; do
     f="$out/run$per_host.cbor"
     # MPICH/UCX over TCP can hang in MPI_Finalize with two ranks per core (docs/launching.md):
     # the records are complete by then, so a timeout only ends the hang.
-    timeout -k 10 300 scripts/cluster.sh run -n "$per_host" --mpi "$DELAYBENCH_MPI_FLAVOR" -- "$exe" \
+    timeout -k 10 600 scripts/cluster.sh run -n "$per_host" --mpi "$DELAYBENCH_MPI_FLAVOR" -- "$exe" \
         --ops allreduce,ialltoall,bcast --sizes 8,64KiB --nrep 200 --subcomm spread \
         --output "$f" --figures "$out/fig" >"$out/stdout" 2>"$out/stderr" ||
         echo "(launcher exit $?: see the MPICH finalize note)" >&2
