@@ -12,6 +12,17 @@ mkdir -p results figures
 out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ).cbor"
 echo "run: $DELAYBENCH_MPIEXEC -np $NP $exe --delay-rank 0 --delay 50us --output $out $*" >&2
 start=$(date +%s)
+status=0
 "$DELAYBENCH_MPIEXEC" -np "$NP" "$exe" \
-    --delay-rank 0 --delay 50us --output "$out" --figures figures "$@"
+    --delay-rank 0 --delay 50us --output "$out" --figures figures "$@" || status=$?
+# Exit 4: a block had no valid repetition (named in the warning above), typically P = NP
+# ranks sharing too few cores on a busy machine. Every other block is measured, analysed and
+# drawn, which is what this job is for, so it says so and succeeds; anything else fails.
+if [ "$status" -eq 4 ]; then
+    echo "run: some blocks had no valid repetition (see the warning above): the machine was too" \
+        "busy or has too few cores for P = $NP; the other blocks are in the table and figures" >&2
+elif [ "$status" -ne 0 ]; then
+    echo "run: delaybench failed with exit status $status" >&2
+    exit "$status"
+fi
 echo "run: done in $(( $(date +%s) - start )) s; records $out; figures in figures/" >&2
