@@ -4,13 +4,13 @@ use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
 use delaybench::analysis::{
     analyze_digests, compare, distribution_rows, overlap_rows, timing_rows, trend_rows,
-    true_start_spread, Analysis, ClockChoice, LaunchDigest,
+    true_start_spread, Analysis, ClockChoice, ClockedStream, LaunchDigest,
 };
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
-    read_clocksync_csv, summary_exporter, write_compare, write_distribution, write_overlap,
-    write_rank_rows, write_rep_rows, write_timing, write_trend, write_truth, ExportRows,
-    SummaryFormat,
+    read_clocksync_csv, run_id_of, summary_exporter, write_compare, write_distribution,
+    write_overlap, write_rows_streamed, write_timing, write_trend, write_truth, ExportError,
+    ExportRows, SummaryFormat,
 };
 use delaybench::plot::{plottable_rows, write_clock_error_figure, write_run_figures};
 use delaybench::records::read_records;
@@ -181,12 +181,7 @@ fn offline(command: Command) -> Result<()> {
             rows,
             global_times,
         } => {
-            let records = read_with_clock(&file, global_times)?;
-            let out = &mut std::io::stdout().lock();
-            match rows {
-                ExportRows::Rank => write_rank_rows(&records, format, out)?,
-                ExportRows::Rep => write_rep_rows(&records, format, out)?,
-            }
+            export(&file, global_times, rows, format)?;
         }
         Command::Plot {
             file,
@@ -252,6 +247,37 @@ fn read_with_clock(
     let correction = delaybench::analysis::apply_clock_choice(&mut records, choice);
     eprintln!("delaybench: {}", correction.describe());
     Ok(records)
+}
+
+/// Exports a records file one block at a time (issue 11): memory holds one block, not the
+/// file. A read error keeps the message it had when the file was read whole.
+fn export(
+    file: &std::path::Path,
+    clock: ClockChoice,
+    rows: ExportRows,
+    format: delaybench::export::RankFormat,
+) -> Result<()> {
+    let reading = || format!("reading {}", file.display());
+    let mut blocks = ClockedStream::open(file, clock).with_context(reading)?;
+    eprintln!("delaybench: {}", blocks.correction().describe());
+    let id = run_id_of(blocks.stream().header());
+    let out = &mut std::io::stdout().lock();
+    let mut recovered = 0usize;
+    let counted = blocks
+        .by_ref()
+        .inspect(|b| recovered += usize::from(b.is_ok()));
+    match write_rows_streamed(&id, counted, rows, format, out) {
+        Err(ExportError::Records(e)) => return Err(anyhow::Error::new(e).context(reading())),
+        other => other?,
+    }
+    let stream = blocks.stream();
+    if stream.footer().is_none() || stream.truncated() {
+        eprintln!(
+            "delaybench: warning: {} is from an interrupted run: {recovered} complete blocks recovered",
+            file.display(),
+        );
+    }
+    Ok(())
 }
 
 /// Reads and analyses records files of one plan (several launches), on the chosen clock,

@@ -2,6 +2,7 @@
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
 mod bootstrap;
+mod clocked;
 mod compare;
 mod confidence;
 mod config_stats;
@@ -26,6 +27,7 @@ pub use posthoc::{apply_clock_choice, offset_tracks, ClockChoice, ClockCorrectio
 mod warnings;
 
 pub use bootstrap::{Bootstrap, Interval};
+pub use clocked::ClockedStream;
 pub use compare::{compare, CompareRow, Unmatched, COMPARE_SCHEMA_VERSION};
 pub use config_stats::{
     benefit_ceiling, config_stats, config_stats_of_digests, AnalysisError, ConfigStats,
