@@ -13,8 +13,8 @@ use delaybench::export::{
     write_overlap, write_rows_streamed, write_timing, write_trend, write_truth, ExportError,
     ExportRows, SummaryFormat,
 };
-use delaybench::plot::{plottable_rows, write_clock_error_figure, write_run_figures};
-use delaybench::records::{read_records, Block, Header};
+use delaybench::plot::{plottable_rows, write_clock_error_figure, write_figures_of_run, PlotRun};
+use delaybench::records::{Block, Header};
 use delaybench::study::Study;
 use std::collections::HashMap;
 use std::path::Path;
@@ -217,8 +217,17 @@ fn offline(command: Command) -> Result<()> {
                 }
                 write_clock_error_figure(&rows, &out)?
             } else {
-                let records = read(&file)?;
-                let paths = write_run_figures(&records, &out, stat, only)?;
+                // Reduced block by block: medians, intervals and one repetition per block.
+                let run =
+                    PlotRun::read(&file).with_context(|| format!("reading {}", file.display()))?;
+                if !run.launch.complete {
+                    eprintln!(
+                        "delaybench: warning: {} is from an interrupted run: {} complete blocks recovered",
+                        file.display(),
+                        run.launch.blocks.len()
+                    );
+                }
+                let paths = write_figures_of_run(run, &out, stat, only)?;
                 if paths.is_empty() {
                     eprintln!(
                         "delaybench: no figure to draw from {}: it has no complete block, or \
@@ -390,17 +399,4 @@ fn warn_outside(a: &Analysis, format: SummaryFormat) {
             eprintln!("delaybench: warning: {w}");
         }
     }
-}
-
-/// Reads a records file, warning on stderr when the run was interrupted.
-fn read(file: &std::path::Path) -> Result<delaybench::records::Records> {
-    let records = read_records(file).with_context(|| format!("reading {}", file.display()))?;
-    if !records.complete() {
-        eprintln!(
-            "delaybench: warning: {} is from an interrupted run: {} complete blocks recovered",
-            file.display(),
-            records.blocks.len()
-        );
-    }
-    Ok(records)
 }

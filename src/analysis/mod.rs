@@ -23,7 +23,8 @@ mod truth;
 
 pub use confidence::ci_rel_half_width;
 pub use overlap::{
-    baseline_overhead, imb_overlap_pct, osu_overlap_pct, overlap_row, overlap_rows, OverlapRow,
+    baseline_overhead, hidden_delay, imb_overlap_pct, osu_overlap_pct, overlap_row, overlap_rows,
+    OverlapRow,
 };
 pub use posthoc::{apply_clock_choice, offset_tracks, ClockChoice, ClockCorrection, OffsetTrack};
 mod warnings;

@@ -112,18 +112,33 @@ pub fn baseline_overhead(baseline: &Block) -> Option<f64> {
     punctual_overhead(baseline, baseline.overlap.as_ref()?)
 }
 
+/// Of a late arrival's delay `delay_s`, the seconds the punctual ranks' computation hid:
+/// δ − (their MPI time `own_overhead_s` − the baseline's `baseline_overhead_s`), clipped to
+/// [0, δ] (see [`OverlapRow::hidden_delay_s`]). `None` unless `late_arrival` and both
+/// overheads are known.
+pub fn hidden_delay(
+    delay_s: f64,
+    late_arrival: bool,
+    own_overhead_s: Option<f64>,
+    baseline_overhead_s: Option<f64>,
+) -> Option<f64> {
+    let base = baseline_overhead_s.filter(|_| late_arrival)?;
+    let extra = own_overhead_s? - base;
+    Some((delay_s - extra).clamp(0.0, delay_s))
+}
+
 /// The [`OverlapRow`] of one block measured in overlap mode (`None` otherwise, or without
 /// valid repetitions), given its baseline's [`baseline_overhead`] (`None`: no baseline, so
 /// no hidden delay): one block and a number, so `--overlap` reads block by block.
 pub fn overlap_row(block: &Block, baseline_overhead_s: Option<f64>) -> Option<OverlapRow> {
     let o = block.overlap.as_ref()?;
     let [overall, compute, post, test, wait] = means(block, o, |_, _| true)?;
-    let hidden = baseline_overhead_s
-        .filter(|_| block.is_late_arrival())
-        .and_then(|base| {
-            let extra = punctual_overhead(block, o)? - base;
-            Some((block.delay_s - extra).clamp(0.0, block.delay_s))
-        });
+    let hidden = hidden_delay(
+        block.delay_s,
+        block.is_late_arrival(),
+        punctual_overhead(block, o),
+        baseline_overhead_s,
+    );
     let valid = (0..block.nrep as usize)
         .filter(|&r| block.rep_valid(r))
         .count();
