@@ -3,18 +3,21 @@
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
 use delaybench::analysis::{
-    analyze_digests, compare, distribution_rows, overlap_rows, timing_rows, trend_rows,
-    true_start_spread, Analysis, ClockChoice, LaunchDigest,
+    analyze_digests, baseline_key, baseline_overhead, compare, distribution_row, overlap_row,
+    timing_row, trend_row, truth_rows, valid_t_globals, Analysis, ClockChoice, ClockedStream,
+    DistributionRow, LaunchDigest, OverlapRow,
 };
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
-    read_clocksync_csv, summary_exporter, write_compare, write_distribution, write_overlap,
-    write_rank_rows, write_rep_rows, write_timing, write_trend, write_truth, ExportRows,
-    SummaryFormat,
+    read_clocksync_csv, run_id_of, summary_exporter, write_compare, write_distribution,
+    write_overlap, write_rows_streamed, write_timing, write_trend, write_truth, ExportError,
+    ExportRows, SummaryFormat,
 };
-use delaybench::plot::{plottable_rows, write_clock_error_figure, write_run_figures};
-use delaybench::records::read_records;
+use delaybench::plot::{plottable_rows, write_clock_error_figure, write_figures_of_run, PlotRun};
+use delaybench::records::{Block, Header};
 use delaybench::study::Study;
+use std::collections::HashMap;
+use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -117,20 +120,31 @@ fn offline(command: Command) -> Result<()> {
                         "--distribution, --trend, --overlap, --timing and --truth take one records file"
                     );
                 };
-                let records = read_with_clock(file, global_times)?;
+                // Each table is a per-block reduction: the file is read block by block.
+                let clock = global_times;
                 if truth {
-                    let rows = true_start_spread(&records).context(
+                    let mut rows = Vec::new();
+                    let header = each_block(file, clock, true, |h, b| {
+                        if let Some(spec) = &h.plan.emulate_clock {
+                            rows.extend(truth_rows(spec, &b));
+                        }
+                    })?;
+                    header.plan.emulate_clock.as_ref().context(
                         "--truth needs a run with --emulate-clock: only then are the true clocks known",
                     )?;
                     write_truth(&rows, format, out)?;
                 } else if distribution {
-                    write_distribution(&distribution_rows(&records), format, out)?;
+                    write_distribution(&distribution_streamed(file, clock)?, format, out)?;
                 } else if trend {
-                    write_trend(&trend_rows(&records), format, out)?;
+                    let mut rows = Vec::new();
+                    each_block(file, clock, true, |_, b| rows.extend(trend_row(&b)))?;
+                    write_trend(&rows, format, out)?;
                 } else if overlap {
-                    write_overlap(&overlap_rows(&records), format, out)?;
+                    write_overlap(&overlap_streamed(file, clock)?, format, out)?;
                 } else {
-                    write_timing(&timing_rows(&records, &timing), format, out)?;
+                    let mut rows = Vec::new();
+                    each_block(file, clock, true, |_, b| rows.push(timing_row(&b, &timing)))?;
+                    write_timing(&rows, format, out)?;
                 }
             } else {
                 let a = analysis(&files, bootstrap.bootstrap(), global_times)?;
@@ -181,12 +195,7 @@ fn offline(command: Command) -> Result<()> {
             rows,
             global_times,
         } => {
-            let records = read_with_clock(&file, global_times)?;
-            let out = &mut std::io::stdout().lock();
-            match rows {
-                ExportRows::Rank => write_rank_rows(&records, format, out)?,
-                ExportRows::Rep => write_rep_rows(&records, format, out)?,
-            }
+            export(&file, global_times, rows, format)?;
         }
         Command::Plot {
             file,
@@ -208,8 +217,17 @@ fn offline(command: Command) -> Result<()> {
                 }
                 write_clock_error_figure(&rows, &out)?
             } else {
-                let records = read(&file)?;
-                let paths = write_run_figures(&records, &out, stat, only)?;
+                // Reduced block by block: medians, intervals and one repetition per block.
+                let run =
+                    PlotRun::read(&file).with_context(|| format!("reading {}", file.display()))?;
+                if !run.launch.complete {
+                    eprintln!(
+                        "delaybench: warning: {} is from an interrupted run: {} complete blocks recovered",
+                        file.display(),
+                        run.launch.blocks.len()
+                    );
+                }
+                let paths = write_figures_of_run(run, &out, stat, only)?;
                 if paths.is_empty() {
                     eprintln!(
                         "delaybench: no figure to draw from {}: it has no complete block, or \
@@ -242,16 +260,105 @@ fn offline(command: Command) -> Result<()> {
     Ok(())
 }
 
-/// Reads a records file and puts its global times on the chosen clock, saying which on
-/// stderr.
-fn read_with_clock(
+/// Reads a records file block by block with its global times on the chosen clock, giving
+/// each block to `each` and holding one at a time (issue 11); returns the header. With
+/// `announce`, says on stderr which clock was used and whether the run was interrupted (a
+/// first pass stays quiet).
+fn each_block(
+    file: &Path,
+    clock: ClockChoice,
+    announce: bool,
+    mut each: impl FnMut(&Header, Block),
+) -> Result<Header> {
+    let reading = || format!("reading {}", file.display());
+    let mut blocks = ClockedStream::open(file, clock).with_context(reading)?;
+    if announce {
+        eprintln!("delaybench: {}", blocks.correction().describe());
+    }
+    let header = blocks.stream().header().clone();
+    let mut recovered = 0usize;
+    for block in blocks.by_ref() {
+        each(&header, block.with_context(reading)?);
+        recovered += 1;
+    }
+    let stream = blocks.stream();
+    if announce && (stream.footer().is_none() || stream.truncated()) {
+        eprintln!(
+            "delaybench: warning: {} is from an interrupted run: {recovered} complete blocks recovered",
+            file.display(),
+        );
+    }
+    Ok(header)
+}
+
+/// `analyze --distribution` in two passes over the file: the first keeps each baseline's
+/// valid t_globals (8 bytes per valid repetition), the second reduces each delayed block
+/// against its baseline, which may come later in the file.
+fn distribution_streamed(file: &Path, clock: ClockChoice) -> Result<Vec<DistributionRow>> {
+    let mut t0s = HashMap::new();
+    each_block(file, clock, false, |_, b| {
+        if b.delay_s == 0.0 {
+            t0s.entry(baseline_key(&b))
+                .or_insert_with(|| valid_t_globals(&b));
+        }
+    })?;
+    let mut rows = Vec::new();
+    each_block(file, clock, true, |_, b| {
+        let row = t0s
+            .get(&baseline_key(&b))
+            .and_then(|t0s| distribution_row(&b, t0s));
+        rows.extend(row);
+    })?;
+    Ok(rows)
+}
+
+/// `analyze --overlap` in two passes: the first keeps each overlap baseline's mean MPI time
+/// of its punctual ranks (one number), the second reduces each block against it.
+fn overlap_streamed(file: &Path, clock: ClockChoice) -> Result<Vec<OverlapRow>> {
+    let mut base = HashMap::new();
+    each_block(file, clock, false, |_, b| {
+        if b.delay_s == 0.0 && b.overlap.is_some() {
+            base.entry(baseline_key(&b))
+                .or_insert_with(|| baseline_overhead(&b));
+        }
+    })?;
+    let mut rows = Vec::new();
+    each_block(file, clock, true, |_, b| {
+        let baseline = base.get(&baseline_key(&b)).copied().flatten();
+        rows.extend(overlap_row(&b, baseline));
+    })?;
+    Ok(rows)
+}
+
+/// Exports a records file one block at a time (issue 11): memory holds one block, not the
+/// file. A read error keeps the message it had when the file was read whole.
+fn export(
     file: &std::path::Path,
-    choice: delaybench::analysis::ClockChoice,
-) -> Result<delaybench::records::Records> {
-    let mut records = read(file)?;
-    let correction = delaybench::analysis::apply_clock_choice(&mut records, choice);
-    eprintln!("delaybench: {}", correction.describe());
-    Ok(records)
+    clock: ClockChoice,
+    rows: ExportRows,
+    format: delaybench::export::RankFormat,
+) -> Result<()> {
+    let reading = || format!("reading {}", file.display());
+    let mut blocks = ClockedStream::open(file, clock).with_context(reading)?;
+    eprintln!("delaybench: {}", blocks.correction().describe());
+    let id = run_id_of(blocks.stream().header());
+    let out = &mut std::io::stdout().lock();
+    let mut recovered = 0usize;
+    let counted = blocks
+        .by_ref()
+        .inspect(|b| recovered += usize::from(b.is_ok()));
+    match write_rows_streamed(&id, counted, rows, format, out) {
+        Err(ExportError::Records(e)) => return Err(anyhow::Error::new(e).context(reading())),
+        other => other?,
+    }
+    let stream = blocks.stream();
+    if stream.footer().is_none() || stream.truncated() {
+        eprintln!(
+            "delaybench: warning: {} is from an interrupted run: {recovered} complete blocks recovered",
+            file.display(),
+        );
+    }
+    Ok(())
 }
 
 /// Reads and analyses records files of one plan (several launches), on the chosen clock,
@@ -292,17 +399,4 @@ fn warn_outside(a: &Analysis, format: SummaryFormat) {
             eprintln!("delaybench: warning: {w}");
         }
     }
-}
-
-/// Reads a records file, warning on stderr when the run was interrupted.
-fn read(file: &std::path::Path) -> Result<delaybench::records::Records> {
-    let records = read_records(file).with_context(|| format!("reading {}", file.display()))?;
-    if !records.complete() {
-        eprintln!(
-            "delaybench: warning: {} is from an interrupted run: {} complete blocks recovered",
-            file.display(),
-            records.blocks.len()
-        );
-    }
-    Ok(records)
 }

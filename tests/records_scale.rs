@@ -1,6 +1,7 @@
-//! `analyze` reads records block by block (issue 11): a small always-on check that the
-//! streamed analysis equals the in-memory one, and an ignored large one that measures
-//! throughput and peak memory on ~10^8 rank-repetition events.
+//! `analyze`, `export` and `plot` read records block by block (issue 11): a small always-on
+//! check that the streamed analysis equals the in-memory one (export and plot have theirs in
+//! tests/export_stream.rs and tests/plot_stream.rs), and an ignored large one that measures
+//! throughput and peak memory of all three on ~10^7-10^8 rank-repetition events.
 //!
 //! Large run (about 4.1 GB of disk, a release build):
 //! `DELAYBENCH_SCALE_EVENTS=100000000 cargo test --release --test records_scale -- --ignored --nocapture`
@@ -81,7 +82,7 @@ fn max_rss_kb(stderr: &str) -> Option<u64> {
 
 #[test]
 #[ignore = "writes ~4 GB for 10^8 events; run by hand, see the module documentation"]
-fn analyze_of_a_large_file_runs_in_bounded_memory() {
+fn analyze_export_and_plot_of_a_large_file_run_in_bounded_memory() {
     let events: u64 = std::env::var("DELAYBENCH_SCALE_EVENTS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -98,39 +99,59 @@ fn analyze_of_a_large_file_runs_in_bounded_memory() {
         "wrote {events} events, {size} bytes in {:.1} s",
         t.elapsed().as_secs_f64()
     );
+    let block_bytes = size / blocks as u64;
+    // One bootstrap resample: this measures reading and reducing the file; the bootstrap
+    // costs resamples x repetitions on top, whatever the reader.
+    let analyze = ["analyze", "--format", "csv", "--resamples", "1"];
+    let (rss, stdout) = measured("analyze", &analyze, &path, events, size);
+    assert_eq!(stdout.lines().count(), 1 + blocks as usize);
+    // Bounded: a few blocks' worth plus 8 bytes per valid repetition, far below the file.
+    let reps = events / nprocs as u64;
+    within("analyze", rss, 6 * block_bytes + 8 * reps + (64 << 20));
+    let export = ["export", "--rows", "rep", "--format", "csv"];
+    let (rss, stdout) = measured("export --rows rep", &export, &path, events, size);
+    assert_eq!(stdout.lines().count() as u64, 1 + reps);
+    // Rows are written as each block arrives: a few blocks' worth, whatever the file.
+    within("export", rss, 6 * block_bytes + (64 << 20));
+    let figures = dir.path().join("figures");
+    let plot = ["plot", "--out", figures.to_str().unwrap()];
+    let (rss, stdout) = measured("plot", &plot, &path, events, size);
+    assert!(stdout.lines().any(|l| l.ends_with("index.md")), "{stdout}");
+    // 12 bytes per valid repetition (t_global and index), one repetition per block, and
+    // the drawing's own buffers.
+    within("plot", rss, 6 * block_bytes + 12 * reps + (160 << 20));
+}
+
+/// Runs `delaybench <args> FILE` under `/usr/bin/time -v`, prints its throughput and peak
+/// RSS, and returns the peak RSS in bytes and its standard output.
+fn measured(what: &str, args: &[&str], file: &Path, events: u64, size: u64) -> (u64, String) {
     let t = Instant::now();
     let out = std::process::Command::new("/usr/bin/time")
-        // One bootstrap resample: this measures reading and reducing the file; the
-        // bootstrap costs resamples x repetitions on top, whatever the reader.
-        .args([
-            "-v",
-            common::exe(),
-            "analyze",
-            "--format",
-            "csv",
-            "--resamples",
-            "1",
-        ])
-        .arg(&path)
+        .arg("-v")
+        .arg(common::exe())
+        .args(args)
+        .arg(file)
         .output()
         .unwrap();
     let secs = t.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    assert!(out.status.success(), "{what}: {stderr}");
     let rss_kb = max_rss_kb(&stderr).expect("/usr/bin/time -v reports the peak RSS");
     eprintln!(
-        "analyze: {secs:.1} s, {:.2e} events/s, peak RSS {:.0} MB for a {:.0} MB file",
+        "{what}: {secs:.1} s, {:.2e} events/s, peak RSS {:.0} MB for a {:.0} MB file",
         events as f64 / secs,
         rss_kb as f64 / 1024.0,
         size as f64 / 1e6
     );
-    let rows = String::from_utf8_lossy(&out.stdout).lines().count();
-    assert_eq!(rows, 1 + blocks as usize);
-    // Bounded: a few blocks' worth plus 8 bytes per valid repetition, far below the file.
-    let block_bytes = size / blocks as u64;
-    let bound = 6 * block_bytes + 8 * events / nprocs as u64 + (64 << 20);
+    (
+        rss_kb * 1024,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn within(what: &str, rss: u64, bound: u64) {
     assert!(
-        rss_kb * 1024 < bound,
-        "peak RSS {rss_kb} kB above the bound {bound} B"
+        rss < bound,
+        "{what}: peak RSS {rss} B above the bound {bound} B"
     );
 }

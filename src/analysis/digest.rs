@@ -2,10 +2,9 @@
 //! valid t_globals, never the per-rank arrays, so a file is analysed block by block in memory
 //! proportional to its valid repetitions (8 bytes each), not to its rank-repetition events.
 
-use super::posthoc::{correct_block, correction_from, offset_tracks_from};
-use super::{valid_t_globals, ClockChoice, ClockCorrection};
+use super::{valid_t_globals, ClockChoice, ClockCorrection, ClockedStream};
 use crate::plan::Op;
-use crate::records::{Block, ClockProbe, Footer, Header, Records, RecordsError, RecordsStream};
+use crate::records::{Block, Footer, Header, Records, RecordsError};
 use std::path::Path;
 
 /// One block reduced to what the per-configuration statistics need.
@@ -76,29 +75,15 @@ impl LaunchDigest {
     /// one block at a time. Post-hoc correction needs every drift-tracking probe first, so a
     /// run with probes (`--track-every`) is read twice: once for the probes, once for times.
     ///
-    /// Errors: those of [`RecordsStream::open`] and its iteration.
+    /// Errors: those of [`ClockedStream::open`] and its iteration.
     pub fn read(path: &Path, choice: ClockChoice) -> Result<(Self, ClockCorrection), RecordsError> {
-        let mut stream = RecordsStream::open(path)?;
-        let probes: Vec<ClockProbe> =
-            if choice == ClockChoice::Posthoc && stream.header().plan.track_every_s.is_some() {
-                let mut probes = Vec::new();
-                for block in RecordsStream::open(path)? {
-                    probes.extend(block?.clock_probes);
-                }
-                probes
-            } else {
-                Vec::new()
-            };
-        let tracks = offset_tracks_from(stream.header(), &probes);
-        let correction = correction_from(tracks.as_ref().map(|_| &probes[..]));
+        let mut clocked = ClockedStream::open(path, choice)?;
+        let correction = clocked.correction().clone();
         let mut blocks = Vec::new();
-        for block in stream.by_ref() {
-            let mut block = block?;
-            if let Some(tracks) = &tracks {
-                correct_block(&mut block, tracks);
-            }
-            blocks.push(BlockDigest::of(&block));
+        for block in clocked.by_ref() {
+            blocks.push(BlockDigest::of(&block?));
         }
+        let stream = clocked.into_stream();
         let partial_block = stream.partial_block();
         let (header, footer, truncated) = stream.into_parts();
         let complete = footer.is_some() && !truncated;

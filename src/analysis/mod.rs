@@ -2,6 +2,7 @@
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
 mod bootstrap;
+mod clocked;
 mod compare;
 mod confidence;
 mod config_stats;
@@ -21,11 +22,15 @@ mod trend;
 mod truth;
 
 pub use confidence::ci_rel_half_width;
-pub use overlap::{imb_overlap_pct, osu_overlap_pct, overlap_rows, OverlapRow};
+pub use overlap::{
+    baseline_overhead, hidden_delay, imb_overlap_pct, osu_overlap_pct, overlap_row, overlap_rows,
+    OverlapRow,
+};
 pub use posthoc::{apply_clock_choice, offset_tracks, ClockChoice, ClockCorrection, OffsetTrack};
 mod warnings;
 
 pub use bootstrap::{Bootstrap, Interval};
+pub use clocked::ClockedStream;
 pub use compare::{compare, CompareRow, Unmatched, COMPARE_SCHEMA_VERSION};
 pub use config_stats::{
     benefit_ceiling, config_stats, config_stats_of_digests, AnalysisError, ConfigStats,
@@ -34,15 +39,19 @@ pub use config_stats::{
 pub use digest::{BlockDigest, LaunchDigest};
 pub use launches::{analyze, analyze_digests, Analysis};
 pub use sampled::{
-    distribution, noise_amplification, noise_effect, rep_benefits, Distribution, NoiseEffect,
+    distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,
+    rep_benefits_t0s, Distribution, NoiseEffect,
 };
 pub use schemes::{compare_with_window, SchemeRow, REFERENCE_SCHEME};
 pub use skew::{exit_skew, ExitSkew};
 pub use stats::{describe, median, minimum, Outliers, SampleStats};
 pub use summary::{benefit, summarize, SummaryRow};
-pub use tables::{distribution_rows, is_noise, trend_rows, DistributionRow, TrendRow};
+pub use tables::{
+    baseline_key, distribution_row, distribution_rows, is_noise, trend_row, trend_rows,
+    DistributionRow, TrendRow,
+};
 pub use tglobal::{t_global, valid_t_globals};
-pub use timing_methods::{t_max_local, t_root, timing_rows, TimingMethod, TimingRow};
+pub use timing_methods::{t_max_local, t_root, timing_row, timing_rows, TimingMethod, TimingRow};
 pub use trend::{t_global_trend, Trend};
-pub use truth::{true_start_spread, true_time, TruthRow};
+pub use truth::{true_start_spread, true_time, truth_rows, TruthRow};
 pub use warnings::{launch_warnings, run_warnings};

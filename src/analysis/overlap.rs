@@ -95,45 +95,73 @@ pub fn overlap_rows(records: &Records) -> Vec<OverlapRow> {
         .blocks
         .iter()
         .filter_map(|block| {
-            let o = block.overlap.as_ref()?;
-            let [overall, compute, post, test, wait] = means(block, o, |_, _| true)?;
             let baseline = records.blocks.iter().find(|b| {
                 b.delay_s == 0.0
-                    && b.op == block.op
-                    && b.bytes == block.bytes
-                    && b.nprocs == block.nprocs
+                    && super::baseline_key(b) == super::baseline_key(block)
                     && b.overlap.is_some()
             });
-            let hidden = baseline.filter(|_| block.is_late_arrival()).and_then(|b| {
-                let extra =
-                    punctual_overhead(block, o)? - punctual_overhead(b, b.overlap.as_ref()?)?;
-                Some((block.delay_s - extra).clamp(0.0, block.delay_s))
-            });
-            let valid = (0..block.nrep as usize)
-                .filter(|&r| block.rep_valid(r))
-                .count();
-            Some(OverlapRow {
-                op: block.op,
-                bytes: block.bytes,
-                nprocs: block.nprocs,
-                delay_s: block.delay_s,
-                mode: o.mode.clone(),
-                valid: valid as u32,
-                total: block.nrep,
-                t_pure_s: o.t_pure_s,
-                overall_s: overall,
-                compute_s: compute,
-                post_s: post,
-                test_s: test,
-                wait_s: wait,
-                overhead_s: post + test + wait,
-                overlap_osu_pct: osu_overlap_pct(overall, compute, o.t_pure_s),
-                overlap_imb_pct: imb_overlap_pct(o.t_pure_s, compute, overall),
-                hidden_delay_s: hidden,
-                hidden_fraction: hidden.map(|h| h / block.delay_s),
-            })
+            overlap_row(block, baseline.and_then(baseline_overhead))
         })
         .collect()
+}
+
+/// What [`overlap_row`] needs of a baseline (δ = 0, overlap mode, the same op, size and P):
+/// the mean MPI time (post + tests + wait) of its punctual ranks, seconds. `None` without
+/// overlap records or valid repetitions.
+pub fn baseline_overhead(baseline: &Block) -> Option<f64> {
+    punctual_overhead(baseline, baseline.overlap.as_ref()?)
+}
+
+/// Of a late arrival's delay `delay_s`, the seconds the punctual ranks' computation hid:
+/// δ − (their MPI time `own_overhead_s` − the baseline's `baseline_overhead_s`), clipped to
+/// [0, δ] (see [`OverlapRow::hidden_delay_s`]). `None` unless `late_arrival` and both
+/// overheads are known.
+pub fn hidden_delay(
+    delay_s: f64,
+    late_arrival: bool,
+    own_overhead_s: Option<f64>,
+    baseline_overhead_s: Option<f64>,
+) -> Option<f64> {
+    let base = baseline_overhead_s.filter(|_| late_arrival)?;
+    let extra = own_overhead_s? - base;
+    Some((delay_s - extra).clamp(0.0, delay_s))
+}
+
+/// The [`OverlapRow`] of one block measured in overlap mode (`None` otherwise, or without
+/// valid repetitions), given its baseline's [`baseline_overhead`] (`None`: no baseline, so
+/// no hidden delay): one block and a number, so `--overlap` reads block by block.
+pub fn overlap_row(block: &Block, baseline_overhead_s: Option<f64>) -> Option<OverlapRow> {
+    let o = block.overlap.as_ref()?;
+    let [overall, compute, post, test, wait] = means(block, o, |_, _| true)?;
+    let hidden = hidden_delay(
+        block.delay_s,
+        block.is_late_arrival(),
+        punctual_overhead(block, o),
+        baseline_overhead_s,
+    );
+    let valid = (0..block.nrep as usize)
+        .filter(|&r| block.rep_valid(r))
+        .count();
+    Some(OverlapRow {
+        op: block.op,
+        bytes: block.bytes,
+        nprocs: block.nprocs,
+        delay_s: block.delay_s,
+        mode: o.mode.clone(),
+        valid: valid as u32,
+        total: block.nrep,
+        t_pure_s: o.t_pure_s,
+        overall_s: overall,
+        compute_s: compute,
+        post_s: post,
+        test_s: test,
+        wait_s: wait,
+        overhead_s: post + test + wait,
+        overlap_osu_pct: osu_overlap_pct(overall, compute, o.t_pure_s),
+        overlap_imb_pct: imb_overlap_pct(o.t_pure_s, compute, overall),
+        hidden_delay_s: hidden,
+        hidden_fraction: hidden.map(|h| h / block.delay_s),
+    })
 }
 
 #[cfg(test)]

@@ -92,7 +92,13 @@ fn delay_range(block: &Block, rep: usize) -> (f64, f64) {
 ///
 /// Empty when either block has no valid repetition; non-finite values (t_i = 0) are left out.
 pub fn rep_benefits(block: &Block, baseline: &Block) -> Vec<f64> {
-    let Some(t0) = super::median(&valid_t_globals(baseline)) else {
+    rep_benefits_t0s(block, &valid_t_globals(baseline))
+}
+
+/// [`rep_benefits`] with the baseline given as the t_globals of its valid repetitions
+/// (seconds), what a block-by-block reader keeps of it.
+pub fn rep_benefits_t0s(block: &Block, t0s: &[f64]) -> Vec<f64> {
+    let Some(t0) = super::median(t0s) else {
         return Vec::new();
     };
     (0..block.nrep as usize)
@@ -139,7 +145,12 @@ pub struct NoiseEffect {
 ///   rank also delays the steps that depend on it);
 /// - A < 1: the operation absorbs noise (overlaps it with its own communication).
 pub fn noise_effect(block: &Block, baseline: &Block) -> Option<NoiseEffect> {
-    let t0s = valid_t_globals(baseline);
+    noise_effect_t0s(block, &valid_t_globals(baseline))
+}
+
+/// [`noise_effect`] with the baseline given as the t_globals of its valid repetitions
+/// (seconds), what a block-by-block reader keeps of it.
+pub fn noise_effect_t0s(block: &Block, t0s: &[f64]) -> Option<NoiseEffect> {
     let reps: Vec<usize> = (0..block.nrep as usize)
         .filter(|&rep| block.rep_valid(rep))
         .collect();

@@ -1,6 +1,6 @@
 //! Rows for `delaybench analyze --distribution` and `--trend`: one per delayed block.
 
-use super::{distribution, noise_effect, rep_benefits, t_global_trend};
+use super::{distribution, noise_effect_t0s, rep_benefits_t0s, t_global_trend, valid_t_globals};
 use crate::plan::Op;
 use crate::records::{Block, Records};
 use serde::Serialize;
@@ -58,30 +58,46 @@ pub fn distribution_rows(records: &Records) -> Vec<DistributionRow> {
     records
         .blocks
         .iter()
-        .filter(|b| b.delay_s > 0.0)
         .filter_map(|block| {
             let baseline = baseline_of(records, block)?;
-            let d = distribution(&rep_benefits(block, baseline))?;
-            let noise = is_noise(block)
-                .then(|| noise_effect(block, baseline))
-                .flatten();
-            Some(DistributionRow {
-                op: block.op,
-                bytes: block.bytes,
-                nprocs: block.nprocs,
-                delay_model: block.delay_model.clone(),
-                n: d.n as u32,
-                benefit_mean: d.mean,
-                benefit_p5: d.p5,
-                benefit_p25: d.p25,
-                benefit_median: d.median,
-                benefit_p75: d.p75,
-                benefit_p95: d.p95,
-                amplification: noise.as_ref().map(|n| n.amplification),
-                wait_for_slowest: noise.map(|n| n.wait_for_slowest),
-            })
+            distribution_row(block, &valid_t_globals(baseline))
         })
         .collect()
+}
+
+/// The [`DistributionRow`] of one delayed `block` against its baseline, given as the
+/// t_globals of the baseline's valid repetitions (seconds): what a reader going block by
+/// block keeps of baselines ([`baseline_key`]). `None` for an undelayed block or when no
+/// repetition gives a benefit.
+pub fn distribution_row(block: &Block, baseline_t0s: &[f64]) -> Option<DistributionRow> {
+    if block.delay_s <= 0.0 {
+        return None;
+    }
+    let d = distribution(&rep_benefits_t0s(block, baseline_t0s))?;
+    let noise = is_noise(block)
+        .then(|| noise_effect_t0s(block, baseline_t0s))
+        .flatten();
+    Some(DistributionRow {
+        op: block.op,
+        bytes: block.bytes,
+        nprocs: block.nprocs,
+        delay_model: block.delay_model.clone(),
+        n: d.n as u32,
+        benefit_mean: d.mean,
+        benefit_p5: d.p5,
+        benefit_p25: d.p25,
+        benefit_median: d.median,
+        benefit_p75: d.p75,
+        benefit_p95: d.p95,
+        amplification: noise.as_ref().map(|n| n.amplification),
+        wait_for_slowest: noise.map(|n| n.wait_for_slowest),
+    })
+}
+
+/// What pairs a delayed block with its undelayed baseline: (op, bytes, P). The baseline is
+/// the first block with δ = 0 and the same key.
+pub fn baseline_key(block: &Block) -> (Op, u64, u32) {
+    (block.op, block.bytes, block.nprocs)
 }
 
 /// True for a noise block: every rank of it is among its delayed ranks (`--delay-rank all`,
@@ -92,30 +108,32 @@ pub fn is_noise(block: &Block) -> bool {
 
 /// One [`TrendRow`] per block with at least 10 valid repetitions.
 pub fn trend_rows(records: &Records) -> Vec<TrendRow> {
-    records
-        .blocks
-        .iter()
-        .filter_map(|block| {
-            let t = t_global_trend(block)?;
-            Some(TrendRow {
-                op: block.op,
-                bytes: block.bytes,
-                nprocs: block.nprocs,
-                delay_model: block.delay_model.clone(),
-                n: t.n,
-                span_s: t.span_s,
-                slope: t.slope,
-                first_median_s: t.first_median_s,
-                last_median_s: t.last_median_s,
-            })
-        })
-        .collect()
+    records.blocks.iter().filter_map(trend_row).collect()
+}
+
+/// The [`TrendRow`] of one block (each block's trend uses that block alone, so `--trend`
+/// reads block by block); `None` with fewer than 10 valid repetitions.
+pub fn trend_row(block: &Block) -> Option<TrendRow> {
+    let t = t_global_trend(block)?;
+    Some(TrendRow {
+        op: block.op,
+        bytes: block.bytes,
+        nprocs: block.nprocs,
+        delay_model: block.delay_model.clone(),
+        n: t.n,
+        span_s: t.span_s,
+        slope: t.slope,
+        first_median_s: t.first_median_s,
+        last_median_s: t.last_median_s,
+    })
 }
 
 fn baseline_of<'a>(records: &'a Records, block: &Block) -> Option<&'a Block> {
-    records.blocks.iter().find(|b| {
-        b.delay_s == 0.0 && b.op == block.op && b.bytes == block.bytes && b.nprocs == block.nprocs
-    })
+    let key = baseline_key(block);
+    records
+        .blocks
+        .iter()
+        .find(|b| b.delay_s == 0.0 && baseline_key(b) == key)
 }
 
 #[cfg(test)]

@@ -63,29 +63,32 @@ pub fn timing_rows(records: &Records, methods: &[TimingMethod]) -> Vec<TimingRow
     records
         .blocks
         .iter()
-        .map(|block| {
-            let valid: Vec<usize> = (0..block.nrep as usize)
-                .filter(|&r| block.rep_valid(r))
-                .collect();
-            let by = |m: TimingMethod, f: fn(&Block, usize) -> f64| {
-                let v: Vec<f64> = valid.iter().map(|&r| f(block, r)).collect();
-                methods.contains(&m).then(|| median(&v)).flatten()
-            };
-            TimingRow {
-                op: block.op,
-                bytes: block.bytes,
-                nprocs: block.nprocs,
-                delay_s: block.delay_s,
-                delay_model: block.delay_model.clone(),
-                valid: valid.len() as u32,
-                total: block.nrep,
-                t_global_median_s: by(TimingMethod::Global, t_global),
-                t_max_local_median_s: by(TimingMethod::Max, t_max_local),
-                t_root_median_s: by(TimingMethod::Root, t_root),
-                ci_rel_error: block.adaptive.as_ref().map(|a| a.rel_error),
-            }
-        })
+        .map(|block| timing_row(block, methods))
         .collect()
+}
+
+/// The [`TimingRow`] of one block with the `methods` chosen (it needs that block alone).
+pub fn timing_row(block: &Block, methods: &[TimingMethod]) -> TimingRow {
+    let valid: Vec<usize> = (0..block.nrep as usize)
+        .filter(|&r| block.rep_valid(r))
+        .collect();
+    let by = |m: TimingMethod, f: fn(&Block, usize) -> f64| {
+        let v: Vec<f64> = valid.iter().map(|&r| f(block, r)).collect();
+        methods.contains(&m).then(|| median(&v)).flatten()
+    };
+    TimingRow {
+        op: block.op,
+        bytes: block.bytes,
+        nprocs: block.nprocs,
+        delay_s: block.delay_s,
+        delay_model: block.delay_model.clone(),
+        valid: valid.len() as u32,
+        total: block.nrep,
+        t_global_median_s: by(TimingMethod::Global, t_global),
+        t_max_local_median_s: by(TimingMethod::Max, t_max_local),
+        t_root_median_s: by(TimingMethod::Root, t_root),
+        ci_rel_error: block.adaptive.as_ref().map(|a| a.rel_error),
+    }
 }
 
 #[cfg(test)]

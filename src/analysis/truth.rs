@@ -47,12 +47,15 @@ pub fn true_start_spread(records: &Records) -> Option<Vec<TruthRow>> {
         records
             .blocks
             .iter()
-            .flat_map(|b| block_rows(spec, b))
+            .flat_map(|b| truth_rows(spec, b))
             .collect(),
     )
 }
 
-fn block_rows(spec: &EmulationSpec, b: &Block) -> Vec<TruthRow> {
+/// The [`TruthRow`]s of one block (up to ten, one per tenth of its repetitions with a valid
+/// one), from the run's emulation spec (the header's `plan.emulate_clock`) and that block
+/// alone.
+pub fn truth_rows(spec: &EmulationSpec, b: &Block) -> Vec<TruthRow> {
     let p = b.nprocs as usize;
     let nrep = b.nrep as usize;
     let world = |r: usize| b.world_ranks.get(r).map_or(r, |&w| w as usize);

@@ -18,6 +18,7 @@ mod rank_csv;
 mod rank_json;
 mod rank_rows;
 mod rep_rows;
+mod row_stream;
 mod skew;
 mod summary_csv;
 mod summary_json;
@@ -32,9 +33,10 @@ pub use plain::{write_csv_rows, write_json_rows, write_plain_table};
 pub use rank_csv::write_rank_csv;
 pub use rank_json::write_rank_json;
 pub use rank_rows::{
-    flag_words, iter_rank_rows, rank_rows, run_id, RankRow, EXPORT_SCHEMA_VERSION,
+    flag_words, iter_rank_rows, rank_rows, run_id, run_id_of, RankRow, EXPORT_SCHEMA_VERSION,
 };
 pub use rep_rows::{rep_rows, write_rep_rows, RepRow};
+pub use row_stream::write_rows_streamed;
 pub use skew::{write_skew, SkewRow};
 pub use summary_csv::SummaryCsv;
 pub use summary_json::SummaryJson;
@@ -154,6 +156,10 @@ pub enum ExportError {
     /// The JSON serializer failed (usually an I/O error underneath).
     #[error("cannot write the JSON export: {0}")]
     Json(#[from] serde_json::Error),
+    /// The records file being exported block by block could not be read (damaged, not a
+    /// records file, an I/O error); the message is the reader's.
+    #[error(transparent)]
+    Records(#[from] crate::records::RecordsError),
 }
 
 /// Writes an [`Analysis`] (one row per measured configuration, from

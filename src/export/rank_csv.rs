@@ -1,7 +1,7 @@
 //! Per-rank rows as CSV (`delaybench export --format csv`).
 
-use super::{iter_rank_rows, ExportError, RANK_COLUMNS};
-use crate::records::Records;
+use super::{run_id, write_rows_streamed, ExportError, ExportRows, RankFormat};
+use crate::records::{Records, RecordsError};
 use std::io::Write;
 
 /// Writes a header line ([`RANK_COLUMNS`]) and one CSV row per (block, repetition, rank) of
@@ -11,24 +11,21 @@ use std::io::Write;
 ///
 /// Errors: [`ExportError::Csv`] when writing fails.
 pub fn write_rank_csv(records: &Records, out: &mut dyn Write) -> Result<(), ExportError> {
-    // The header comes from the column list rather than from serde so that a run with no
-    // blocks still gives a header; a unit test pins the serde field order to the same list.
-    let mut w = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(out);
-    w.write_record(RANK_COLUMNS)?;
-    for row in iter_rank_rows(records) {
-        w.serialize(row)?;
-    }
-    w.flush()?;
-    Ok(())
+    let blocks = records.blocks.iter().map(Ok::<_, RecordsError>);
+    write_rows_streamed(
+        &run_id(records),
+        blocks,
+        ExportRows::Rank,
+        RankFormat::Csv,
+        out,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::export::test_support::{records, text};
-    use crate::export::{rank_rows, RankRow};
+    use crate::export::{rank_rows, RankRow, RANK_COLUMNS};
 
     #[test]
     fn header_is_exactly_the_columns() {

@@ -1,8 +1,8 @@
 //! Per-rank rows as JSON (`delaybench export --format json`).
 
-use super::{iter_rank_rows, ExportError};
-use crate::records::Records;
-use std::io::{BufWriter, Write};
+use super::{run_id, write_rows_streamed, ExportError, ExportRows, RankFormat};
+use crate::records::{Records, RecordsError};
+use std::io::Write;
 
 /// Writes one JSON array whose elements are the rows of [`super::rank_rows`] as objects with
 /// the [`super::RANK_COLUMNS`] keys, one object per line. Seconds are full-precision numbers;
@@ -11,17 +11,15 @@ use std::io::{BufWriter, Write};
 /// Errors: [`ExportError::Json`] or [`ExportError::Io`] when writing fails.
 pub fn write_rank_json(records: &Records, out: &mut dyn Write) -> Result<(), ExportError> {
     // One compact object per line rather than pretty-printing: per-rank exports can have
-    // millions of rows, and line-wise objects still read well and diff well. Rows are
-    // streamed, and buffered here because serde_json writes in many small pieces.
-    let mut out = BufWriter::new(out);
-    out.write_all(b"[")?;
-    for (i, row) in iter_rank_rows(records).enumerate() {
-        out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
-        serde_json::to_writer(&mut out, &row)?;
-    }
-    out.write_all(b"\n]\n")?;
-    out.flush()?;
-    Ok(())
+    // millions of rows, and line-wise objects still read well and diff well.
+    let blocks = records.blocks.iter().map(Ok::<_, RecordsError>);
+    write_rows_streamed(
+        &run_id(records),
+        blocks,
+        ExportRows::Rank,
+        RankFormat::Json,
+        out,
+    )
 }
 
 #[cfg(test)]

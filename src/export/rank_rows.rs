@@ -3,7 +3,7 @@
 //! join.
 
 use crate::plan::Op;
-use crate::records::{Block, Records, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN};
+use crate::records::{Block, Header, Records, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN};
 use serde::{Deserialize, Serialize};
 
 /// Version of the `export` schemas (columns of [`RankRow`] and [`super::RepRow`]),
@@ -64,7 +64,12 @@ pub struct RankRow {
 /// Identifies one launch: the header's UTC start time and the run's seed
 /// (`2026-01-01T00:00:00Z-7`).
 pub fn run_id(records: &Records) -> String {
-    format!("{}-{}", records.header.start_utc, records.header.plan.seed)
+    run_id_of(&records.header)
+}
+
+/// [`run_id`] from the header alone, for a file read block by block.
+pub fn run_id_of(header: &Header) -> String {
+    format!("{}-{}", header.start_utc, header.plan.seed)
 }
 
 /// The flag bits `flags` in words: `started_late`, `window_overrun`, joined by `+`.
@@ -103,10 +108,15 @@ pub fn iter_rank_rows(records: &Records) -> impl Iterator<Item = RankRow> + '_ {
     records
         .blocks
         .iter()
-        .flat_map(move |b| block_rows(b, id.clone()))
+        .flat_map(move |b| owned_id_rows(b, id.clone()))
 }
 
-fn block_rows(block: &Block, run_id: String) -> impl Iterator<Item = RankRow> + '_ {
+/// The rows of one block, repetitions then ranks.
+pub(super) fn block_rows<'a>(block: &'a Block, run_id: &str) -> impl Iterator<Item = RankRow> + 'a {
+    owned_id_rows(block, run_id.to_string())
+}
+
+fn owned_id_rows(block: &Block, run_id: String) -> impl Iterator<Item = RankRow> + '_ {
     let p = block.nprocs as usize;
     let nrep = block.nrep as usize;
     // Per repetition and per rank once, not per row: both lookups are O(P).

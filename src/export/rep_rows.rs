@@ -2,12 +2,12 @@
 //! a dataframe needs to redo `analyze` without unrolling ranks.
 
 use super::rank_rows::{flag_words, rep_flags, run_id, EXPORT_SCHEMA_VERSION};
-use super::{ExportError, RankFormat, REP_COLUMNS};
+use super::{write_rows_streamed, ExportError, ExportRows, RankFormat};
 use crate::analysis::t_global;
 use crate::plan::Op;
-use crate::records::{Block, Records};
+use crate::records::{Block, Records, RecordsError};
 use serde::{Deserialize, Serialize};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 
 /// One repetition of one block. Times in seconds (global clock), sizes in bytes.
 ///
@@ -55,7 +55,7 @@ pub fn rep_rows(records: &Records) -> Vec<RepRow> {
         .collect()
 }
 
-fn rep_row(b: &Block, rep: usize, run_id: &str) -> RepRow {
+pub(super) fn rep_row(b: &Block, rep: usize, run_id: &str) -> RepRow {
     let p = b.nprocs as usize;
     let span = rep * p..(rep + 1) * p;
     let fold = |a: &[f64], init: f64, f: fn(f64, f64) -> f64| {
@@ -97,36 +97,15 @@ pub fn write_rep_rows(
     format: RankFormat,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
-    let rows = rep_rows(records);
-    match format {
-        RankFormat::Csv => {
-            let mut w = csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(out);
-            w.write_record(REP_COLUMNS)?;
-            for row in &rows {
-                w.serialize(row)?;
-            }
-            w.flush()?;
-        }
-        RankFormat::Json => {
-            let mut out = BufWriter::new(out);
-            out.write_all(b"[")?;
-            for (i, row) in rows.iter().enumerate() {
-                out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
-                serde_json::to_writer(&mut out, row)?;
-            }
-            out.write_all(b"\n]\n")?;
-            out.flush()?;
-        }
-    }
-    Ok(())
+    let blocks = records.blocks.iter().map(Ok::<_, RecordsError>);
+    write_rows_streamed(&run_id(records), blocks, ExportRows::Rep, format, out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::export::test_support::{records, text};
+    use crate::export::REP_COLUMNS;
 
     #[test]
     fn one_row_per_repetition_with_t_global() {

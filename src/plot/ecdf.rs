@@ -8,8 +8,7 @@ use super::over_run::{config_title, delay_color, largest_p_configs};
 use super::spec::{LegendEntry, SeriesStyle, BASELINE_COLOR};
 use super::xy::{span, Join, XyAxis, XyFigure, XyLine, XyPanel};
 use super::RunData;
-use crate::analysis::{median, valid_t_globals};
-use crate::records::Block;
+use crate::analysis::{median, BlockDigest};
 
 /// Microseconds per second.
 const US: f64 = 1e6;
@@ -31,10 +30,10 @@ pub fn ecdf(values: &[f64]) -> Vec<(f64, f64)> {
 /// The figure for nominal delay `delay_s` (seconds), or `None` when no configuration has both
 /// a δ block and its baseline with valid repetitions.
 pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
-    let blocks = &data.records.blocks;
+    let blocks = &data.run.launch.blocks;
     let delays = super::naming::distinct_delays(blocks.iter().map(|b| b.delay_s));
     let color = delay_color(&delays, delay_s);
-    let find = |op, bytes, p, d: f64| -> Option<&Block> {
+    let find = |op, bytes, p, d: f64| -> Option<&BlockDigest> {
         blocks
             .iter()
             .find(|b| b.op == op && b.bytes == bytes && b.nprocs == p && same_delay(b.delay_s, d))
@@ -43,7 +42,7 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
         .into_iter()
         .filter_map(|(op, bytes, p)| {
             let (base, late) = (find(op, bytes, p, 0.0)?, find(op, bytes, p, delay_s)?);
-            let (t0s, ts) = (us(valid_t_globals(base)), us(valid_t_globals(late)));
+            let (t0s, ts) = (us(base.t_globals.clone()), us(late.t_globals.clone()));
             let t0 = median(&t0s)?;
             median(&ts)?;
             let adds = t0 + delay_s * US;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The Markdown of the report page for `figures` (PNG links) drawn from `data`.
 pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> String {
-    let h = &data.records.header;
+    let h = &data.run.launch.header;
     let mut md = String::from("# delaybench figures\n\n## Run\n\n");
     let mut hosts: Vec<&str> = h.hosts.iter().map(String::as_str).collect();
     hosts.dedup();
@@ -44,7 +44,7 @@ pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> Strin
         ("statistic", stat.describe().to_string()),
         (
             "complete",
-            if data.records.complete() {
+            if data.run.launch.complete {
                 "yes".to_string()
             } else {
                 "no: interrupted, complete blocks recovered".to_string()

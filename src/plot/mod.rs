@@ -36,6 +36,7 @@ mod index;
 mod layout;
 mod naming;
 mod over_run;
+mod reduced;
 mod render;
 mod spec;
 mod tglobal;
@@ -44,8 +45,9 @@ mod xy;
 
 pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use hidden::write_hidden_figures;
+pub use reduced::{BlockExtras, PlotRun};
 
-use crate::analysis::{config_stats, overlap_rows, run_warnings, Bootstrap, ConfigStats};
+use crate::analysis::{config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats};
 use crate::records::Records;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -183,29 +185,35 @@ pub enum PlotError {
     NoData { what: String },
 }
 
-/// What every figure of one run is drawn from: the records, their per-configuration
-/// statistics, the run's warnings and the host count per P.
-pub struct RunData<'a> {
-    pub records: &'a Records,
-    /// [`config_stats`] of the records, one launch.
+/// What every figure of one run is drawn from: the run reduced block by block
+/// ([`PlotRun`]), its per-configuration statistics, its warnings and the host count per P.
+pub struct RunData {
+    pub run: PlotRun,
+    /// [`config_stats_of_digests`] of the run, one launch.
     pub stats: Vec<ConfigStats>,
-    /// [`run_warnings`] of the records.
+    /// [`launch_warnings`] of the run.
     pub warnings: Vec<String>,
     /// Distinct hosts per P, ascending in P (see [`spec::hosts_per_p`]).
     pub hosts: Vec<(u32, u32)>,
 }
 
-impl<'a> RunData<'a> {
+impl RunData {
     /// Statistics (default bootstrap: 95 % percentile intervals), warnings and host counts
     /// of `records`.
-    pub fn new(records: &'a Records) -> RunData<'a> {
-        let stats = config_stats(std::slice::from_ref(records), &Bootstrap::default())
-            .expect("one launch always has a plan of its own");
+    pub fn new(records: &Records) -> RunData {
+        RunData::of_run(PlotRun::of(records))
+    }
+
+    /// The same for a run reduced while it was read ([`PlotRun::read`]).
+    pub fn of_run(run: PlotRun) -> RunData {
+        let stats =
+            config_stats_of_digests(std::slice::from_ref(&run.launch), &Bootstrap::default())
+                .expect("one launch always has a plan of its own");
         RunData {
-            records,
+            warnings: launch_warnings(&run.launch),
+            hosts: spec::hosts_per_p(&run.launch.blocks),
             stats,
-            warnings: run_warnings(records),
-            hosts: spec::hosts_per_p(&records.blocks),
+            run,
         }
     }
 }
@@ -229,7 +237,20 @@ pub fn write_run_figures(
     stat: Stat,
     only: Option<FigureKind>,
 ) -> Result<Vec<PathBuf>, PlotError> {
-    let data = RunData::new(records);
+    write_figures_of_run(PlotRun::of(records), out_dir, stat, only)
+}
+
+/// [`write_run_figures`] of a run reduced while it was read ([`PlotRun::read`]): the same
+/// figures and page, drawn without the records in memory.
+///
+/// Errors: as [`write_run_figures`].
+pub fn write_figures_of_run(
+    run: PlotRun,
+    out_dir: &Path,
+    stat: Stat,
+    only: Option<FigureKind>,
+) -> Result<Vec<PathBuf>, PlotError> {
+    let data = RunData::of_run(run);
     let kinds: Vec<FigureKind> = match only {
         Some(k) => vec![k],
         None => FigureKind::ALL.to_vec(),
@@ -306,7 +327,7 @@ fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> 
             .map(render::Drawable::Custom)
             .into_iter()
             .collect(),
-        FigureKind::HiddenVsP => hidden::figures(&overlap_rows(data.records))
+        FigureKind::HiddenVsP => hidden::figures(&data.run.overlap_rows())
             .into_iter()
             .map(with_run)
             .collect(),

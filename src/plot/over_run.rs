@@ -6,10 +6,10 @@ use super::benefit::sorted_distinct;
 use super::naming::{pretty_bytes, pretty_duration};
 use super::spec::{op_order, LegendEntry, SeriesStyle, BASELINE_COLOR};
 use super::xy::{span, Join, XyAxis, XyFigure, XyLine, XyPanel};
+use super::BlockExtras;
 use super::RunData;
-use crate::analysis::t_global;
+use crate::analysis::BlockDigest;
 use crate::plan::Op;
-use crate::records::Block;
 
 /// Colours of the delays δ > 0, in ascending δ (Okabe–Ito blue, vermillion, green, purple).
 pub const DELAY_COLORS: [(u8, u8, u8); 4] =
@@ -20,7 +20,7 @@ const US: f64 = 1e6;
 
 /// The (op, bytes) of `blocks` in plot order, each with its largest P: the figures that
 /// show one panel per configuration show the largest P, where effects are strongest.
-pub fn largest_p_configs(blocks: &[Block]) -> Vec<(Op, u64, u32)> {
+pub fn largest_p_configs(blocks: &[BlockDigest]) -> Vec<(Op, u64, u32)> {
     let mut keys = sorted_distinct(blocks.iter().map(|b| (op_order(b.op), b.op, b.bytes)));
     keys.dedup();
     keys.into_iter()
@@ -45,11 +45,14 @@ pub fn config_title(op: Op, bytes: u64, p: u32) -> String {
     }
 }
 
-/// (repetition index, t_global in µs) of the valid repetitions of `block`.
-pub fn rep_points(block: &Block) -> Vec<(f64, f64)> {
-    (0..block.nrep as usize)
-        .filter(|&rep| block.rep_valid(rep))
-        .map(|rep| (rep as f64, t_global(block, rep) * US))
+/// (repetition index, t_global in µs) of the valid repetitions of a block, from its digest
+/// (valid t_globals) and extras (their indices).
+pub fn rep_points(digest: &BlockDigest, extras: &BlockExtras) -> Vec<(f64, f64)> {
+    extras
+        .valid_reps
+        .iter()
+        .zip(&digest.t_globals)
+        .map(|(&rep, &t)| (rep as f64, t * US))
         .collect()
 }
 
@@ -67,24 +70,25 @@ pub fn delay_color(delays: &[f64], delay_s: f64) -> (u8, u8, u8) {
 
 /// The figure, or `None` for records without a block.
 pub fn figure(data: &RunData) -> Option<XyFigure> {
-    let blocks = &data.records.blocks;
+    let blocks = &data.run.launch.blocks;
     let delays = super::naming::distinct_delays(blocks.iter().map(|b| b.delay_s));
     let panels: Vec<XyPanel> = largest_p_configs(blocks)
         .into_iter()
         .map(|(op, bytes, p)| {
-            let mine: Vec<&Block> = blocks
+            let mine: Vec<(&BlockDigest, &BlockExtras)> = blocks
                 .iter()
-                .filter(|b| b.op == op && b.bytes == bytes && b.nprocs == p)
+                .zip(&data.run.extras)
+                .filter(|(b, _)| b.op == op && b.bytes == bytes && b.nprocs == p)
                 .collect();
             let lines: Vec<XyLine> = mine
                 .iter()
-                .map(|b| XyLine {
+                .map(|(b, x)| XyLine {
                     style: SeriesStyle::new(false, delay_color(&delays, b.delay_s)),
                     join: Join::Scatter,
-                    points: rep_points(b),
+                    points: rep_points(b, x),
                 })
                 .collect();
-            let nrep = mine.iter().map(|b| b.nrep).max().unwrap_or(1);
+            let nrep = mine.iter().map(|(b, _)| b.nrep).max().unwrap_or(1);
             let (lo, hi, log) = span(
                 lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
                 true,
@@ -166,7 +170,7 @@ mod tests {
     fn one_panel_per_kernel_at_the_largest_p_valid_reps_only() {
         let r = records();
         assert_eq!(
-            largest_p_configs(&r.blocks),
+            largest_p_configs(&crate::analysis::LaunchDigest::of(&r).blocks),
             vec![(Op::Allreduce, 8, 4), (Op::Iallreduce, 8, 4)]
         );
         let data = RunData::new(&r);

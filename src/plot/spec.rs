@@ -229,7 +229,7 @@ impl FigureSpec {
 
 /// Distinct hosts per P among `blocks` (the largest count seen for a P), ascending in P;
 /// blocks that did not record it (0) are left out.
-pub fn hosts_per_p(blocks: &[crate::records::Block]) -> Vec<(u32, u32)> {
+pub fn hosts_per_p(blocks: &[crate::analysis::BlockDigest]) -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::new();
     for b in blocks.iter().filter(|b| b.hosts > 0) {
         match out.iter_mut().find(|(p, _)| *p == b.nprocs) {
@@ -356,7 +356,10 @@ mod tests {
         let mut b = block(Op::Allreduce, 8, 4, 0.0, 2, 1e-5);
         let mut c = block(Op::Bcast, 8, 4, 0.0, 2, 1e-5);
         (a.hosts, b.hosts, c.hosts) = (0, 1, 2);
-        assert_eq!(hosts_per_p(&[a, b, c]), vec![(4, 2)]);
+        assert_eq!(
+            hosts_per_p(&[a, b, c].map(|x| crate::analysis::BlockDigest::of(&x))),
+            vec![(4, 2)]
+        );
     }
 
     #[test]

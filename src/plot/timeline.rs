@@ -9,7 +9,7 @@ use super::over_run::{config_title, largest_p_configs};
 use super::spec::{family_color, LegendEntry, SeriesStyle};
 use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
 use super::RunData;
-use crate::analysis::t_global;
+use crate::analysis::{t_global, BlockDigest};
 use crate::plan::Op;
 use crate::records::Block;
 
@@ -99,8 +99,8 @@ pub fn rank_names(p: usize, delayed: &[usize]) -> Vec<String> {
 
 /// The family the timeline shows: the first of the run's kernels measured under δ, and the
 /// size and P it is shown at (smallest size, largest P).
-fn chosen(blocks: &[Block], delay_s: f64) -> Option<(Op, u64, u32)> {
-    let delayed = |b: &&Block| same_delay(b.delay_s, delay_s);
+fn chosen(blocks: &[BlockDigest], delay_s: f64) -> Option<(Op, u64, u32)> {
+    let delayed = |b: &&BlockDigest| same_delay(b.delay_s, delay_s);
     let first = blocks.iter().find(delayed)?.op.family();
     let bytes = blocks
         .iter()
@@ -117,7 +117,7 @@ fn chosen(blocks: &[Block], delay_s: f64) -> Option<(Op, u64, u32)> {
 /// The timeline figure for nominal delay `delay_s` (seconds), or `None` without a delayed
 /// block that has a valid repetition.
 pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
-    let blocks = &data.records.blocks;
+    let blocks = &data.run.launch.blocks;
     let (family, bytes, p) = chosen(blocks, delay_s)?;
     let mut panels = Vec::new();
     let mut x_hi: f64 = 0.0;
@@ -125,19 +125,19 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
     let ops = Op::ALL.iter().copied().filter(|op| op.family() == family);
     for op in ops {
         for d in [0.0, delay_s] {
-            let Some(block) = blocks.iter().find(|b| {
+            // The median repetition was kept, cut out of its block, while the file was read.
+            let found = blocks.iter().zip(&data.run.extras).find(|(b, _)| {
                 b.op == op && b.bytes == bytes && b.nprocs == p && same_delay(b.delay_s, d)
-            }) else {
+            });
+            let Some((rep, one)) = found.and_then(|(_, x)| x.median.as_ref()) else {
                 continue;
             };
-            let Some(rep) = median_rep(block) else {
-                continue;
-            };
+            let (rep, block) = (*rep, one);
             let color = SeriesStyle::for_op(op, family_color(op)).color;
-            let bars = rep_bars(block, rep, color);
+            let bars = rep_bars(block, 0, color);
             x_hi = bars.iter().map(|b| b.x1).fold(x_hi, f64::max);
             let delayed_ranks: Vec<usize> = (0..p as usize)
-                .filter(|&r| block.applied_delay_s.0[block.idx(rep, r)] > 0.0)
+                .filter(|&r| block.applied_delay_s.0[block.idx(0, r)] > 0.0)
                 .collect();
             panels.push(XyPanel {
                 title: format!(
@@ -163,7 +163,7 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
                 },
                 bars,
                 lines: Vec::new(),
-                marks: vec![(t_global(block, rep) * US, " t_global".into())],
+                marks: vec![(t_global(block, 0) * US, " t_global".into())],
                 y_names: rank_names(p as usize, &delayed_ranks),
             });
         }
