@@ -43,9 +43,11 @@ cmd_check() {
     for tool in ip unshare nsenter taskset; do
         command -v "$tool" >/dev/null || { say "needs $tool"; return 1; }
     done
-    # A throwaway network + UTS + time namespace proves the kernel and sandbox allow them.
-    unshare --net --uts --time --monotonic 1000 --fork true 2>/dev/null ||
-        { say "this machine does not permit network/UTS/time namespaces"; return 1; }
+    # A throwaway network + UTS + time + mount namespace proves the kernel and sandbox allow
+    # them. The mount namespace is for `ip netns exec`, which makes / a slave mount: in a plain
+    # chroot, whose / is no mount point, that fails ("mount --make-rslave /": Invalid argument).
+    unshare --net --uts --time --mount --monotonic 1000 --fork true 2>/dev/null ||
+        { say "this machine does not permit network/UTS/time/mount namespaces (or / is no mount point, as in a chroot)"; return 1; }
 }
 
 cmd_up() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure delaybench can be built and launched: an MPI (compiler wrapper and launcher),
-# libclang for rsmpi's bindgen, pkg-config, and cargo. Source it (`. scripts/setup.sh`).
+# libclang for rsmpi's bindgen, pkg-config, make (libffi-sys, under rsmpi's user operations,
+# builds libffi with configure and make), and cargo. Source it (`. scripts/setup.sh`).
 #
 # Which MPI, from DELAYBENCH_MPI:
 #   auto (default)  the MPI already on PATH (on a cluster: `module load openmpi` first);
@@ -67,6 +68,7 @@ _delaybench_setup() {
             ;;
     esac
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    command -v make >/dev/null 2>&1 || missing+=(make)
     if libclang=$(find_libclang); then
         say "libclang for bindgen: $libclang"
     else
