@@ -31,9 +31,12 @@ struct Cluster;
 
 impl Cluster {
     fn up(hosts: u32, cores: u32) -> Cluster {
+        // The guard exists before `up`, so that a half-built cluster (a bridge, a namespace)
+        // is taken down too when `up` fails.
+        let guard = Cluster;
         let out = cluster(&["up", "-H", &hosts.to_string(), "-c", &cores.to_string()]);
         assert!(out.status.success(), "{}", common::text(&out));
-        Cluster
+        guard
     }
 }
 
