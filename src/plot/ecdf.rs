@@ -6,6 +6,7 @@
 use super::naming::{pretty_duration, same_delay};
 use super::over_run::{config_title, delay_color, largest_p_configs};
 use super::spec::{LegendEntry, SeriesStyle, BASELINE_COLOR};
+use super::thin::{thin_ecdf, MAX_POINTS};
 use super::xy::{span, Join, XyAxis, XyFigure, XyLine, XyPanel};
 use super::RunData;
 use crate::analysis::{median, BlockDigest};
@@ -66,12 +67,12 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
                     XyLine {
                         style: SeriesStyle::new(false, BASELINE_COLOR),
                         join: Join::Steps,
-                        points: ecdf(&t0s),
+                        points: thin_ecdf(ecdf(&t0s), MAX_POINTS),
                     },
                     XyLine {
                         style: SeriesStyle::new(false, color),
                         join: Join::Steps,
-                        points: ecdf(&ts),
+                        points: thin_ecdf(ecdf(&ts), MAX_POINTS),
                     },
                 ],
                 marks: vec![(adds, " t0 + δ".into())],

@@ -40,6 +40,7 @@ mod reduced;
 mod render;
 mod spec;
 mod tglobal;
+mod thin;
 mod timeline;
 mod xy;
 

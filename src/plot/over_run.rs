@@ -5,6 +5,7 @@
 use super::benefit::sorted_distinct;
 use super::naming::{pretty_bytes, pretty_duration};
 use super::spec::{op_order, LegendEntry, SeriesStyle, BASELINE_COLOR};
+use super::thin::{thin_scatter, MAX_POINTS};
 use super::xy::{span, Join, XyAxis, XyFigure, XyLine, XyPanel};
 use super::BlockExtras;
 use super::RunData;
@@ -85,7 +86,7 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
                 .map(|(b, x)| XyLine {
                     style: SeriesStyle::new(false, delay_color(&delays, b.delay_s)),
                     join: Join::Scatter,
-                    points: rep_points(b, x),
+                    points: thin_scatter(rep_points(b, x), MAX_POINTS),
                 })
                 .collect();
             let nrep = mine.iter().map(|(b, _)| b.nrep).max().unwrap_or(1);
