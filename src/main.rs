@@ -221,11 +221,7 @@ fn offline(command: Command) -> Result<()> {
                 let run =
                     PlotRun::read(&file).with_context(|| format!("reading {}", file.display()))?;
                 if !run.launch.complete {
-                    eprintln!(
-                        "delaybench: warning: {} is from an interrupted run: {} complete blocks recovered",
-                        file.display(),
-                        run.launch.blocks.len()
-                    );
+                    warn_interrupted(&file, run.launch.blocks.len(), run.launch.partial_block);
                 }
                 let paths = write_figures_of_run(run, &out, stat, only)?;
                 if paths.is_empty() {
@@ -283,51 +279,53 @@ fn each_block(
     }
     let stream = blocks.stream();
     if announce && (stream.footer().is_none() || stream.truncated()) {
-        eprintln!(
-            "delaybench: warning: {} is from an interrupted run: {recovered} complete blocks recovered",
-            file.display(),
-        );
+        warn_interrupted(file, recovered, stream.partial_block());
     }
     Ok(header)
 }
 
-/// `analyze --distribution` in two passes over the file: the first keeps each baseline's
-/// valid t_globals (8 bytes per valid repetition), the second reduces each delayed block
-/// against its baseline, which may come later in the file.
-fn distribution_streamed(file: &Path, clock: ClockChoice) -> Result<Vec<DistributionRow>> {
-    let mut t0s = HashMap::new();
+/// Rows of a table that reduces each block against its baseline (δ = 0, same op, size and
+/// P), which may come later in the file: a first pass keeps `baseline(b)` of each baseline
+/// block (the first one per key), the second gives every block its `row`.
+fn against_baselines<B, R>(
+    file: &Path,
+    clock: ClockChoice,
+    baseline: impl Fn(&Block) -> Option<B>,
+    row: impl Fn(&Block, Option<&B>) -> Option<R>,
+) -> Result<Vec<R>> {
+    let mut kept = HashMap::new();
     each_block(file, clock, false, |_, b| {
-        if b.delay_s == 0.0 {
-            t0s.entry(baseline_key(&b))
-                .or_insert_with(|| valid_t_globals(&b));
+        if let Some(v) = baseline(&b) {
+            kept.entry(baseline_key(&b)).or_insert(v);
         }
     })?;
     let mut rows = Vec::new();
     each_block(file, clock, true, |_, b| {
-        let row = t0s
-            .get(&baseline_key(&b))
-            .and_then(|t0s| distribution_row(&b, t0s));
-        rows.extend(row);
+        rows.extend(row(&b, kept.get(&baseline_key(&b))));
     })?;
     Ok(rows)
 }
 
-/// `analyze --overlap` in two passes: the first keeps each overlap baseline's mean MPI time
-/// of its punctual ranks (one number), the second reduces each block against it.
+/// `analyze --distribution`: each baseline keeps its valid t_globals (8 bytes per valid
+/// repetition).
+fn distribution_streamed(file: &Path, clock: ClockChoice) -> Result<Vec<DistributionRow>> {
+    against_baselines(
+        file,
+        clock,
+        |b| (b.delay_s == 0.0).then(|| valid_t_globals(b)),
+        |b, t0s| t0s.and_then(|t0s| distribution_row(b, t0s)),
+    )
+}
+
+/// `analyze --overlap`: each overlap baseline keeps the mean MPI time of its punctual ranks
+/// (one number).
 fn overlap_streamed(file: &Path, clock: ClockChoice) -> Result<Vec<OverlapRow>> {
-    let mut base = HashMap::new();
-    each_block(file, clock, false, |_, b| {
-        if b.delay_s == 0.0 && b.overlap.is_some() {
-            base.entry(baseline_key(&b))
-                .or_insert_with(|| baseline_overhead(&b));
-        }
-    })?;
-    let mut rows = Vec::new();
-    each_block(file, clock, true, |_, b| {
-        let baseline = base.get(&baseline_key(&b)).copied().flatten();
-        rows.extend(overlap_row(&b, baseline));
-    })?;
-    Ok(rows)
+    against_baselines(
+        file,
+        clock,
+        |b| (b.delay_s == 0.0 && b.overlap.is_some()).then(|| baseline_overhead(b)),
+        |b, base| overlap_row(b, base.copied().flatten()),
+    )
 }
 
 /// Exports a records file one block at a time (issue 11): memory holds one block, not the
@@ -353,10 +351,7 @@ fn export(
     }
     let stream = blocks.stream();
     if stream.footer().is_none() || stream.truncated() {
-        eprintln!(
-            "delaybench: warning: {} is from an interrupted run: {recovered} complete blocks recovered",
-            file.display(),
-        );
+        warn_interrupted(file, recovered, stream.partial_block());
     }
     Ok(())
 }
@@ -374,21 +369,25 @@ fn analysis(
             .with_context(|| format!("reading {}", file.display()))?;
         eprintln!("delaybench: {}", correction.describe());
         if !launch.complete {
-            eprintln!(
-                "delaybench: warning: {} is from an interrupted run: {} complete blocks recovered{}",
-                file.display(),
-                launch.blocks.len(),
-                if launch.partial_block {
-                    ", the last one partial"
-                } else {
-                    ""
-                }
-            );
+            warn_interrupted(file, launch.blocks.len(), launch.partial_block);
         }
         launches.push(launch);
     }
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     Ok(analyze_digests(&names, &launches, boot)?)
+}
+
+/// Says on stderr that `file` is from an interrupted run and how much of it was recovered.
+fn warn_interrupted(file: &Path, recovered: usize, partial_block: bool) {
+    eprintln!(
+        "delaybench: warning: {} is from an interrupted run: {recovered} complete blocks recovered{}",
+        file.display(),
+        if partial_block {
+            ", the last one partial"
+        } else {
+            ""
+        }
+    );
 }
 
 /// CSV has no place for the runs' warnings: print them on stderr so they are not lost.
