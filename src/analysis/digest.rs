@@ -4,7 +4,7 @@
 
 use super::{valid_t_globals, ClockChoice, ClockCorrection, ClockedStream};
 use crate::plan::Op;
-use crate::records::{Block, Footer, Header, Records, RecordsError};
+use crate::records::{Block, Footer, Header, Records, RecordsError, RecordsStream};
 use std::path::Path;
 
 /// One block reduced to what the per-configuration statistics need.
@@ -83,17 +83,20 @@ impl LaunchDigest {
         for block in clocked.by_ref() {
             blocks.push(BlockDigest::of(&block?));
         }
-        let stream = clocked.into_stream();
+        Ok((Self::ended(clocked.into_stream(), blocks), correction))
+    }
+
+    /// The digest of a stream read to its end, whose blocks were reduced to `blocks`: how
+    /// the run ended comes from the stream.
+    pub fn ended(stream: RecordsStream, blocks: Vec<BlockDigest>) -> Self {
         let partial_block = stream.partial_block();
         let (header, footer, truncated) = stream.into_parts();
-        let complete = footer.is_some() && !truncated;
-        let digest = LaunchDigest {
+        LaunchDigest {
+            complete: footer.is_some() && !truncated,
             header,
             footer,
-            complete,
             partial_block,
             blocks,
-        };
-        Ok((digest, correction))
+        }
     }
 }

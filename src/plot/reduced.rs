@@ -72,17 +72,7 @@ impl PlotRun {
             digests.push(BlockDigest::of(&block));
             extras.push(BlockExtras::of(&block));
         }
-        let stream = blocks.into_stream();
-        let partial_block = stream.partial_block();
-        let (header, footer, truncated) = stream.into_parts();
-        let complete = footer.is_some() && !truncated;
-        let launch = LaunchDigest {
-            header,
-            footer,
-            complete,
-            partial_block,
-            blocks: digests,
-        };
+        let launch = LaunchDigest::ended(blocks.into_stream(), digests);
         Ok(PlotRun { launch, extras })
     }
 
