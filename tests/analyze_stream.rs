@@ -12,29 +12,8 @@ use delaybench::export::{
     write_distribution, write_overlap, write_timing, write_trend, write_truth, SummaryFormat,
 };
 use delaybench::plan::Op;
-use delaybench::records::{
-    read_records, split_block, testdata, Block, F64Array, Footer, OverlapRecord, RecordsWriter,
-};
+use delaybench::records::{read_records, split_block, testdata, RecordsWriter};
 use std::path::Path;
-
-/// Overlap records of `b` with computation and a wait that grows with the rank, so the
-/// overlap table has non-trivial means.
-fn with_overlap(mut b: Block) -> Block {
-    let n = b.t_start_local_s.0.len();
-    let col = |f: fn(usize) -> f64| F64Array((0..n).map(f).collect());
-    b.overlap = Some(OverlapRecord {
-        mode: "time".into(),
-        t_pure_s: 1e-5,
-        workload: 100,
-        test_interval_bytes: None,
-        tests_per_rep: 0,
-        post_s: col(|i| 1e-6 + i as f64 * 1e-9),
-        compute_s: col(|_| 8e-6),
-        test_s: col(|_| 0.0),
-        wait_s: col(|i| (i % 3) as f64 * 1e-6),
-    });
-    b
-}
 
 /// A delayed block before its baseline, a noise block (every rank delayed), overlap blocks,
 /// the emulated clocks `--truth` needs; the noise block is written in chunks and, when
@@ -52,8 +31,8 @@ fn write_file(path: &Path, complete: bool) {
         noise.t_start_global_s.0[i] += rep as f64 * 1e-6;
         noise.t_start_local_s.0[i] += rep as f64 * 1e-6;
     }
-    let nbc_base = with_overlap(testdata::block(Op::Iallreduce, 64, 2, 0.0, 30, 2e-5));
-    let nbc_late = with_overlap(testdata::block(Op::Iallreduce, 64, 2, 50e-6, 30, 2e-5));
+    let nbc_base = testdata::with_overlap(testdata::block(Op::Iallreduce, 64, 2, 0.0, 30, 2e-5));
+    let nbc_late = testdata::with_overlap(testdata::block(Op::Iallreduce, 64, 2, 50e-6, 30, 2e-5));
     let mut w = RecordsWriter::create(path).unwrap();
     w.write_header(&header).unwrap();
     for b in [&late, &nbc_late, &base, &nbc_base] {
@@ -65,14 +44,7 @@ fn write_file(path: &Path, complete: bool) {
     }
     if complete {
         w.finish_block(30).unwrap();
-        w.finish(&Footer {
-            end_offsets_s: vec![0.0, 1e-3],
-            offset_change_s: vec![0.0, 0.0],
-            max_abs_offset_change_s: 0.0,
-            wall_time_s: 1.0,
-            warnings: vec![],
-        })
-        .unwrap();
+        w.finish(&testdata::footer(2)).unwrap();
     }
 }
 

@@ -9,7 +9,7 @@ use delaybench::analysis::{apply_clock_choice, ClockChoice};
 use delaybench::export::{write_rank_rows, write_rep_rows, ExportRows, RankFormat};
 use delaybench::plan::Op;
 use delaybench::records::{
-    read_records, split_block, testdata, ClockModel, ClockProbe, Footer, RecordsWriter,
+    read_records, split_block, testdata, ClockModel, ClockProbe, RecordsWriter,
 };
 use std::path::{Path, PathBuf};
 
@@ -51,14 +51,7 @@ fn write_file(path: &Path, complete: bool) {
         }
     }
     if complete {
-        w.finish(&Footer {
-            end_offsets_s: vec![0.0, 1e-3],
-            offset_change_s: vec![0.0, 0.0],
-            max_abs_offset_change_s: 0.0,
-            wall_time_s: 1.0,
-            warnings: vec![],
-        })
-        .unwrap();
+        w.finish(&testdata::footer(2)).unwrap();
     } else {
         drop(w);
         // Tear the last chunk: the file ends inside its frame.

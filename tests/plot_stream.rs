@@ -6,28 +6,8 @@ mod common;
 
 use delaybench::plan::Op;
 use delaybench::plot::{write_run_figures, Stat};
-use delaybench::records::{
-    read_records, split_block, testdata, Block, F64Array, OverlapRecord, RecordsWriter,
-};
+use delaybench::records::{read_records, split_block, testdata, RecordsWriter};
 use std::path::Path;
-
-/// Overlap records for a nonblocking block, so `hidden_vs_p` is drawn too.
-fn with_overlap(mut b: Block) -> Block {
-    let n = b.t_start_local_s.0.len();
-    let col = |f: fn(usize) -> f64| F64Array((0..n).map(f).collect());
-    b.overlap = Some(OverlapRecord {
-        mode: "time".into(),
-        t_pure_s: 1e-5,
-        workload: 100,
-        test_interval_bytes: None,
-        tests_per_rep: 0,
-        post_s: col(|i| 1e-6 + i as f64 * 1e-9),
-        compute_s: col(|_| 8e-6),
-        test_s: col(|_| 0.0),
-        wait_s: col(|i| (i % 3) as f64 * 1e-6),
-    });
-    b
-}
 
 /// Allreduce and iallreduce (overlap mode) at two sizes and P = 2, 4, undelayed and 50 us
 /// late, every other block in chunks; no footer, so the run is interrupted between blocks.
@@ -42,7 +22,7 @@ fn write_file(path: &Path) {
                     let t = 1e-5 * (1.0 + p as f64 / 4.0) + bytes as f64 * 1e-9;
                     let mut b = testdata::block(op, bytes, p, delay, 12, t);
                     if op == Op::Iallreduce {
-                        b = with_overlap(b);
+                        b = testdata::with_overlap(b);
                     }
                     if i % 2 == 1 {
                         for reps in [0..5, 5..12] {

@@ -132,3 +132,36 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
     }
     b
 }
+
+/// A footer for `world_size` ranks whose end offsets are those of [`header`] (`rank * 1 ms`)
+/// and whose clocks did not move during the run; wall time 1 s, no warnings.
+pub fn footer(world_size: u32) -> Footer {
+    let n = world_size as usize;
+    Footer {
+        end_offsets_s: (0..n).map(|r| r as f64 * 1e-3).collect(),
+        offset_change_s: vec![0.0; n],
+        max_abs_offset_change_s: 0.0,
+        wall_time_s: 1.0,
+        warnings: vec![],
+    }
+}
+
+/// `b` with time-based overlap parts (t_pure 10 us): a post that grows with the
+/// rank-repetition index, 8 us of computation, no tests and a wait of 0, 1 or 2 us, so
+/// overlap tables and figures have non-trivial means.
+pub fn with_overlap(mut b: Block) -> Block {
+    let n = b.t_start_local_s.0.len();
+    let col = |f: fn(usize) -> f64| F64Array((0..n).map(f).collect());
+    b.overlap = Some(OverlapRecord {
+        mode: "time".into(),
+        t_pure_s: 1e-5,
+        workload: 100,
+        test_interval_bytes: None,
+        tests_per_rep: 0,
+        post_s: col(|i| 1e-6 + i as f64 * 1e-9),
+        compute_s: col(|_| 8e-6),
+        test_s: col(|_| 0.0),
+        wait_s: col(|i| (i % 3) as f64 * 1e-6),
+    });
+    b
+}
