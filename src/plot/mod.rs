@@ -46,7 +46,7 @@ mod xy;
 
 pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use hidden::write_hidden_figures;
-pub use reduced::{BlockExtras, PlotRun};
+pub use reduced::{BlockExtras, PlotRun, ValidReps};
 
 use crate::analysis::{config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats};
 use crate::records::Records;
