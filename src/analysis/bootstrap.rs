@@ -249,10 +249,11 @@ mod tests {
     }
 
     #[test]
-    fn resample_medians_match_drawing_whole_resamples_for_large_n() {
-        // Skewed data with ties, n odd and even: two-sample Kolmogorov-Smirnov test of the
-        // medians drawn here against medians of resamples drawn value by value.
-        for n in [1001usize, 1000] {
+    fn resample_medians_match_drawing_whole_resamples_for_larger_n() {
+        // Skewed data with ties, n odd and even, too many for enumeration: two-sample
+        // Kolmogorov-Smirnov test of the medians drawn here against medians of resamples
+        // drawn value by value (sizes small enough for an unoptimised test build).
+        for n in [201usize, 200] {
             let values: Vec<f64> = (0..n)
                 .map(|i| ((i * 7919) % n) as f64)
                 .map(|x| (x / 10.0).floor().powi(2))
@@ -260,7 +261,7 @@ mod tests {
             let s = sorted(&values);
             let median = ResampleMedian::of(&s);
             let mut rng = StdRng::seed_from_u64(5);
-            let draws = 4000;
+            let draws = 3000;
             let mut a: Vec<f64> = (0..draws).map(|_| median.draw(&mut rng)).collect();
             let mut b: Vec<f64> = (0..draws)
                 .map(|_| median_by_drawing(&values, &mut rng))
