@@ -1,6 +1,6 @@
 //! Command line: measurement options (run under `mpirun`) and the offline subcommands.
 
-use crate::analysis::{Bootstrap, ClockChoice, TimingMethod};
+use crate::analysis::{Bootstrap, TimingMethod};
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourSpec, RankSelection};
 use crate::export::{ExportRows, RankFormat, SummaryFormat};
@@ -8,6 +8,7 @@ use crate::plan::{
     AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
 };
 use crate::plot::{FigureKind, Stat};
+use crate::timeline::GlobalTimes;
 use crate::units::{parse_duration_s, parse_size_bytes};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -60,10 +61,8 @@ pub enum Command {
         /// independent check of the global clock).
         #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing"])]
         truth: bool,
-        /// Global times to analyse: recomputed after the run from every drift-tracking probe
-        /// (`posthoc`, piecewise-linear), or as recorded during the run (`online`).
-        #[arg(long, value_enum, default_value = "posthoc")]
-        global_times: ClockChoice,
+        #[command(flatten)]
+        times: TimesArgs,
     },
     /// The same configurations from two records files side by side: median t_global and
     /// benefit with their intervals, the relative difference, and whether the intervals overlap.
@@ -76,15 +75,16 @@ pub enum Command {
         format: SummaryFormat,
         #[command(flatten)]
         bootstrap: BootstrapArgs,
+        #[command(flatten)]
+        times: TimesArgs,
     },
     /// One row per (configuration, repetition, rank) with local and global times in seconds.
     Export {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "csv")]
         format: RankFormat,
-        /// Global times to export: `posthoc` (recomputed from every probe) or `online`.
-        #[arg(long, value_enum, default_value = "posthoc")]
-        global_times: ClockChoice,
+        #[command(flatten)]
+        times: TimesArgs,
         /// One row per rank and repetition (`rank`), or per repetition with t_global (`rep`).
         #[arg(long, value_enum, default_value = "rank")]
         rows: ExportRows,
@@ -103,6 +103,8 @@ pub enum Command {
         /// Draw only this figure.
         #[arg(long, value_enum, value_name = "NAME")]
         only: Option<FigureKind>,
+        #[command(flatten)]
+        times: TimesArgs,
     },
     /// Under MPI: evaluate clock synchronisation methods: sync time and clock error right
     /// after the sync and after waits (Hunold and Carpen-Amarie 2015, §7).
@@ -120,6 +122,16 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// Which global times an offline command reads, the same option for every command.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct TimesArgs {
+    /// Global times: `posthoc` recomputes them after the run by interpolating each rank's
+    /// offset between its drift-tracking probes (Becker et al. 2008), and decides validity on
+    /// them; runs without probes keep their online times. `online`: as recorded during the run.
+    #[arg(long, value_enum, default_value = "posthoc")]
+    pub global_times: GlobalTimes,
 }
 
 /// Bootstrap settings of `analyze` and `compare`.

@@ -19,5 +19,7 @@ pub mod records;
 pub mod run;
 pub mod simulate;
 pub mod study;
+pub mod summary;
 pub mod sync;
+pub mod timeline;
 pub mod units;

@@ -4,10 +4,11 @@
 
 use super::bootstrap::{Bootstrap, Interval};
 use super::digest::{BlockDigest, LaunchDigest};
+use super::median;
 use super::stats::{describe, SampleStats};
-use super::{benefit, median};
 use crate::plan::Op;
 use crate::records::Records;
+use crate::timeline::baseline_among;
 use serde::Serialize;
 use thiserror::Error;
 
@@ -217,18 +218,11 @@ fn blocks_of<'a>(launches: &'a [LaunchDigest], k: &Key) -> Vec<&'a BlockDigest> 
         .collect()
 }
 
-/// The baseline of `block` in every launch: δ = 0, same op, bytes and P.
+/// The baseline of `block` in every launch ([`baseline_among`]).
 fn baselines_of<'a>(launches: &'a [LaunchDigest], block: &BlockDigest) -> Vec<&'a BlockDigest> {
     launches
         .iter()
-        .filter_map(|r| {
-            r.blocks.iter().find(|b| {
-                b.delay_s == 0.0
-                    && b.op == block.op
-                    && b.bytes == block.bytes
-                    && b.nprocs == block.nprocs
-            })
-        })
+        .filter_map(|r| baseline_among(&r.blocks, block, |_| true))
         .collect()
 }
 
@@ -376,9 +370,26 @@ fn between_launches(
     }
 }
 
+/// Delay overlap benefit b = (t0 + δ − tδ) / tδ (Niethammer et al. 2016, eq. 5): 1 hides the delay completely up
+/// to t0, 0 means the delay just adds, < 0 costs extra. All arguments in seconds.
+pub fn benefit(t0_s: f64, t_delayed_s: f64, delay_s: f64) -> f64 {
+    (t0_s + delay_s - t_delayed_s) / t_delayed_s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn benefit_formula() {
+        // Delay hidden completely: t_delta = t0 -> b = delta / t0.
+        assert!((benefit(10e-6, 10e-6, 10e-6) - 1.0).abs() < 1e-12);
+        // Delay just adds: t_delta = t0 + delta -> b = 0.
+        assert!(benefit(10e-6, 60e-6, 50e-6).abs() < 1e-12);
+        // Delay costs extra -> b < 0.
+        assert!(benefit(10e-6, 80e-6, 50e-6) < 0.0);
+    }
+
     use crate::records::testdata;
 
     fn records(op_time_s: f64, nrep: u32) -> Records {

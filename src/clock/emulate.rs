@@ -38,7 +38,7 @@
 //! `skew=-5ppm`; `list:0us/0ppm;1ms/+20ppm;2ms/-20ppm`.
 
 use super::Clock;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

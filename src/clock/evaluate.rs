@@ -5,7 +5,7 @@
 
 use super::pingpong::{answer_pingpong, measure_offset};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// A [`Transport`] whose clock is the global clock of a model: `now()` returns
 /// `model.to_global(inner.now())`; messages go through `inner`.

@@ -41,7 +41,7 @@
 //! Clock reads cost `read_cost_s` (the timer delay Δ); [`Transport::pause`] adds its duration.
 
 use super::{Transport, MAX_MSG_LEN};
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 use corosensei::stack::{Stack, StackPointer};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use rand::rngs::SmallRng;

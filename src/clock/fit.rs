@@ -12,7 +12,7 @@ use super::pingpong::{ping, send_stop, serve_pings, Exchange};
 use super::regression::linear_fit;
 use super::sync::Stats;
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// Warm-up ping-pongs before the RTT estimate (WARMUP_ROUNDS of Algorithm 3; 5 as in the
 /// authors' ReproMPI code).

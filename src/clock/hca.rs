@@ -16,7 +16,7 @@ use super::pingpong::answer_pingpong;
 use super::skampi::skampi_offset;
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// HCA (004 §6): linear models in the O(log P) tree of Netgauge — per pair the RTT estimate of
 /// Algorithm 3 and the regression of Algorithm 4 (as in [`JkSync`](super::JkSync)) —

@@ -14,7 +14,7 @@ use super::hierarchy::{top_down, PairLearner};
 use super::jk::fit_params_strings;
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// HCA3 (ReproMPI/mpits): O(log P) top-down fits against the parent's global clock, fit
 /// points by SKaMPI bounds, regression slope and intercept (slope 0 when not significant).

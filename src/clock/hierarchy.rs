@@ -6,7 +6,7 @@ use super::pingpong::{handshake_client, handshake_reference, recv_model, send_mo
 use super::sync::Stats;
 use super::tree::{largest_power_of_two, remaining_pair, round_halves, round_pair, TreePair};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// What one pair of the tree does; both ranks of the pair call their side after a handshake.
 pub(crate) trait PairLearner {

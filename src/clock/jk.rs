@@ -6,7 +6,7 @@ use super::pingpong::{handshake_client, handshake_reference, ping, send_stop, se
 use super::regression::linear_fit;
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// Linear clock models against rank 0 (004 §2): per peer, the RTT is estimated as in
 /// Algorithm 3, then `fitpoints` fit points are taken, each the median offset of

@@ -15,7 +15,7 @@
 //!
 //! Building blocks: ping-pong primitives ([`ping`], [`serve_pings`], [`measure_offset`],
 //! [`skampi_offset`]), least squares ([`linear_fit`]), MERGE_LMS
-//! ([`ClockModel::merge`](crate::records::ClockModel::merge)), the tree schedule
+//! ([`ClockModel::merge`](crate::clock::ClockModel::merge)), the tree schedule
 //! ([`tree_rounds`], [`remaining_pairs`]), clock emulation ([`emulate`]) and the evaluation
 //! of a synchronisation ([`measure_errors`]).
 
@@ -27,9 +27,11 @@ mod hca;
 mod hca3;
 mod hierarchy;
 mod jk;
+mod model;
 mod netgauge;
 mod offset;
 mod pingpong;
+mod posthoc;
 mod registry;
 mod regression;
 pub mod scaling;
@@ -50,11 +52,13 @@ pub use fit::{estimate_rtt, learn_linear_model, serve_linear_model, FitParams};
 pub use hca::HcaSync;
 pub use hca3::Hca3Sync;
 pub use jk::JkSync;
+pub use model::{ClockModel, ClockProbe};
 pub use netgauge::NetgaugeSync;
 pub use offset::OffsetSync;
 pub use pingpong::{
     answer_pingpong, measure_offset, ping, send_stop, serve_pings, Exchange, OffsetEstimate, Served,
 };
+pub use posthoc::{offset_tracks, OffsetTrack};
 pub use registry::{build, ClockSyncMethod, ClockSyncParams};
 pub use regression::{linear_fit, LinearFit};
 pub use skampi::{skampi_offset, SkampiSync};

@@ -5,7 +5,7 @@ use super::hierarchy::{bottom_up, PairLearner};
 use super::pingpong::{answer_pingpong, measure_offset};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// Offset-only synchronisation in ⌈log2 P⌉ steps (000 §3.2): the largest power of two t ≤ P
 /// ranks synchronise in log2 t rounds of parallel pairs ([`tree_rounds`](super::tree_rounds)),

@@ -3,7 +3,7 @@
 use super::pingpong::{answer_pingpong, measure_offset};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// Offset-only synchronisation against rank 0, one peer after the other (O(P) steps):
 /// min-RTT ping-pong with the timer delay (Niethammer et al. 2016 (002) eq. 2-3), stopped

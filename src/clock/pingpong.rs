@@ -147,12 +147,12 @@ fn expect_ready(t: &dyn Transport, from: usize) {
 }
 
 /// Sends a clock model (slope, intercept, t_ref) in one message.
-pub(crate) fn send_model(t: &dyn Transport, to: usize, m: &crate::records::ClockModel) {
+pub(crate) fn send_model(t: &dyn Transport, to: usize, m: &crate::clock::ClockModel) {
     t.send(to, &[MODEL, m.slope, m.intercept_s, m.t_ref_s]);
 }
 
 /// Receives a clock model sent with [`send_model`], waiting idly.
-pub(crate) fn recv_model(t: &dyn Transport, from: usize) -> crate::records::ClockModel {
+pub(crate) fn recv_model(t: &dyn Transport, from: usize) -> crate::clock::ClockModel {
     let msg = t.recv_idle(from);
     assert!(
         msg[0] == MODEL,
@@ -160,7 +160,7 @@ pub(crate) fn recv_model(t: &dyn Transport, from: usize) -> crate::records::Cloc
         t.rank(),
         msg
     );
-    crate::records::ClockModel {
+    crate::clock::ClockModel {
         slope: msg[1],
         intercept_s: msg[2],
         t_ref_s: msg[3],

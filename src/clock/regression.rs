@@ -2,7 +2,7 @@
 //! (004 §2, Algorithm 4 line 20, LINEAR_FIT), with the slope's standard error so that a slope
 //! that is only noise is not extrapolated over a run.
 
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Two-sided level of the slope's significance test.

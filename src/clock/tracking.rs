@@ -13,7 +13,7 @@
 //! worse. An offset-only model (slope 0, which is no estimate of the drift) weighs one probe,
 //! and the first probe already gives a slope.
 
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// Weight of a drift-aware initial model's anchor, in probes: its intercept comes from a fit
 /// over many fit points of many exchanges, a probe from one min-RTT exchange.

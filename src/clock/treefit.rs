@@ -88,7 +88,7 @@ use super::jk::fit_params_strings;
 use super::pingpong::{ping, Exchange};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// Drift-aware O(log P) synchronisation by top-down fits against the reference's global
 /// clock, then a top-down pass that re-measures the intercepts (see the module

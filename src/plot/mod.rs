@@ -45,7 +45,6 @@ mod timeline;
 mod xy;
 
 pub use clock_error::{plottable_rows, write_clock_error_figure};
-pub use hidden::write_hidden_figures;
 pub use reduced::{BlockExtras, PlotRun};
 
 use crate::analysis::{config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats};

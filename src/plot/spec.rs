@@ -244,7 +244,7 @@ pub fn hosts_per_p(blocks: &[crate::analysis::BlockDigest]) -> Vec<(u32, u32)> {
 /// One point per P measured among `rows`, ascending in P, holding the first value `value`
 /// gives for that P (`None` if no row of that P has one). Repeated measurements of one
 /// configuration thus show the first, like the baseline choice of
-/// [`crate::analysis::summarize`].
+/// [`crate::timeline::baseline_among`].
 pub fn points<'a, R: 'a>(
     rows: impl IntoIterator<Item = &'a R>,
     nprocs: impl Fn(&R) -> u32,

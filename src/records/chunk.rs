@@ -144,6 +144,11 @@ pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
         world_ranks: block.world_ranks.clone(),
         hosts: block.hosts,
         adaptive: block.adaptive.clone(),
+        flags_online: if block.flags_online.is_empty() {
+            Vec::new()
+        } else {
+            block.flags_online[a * p..b * p].to_vec()
+        },
     }
 }
 

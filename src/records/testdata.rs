@@ -1,6 +1,7 @@
 //! Synthetic records with known values, for tests of the offline layers (no MPI).
 
 use super::*;
+use crate::clock::ClockModel;
 use crate::plan::{ClockSource, Op, Plan, SyncMethod};
 
 /// A header for `world_size` ranks on one host whose clock offsets are `rank * 1 ms`.
@@ -110,6 +111,7 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         clock_probes: Vec::new(),
         overlap: None,
         adaptive: None,
+        flags_online: Vec::new(),
     };
     for rep in 0..nrep as usize {
         let start = b.scheduled_start_s.0[rep];

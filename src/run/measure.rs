@@ -6,13 +6,14 @@ use super::overlap::{Compute, OverlapParts};
 use super::procsync::ProcessSync;
 use super::timing::Timing;
 use super::tracking::{probe_clocks, ProbeComms};
+use crate::clock::{ClockModel, ClockProbe};
 use crate::delay::{DetourInjector, DetourStats};
 use crate::measure_options::ADAPTIVE_CHECK_EVERY;
 use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
-    append_chunk, AdaptiveRecord, Block, ClockModel, ClockProbe, DetourRecord, F64Array,
-    OverlapRecord, RecordsWriter, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
+    append_chunk, AdaptiveRecord, Block, DetourRecord, F64Array, OverlapRecord, RecordsWriter,
 };
+use crate::timeline::validity;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -270,7 +271,7 @@ fn repetitions(
     // Repetition index at which the schedule was last anchored (adaptive checks re-anchor it).
     let mut anchor = 0;
     for (rep, &delay) in my_delays.iter().enumerate() {
-        let (scheduled, mut flags) = sync.start(comm, timing, rep - anchor, delay);
+        let scheduled = sync.start(comm, timing, rep - anchor, delay);
         // The gate opens after t0 and closes before t1: a detour lengthens the operation, as
         // OS noise does, but never shifts the recorded entry past the rank's start instant.
         let t0 = timing.clock.now();
@@ -290,16 +291,15 @@ fn repetitions(
         let model = timing.model.get();
         let (g0, g1) = (model.to_global(t0), model.to_global(t1));
         // Lateness is judged on the recorded start, not when the wait returned: a rank
-        // descheduled between the two started late all the same (issue 8: 31 of 9,363 "valid"
-        // repetitions started up to 30.7 us late).
-        if started_late(scheduled, delay, g0, timing.late_tolerance_s) {
-            flags |= FLAG_STARTED_LATE;
-        }
-        if let Some(w) = sync.window_s() {
-            if g1 > scheduled + w {
-                flags |= FLAG_WINDOW_OVERRUN;
-            }
-        }
+        // descheduled between the two started late all the same (31 of 9,363 repetitions
+        // otherwise valid started up to 30.7 us late on a shared machine).
+        let flags = validity::flags(
+            scheduled,
+            delay,
+            (g0, g1),
+            sync.window_s(),
+            timing.late_tolerance_s,
+        );
         rows.scheduled.push(scheduled);
         rows.start_local.push(t0);
         rows.end_local.push(t1);
@@ -351,13 +351,6 @@ fn repetitions(
 /// block's end does the same work.
 fn due_inside(next: usize, every: usize, nrep: usize) -> bool {
     next % every == 0 && next < nrep
-}
-
-/// Whether a rank that recorded its start at global time `start_g` (seconds) started more
-/// than `tolerance_s` after its instant, `scheduled_g + delay_s`. Never without a schedule
-/// (barrier synchronisation: `scheduled_g` is NaN).
-fn started_late(scheduled_g: f64, delay_s: f64, start_g: f64, tolerance_s: f64) -> bool {
-    scheduled_g.is_finite() && start_g - (scheduled_g + delay_s) > tolerance_s
 }
 
 /// The adaptive stopping rule over the repetitions so far (collective on `comm`): the
@@ -497,6 +490,7 @@ fn gather(
             wait_s: F64Array(column(9)),
         }),
         adaptive: rows.adaptive.clone(),
+        flags_online: Vec::new(),
     })
 }
 
@@ -509,13 +503,6 @@ mod tests {
         let due: Vec<usize> = (1..=10).filter(|&n| due_inside(n, 3, 10)).collect();
         assert_eq!(due, [3, 6, 9]);
         assert!(!due_inside(10, 5, 10), "not after the last repetition");
-    }
-
-    #[test]
-    fn lateness_is_judged_on_the_recorded_start() {
-        assert!(!started_late(10.0, 50e-6, 10.0 + 50e-6 + 0.5e-6, 1e-6));
-        assert!(started_late(10.0, 50e-6, 10.0 + 50e-6 + 1.5e-6, 1e-6));
-        assert!(!started_late(f64::NAN, 0.0, 99.0, 1e-6));
     }
 
     #[test]

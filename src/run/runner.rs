@@ -6,12 +6,12 @@ use super::kernels::Kernel;
 use super::measure::{auto_window, gather_detours, measure_block, warm_up, BlockSpec};
 use super::overlap::Compute;
 use super::procsync::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
-use super::report::{self, Progress};
+use super::report::Progress;
 use super::session::{idle_barrier, sub_communicator, Gathered, Session, SPIN_MARGIN_S};
 use super::tracking::{probe_clocks, ProbeComms};
 use crate::cli::MeasureArgs;
 use crate::clock::shared::SharedVerdict;
-use crate::clock::{build, timer_delay_s, ClockSync};
+use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
 use crate::delay::{delay_matrix, rank_column, DelayModel, DetourInjector};
 use crate::plan::{Op, Plan, SyncMethod};
 use crate::records::*;
@@ -155,7 +155,7 @@ impl<'w> Runner<'w> {
         if let Some(w) = writer {
             let path = w.path().to_path_buf();
             w.finish(&footer).map_err(|e| e.to_string())?;
-            report::print_summary(&path, &self.figures);
+            crate::summary::print_summary(&path, &self.figures, &mut std::io::stdout().lock());
         }
         Ok(())
     }

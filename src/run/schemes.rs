@@ -13,7 +13,7 @@ use crate::cli::{SchemesArgs, WindowArg};
 use crate::clock::build;
 use crate::export::write_schemes;
 use crate::plan::Op;
-use crate::records::FLAG_WINDOW_OVERRUN;
+use crate::timeline::validity;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -200,13 +200,17 @@ fn window(
     sync.begin(comm, timing);
     let (mut starts, mut ends, mut flags) = (Vec::new(), Vec::new(), Vec::new());
     for rep in 0..nrep as usize {
-        let (scheduled, mut f) = sync.start(comm, timing, rep, 0.0);
+        let scheduled = sync.start(comm, timing, rep, 0.0);
         let g0 = timing.global_now();
         kernel.run(comm);
         let g1 = timing.global_now();
-        if g1 > scheduled + w_agreed {
-            f |= FLAG_WINDOW_OVERRUN;
-        }
+        let f = validity::flags(
+            scheduled,
+            0.0,
+            (g0, g1),
+            Some(w_agreed),
+            timing.late_tolerance_s,
+        );
         starts.push(g0);
         ends.push(g1);
         flags.push(f);

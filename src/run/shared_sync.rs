@@ -5,8 +5,9 @@
 use super::session::{Gathered, Session};
 use super::transport::MpiTransport;
 use crate::clock::shared::{consistent_with_shared, leaders, local_clock_identity, SharedVerdict};
+use crate::clock::ClockModel;
 use crate::clock::{ClockSync, OffsetSync};
-use crate::records::{ClockModel, SharedClockCheck};
+use crate::records::SharedClockCheck;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::Instant;

@@ -10,7 +10,7 @@ use crate::analysis::exit_skew;
 use crate::cli::SkewArgs;
 use crate::clock::build;
 use crate::export::{write_skew, SkewRow};
-use crate::records::FLAG_STARTED_LATE;
+use crate::timeline::validity;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -94,12 +94,19 @@ fn exits(
     // Per repetition: global exit time, and a flag for a late start or an overrun.
     let mut mine = Vec::with_capacity(2 * nrep as usize);
     for rep in 0..nrep as usize {
-        let (scheduled, flags) = sync.start(comm, timing, rep, 0.0);
+        let scheduled = sync.start(comm, timing, rep, 0.0);
+        let entry = timing.global_now();
         kind.run(comm);
         let exit = timing.global_now();
-        let overrun = exit > scheduled + window;
+        let flags = validity::flags(
+            scheduled,
+            0.0,
+            (entry, exit),
+            Some(window),
+            timing.late_tolerance_s,
+        );
         mine.push(exit);
-        mine.push(f64::from(flags & FLAG_STARTED_LATE != 0 || overrun));
+        mine.push(f64::from(flags != 0));
     }
     let root = comm.process_at_rank(0);
     if comm.rank() != 0 {

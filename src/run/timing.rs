@@ -2,7 +2,7 @@
 
 use crate::clock::tracking::DriftTracker;
 use crate::clock::Clock;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 use crate::sync::WaitStrategy;
 use std::cell::{Cell, RefCell};
 

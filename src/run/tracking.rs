@@ -7,8 +7,8 @@ use super::timing::Timing;
 use super::transport::MpiTransport;
 use crate::clock::shared::{leaders, local_clock_identity, SharedVerdict};
 use crate::clock::{answer_pingpong, measure_offset, remaining_pairs, tree_rounds};
+use crate::clock::{ClockModel, ClockProbe};
 use crate::clock::{GlobalClockTransport, TreePair};
-use crate::records::{ClockModel, ClockProbe};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 
