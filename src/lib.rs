@@ -1,9 +1,10 @@
 //! delaybench: how MPI collective operations behave under late arrivals and noise.
 //!
 //! Layers (see `DESIGN.md` of the project): `run` is the only module that uses MPI, and is
-//! built only with the `mpi` feature (the default); it measures and writes [`records`]. [`analysis`], [`export`] and [`plot`] work on records
-//! files without MPI. [`clock`] holds the clock synchronisation methods, written against a
-//! transport trait; [`sync`] how ranks wait for a start instant.
+//! built only with the `mpi` feature (the default); it measures and writes [`records`].
+//! [`analysis`], [`export`] and [`plot`] work on records files without MPI. [`clock`] holds
+//! the clock synchronisation methods, written against a transport trait; [`sync`] how ranks
+//! wait for a start instant.
 
 pub mod analysis;
 pub mod cli;
