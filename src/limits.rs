@@ -41,7 +41,7 @@ pub enum LimitError {
 }
 
 /// Bytes of message buffers one rank allocates for `op` at message size `bytes` on `p` ranks
-/// (see [`crate::run`]'s kernels): bcast one buffer, reductions send and receive buffers,
+/// (see the kernels in `run`): bcast one buffer, reductions send and receive buffers,
 /// alltoall P x size sent and P x size received.
 pub fn buffer_bytes(op: Op, bytes: u64, p: u32) -> u64 {
     match op.family() {

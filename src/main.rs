@@ -38,6 +38,7 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        #[cfg(feature = "mpi")]
         None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
         // Offline: the simulator needs no MPI, so dispatch before MPI is initialised.
         Some(Command::Clocksync(args)) if args.simulate => {
@@ -49,9 +50,18 @@ fn main() -> ExitCode {
                 }
             }
         }
+        #[cfg(feature = "mpi")]
         Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args),
+        #[cfg(feature = "mpi")]
         Some(Command::Skew(args)) => delaybench::run::skew_main(args),
+        #[cfg(feature = "mpi")]
         Some(Command::Schemes(args)) => delaybench::run::schemes_main(args),
+        #[cfg(not(feature = "mpi"))]
+        None | Some(Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_)) => {
+            // A study file only fills in measurement options: checked, then unused here.
+            drop(study);
+            without_mpi(cli.command.as_ref())
+        }
         Some(command) => match offline(command) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -60,6 +70,27 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+/// A command that needs MPI ranks, in a binary built without MPI: the command line parsed as
+/// in the full build, but nothing can be measured, so say what to do instead.
+#[cfg(not(feature = "mpi"))]
+fn without_mpi(command: Option<&Command>) -> ExitCode {
+    let what = match command {
+        Some(Command::Clocksync(_)) => "`clocksync` without --simulate needs",
+        Some(Command::Skew(_)) => "`skew` needs",
+        Some(Command::Schemes(_)) => "`schemes` needs",
+        _ => "measuring needs",
+    };
+    if launched_as_rank_zero() {
+        eprintln!(
+            "delaybench: error: {what} MPI, and this delaybench was built without MPI (cargo \
+             build --no-default-features): rebuild with the default features on a machine with \
+             MPI to measure (scripts/setup.sh, then cargo build --release). This build runs the \
+             offline commands: analyze, compare, export, plot, completions, clocksync --simulate."
+        );
+    }
+    ExitCode::FAILURE
 }
 
 enum Refused {

@@ -30,13 +30,10 @@ pub use skew::main as skew_main;
 
 use crate::cli::MeasureArgs;
 use crate::clock::{Clock, MonotonicClock};
+use crate::exit::NO_VALID_EXIT;
 use crate::plan::ClockSource;
 use mpi::environment::Universe;
 use std::process::ExitCode;
-
-/// Exit code of a run that measured but had a block without any valid repetition: its
-/// records are kept, but scripts must notice (2 is bad input, 3 the `--timeout` watchdog).
-pub const NO_VALID_EXIT: u8 = 4;
 
 /// Runs a measurement under MPI. Exit code 2 for bad input (nothing measured, no file
 /// written), [`NO_VALID_EXIT`] when a block had no valid repetition; a failure during the run
