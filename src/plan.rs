@@ -381,8 +381,6 @@ pub enum PlanError {
     )]
     ZeroClockParam(&'static str),
     #[error("{0}")]
-    Limit(#[from] crate::limits::LimitError),
-    #[error("{0}")]
     Adaptive(crate::measure_options::AdaptiveError),
 }
 

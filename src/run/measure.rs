@@ -3,9 +3,9 @@
 use super::interrupt::{self, STOP_CHECK_EVERY};
 use super::kernels::Kernel;
 use super::overlap::{Compute, OverlapParts};
-use super::procsync::ProcessSync;
 use super::timing::Timing;
 use super::tracking::{probe_clocks, ProbeComms};
+use super::window::ProcessSync;
 use crate::clock::{ClockModel, ClockProbe};
 use crate::delay::{DetourInjector, DetourStats};
 use crate::measure_options::ADAPTIVE_CHECK_EVERY;

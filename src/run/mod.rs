@@ -13,16 +13,16 @@ mod kernels;
 mod measure;
 mod overlap;
 mod pinning;
-mod procsync;
 mod report;
 mod runner;
 mod schemes;
 mod session;
-mod shared_sync;
+mod shared_clock;
 mod skew;
 mod timing;
 mod tracking;
 mod transport;
+mod window;
 
 pub use clockeval::main as clocksync_main;
 pub use schemes::main as schemes_main;

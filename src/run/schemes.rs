@@ -5,9 +5,9 @@
 use super::hosts::Hosts;
 use super::kernels::Kernel;
 use super::measure::{auto_window, warm_up};
-use super::procsync::{ProcessSync, WindowSync};
 use super::session::Session;
 use super::timing::Timing;
+use super::window::{ProcessSync, WindowSync};
 use crate::analysis::{compare_with_window, median, SchemeRow};
 use crate::cli::{SchemesArgs, WindowArg};
 use crate::clock::build;

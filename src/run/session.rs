@@ -8,7 +8,7 @@ use super::transport::{MpiTransport, WtimeClock};
 use crate::clock::ClockModel;
 use crate::clock::{Clock, ClockSync, EmulatedClock, EmulationSpec, MonotonicClock, SyncOutcome};
 use crate::plan::ClockSource;
-use crate::sync::WaitStrategy;
+use crate::wait::WaitStrategy;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
@@ -62,7 +62,7 @@ impl<'w> Session<'w> {
             Some(spec) => Box::new(EmulatedClock::for_rank(base, spec, world.rank() as usize)),
             None => base,
         };
-        crate::sync::precise_sleeps();
+        crate::wait::precise_sleeps();
         let emulated_skew =
             emulate.is_some_and(|spec| spec.for_rank(world.rank() as usize).1 != 0.0);
         Session {

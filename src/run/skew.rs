@@ -4,8 +4,8 @@
 
 use super::hosts::Hosts;
 use super::measure::auto_window;
-use super::procsync::{BarrierKind, ProcessSync, WindowSync};
 use super::session::Session;
+use super::window::{BarrierKind, ProcessSync, WindowSync};
 use crate::analysis::exit_skew;
 use crate::cli::SkewArgs;
 use crate::clock::build;

@@ -3,7 +3,7 @@
 use crate::clock::tracking::DriftTracker;
 use crate::clock::Clock;
 use crate::clock::ClockModel;
-use crate::sync::WaitStrategy;
+use crate::wait::WaitStrategy;
 use std::cell::{Cell, RefCell};
 
 /// Largest spin margin a polite waiter grows to, seconds.

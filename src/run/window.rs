@@ -1,7 +1,7 @@
 //! Process synchronisation: how the ranks of a sub-communicator start a repetition together.
 
 use super::timing::Timing;
-use crate::sync::spin_for;
+use crate::wait::spin_for;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
