@@ -28,3 +28,4 @@ pub mod summary;
 pub mod timeline;
 pub mod units;
 pub mod wait;
+pub mod wire;

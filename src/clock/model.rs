@@ -1,6 +1,7 @@
 //! A rank's clock model (offset and skew to the global clock) and the drift-tracking probe
 //! that refits it: the clock component's core types, which records files store as they are.
 
+use crate::wire::Wire;
 use serde::{Deserialize, Serialize};
 
 /// A rank's clock model: `offset(t) = slope * (t - t_ref_s) + intercept_s`, and the global
@@ -106,9 +107,61 @@ pub struct ClockProbe {
     pub model: ClockModel,
 }
 
+impl Wire for ClockModel {
+    const LEN: usize = 3;
+    fn put(&self, out: &mut Vec<f64>) {
+        out.extend([self.slope, self.intercept_s, self.t_ref_s]);
+    }
+    fn take(xs: &[f64]) -> Self {
+        ClockModel {
+            slope: xs[0],
+            intercept_s: xs[1],
+            t_ref_s: xs[2],
+        }
+    }
+}
+
+impl Wire for ClockProbe {
+    const LEN: usize = 5 + ClockModel::LEN;
+    fn put(&self, out: &mut Vec<f64>) {
+        out.extend([
+            f64::from(self.world_rank),
+            self.t_local_s,
+            self.offset_s,
+            self.rtt_s,
+            f64::from(self.before_rep),
+        ]);
+        self.model.put(out);
+    }
+    fn take(xs: &[f64]) -> Self {
+        ClockProbe {
+            world_rank: xs[0] as u32,
+            t_local_s: xs[1],
+            offset_s: xs[2],
+            rtt_s: xs[3],
+            before_rep: xs[4] as u32,
+            model: ClockModel::take(&xs[5..]),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn probes_cross_the_wire_unchanged() {
+        let probe = ClockProbe {
+            world_rank: 7,
+            t_local_s: 12.5,
+            offset_s: -3e-4,
+            rtt_s: 2e-6,
+            before_rep: 40,
+            model: ClockModel::through(20e-6, 12.5, -3e-4),
+        };
+        let back: Vec<ClockProbe> = crate::wire::decode(&crate::wire::encode(&[probe, probe]));
+        assert_eq!(back, vec![probe, probe]);
+    }
 
     #[test]
     fn clock_model_inverts() {

@@ -32,6 +32,27 @@ impl SharedVerdict {
     pub fn synchronises(self) -> bool {
         self != SharedVerdict::Shared
     }
+
+    /// Every verdict, in the order of their codes ([`SharedVerdict::code`]).
+    pub const ALL: [SharedVerdict; 4] = [
+        SharedVerdict::Leader,
+        SharedVerdict::Shared,
+        SharedVerdict::FailedCheck,
+        SharedVerdict::Emulated,
+    ];
+
+    /// A small number for messages between ranks.
+    pub fn code(self) -> u8 {
+        Self::ALL.iter().position(|&v| v == self).unwrap_or(0) as u8
+    }
+
+    /// The verdict of [`SharedVerdict::code`] (an unknown code reads as a leader's).
+    pub fn from_code(code: u8) -> Self {
+        Self::ALL
+            .get(code as usize)
+            .copied()
+            .unwrap_or(SharedVerdict::Leader)
+    }
 }
 
 /// A 64-bit identity of the clock a process reads: equal for processes on one host (`host`),

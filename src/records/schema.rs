@@ -84,6 +84,26 @@ pub struct SharedClockCheck {
     pub rtt_s: f64,
 }
 
+impl crate::wire::Wire for SharedClockCheck {
+    const LEN: usize = 4;
+    fn put(&self, out: &mut Vec<f64>) {
+        out.extend([
+            f64::from(self.leader),
+            f64::from(self.verdict.code()),
+            self.offset_s,
+            self.rtt_s,
+        ]);
+    }
+    fn take(xs: &[f64]) -> Self {
+        SharedClockCheck {
+            leader: xs[0] as u32,
+            verdict: crate::clock::shared::SharedVerdict::from_code(xs[1] as u8),
+            offset_s: xs[2],
+            rtt_s: xs[3],
+        }
+    }
+}
+
 /// How ranks waited for their start instants.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WaitInfo {

@@ -130,18 +130,12 @@ fn evaluate(
         };
         let errors = measure_errors(
             &transport,
-            &session.timing.model.get(),
+            &session.timing.model(),
             args.params.sync_nonimproving,
         );
         let true_error = emulation.map(|spec| {
             let base = super::base_clock_now(args.clock);
-            let mine = true_error(
-                spec,
-                comm.rank() as usize,
-                &session.timing.model.get(),
-                base,
-            )
-            .abs();
+            let mine = true_error(spec, comm.rank() as usize, &session.timing.model(), base).abs();
             let mut max = 0.0;
             comm.all_reduce_into(&mine, &mut max, SystemOperation::max());
             max

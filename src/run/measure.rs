@@ -14,6 +14,7 @@ use crate::records::{
     append_chunk, AdaptiveRecord, Block, DetourRecord, F64Array, OverlapRecord, RecordsWriter,
 };
 use crate::timeline::validity;
+use crate::wire::Wire;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -219,20 +220,13 @@ pub fn gather_detours(
         stats.skipped as f64,
         stats.missed as f64,
     ];
-    let root = comm.process_at_rank(0);
-    if comm.rank() != 0 {
-        root.gather_into(&mine[..]);
-        return None;
-    }
-    let mut all = vec![0.0; mine.len() * comm.size() as usize];
-    root.gather_into_root(&mine[..], &mut all[..]);
-    let column = |i: usize| all.chunks(mine.len()).map(move |c| c[i]);
+    let all = super::gather::gather_one(comm, mine)?;
     Some(DetourRecord {
         spec,
-        fired: column(0).map(|v| v as u64).collect(),
-        lost_s: column(1).collect(),
-        skipped: column(2).map(|v| v as u64).collect(),
-        missed: column(3).map(|v| v as u64).collect(),
+        fired: all.iter().map(|r| r[0] as u64).collect(),
+        lost_s: all.iter().map(|r| r[1]).collect(),
+        skipped: all.iter().map(|r| r[2] as u64).collect(),
+        missed: all.iter().map(|r| r[3] as u64).collect(),
     })
 }
 
@@ -288,7 +282,7 @@ fn repetitions(
         }
         gate(false);
         let t1 = timing.clock.now();
-        let model = timing.model.get();
+        let model = timing.model();
         let (g0, g1) = (model.to_global(t0), model.to_global(t1));
         // Lateness is judged on the recorded start, not when the wait returned: a rank
         // descheduled between the two started late all the same (31 of 9,363 repetitions
@@ -400,8 +394,53 @@ fn check_precision(
     }
 }
 
-/// Number of per-repetition columns each rank sends to rank 0.
-const COLUMNS: usize = 10;
+/// What one rank recorded of one repetition, as rank 0 gathers it.
+#[derive(Debug, Clone, Copy, Default)]
+struct RankRep {
+    start_local: f64,
+    end_local: f64,
+    start_global: f64,
+    end_global: f64,
+    applied: f64,
+    flags: u8,
+    /// Zero outside overlap mode.
+    parts: OverlapParts,
+}
+
+impl Wire for RankRep {
+    const LEN: usize = 10;
+    fn put(&self, out: &mut Vec<f64>) {
+        let p = &self.parts;
+        out.extend([
+            self.start_local,
+            self.end_local,
+            self.start_global,
+            self.end_global,
+            self.applied,
+            f64::from(self.flags),
+            p.post_s,
+            p.compute_s,
+            p.test_s,
+            p.wait_s,
+        ]);
+    }
+    fn take(x: &[f64]) -> Self {
+        RankRep {
+            start_local: x[0],
+            end_local: x[1],
+            start_global: x[2],
+            end_global: x[3],
+            applied: x[4],
+            flags: x[5] as u8,
+            parts: OverlapParts {
+                post_s: x[6],
+                compute_s: x[7],
+                test_s: x[8],
+                wait_s: x[9],
+            },
+        }
+    }
+}
 
 /// Gathers repetitions `reps` of every rank's rows on rank 0 as a block (`None` elsewhere);
 /// collective on `comm`. `probes` are the clock probes that go with these repetitions.
@@ -416,45 +455,28 @@ fn gather(
 ) -> Option<Block> {
     // Adaptive blocks may have stopped before spec.nrep; every rank stopped at the same count.
     let nrep = reps.len();
-    let part = |f: fn(&OverlapParts) -> f64| -> Vec<f64> {
-        let mut v: Vec<f64> = rows.parts.iter().map(f).collect();
-        v.resize(rows.start_local.len(), 0.0);
-        v[reps.clone()].to_vec()
+    let mine: Vec<RankRep> = reps
+        .clone()
+        .map(|i| RankRep {
+            start_local: rows.start_local[i],
+            end_local: rows.end_local[i],
+            start_global: rows.start_global[i],
+            end_global: rows.end_global[i],
+            applied: rows.applied[i],
+            flags: rows.flags[i],
+            parts: rows.parts.get(i).copied().unwrap_or_default(),
+        })
+        .collect();
+    let per_rank = super::gather::gather(comm, &mine)?;
+    // Per rank, per repetition; the records want [nrep][P].
+    let column = |f: fn(&RankRep) -> f64| -> F64Array {
+        F64Array(
+            (0..nrep)
+                .flat_map(|i| per_rank.iter().map(move |r| f(&r[i])))
+                .collect(),
+        )
     };
-    let parts = [
-        part(|p| p.post_s),
-        part(|p| p.compute_s),
-        part(|p| p.test_s),
-        part(|p| p.wait_s),
-    ];
-    let packed: Vec<f64> = [
-        &rows.start_local,
-        &rows.end_local,
-        &rows.start_global,
-        &rows.end_global,
-        &rows.applied,
-    ]
-    .into_iter()
-    .flat_map(|c| c[reps.clone()].iter().copied())
-    .chain(rows.flags[reps.clone()].iter().map(|&f| f as f64))
-    .chain(parts.iter().flat_map(|c| c.iter().copied()))
-    .collect();
-    let root = comm.process_at_rank(0);
-    if comm.rank() != 0 {
-        root.gather_into(&packed[..]);
-        return None;
-    }
-    let p = comm.size() as usize;
-    let mut all = vec![0.0; packed.len() * p];
-    root.gather_into_root(&packed[..], &mut all[..]);
-    // Column c of rank r, repetition i sits at all[(r * COLUMNS + c) * nrep + i];
-    // the records want [nrep][P].
-    let column = |c: usize| -> Vec<f64> {
-        (0..nrep)
-            .flat_map(|i| (0..p).map(move |r| (r, i)))
-            .map(|(r, i)| all[(r * COLUMNS + c) * nrep + i])
-            .collect()
-    };
+    let p = per_rank.len();
     Some(Block {
         op: spec.op,
         bytes: spec.bytes,
@@ -467,12 +489,14 @@ fn gather(
         late_tolerance_s: timing.late_tolerance_s,
         nrep: nrep as u32,
         scheduled_start_s: F64Array(rows.scheduled[reps.clone()].to_vec()),
-        t_start_local_s: F64Array(column(0)),
-        t_end_local_s: F64Array(column(1)),
-        t_start_global_s: F64Array(column(2)),
-        t_end_global_s: F64Array(column(3)),
-        applied_delay_s: F64Array(column(4)),
-        flags: column(5).into_iter().map(|f| f as u8).collect(),
+        t_start_local_s: column(|r| r.start_local),
+        t_end_local_s: column(|r| r.end_local),
+        t_start_global_s: column(|r| r.start_global),
+        t_end_global_s: column(|r| r.end_global),
+        applied_delay_s: column(|r| r.applied),
+        flags: (0..nrep)
+            .flat_map(|i| per_rank.iter().map(move |r| r[i].flags))
+            .collect(),
         clock_models: spec.clock_models.clone(),
         detour: None,
         world_ranks: spec.world_ranks.clone(),
@@ -484,10 +508,10 @@ fn gather(
             workload: c.workload,
             test_interval_bytes: spec.test_interval_bytes,
             tests_per_rep: c.tests,
-            post_s: F64Array(column(6)),
-            compute_s: F64Array(column(7)),
-            test_s: F64Array(column(8)),
-            wait_s: F64Array(column(9)),
+            post_s: column(|r| r.parts.post_s),
+            compute_s: column(|r| r.parts.compute_s),
+            test_s: column(|r| r.parts.test_s),
+            wait_s: column(|r| r.parts.wait_s),
         }),
         adaptive: rows.adaptive.clone(),
         flags_online: Vec::new(),

@@ -7,6 +7,7 @@
 
 mod agree;
 mod clockeval;
+mod gather;
 mod hosts;
 mod interrupt;
 mod kernels;

@@ -91,8 +91,8 @@ fn exits(
     let window = auto_window(&slowest, 0.0, timing.wait.spin_margin_s());
     let mut sync = WindowSync::new(window, 10e-3_f64.max(2.0 * window));
     sync.begin(comm, timing);
-    // Per repetition: global exit time, and a flag for a late start or an overrun.
-    let mut mine = Vec::with_capacity(2 * nrep as usize);
+    // Per repetition: global exit time, and 1 for a late start or an overrun.
+    let mut mine: Vec<[f64; 2]> = Vec::with_capacity(nrep as usize);
     for rep in 0..nrep as usize {
         let scheduled = sync.start(comm, timing, rep, 0.0);
         let entry = timing.global_now();
@@ -105,23 +105,13 @@ fn exits(
             Some(window),
             timing.late_tolerance_s,
         );
-        mine.push(exit);
-        mine.push(f64::from(flags != 0));
+        mine.push([exit, f64::from(flags != 0)]);
     }
-    let root = comm.process_at_rank(0);
-    if comm.rank() != 0 {
-        root.gather_into(&mine[..]);
-        return None;
-    }
-    let p = comm.size() as usize;
-    let mut all = vec![0.0; mine.len() * p];
-    root.gather_into_root(&mine[..], &mut all[..]);
-    let at = |r: usize, rep: usize, k: usize| all[r * mine.len() + 2 * rep + k];
-    let valid = (0..nrep as usize).filter(|&rep| (0..p).all(|r| at(r, rep, 1) == 0.0));
+    let all = super::gather::gather(comm, &mine)?;
+    let valid = (0..nrep as usize).filter(|&rep| all.iter().all(|r| r[rep][1] == 0.0));
     Some(
         valid
-            .flat_map(|rep| (0..p).map(move |r| (r, rep)))
-            .map(|(r, rep)| at(r, rep, 0))
+            .flat_map(|rep| all.iter().map(move |r| r[rep][0]))
             .collect(),
     )
 }
