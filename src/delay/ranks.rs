@@ -115,7 +115,7 @@ impl RankSelection {
         Ok(sel)
     }
 
-    /// The selection of the single rank `rank` (the classic late arrival, 002 §III-D).
+    /// The selection of the single rank `rank` (the classic late arrival, Niethammer et al. 2016, §III-D).
     pub fn rank(rank: u32) -> Self {
         RankSelection {
             items: vec![RankItem::Rank(rank)],
