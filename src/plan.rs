@@ -131,7 +131,8 @@ pub enum SyncMethod {
     None,
 }
 
-/// Which world ranks form the sub-communicator of a process count P (issue 7).
+/// Which world ranks form the sub-communicator of a process count P (for runs on several
+/// hosts, see docs/launching.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Subcomm {

@@ -1,5 +1,5 @@
 //! The content of a records file: one [`Header`], one [`Block`] per measured configuration,
-//! and a [`Footer`] when the run completed (DESIGN.md, "Records"; Niethammer et al. 2016, §III-C).
+//! and a [`Footer`] when the run completed (docs/records-format.md; Niethammer et al. 2016, §III-C).
 //!
 //! Per-repetition arrays are flattened row-major with shape `[nrep][nprocs]`
 //! (index `rep * nprocs + rank`) and stored as CBOR byte strings of big-endian f64,
@@ -26,7 +26,7 @@ pub enum Item {
     Header(Box<Header>),
     Block(Box<Block>),
     Footer(Box<Footer>),
-    /// Repetitions of a block written in chunks (issue 11).
+    /// Repetitions of a block written in chunks, so that a long block is not lost at an interruption.
     Chunk(Box<super::Chunk>),
     /// Closes a block written in chunks.
     #[serde(rename = "block_end")]

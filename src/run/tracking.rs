@@ -1,4 +1,4 @@
-//! Drift tracking during a run (issue 8, item 3): between blocks and inside long
+//! Drift tracking during a run: between blocks and inside long
 //! window-synchronised blocks, the ranks that synchronise themselves probe their offset to the
 //! global clock against their reference in the synchronisation tree, top-down, and refit their
 //! online model over every probe so far; ranks sharing a leader's clock take its new model.
