@@ -286,7 +286,9 @@ mod tests {
             .iter()
             .skip_while(|l| !l.starts_with("t0, t_delta"))
             .collect();
-        assert!(after.iter().any(|l| l.contains("Niethammer et al. 2016, eq. 5")));
+        assert!(after
+            .iter()
+            .any(|l| l.contains("Niethammer et al. 2016, eq. 5")));
         assert!(after
             .iter()
             .any(|l| l.contains("min(t0, delta) / max(t0, delta)")));
