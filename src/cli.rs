@@ -184,8 +184,8 @@ pub struct ClockParamArgs {
     /// skampi and hca intercepts: ping-pongs per offset measurement.
     #[arg(long, default_value_t = ClockSyncParams::default().skampi_pingpongs)]
     pub skampi_pingpongs: u32,
-    /// hca: measure intercepts in the tree (004's second approach, O(log P)) instead of
-    /// against rank 0 (first approach, O(P)).
+    /// hca: measure intercepts in the tree (the second approach of Hunold and Carpen-Amarie
+    /// 2015, O(log P)) instead of against rank 0 (first approach, O(P)).
     #[arg(long)]
     pub hca_hierarchical_intercepts: bool,
     /// Emulate per-rank clock offsets and skews on every clock reading, e.g.

@@ -1,7 +1,7 @@
 //! What a plan asks of the machine before it runs: message buffers against memory and MPI's
 //! count limit, and the run's estimated duration against a bound.
 //!
-//! Plain Rust over a [`Plan`]: rank 0 checks here before any measurement (issue 11 part 0), so
+//! Plain Rust over a [`Plan`]: rank 0 checks here before any measurement, so
 //! an impossible size ends the run with a message instead of an allocation abort or an rsmpi
 //! panic, and a run that would take practically forever is refused unless the user confirms.
 
@@ -264,7 +264,7 @@ mod tests {
 
     #[test]
     fn sizes_past_mpi_count_are_refused() {
-        // The defects of issue 11: alltoall 1GiB and bcast 3GiB made rsmpi panic.
+        // Sizes that used to make rsmpi panic: alltoall 1GiB and bcast 3GiB.
         let err = check_sizes(&plan(&["--ops", "alltoall", "--sizes", "1GiB"]), None);
         assert!(
             matches!(err, Err(LimitError::Count { p: 4, .. })),

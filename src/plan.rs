@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
 
-/// A collective kernel, blocking or nonblocking (posted and immediately waited on, 002 §IV).
+/// A collective kernel, blocking or nonblocking (posted and immediately waited on, Niethammer et al. 2016, §IV).
 ///
 /// Message size ("bytes") per kernel:
 /// - barrier / ibarrier: no payload; sizes are ignored and recorded as 0.
@@ -114,12 +114,12 @@ impl FromStr for Op {
 #[serde(rename_all = "lowercase")]
 pub enum SyncMethod {
     /// Clock-based: busy-wait on the global clock until start + i * window + own delay
-    /// (002 Listing 2; 004 scheme 4).
+    /// (Niethammer et al. 2016, Listing 2; Hunold and Carpen-Amarie 2015, scheme 4).
     Window,
-    /// `MPI_Barrier`, then delayed ranks busy-wait their delay (002 §III-B, Listing 1).
+    /// `MPI_Barrier`, then delayed ranks busy-wait their delay (Niethammer et al. 2016, §III-B, Listing 1).
     Barrier,
     /// delaybench's own dissemination barrier over point-to-point messages, then the delay.
-    /// The same algorithm under every MPI library, so libraries are compared fairly (004 §4).
+    /// The same algorithm under every MPI library, so libraries are compared fairly (Hunold and Carpen-Amarie 2015, §4).
     Dissemination,
     /// `MPI_Barrier` twice, then the delay: the second barrier starts from the first one's
     /// exit skew, as some benchmarks do to reduce it.
@@ -131,7 +131,8 @@ pub enum SyncMethod {
     None,
 }
 
-/// Which world ranks form the sub-communicator of a process count P (issue 7).
+/// Which world ranks form the sub-communicator of a process count P (for runs on several
+/// hosts, see docs/launching.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Subcomm {

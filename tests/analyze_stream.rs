@@ -1,5 +1,5 @@
 //! `analyze --distribution/--trend/--overlap/--timing/--truth` read records block by block
-//! (issue 11): each table must be what the in-memory functions give for the same file, also
+//! (so a file larger than memory can be analysed): each table must be what the in-memory functions give for the same file, also
 //! when a delayed block comes before its baseline and when the run was interrupted.
 
 mod common;

@@ -1,4 +1,4 @@
-//! `export` reads records block by block (issue 11): what it writes must be byte for byte
+//! `export` reads records block by block: what it writes must be byte for byte
 //! what the in-memory export of the same file writes, for a complete file with post-hoc
 //! clock correction, a chunked block and an interrupted run whose last chunk is torn; a
 //! damaged file still fails with the reader's message and leaves no JSON that parses.

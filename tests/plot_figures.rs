@@ -271,7 +271,7 @@ fn write_figures_for_inspection() {
     }
 }
 
-/// Issue 11: a clocksync CSV holding `inf` (a failed synchronisation) made `plot` spin
+/// A clocksync CSV holding `inf` (a failed synchronisation) made `plot` spin
 /// forever; now those rows are left out with a warning, and a file of only such rows is a
 /// clear error. `common::offline` fails the test if the command hangs.
 #[test]

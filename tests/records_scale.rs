@@ -1,4 +1,4 @@
-//! `analyze`, `export` and `plot` read records block by block (issue 11): a small always-on
+//! `analyze`, `export` and `plot` read records block by block: a small always-on
 //! check that the streamed analysis equals the in-memory one (export and plot have theirs in
 //! tests/export_stream.rs and tests/plot_stream.rs), and an ignored large one that measures
 //! throughput and peak memory of all three on ~10^7-10^8 rank-repetition events.

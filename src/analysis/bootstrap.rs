@@ -66,7 +66,7 @@ impl Bootstrap {
     }
 
     /// Interval of the delay overlap benefit from medians, b = (t0 + δ − tδ) / tδ with
-    /// t0 = median(`baseline_s`) and tδ = median(`delayed_s`) (002 eq. 5; seconds in, a
+    /// t0 = median(`baseline_s`) and tδ = median(`delayed_s`) (Niethammer et al. 2016, eq. 5; seconds in, a
     /// fraction out). The two blocks were measured independently, so each resample draws the
     /// baseline and the delayed t_globals independently, each with replacement. `None` when
     /// either has fewer than two values.

@@ -79,7 +79,7 @@ pub struct ConfigStats {
     pub t0_median_s: Option<f64>,
     pub t0_median_ci_lo_s: Option<f64>,
     pub t0_median_ci_hi_s: Option<f64>,
-    /// Delay overlap benefit from the minima (002 eq. 5, as the paper reports it). Only for
+    /// Delay overlap benefit from the minima (Niethammer et al. 2016, eq. 5, as the paper reports it). Only for
     /// plain late arrivals; sampled delays have `analyze --distribution` instead.
     pub benefit_min: Option<f64>,
     /// Delay overlap benefit from the medians.
@@ -100,7 +100,7 @@ pub struct ConfigStats {
     pub launch_median_min_s: Option<f64>,
     pub launch_median_max_s: Option<f64>,
     /// Coefficient of variation (standard deviation / mean) of the per-launch medians;
-    /// `None` for one launch. 004 §4-5: results differ between launches, so compare this
+    /// `None` for one launch. Hunold and Carpen-Amarie 2015, §4-5: results differ between launches, so compare this
     /// with the width of the median's interval before trusting one launch.
     pub launch_median_cv: Option<f64>,
     /// Smallest and largest per-launch benefit from medians.
@@ -124,7 +124,7 @@ pub enum AnalysisError {
 
 /// The largest delay overlap benefit possible for baseline t0 and delay δ (seconds):
 /// min(t0, δ) / max(t0, δ). The delayed operation cannot end before the late rank arrived
-/// (tδ ≥ δ) nor run faster than undelayed (tδ ≥ t0, up to noise), and b of 002 eq. 5 falls
+/// (tδ ≥ δ) nor run faster than undelayed (tδ ≥ t0, up to noise), and b (Niethammer et al. 2016, eq. 5) falls
 /// as tδ grows, so b ≤ (t0 + δ − max) / max. With δ = 50 us and t0 = 2 us that is 4 %: "100 %
 /// = hidden perfectly" holds only when t0 = δ. `None` when t0 or δ is not positive.
 pub fn benefit_ceiling(t0_s: f64, delay_s: f64) -> Option<f64> {

@@ -2,14 +2,14 @@
 //! rank to rank: the delay overlap benefit per repetition, its distribution, and the noise
 //! amplification of noise mode (every rank delayed).
 //!
-//! The per-repetition benefit and the noise amplification are delaybench's own metrics: 002
+//! The per-repetition benefit and the noise amplification are delaybench's own metrics: Niethammer et al. 2016
 //! defines b (eq. 5) for one fixed δ only and studies no noise; related work on noise in
 //! collectives (Hoefler, Schneider and Lumsdaine 2009, "The effect of network noise on
-//! large-scale collective communications"; Ferreira et al. 2013, both cited by 002) measures
+//! large-scale collective communications"; Ferreira et al. 2013, both cited by Niethammer et al. 2016) measures
 //! slowdowns under injected noise, which A summarises per second of mean injected delay.
 //!
 //! Delays come from the records' `applied_delay_s` (`[nrep][nprocs]`, seconds), times from
-//! t_global (002 eq. 4). The baseline is the undelayed block of the same (op, bytes, P), as in
+//! t_global (Niethammer et al. 2016, eq. 4). The baseline is the undelayed block of the same (op, bytes, P), as in
 //! [`crate::timeline::pairing`]; callers choose it.
 
 use super::{benefit, t_global, valid_t_globals};
@@ -70,7 +70,7 @@ fn delay_range(block: &Block, rep: usize) -> (f64, f64) {
 }
 
 /// Delay overlap benefit of every valid repetition of `block`, in repetition order
-/// (dimensionless; 002 eq. 5 applied per repetition):
+/// (dimensionless; Niethammer et al. 2016, eq. 5 applied per repetition):
 ///
 /// b_i = (t0 + δ_i − t_i) / t_i
 ///

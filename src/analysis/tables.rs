@@ -10,8 +10,8 @@ use serde::Serialize;
 /// noise blocks only ([`is_noise`]), its noise amplification (see [`super::rep_benefits`] and
 /// [`super::noise_effect`]). Benefits are fractions, times seconds.
 ///
-/// Both metrics are delaybench's own extensions, not from the papers: b_i applies 002's eq. 5
-/// per repetition, and the amplification follows the noise studies 002 cites (Hoefler,
+/// Both metrics are delaybench's own extensions, not from the papers: b_i applies eq. 5 of Niethammer et al. 2016
+/// per repetition, and the amplification follows the noise studies that paper cites (Hoefler,
 /// Schneider and Lumsdaine 2009; Ferreira et al. 2013) without reproducing their method.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DistributionRow {

@@ -1,6 +1,6 @@
 //! Emulated clocks: a known offset and rate per rank applied to every clock reading, so that
 //! clock synchronisation — and drift-aware methods in particular — can be checked on one host
-//! (`--emulate-clock SPEC`; DESIGN.md "Clock sources").
+//! (`--emulate-clock SPEC`; see docs/clock-sync.md).
 //!
 //! # Reading
 //!

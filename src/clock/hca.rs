@@ -1,4 +1,4 @@
-//! `hca`: the hierarchical clock synchronisation of Hunold and Carpen-Amarie 2015 (004) §6,
+//! `hca`: the hierarchical clock synchronisation of Hunold and Carpen-Amarie 2015, §6,
 //! Algorithms 1-4.
 //!
 //! Our reading of the pseudocode, checked against the text of §6 and the authors' ReproMPI
@@ -18,12 +18,12 @@ use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
 use crate::clock::ClockModel;
 
-/// HCA (004 §6): linear models in the O(log P) tree of Netgauge — per pair the RTT estimate of
+/// HCA (Hunold and Carpen-Amarie 2015, §6): linear models in the O(log P) tree of Netgauge — per pair the RTT estimate of
 /// Algorithm 3 and the regression of Algorithm 4 (as in [`JkSync`](super::JkSync)) —
 /// gathered bottom-up and composed with MERGE_LMS (eq. 1, [`ClockModel::merge`]); ranks above
 /// the largest power of two learn against r − t and rank 0 merges (Algorithm 2). The slopes
 /// come from the regressions; the intercepts are re-measured with SKaMPI's offset method
-/// ([`skampi_offset`]) because regression intercepts are imprecise (004 §6):
+/// ([`skampi_offset`]) because regression intercepts are imprecise (Hunold and Carpen-Amarie 2015, §6):
 ///
 /// - `hierarchical_intercepts = false` (the paper's *first approach*, used in its
 ///   evaluation, default): after rank 0 sent every rank its merged model, rank 0 measures the

@@ -1,5 +1,5 @@
-//! `hca3`: HCA3 of Hunold and Carpen-Amarie's ReproMPI and mpits code, the successor of 004's
-//! HCA: the tree of 000 §3.2 traversed top-down, each child learning its linear model against
+//! `hca3`: HCA3 of Hunold and Carpen-Amarie's ReproMPI and mpits code, the successor of the HCA of
+//! Hunold and Carpen-Amarie 2015: the tree of Hoefler et al. 2010, §3.2, traversed top-down, each child learning its linear model against
 //! its parent's *global* clock, so no models are merged.
 //!
 //! Our reading of that code: per fit point, the child measures its offset to the parent's

@@ -1,5 +1,5 @@
 //! `jk`: the linear drift model of Jones and Koenig (2012), as described and benchmarked by
-//! Hunold and Carpen-Amarie 2015 (004) §2 and §6.
+//! Hunold and Carpen-Amarie 2015, §2 and §6.
 
 use super::fit::{estimate_rtt, median_point, FitParams, WARMUP_PINGPONGS};
 use super::pingpong::{handshake_client, handshake_reference, ping, send_stop, serve_pings};
@@ -8,7 +8,7 @@ use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
 use crate::clock::ClockModel;
 
-/// Linear clock models against rank 0 (004 §2): per peer, the RTT is estimated as in
+/// Linear clock models against rank 0 (Hunold and Carpen-Amarie 2015, §2): per peer, the RTT is estimated as in
 /// Algorithm 3, then `fitpoints` fit points are taken, each the median offset of
 /// `exchanges_per_fitpoint` ping-pongs corrected by RTT/2 (Algorithm 4, lines 9-19), and the
 /// model is the least-squares line of offset vs local time — slope *and* intercept from the

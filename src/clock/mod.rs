@@ -5,11 +5,11 @@
 //!
 //! | method ([`ClockSyncMethod`]) | model | steps | paper |
 //! | --- | --- | --- | --- |
-//! | [`offset`](OffsetSync) | offset | O(P) against rank 0 | 002 eq. 2-3, 000 §3.1 |
-//! | [`skampi`](SkampiSync) | offset | O(P) against rank 0 | 004 §6, SKAMPI_PINGPONG |
-//! | [`netgauge`](NetgaugeSync) | offset | O(log P) tree | 000 §3.2, Figure 7 |
-//! | [`jk`](JkSync) | linear | O(P) against rank 0, peers round-robin per fit point | 004 §2, §6 (Jones and Koenig), mpits' order |
-//! | [`hca`](HcaSync) | linear | O(log P) slopes + O(P) or O(log P) intercepts | 004 §6, Alg. 1-4 |
+//! | [`offset`](OffsetSync) | offset | O(P) against rank 0 | Niethammer et al. 2016, eq. 2-3, Hoefler et al. 2010, §3.1 |
+//! | [`skampi`](SkampiSync) | offset | O(P) against rank 0 | Hunold and Carpen-Amarie 2015, §6, SKAMPI_PINGPONG |
+//! | [`netgauge`](NetgaugeSync) | offset | O(log P) tree | Hoefler et al. 2010, §3.2, Figure 7 |
+//! | [`jk`](JkSync) | linear | O(P) against rank 0, peers round-robin per fit point | Hunold and Carpen-Amarie 2015, §2, §6 (Jones and Koenig), mpits' order |
+//! | [`hca`](HcaSync) | linear | O(log P) slopes + O(P) or O(log P) intercepts | Hunold and Carpen-Amarie 2015, §6, Alg. 1-4 |
 //! | [`hca3`](Hca3Sync) | linear | O(log P), fits against the parent's global clock | HCA3 of ReproMPI/mpits (our reading) |
 //! | [`treefit`](TreefitSync) | linear | O(log P), fits against the parent's global clock | HCA3 of ReproMPI/mpits, with our fit points and intercept pass |
 //!

@@ -6,9 +6,9 @@ use super::Transport;
 use crate::clock::ClockModel;
 
 /// Offset-only synchronisation against rank 0, one peer after the other (O(P) steps):
-/// min-RTT ping-pong with the timer delay (Niethammer et al. 2016 (002) eq. 2-3), stopped
+/// min-RTT ping-pong with the timer delay (Niethammer et al. 2016, eq. 2-3), stopped
 /// after `nonimproving` consecutive exchanges that do not improve the RTT (Hoefler et al.
-/// 2010 (000) §3.1, N = 100). The model has slope 0, so its error grows with the clock skew.
+/// 2010, §3.1, N = 100). The model has slope 0, so its error grows with the clock skew.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OffsetSync {
     /// N: consecutive non-improving exchanges that end one peer's measurement.

@@ -10,15 +10,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum ClockSyncMethod {
-    /// Offset only, min-RTT ping-pong against rank 0, O(P) (002 eq. 2-3, 000 §3.1).
+    /// Offset only, min-RTT ping-pong against rank 0, O(P) (Niethammer et al. 2016, eq. 2-3, Hoefler et al. 2010, §3.1).
     Offset,
-    /// Offset only, SKaMPI's fixed-count bounds method against rank 0, O(P) (004 §6).
+    /// Offset only, SKaMPI's fixed-count bounds method against rank 0, O(P) (Hunold and Carpen-Amarie 2015, §6).
     Skampi,
-    /// Offset only, O(log P) tree of min-RTT offsets (000 §3.2, Figure 7).
+    /// Offset only, O(log P) tree of min-RTT offsets (Hoefler et al. 2010, §3.2, Figure 7).
     Netgauge,
-    /// Linear drift model per peer against rank 0, O(P) (Jones and Koenig; 004 §2, §6).
+    /// Linear drift model per peer against rank 0, O(P) (Jones and Koenig; Hunold and Carpen-Amarie 2015, §2, §6).
     Jk,
-    /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (004 §6, Alg. 1-4).
+    /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (Hunold and Carpen-Amarie 2015, §6, Alg. 1-4).
     Hca,
     /// HCA3 of ReproMPI/mpits: O(log P) top-down fits against the parent's global clock,
     /// SKaMPI-bounds fit points, regression intercepts.
@@ -81,33 +81,33 @@ impl std::fmt::Display for ClockSyncMethod {
 /// not the slope, set that error. The slope of a 50 ms fit is worse (treefit 10 s after the
 /// sync: median 1.0 µs instead of 0.17 µs): measurement runs track the drift and refit the
 /// slope over the run, so the initial fit only has to start them right. For long
-/// extrapolations without tracking use `--fitpoints 40 --fit-interval 10ms`. The paper (004
+/// extrapolations without tracking use `--fitpoints 40 --fit-interval 10ms`. The paper (Hunold and Carpen-Amarie 2015,
 /// §7) uses (N_FITPTS, N_EXCHANGES) = (100, 30) up to (500, 100) with back-to-back exchanges,
 /// i.e. 3,000-50,000 ping-pongs per pair; here 50 × 20 = 1,000.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClockSyncParams {
     /// N: consecutive exchanges that do not improve the smallest RTT before a min-RTT offset
-    /// measurement stops (000 §3.1; default 100, the paper's choice). offset, netgauge, and
+    /// measurement stops (Hoefler et al. 2010, §3.1; default 100, the paper's choice). offset, netgauge, and
     /// treefit's intercepts.
     pub nonimproving: u32,
     /// Cap on the exchanges of one min-RTT offset measurement (default 10,000).
     pub max_exchanges: u32,
-    /// N_FITPTS: fit points per pairwise regression (004 §6; default 50). jk, hca, hca3,
+    /// N_FITPTS: fit points per pairwise regression (Hunold and Carpen-Amarie 2015, §6; default 50). jk, hca, hca3,
     /// treefit.
     pub fitpoints: u32,
-    /// N_EXCHANGES: ping-pongs per fit point (004 §6; default 20). jk, hca, treefit.
+    /// N_EXCHANGES: ping-pongs per fit point (Hunold and Carpen-Amarie 2015, §6; default 20). jk, hca, treefit.
     pub exchanges_per_fitpoint: u32,
     /// Seconds between the starts of consecutive fit points (default 0.001 s; 0 = back to
-    /// back as in 004). A fit spans about `fitpoints × fit_interval_s`; its slope error falls
+    /// back as in Hunold and Carpen-Amarie 2015). A fit spans about `fitpoints × fit_interval_s`; its slope error falls
     /// with that span. jk, hca, treefit.
     pub fit_interval_s: f64,
-    /// N_PINGPONGS of the RTT estimate of Algorithm 3 (004; default 100). jk, hca.
+    /// N_PINGPONGS of the RTT estimate of Algorithm 3 (Hunold and Carpen-Amarie 2015; default 100). jk, hca.
     pub rtt_pingpongs: u32,
     /// Ping-pongs of one SKaMPI offset measurement (SKaMPI's Number_ping_pongs; default 100).
     /// skampi, hca intercepts.
     pub skampi_pingpongs: u32,
-    /// hca: re-measure intercepts per pair in the tree (004's second approach, O(log P))
+    /// hca: re-measure intercepts per pair in the tree (the second approach of Hunold and Carpen-Amarie 2015, O(log P))
     /// instead of against rank 0 after the tree (first approach, O(P); default false).
     pub hca_hierarchical_intercepts: bool,
 }

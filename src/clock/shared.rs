@@ -2,7 +2,7 @@
 //!
 //! Ranks on one host with the same boot and the same time namespace read one
 //! `CLOCK_MONOTONIC`, so their true offset and drift are exactly 0 and a synchronisation can
-//! only add error (issue 8: 10 µs on 4 ranks of one 2-core host). They take their host
+//! only add error (we measured 10 µs on 4 ranks of one 2-core host). They take their host
 //! leader's model instead. The identity is a presumption, not a proof (an emulated clock, a
 //! container with its own time namespace, `--clock wtime` on a library with a per-process
 //! timer): each such rank checks its clock against its leader's with a short min-RTT

@@ -1,4 +1,4 @@
-//! Drift tracking during a run (issue 8, item 3): cheap min-RTT offset probes taken between
+//! Drift tracking during a run: cheap min-RTT offset probes taken between
 //! and inside blocks, and a clock model refitted over the whole span so far.
 //!
 //! A slope fitted over a 0.4 s synchronisation and extrapolated over a long run is what fails

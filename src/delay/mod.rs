@@ -9,8 +9,8 @@
 //! - [`DetourSpec`] and [`DetourInjector`]: periodic CPU detours while the operation runs
 //!   (Ferreira, Bridges and Brightwell, SC08), driven by a POSIX timer and a signal handler.
 //!
-//! A *late arrival* (002 §III-D: one rank enters at t_b = t_a + δ) is a selection such as `0`
-//! with a fixed model; *noise* (000 §1.2: process skew from operating system noise) is the
+//! A *late arrival* (Niethammer et al. 2016, §III-D: one rank enters at t_b = t_a + δ) is a selection such as `0`
+//! with a fixed model; *noise* (Hoefler et al. 2010, §1.2: process skew from operating system noise) is the
 //! selection `all` with a sampled model, so that every rank gets its own random delay.
 
 mod detour;

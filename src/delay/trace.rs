@@ -32,7 +32,7 @@ pub(crate) fn parse_values(path: &str, text: &str) -> Result<Vec<f64>, DelayMode
         };
         // Scripts usually write seconds as plain numbers, so those are accepted without a unit
         // here, unlike on the command line where `50` is ambiguous. But a plain 1 or more is
-        // far more likely microseconds than a delay of seconds per repetition (issue 11): it
+        // far more likely microseconds than a delay of seconds per repetition: it
         // needs its unit.
         let value = match item.parse::<f64>() {
             Ok(v) if v.is_finite() && v >= 1.0 => {

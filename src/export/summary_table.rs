@@ -62,10 +62,10 @@ pub(super) fn notes(a: &Analysis) -> Vec<String> {
             a.bootstrap.level * 100.0,
             a.bootstrap.resamples
         ),
-        "b med: delay overlap benefit (t0 + delta - t_delta) / t_delta (002 eq. 5) from medians;"
+        "b med: delay overlap benefit (t0 + delta - t_delta) / t_delta from medians".into(),
+        "  (Niethammer et al. 2016, eq. 5); b min: the same from minima, as that paper reports it;"
             .into(),
-        "  b min: the same from minima, as 002 reports it; significant no: the interval holds 0."
-            .into(),
+        "  significant no: the interval holds 0.".into(),
         "b ceiling: min(t0, delta) / max(t0, delta), the largest b possible (t_delta >= both);"
             .into(),
         "  hidden: b med / ceiling, 100% = hidden as well as the ceiling allows.".into(),
@@ -286,7 +286,9 @@ mod tests {
             .iter()
             .skip_while(|l| !l.starts_with("t0, t_delta"))
             .collect();
-        assert!(after.iter().any(|l| l.contains("002 eq. 5")));
+        assert!(after
+            .iter()
+            .any(|l| l.contains("Niethammer et al. 2016, eq. 5")));
         assert!(after
             .iter()
             .any(|l| l.contains("min(t0, delta) / max(t0, delta)")));

@@ -1,5 +1,5 @@
 //! The benefit figure: delay overlap benefit in % against P for one δ, one panel per message
-//! size, one line per kernel (002 Figures 6, 8, 10, 12, 14, 16).
+//! size, one line per kernel (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
 
 use super::layout::{benefit_range, YAxis, PART_SEP};
 use super::naming::{pretty_bytes, pretty_duration, same_delay};

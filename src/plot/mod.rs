@@ -6,15 +6,15 @@
 //! [`write_run_figures`] draws what the records contain, each kind once per δ > 0 where it
 //! depends on δ (see [`FigureKind`] for the list and the paper figure each follows):
 //!
-//! - `benefit_vs_p_{δ}`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (002 eq. 5) in
+//! - `benefit_vs_p_{δ}`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (Niethammer et al. 2016, eq. 5) in
 //!   percent against P, one panel per message size, one line per kernel (blocking solid with
 //!   circles, nonblocking dashed with squares), the bootstrap interval of the median as error
 //!   bars, and the benefit ceiling min(t0, δ) / max(t0, δ) as a thin dotted line.
-//! - `t_global_vs_p_{δ}`: t_global (002 eq. 4) in µs against P, delayed (blue) and undelayed
+//! - `t_global_vs_p_{δ}`: t_global (Niethammer et al. 2016, eq. 4) in µs against P, delayed (blue) and undelayed
 //!   (grey), one panel per kernel family and size.
 //! - `t_global_vs_size_{δ}`: the same against the message size, one panel per family and P.
 //! - `timeline_{δ}`: per rank, the wait, the operation and its end on the global clock for
-//!   the median repetition, delayed ranks marked (the trace pictures of 002 Figures 2 and 3).
+//!   the median repetition, delayed ranks marked (the trace pictures of Niethammer et al. 2016, Figures 2 and 3).
 //! - `t_global_ecdf_{δ}`: the empirical distribution of t_global, δ = 0 against δ.
 //! - `t_global_over_run`: t_global of every repetition against its index, which exposes
 //!   clock drift and warm-up.
@@ -56,7 +56,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Stat {
     /// Minimum t_global over valid repetitions and the benefit computed from minima, as the
-    /// paper reports them (002 §IV): the best the system can do. Minima have no interval, so
+    /// paper reports them (Niethammer et al. 2016, §IV): the best the system can do. Minima have no interval, so
     /// no error bars are drawn.
     Min,
     /// Median t_global over valid repetitions and the benefit computed from medians: what a
@@ -129,16 +129,16 @@ impl Stat {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FigureKind {
     /// Delay overlap benefit vs P per kernel, blocking vs nonblocking, one panel per size
-    /// (002 Figures 6, 8, 10, 12, 14, 16).
+    /// (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
     #[value(name = "benefit_vs_p")]
     BenefitVsP,
-    /// t_global vs P, delayed vs undelayed (002 Figures 5, 7, 9, 11, 13, 15).
+    /// t_global vs P, delayed vs undelayed (Niethammer et al. 2016, Figures 5, 7, 9, 11, 13, 15).
     #[value(name = "t_global_vs_p")]
     TGlobalVsP,
     /// t_global vs message size, delayed vs undelayed, one panel per family and P.
     #[value(name = "t_global_vs_size")]
     TGlobalVsSize,
-    /// Per-rank timeline of the median repetition on the global clock (002 Figures 2, 3).
+    /// Per-rank timeline of the median repetition on the global clock (Niethammer et al. 2016, Figures 2, 3).
     #[value(name = "timeline")]
     Timeline,
     /// Empirical distribution of t_global per configuration, δ = 0 against δ.

@@ -1,6 +1,6 @@
 //! t_global over the run: every repetition's t_global against its index, undelayed and
 //! delayed, one panel per kernel and size at the largest P. A slope exposes clock drift
-//! (Hunold and Carpen-Amarie 2015 (004), §5, Figures 1 and 7); a high start, warm-up.
+//! (Hunold and Carpen-Amarie 2015, §5, Figures 1 and 7); a high start, warm-up.
 
 use super::benefit::sorted_distinct;
 use super::naming::{pretty_bytes, pretty_duration};

@@ -174,7 +174,7 @@ pub struct FigureSpec {
     pub zero_line: bool,
     /// How x values are labelled: process counts or message sizes.
     pub x_format: XFormat,
-    /// Distinct hosts per P (issue 7): tick labels read `P (hosts)` when they differ between
+    /// Distinct hosts per P: tick labels read `P (hosts)` when they differ between
     /// P; empty when the records do not say.
     pub hosts: Vec<(u32, u32)>,
     /// The run's warnings ([`crate::analysis::run_warnings`]), repeated under the subtitle so

@@ -1,6 +1,6 @@
 //! The t_global figure: t_global in µs against P for one δ, one panel per kernel family and
 //! message size, with the delayed and the undelayed (baseline) series of the blocking and the
-//! nonblocking kernel (002 Figures 5, 7, 9, 11, 13, 15).
+//! nonblocking kernel (Niethammer et al. 2016, Figures 5, 7, 9, 11, 13, 15).
 
 use super::benefit::{ops_of, sorted_distinct, SizeKey};
 use super::layout::{time_axis, PART_SEP};
@@ -64,7 +64,7 @@ impl Kind {
 /// What a t_global figure puts on its x axis; the other dimension makes the panels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Along {
-    /// x = P, one panel per kernel family and size (002 Figures 5, 7, ...).
+    /// x = P, one panel per kernel family and size (Niethammer et al. 2016, Figures 5, 7, ...).
     Procs,
     /// x = message size, one panel per kernel family and P; barriers, without payload, left
     /// out.

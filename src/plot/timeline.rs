@@ -1,4 +1,4 @@
-//! The per-rank timeline of one repetition on the global clock, like the traces of 002
+//! The per-rank timeline of one repetition on the global clock, like the traces of Niethammer et al. 2016,
 //! Figures 2 and 3: each rank's wait for its (delayed) start, then its time inside the
 //! operation until it returned. The blocking and the nonblocking kernel of one family, each
 //! undelayed and under δ, at the smallest size and largest P; the repetition shown is the one

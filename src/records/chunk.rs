@@ -1,4 +1,4 @@
-//! Blocks written in chunks (issue 11): a long block is written as consecutive repetition
+//! Blocks written in chunks: a long block is written as consecutive repetition
 //! ranges, each in its own checksummed frame, so an interrupted run keeps every complete chunk
 //! of the block in flight, not only whole blocks. A [`BlockEnd`] closes a chunked block.
 

@@ -1,5 +1,5 @@
 //! The content of a records file: one [`Header`], one [`Block`] per measured configuration,
-//! and a [`Footer`] when the run completed (DESIGN.md, "Records"; 002 §III-C).
+//! and a [`Footer`] when the run completed (docs/records-format.md; Niethammer et al. 2016, §III-C).
 //!
 //! Per-repetition arrays are flattened row-major with shape `[nrep][nprocs]`
 //! (index `rep * nprocs + rank`) and stored as CBOR byte strings of big-endian f64,
@@ -26,7 +26,7 @@ pub enum Item {
     Header(Box<Header>),
     Block(Box<Block>),
     Footer(Box<Footer>),
-    /// Repetitions of a block written in chunks (issue 11).
+    /// Repetitions of a block written in chunks, so that a long block is not lost at an interruption.
     Chunk(Box<super::Chunk>),
     /// Closes a block written in chunks.
     #[serde(rename = "block_end")]
@@ -40,7 +40,7 @@ pub struct ClockInfo {
     pub source: String,
     /// Resolution reported by the source, seconds.
     pub resolution_s: f64,
-    /// Timer delay Δ: the median cost of one clock read on rank 0, seconds (002 eq. 3).
+    /// Timer delay Δ: the median cost of one clock read on rank 0, seconds (Niethammer et al. 2016, eq. 3).
     pub timer_delay_s: f64,
 }
 
@@ -235,7 +235,7 @@ pub struct Block {
     pub flags_online: Vec<u8>,
 }
 
-/// Overlap mode of a nonblocking kernel (000 §4.1, Listing 6 and steps 1-8; 000 §4.2): each
+/// Overlap mode of a nonblocking kernel (Hoefler et al. 2010, §4.1, Listing 6 and steps 1-8, and §4.2): each
 /// rank posts the operation (t_init), computes with optional `MPI_Test` calls spread over
 /// the computation, then waits (t_wait). Arrays `[nrep][nprocs]`, seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -262,7 +262,7 @@ pub struct OverlapRecord {
     pub wait_s: F64Array,
 }
 
-/// The end of an adaptive block (001 §3): repetitions stop once the Student's t confidence
+/// The end of an adaptive block (Lastovetsky, Rychkov and O'Flynn 2008, §3): repetitions stop once the Student's t confidence
 /// interval of the mean valid t_global is narrower than the relative bound.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AdaptiveRecord {
@@ -309,7 +309,7 @@ impl Block {
     }
 
     /// True when every repetition is a plain late arrival: some ranks got exactly the nominal
-    /// delay and at least one rank none, so that δ of 002 eq. 5 is the nominal delay. False
+    /// delay and at least one rank none, so that δ of eq. 5 of Niethammer et al. 2016 is the nominal delay. False
     /// for the baseline, sampled models, and delays on every rank.
     pub fn is_late_arrival(&self) -> bool {
         let p = self.nprocs as usize;
@@ -343,7 +343,7 @@ impl Block {
     }
 }
 
-/// End-of-run clock check (002 §III-A) and wall time, written last.
+/// End-of-run clock check (Niethammer et al. 2016, §III-A) and wall time, written last.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Footer {
     /// Per rank: offset of its local clock to rank 0's at the end of the run, seconds (what

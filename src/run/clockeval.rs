@@ -163,7 +163,7 @@ fn report(rows: &[ClockSyncRow], args: &ClockSyncEvalArgs) -> ExitCode {
         .output
         .clone()
         .unwrap_or_else(|| crate::output_name::default_output("results", "clocksync", "csv"));
-    // Never overwrite: results of an earlier run stay as they were (issue 11).
+    // Never overwrite: results of an earlier run stay as they were.
     let written = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

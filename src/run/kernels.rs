@@ -1,6 +1,6 @@
 //! The measured collective kernels and their buffers.
 //!
-//! Nonblocking kernels are posted and immediately waited on, as in 002 §IV, so their time is
+//! Nonblocking kernels are posted and immediately waited on, as in Niethammer et al. 2016, §IV, so their time is
 //! comparable with the blocking form; in overlap mode ([`Kernel::run_overlapped`]) they
 //! compute between post and wait. See [`Op`] for what a message size means per kernel.
 

@@ -100,8 +100,8 @@ pub struct BlockSpec {
     /// Adaptive repetitions: `my_delays` then covers `nrep_max` repetitions.
     pub adaptive: Option<AdaptiveSpec>,
     /// Gather the repetitions since the last chunk and write them as a chunk after every this
-    /// many (the same on every rank), so a rank killed mid-block loses at most one chunk
-    /// (issue 11, part 2). `None`: the block is gathered once, at its end.
+    /// many (the same on every rank), so a rank killed mid-block loses at most one chunk.
+    /// `None`: the block is gathered once, at its end.
     pub chunk_every_reps: Option<usize>,
 }
 

@@ -325,7 +325,7 @@ impl<'w> Runner<'w> {
     }
 
     /// Overlap mode of a nonblocking `op`: the computation sized to t_b, the median of the
-    /// slowest rank's warm-up times (post then wait; 000 Listing 6 takes the maximum over
+    /// slowest rank's warm-up times (post then wait; Hoefler et al. 2010, Listing 6 takes the maximum over
     /// ranks of one timed run, the median of several is steadier). Collective on `comm`.
     fn overlap_compute(
         &self,
@@ -557,7 +557,7 @@ impl<'w> Runner<'w> {
         self.warnings.push(msg);
     }
 
-    /// Measures every rank's global clock error at the end (002 §III-A check) and warns when
+    /// Measures every rank's global clock error at the end (Niethammer et al. 2016, §III-A check) and warns when
     /// it is large against the times measured.
     fn end_of_run_check(&mut self, medians: &[f64]) -> Footer {
         let errors = self

@@ -1,5 +1,5 @@
 //! `delaybench schemes`: one operation, size and P timed by every published scheme, side by
-//! side (001 §2; de Supinski and Karonis 1999 (003), Figures 2 and 9; 004 Figure 2).
+//! side (Lastovetsky, Rychkov and O'Flynn 2008, §2; de Supinski and Karonis 1999, Figures 2 and 9; Hunold and Carpen-Amarie 2015, Figure 2).
 //! What each measures and why they differ: `docs/nonblocking.md`.
 
 use super::hosts::Hosts;
@@ -146,7 +146,7 @@ fn max_over_ranks(comm: &SimpleCommunicator, value: f64) -> f64 {
 }
 
 /// (1) `MPI_Barrier` before each repetition, the local time of each rank, the maximum over
-/// ranks per repetition, the median over repetitions (OSU; 001's *maximum* method).
+/// ranks per repetition, the median over repetitions (OSU; the *maximum* method of Lastovetsky, Rychkov and O'Flynn 2008).
 fn barrier_max(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
     let mine: Vec<f64> = (0..nrep)
         .map(|_| {
@@ -184,7 +184,7 @@ fn barrier_loop(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing,
 }
 
 /// (4) Window synchronisation on the global clock: the median t_global of the repetitions
-/// that started on time and ended inside their window (002 eq. 4; 004 scheme 4), and how
+/// that started on time and ended inside their window (Niethammer et al. 2016, eq. 4; Hunold and Carpen-Amarie 2015, scheme 4), and how
 /// many those were (NaN seconds if none).
 fn window(
     comm: &SimpleCommunicator,
@@ -230,7 +230,7 @@ fn window(
     )
 }
 
-/// de Supinski and Karonis (003, Figure 9), on rank 0 as the root: for each destination i,
+/// de Supinski and Karonis (1999, Figure 9), on rank 0 as the root: for each destination i,
 /// RTT_i from `nrep` ping-pongs; then `nrep` (broadcast, acknowledgement from i) pairs after
 /// one unmeasured pair, E_i their time; OL_i = E_i − RTT_i / 2; the result is the maximum
 /// OL_i over i (seconds, on rank 0; NaN elsewhere). Unlike the paper's means over M, RTT_i
@@ -257,7 +257,7 @@ fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32)
             })
             .collect();
         comm.barrier();
-        // The first pair only brings every rank into step (003, §4).
+        // The first pair only brings every rank into step (de Supinski and Karonis 1999, §4).
         let es: Vec<f64> = (0..=nrep)
             .map(|_| {
                 let t = timing.clock.now();
@@ -281,7 +281,7 @@ fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32)
     }
 }
 
-/// Broadcast rounds (003 §3): `nrep` rounds of one broadcast from every root in order
+/// Broadcast rounds (de Supinski and Karonis 1999, §3): `nrep` rounds of one broadcast from every root in order
 /// 0..P-1, the time per broadcast, the maximum over ranks. Pipelining makes it a lower bound.
 fn bcast_rounds(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
     comm.barrier();
@@ -295,7 +295,7 @@ fn bcast_rounds(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep
     max_over_ranks(comm, per)
 }
 
-/// Broadcast-barrier (003 §3): `nrep` (broadcast, barrier) pairs, the time per pair, the
+/// Broadcast-barrier (de Supinski and Karonis 1999, §3): `nrep` (broadcast, barrier) pairs, the time per pair, the
 /// maximum over ranks. Includes the barrier, so an upper bound.
 fn bcast_barrier(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
     comm.barrier();

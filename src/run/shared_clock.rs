@@ -1,4 +1,4 @@
-//! Hierarchical clock synchronisation over shared clocks (issue 8, items 1-2): ranks that read
+//! Hierarchical clock synchronisation over shared clocks: ranks that read
 //! their host leader's clock take its model exactly, after a check; only leaders (and ranks
 //! that failed the check) run the chosen method, over the network.
 
