@@ -1,7 +1,6 @@
 //! `delaybench clocksync`: per method and P, the synchronisation time and the clock error
 //! right after it and after waits (Hunold and Carpen-Amarie 2015, §7, Figures 8-10).
 
-use super::hosts::Hosts;
 use super::session::Session;
 use super::tracking::{probe_clocks, ProbeComms};
 use super::transport::MpiTransport;
@@ -16,22 +15,25 @@ use std::time::{Duration, Instant};
 
 /// Runs the evaluation under MPI; rank 0 prints the table and writes the CSV.
 pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
-    let Some(universe) = super::init() else {
-        return ExitCode::FAILURE;
-    };
-    let world = universe.world();
-    let Some(procs) = super::checked_procs(&world, &args.procs) else {
-        return ExitCode::from(2);
-    };
-    if let Err(msg) = check_duration(&args, procs.len()) {
-        if world.rank() == 0 {
-            eprintln!("delaybench: error: {msg}");
-        }
-        return ExitCode::from(2);
-    }
-    let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
-    let hosts = Hosts::discover(&world);
-    let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
+    let check = |procs: &[u32]| check_duration(&args, procs.len());
+    let emulate = args.params.emulate_clock.as_ref();
+    super::command(
+        &args.procs,
+        check,
+        emulate,
+        args.clock,
+        |session, procs, emulation| run(session, procs, &args, emulation),
+    )
+}
+
+/// The evaluation of [`main`] once MPI and the session are up.
+fn run(
+    session: &mut Session,
+    procs: Vec<u32>,
+    args: &ClockSyncEvalArgs,
+    emulation: Option<&EmulationSpec>,
+) -> ExitCode {
+    let world = session.world;
     let mut waits = args.waits.clone();
     waits.sort_by(f64::total_cmp);
     let mut rows = Vec::new();
@@ -48,14 +50,7 @@ pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
                         method: m,
                         track_every_s: track,
                     };
-                    rows.extend(evaluate(
-                        comm,
-                        session,
-                        how,
-                        &args,
-                        &waits,
-                        emulation.as_ref(),
-                    ));
+                    rows.extend(evaluate(comm, session, how, args, &waits, emulation));
                 }
             }
             rows
@@ -63,7 +58,7 @@ pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
         rows.extend(found.unwrap_or_default());
     }
     if world.rank() == 0 {
-        return report(&rows, &args);
+        return report(&rows, args);
     }
     ExitCode::SUCCESS
 }

@@ -112,7 +112,7 @@ pub struct Measured {
     pub block: Option<Block>,
     pub chunked_reps: u32,
     /// Rank 0: the records file refused a chunk; the caller ends the run with this message.
-    pub write_error: Option<String>,
+    pub write_error: Option<crate::records::RecordsError>,
 }
 
 /// Measures one block on `comm` and returns it on rank 0. With `detours`, the injector's gate
@@ -161,7 +161,7 @@ pub fn measure_block(
             if let Some(part) = part {
                 if let (Some(w), None) = (sink.as_deref_mut(), &write_error) {
                     if let Err(e) = w.write_chunk(chunked as u32, &part) {
-                        write_error = Some(e.to_string());
+                        write_error = Some(e);
                     }
                 }
                 join(&mut joined, chunked, part);

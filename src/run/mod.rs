@@ -7,6 +7,7 @@
 
 mod agree;
 mod clockeval;
+mod error;
 mod gather;
 mod hosts;
 mod interrupt;
@@ -50,9 +51,9 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
     let hosts = hosts::Hosts::discover(&world);
     let agreed = match agree::agree(&world, &args, &hosts.names) {
         Ok(a) => a,
-        Err(msg) => {
+        Err(e) => {
             if mpi::traits::Communicator::rank(&world) == 0 {
-                eprintln!("delaybench: error: {msg}");
+                eprintln!("delaybench: error: {e}");
             }
             return ExitCode::from(2);
         }
@@ -69,7 +70,7 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
     }
     let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study);
     match runner.run(agreed.writer) {
-        Err(msg) => fail(&world, &msg),
+        Err(e) => fail(&world, &e.to_string()),
         // 128 + the signal, as shells report a process ended by it.
         Ok(()) => match interrupt::signal() {
             Some(sig) => ExitCode::from((128 + sig).clamp(0, 255) as u8),
@@ -86,6 +87,39 @@ fn init() -> Option<Universe> {
         eprintln!("delaybench: error: MPI was already initialised");
     }
     universe
+}
+
+/// The start every MPI command but the measurement shares: MPI, the process counts (`procs`,
+/// or the default), the command's own check of its options given those counts (`check`: a
+/// message refuses the command with exit status 2 on every rank, rank 0 printing it, before
+/// anything is measured), the hosts, and a session on the clock of `source` (emulated as
+/// `emulate` asks, with an agreed epoch). `body` gets the session, the process counts and the
+/// agreed emulation.
+fn command(
+    procs: &[u32],
+    check: impl FnOnce(&[u32]) -> Result<(), String>,
+    emulate: Option<&crate::clock::EmulationSpec>,
+    source: ClockSource,
+    body: impl FnOnce(&mut session::Session, Vec<u32>, Option<&crate::clock::EmulationSpec>) -> ExitCode,
+) -> ExitCode {
+    use mpi::traits::Communicator;
+    let Some(universe) = init() else {
+        return ExitCode::FAILURE;
+    };
+    let world = universe.world();
+    let Some(procs) = checked_procs(&world, procs) else {
+        return ExitCode::from(2);
+    };
+    if let Err(msg) = check(&procs) {
+        if world.rank() == 0 {
+            eprintln!("delaybench: error: {msg}");
+        }
+        return ExitCode::from(2);
+    }
+    let emulation = agreed_emulation(&world, emulate, source);
+    let hosts = hosts::Hosts::discover(&world);
+    let mut session = session::Session::new(&world, hosts, source, emulation.as_ref());
+    body(&mut session, procs, emulation.as_ref())
 }
 
 /// Ends every rank after an error on this one: a message, then `MPI_Abort`, never a hang.

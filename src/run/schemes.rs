@@ -2,7 +2,6 @@
 //! side (Lastovetsky, Rychkov and O'Flynn 2008, §2; de Supinski and Karonis 1999, Figures 2 and 9; Hunold and Carpen-Amarie 2015, Figure 2).
 //! What each measures and why they differ: `docs/nonblocking.md`.
 
-use super::hosts::Hosts;
 use super::kernels::Kernel;
 use super::measure::{auto_window, warm_up};
 use super::session::Session;
@@ -24,27 +23,31 @@ const ACK_TAG: i32 = 7003;
 
 /// Runs every scheme under MPI and prints the table on rank 0.
 pub fn main(args: SchemesArgs) -> ExitCode {
-    let Some(universe) = super::init() else {
-        return ExitCode::FAILURE;
+    let check = |_: &[u32]| {
+        let sizes_ok = args.sizes.iter().all(|&b| b > 0 && b % 8 == 0);
+        (args.nrep >= 2 && !args.ops.is_empty() && sizes_ok)
+            .then_some(())
+            .ok_or_else(|| {
+                "schemes needs --nrep >= 2, at least one op, and sizes that are positive \
+                 multiples of 8 bytes (reductions sum f64 elements)"
+                    .to_string()
+            })
     };
-    let world = universe.world();
-    let Some(procs) = super::checked_procs(&world, &args.procs) else {
-        return ExitCode::from(2);
-    };
-    if args.nrep < 2 || args.ops.is_empty() || args.sizes.iter().any(|&b| b == 0 || b % 8 != 0) {
-        if world.rank() == 0 {
-            eprintln!(
-                "delaybench: error: schemes needs --nrep >= 2, at least one op, and sizes that \
-                 are positive multiples of 8 bytes (reductions sum f64 elements)"
-            );
-        }
-        return ExitCode::from(2);
-    }
-    let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
-    let hosts = Hosts::discover(&world);
-    let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
+    let emulate = args.params.emulate_clock.as_ref();
+    super::command(
+        &args.procs,
+        check,
+        emulate,
+        args.clock,
+        |session, procs, _| run(session, procs, &args),
+    )
+}
+
+/// The measurement of [`main`] once MPI and the session are up.
+fn run(session: &mut Session, procs: Vec<u32>, args: &SchemesArgs) -> ExitCode {
+    let world = session.world;
     let method = build(args.clock_sync, &args.params.params());
-    session.synchronise(&world, method.as_ref());
+    session.synchronise(world, method.as_ref());
     let tolerance = match args.late_tolerance {
         WindowArg::Auto => None,
         WindowArg::Fixed(t) => Some(t),

@@ -199,26 +199,14 @@ impl<'w> Session<'w> {
     }
 
     /// Runs `measure` on the communicator of world ranks 0..p-1 while the other ranks wait
-    /// without using the CPU (collective on the world). Chooses how ranks wait first, and
-    /// returns with `measure`'s result (`None` on the idle ranks) the warning about shared
-    /// cores, which rank 0 also prints.
+    /// without using the CPU (collective on the world); see [`at_p`].
     pub fn measure_at<R>(
         &mut self,
         p: u32,
         tolerance_s: Option<f64>,
         measure: impl FnOnce(&mut Session<'w>, &SimpleCommunicator) -> R,
     ) -> (Option<R>, Option<String>) {
-        let world = self.world;
-        let warning = self.set_waiting(p, tolerance_s);
-        if let (Some(msg), 0) = (&warning, world.rank()) {
-            eprintln!("delaybench: warning: {msg}");
-        }
-        let result = sub_communicator(world, self.hosts.members(p)).map(|comm| {
-            let _pin = self.pin_for(p);
-            measure(self, &comm)
-        });
-        idle_barrier(world);
-        (result, warning)
+        at_p(self, p, tolerance_s, measure)
     }
 
     /// While ranks 0..p-1 busy-wait, gives this rank a core of its own (dropped: restored).
@@ -229,6 +217,45 @@ impl<'w> Session<'w> {
         let rank = self.world.rank() as usize;
         Pin::to_own_core(self.hosts.local_index(rank, p))
     }
+}
+
+/// What holds a rank's [`Session`]: the session itself, or a command's state around it (the
+/// measurement runner), so that [`at_p`] can hand the whole of it to the measuring closure.
+pub trait WithSession<'w> {
+    fn session(&mut self) -> &mut Session<'w>;
+}
+
+impl<'w> WithSession<'w> for Session<'w> {
+    fn session(&mut self) -> &mut Session<'w> {
+        self
+    }
+}
+
+/// The one way every MPI command measures at one P (collective on the world): chooses how
+/// ranks wait (late-start tolerance `tolerance_s` or the strategy's default), prints on rank 0
+/// the warning about shared cores, runs `measure` on the communicator of world ranks 0..p-1
+/// (each pinned to a core of its own while busy-waiting) while the other ranks wait without
+/// using the CPU, and meets every rank again. Returns `measure`'s result (`None` on the idle
+/// ranks) and the warning.
+pub fn at_p<'w, C: WithSession<'w>, R>(
+    ctx: &mut C,
+    p: u32,
+    tolerance_s: Option<f64>,
+    measure: impl FnOnce(&mut C, &SimpleCommunicator) -> R,
+) -> (Option<R>, Option<String>) {
+    let session = ctx.session();
+    let world = session.world;
+    let warning = session.set_waiting(p, tolerance_s);
+    if let (Some(msg), 0) = (&warning, world.rank()) {
+        eprintln!("delaybench: warning: {msg}");
+    }
+    let members = session.hosts.members(p).to_vec();
+    let result = sub_communicator(world, &members).map(|comm| {
+        let _pin = ctx.session().pin_for(p);
+        measure(ctx, &comm)
+    });
+    idle_barrier(world);
+    (result, warning)
 }
 
 /// The communicator of the world ranks `members`, ranked in that order, or `None` on the

@@ -2,7 +2,6 @@
 //! (Hunold and Carpen-Amarie 2015, §4, Figure 4): MPI_Barrier and the own dissemination
 //! barrier, each called at window-synchronised start instants.
 
-use super::hosts::Hosts;
 use super::measure::auto_window;
 use super::session::Session;
 use super::window::{BarrierKind, ProcessSync, WindowSync};
@@ -18,24 +17,26 @@ use std::process::ExitCode;
 
 /// Runs the skew measurement under MPI and prints the table on rank 0.
 pub fn main(args: SkewArgs) -> ExitCode {
-    let Some(universe) = super::init() else {
-        return ExitCode::FAILURE;
+    let check = |_: &[u32]| {
+        (args.nrep >= 2)
+            .then_some(())
+            .ok_or_else(|| "--nrep must be at least 2 for a confidence interval".to_string())
     };
-    let world = universe.world();
-    let Some(procs) = super::checked_procs(&world, &args.procs) else {
-        return ExitCode::from(2);
-    };
-    if args.nrep < 2 {
-        if world.rank() == 0 {
-            eprintln!("delaybench: error: --nrep must be at least 2 for a confidence interval");
-        }
-        return ExitCode::from(2);
-    }
-    let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
-    let hosts = Hosts::discover(&world);
-    let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
+    let emulate = args.params.emulate_clock.as_ref();
+    super::command(
+        &args.procs,
+        check,
+        emulate,
+        args.clock,
+        |session, procs, _| run(session, procs, &args),
+    )
+}
+
+/// The measurement of [`main`] once MPI and the session are up.
+fn run(session: &mut Session, procs: Vec<u32>, args: &SkewArgs) -> ExitCode {
+    let world = session.world;
     let method = build(args.clock_sync, &args.params.params());
-    session.synchronise(&world, method.as_ref());
+    session.synchronise(world, method.as_ref());
     let mut rows = Vec::new();
     for p in procs {
         let (found, _) = session.measure_at(p, None, |session, comm| {
