@@ -112,3 +112,16 @@ impl ClockSync for HcaSync {
         stats.outcome(model)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+    name: "hca",
+    models_drift: true,
+    build: |p| {
+        Box::new(HcaSync {
+            fit: p.fit(),
+            skampi_pingpongs: p.skampi_pingpongs,
+            hierarchical_intercepts: p.hca_hierarchical_intercepts,
+        })
+    },
+};

@@ -60,3 +60,10 @@ impl ClockSync for Hca3Sync {
         stats.outcome(model)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+    name: "hca3",
+    models_drift: true,
+    build: |p| Box::new(Hca3Sync { fit: p.fit() }),
+};

@@ -103,3 +103,10 @@ pub(crate) fn fit_params_strings(f: &FitParams) -> Vec<String> {
         format!("rtt_pingpongs={}", f.rtt_pingpongs),
     ]
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+    name: "jk",
+    models_drift: true,
+    build: |p| Box::new(JkSync { fit: p.fit() }),
+};

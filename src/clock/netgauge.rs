@@ -71,3 +71,15 @@ impl ClockSync for NetgaugeSync {
         stats.outcome(model)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+    name: "netgauge",
+    models_drift: false,
+    build: |p| {
+        Box::new(NetgaugeSync {
+            nonimproving: p.nonimproving,
+            max_exchanges: p.max_exchanges,
+        })
+    },
+};

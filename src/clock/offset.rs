@@ -61,6 +61,18 @@ pub(super) fn answer_root(t: &dyn Transport) -> SyncOutcome {
     stats.outcome(ClockModel::offset_only(est.offset_s))
 }
 
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+    name: "offset",
+    models_drift: false,
+    build: |p| {
+        Box::new(OffsetSync {
+            nonimproving: p.nonimproving,
+            max_exchanges: p.max_exchanges,
+        })
+    },
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,9 +1,7 @@
 //! The clock synchronisation methods by name, and their parameters.
 
 use super::fit::FitParams;
-use super::{
-    ClockSync, Hca3Sync, HcaSync, JkSync, NetgaugeSync, OffsetSync, SkampiSync, TreefitSync,
-};
+use super::ClockSync;
 use serde::{Deserialize, Serialize};
 
 /// The clock synchronisation methods, chosen by name on the command line and in configs.
@@ -40,29 +38,39 @@ impl ClockSyncMethod {
         ClockSyncMethod::Treefit,
     ];
 
-    /// Name on the command line and in records.
-    pub fn name(self) -> &'static str {
+    /// The method's registry entry: one arm per method, each from the method's own file.
+    fn entry(self) -> MethodEntry {
         match self {
-            ClockSyncMethod::Offset => "offset",
-            ClockSyncMethod::Skampi => "skampi",
-            ClockSyncMethod::Netgauge => "netgauge",
-            ClockSyncMethod::Jk => "jk",
-            ClockSyncMethod::Hca => "hca",
-            ClockSyncMethod::Hca3 => "hca3",
-            ClockSyncMethod::Treefit => "treefit",
+            ClockSyncMethod::Offset => super::offset::ENTRY,
+            ClockSyncMethod::Skampi => super::skampi::ENTRY,
+            ClockSyncMethod::Netgauge => super::netgauge::ENTRY,
+            ClockSyncMethod::Jk => super::jk::ENTRY,
+            ClockSyncMethod::Hca => super::hca::ENTRY,
+            ClockSyncMethod::Hca3 => super::hca3::ENTRY,
+            ClockSyncMethod::Treefit => super::treefit::ENTRY,
         }
+    }
+
+    /// The method's name on the command line, in configs and in records.
+    pub fn name(self) -> &'static str {
+        self.entry().name
     }
 
     /// True for methods that estimate a slope (drift-aware), false for offset-only ones.
     pub fn models_drift(self) -> bool {
-        matches!(
-            self,
-            ClockSyncMethod::Jk
-                | ClockSyncMethod::Hca
-                | ClockSyncMethod::Hca3
-                | ClockSyncMethod::Treefit
-        )
+        self.entry().models_drift
     }
+}
+
+/// What the registry knows of one method; each method's file defines its `ENTRY`.
+#[derive(Clone, Copy)]
+pub struct MethodEntry {
+    /// Its name (the clap value and the serde name of its [`ClockSyncMethod`] variant).
+    pub name: &'static str,
+    /// Whether it estimates a slope (drift-aware) or only an offset.
+    pub models_drift: bool,
+    /// The method with the parameters it uses.
+    pub build: fn(&ClockSyncParams) -> Box<dyn ClockSync + Send + Sync>,
 }
 
 impl std::fmt::Display for ClockSyncMethod {
@@ -155,37 +163,22 @@ impl ClockSyncParams {
 
 /// The method `method` with the parameters it uses from `p`.
 pub fn build(method: ClockSyncMethod, p: &ClockSyncParams) -> Box<dyn ClockSync + Send + Sync> {
-    match method {
-        ClockSyncMethod::Offset => Box::new(OffsetSync {
-            nonimproving: p.nonimproving,
-            max_exchanges: p.max_exchanges,
-        }),
-        ClockSyncMethod::Skampi => Box::new(SkampiSync {
-            pingpongs: p.skampi_pingpongs,
-        }),
-        ClockSyncMethod::Netgauge => Box::new(NetgaugeSync {
-            nonimproving: p.nonimproving,
-            max_exchanges: p.max_exchanges,
-        }),
-        ClockSyncMethod::Jk => Box::new(JkSync { fit: p.fit() }),
-        ClockSyncMethod::Hca => Box::new(HcaSync {
-            fit: p.fit(),
-            skampi_pingpongs: p.skampi_pingpongs,
-            hierarchical_intercepts: p.hca_hierarchical_intercepts,
-        }),
-        ClockSyncMethod::Hca3 => Box::new(Hca3Sync { fit: p.fit() }),
-        ClockSyncMethod::Treefit => Box::new(TreefitSync {
-            fit: p.fit(),
-            nonimproving: p.nonimproving,
-            max_exchanges: p.max_exchanges,
-        }),
-    }
+    (method.entry().build)(p)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::ValueEnum;
+
+    #[test]
+    fn every_method_is_registered_once() {
+        assert_eq!(&ClockSyncMethod::ALL[..], ClockSyncMethod::value_variants());
+        let mut names: Vec<&str> = ClockSyncMethod::ALL.iter().map(|m| m.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ClockSyncMethod::ALL.len());
+    }
 
     #[test]
     fn names_agree_everywhere() {

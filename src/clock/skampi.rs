@@ -78,3 +78,14 @@ impl ClockSync for SkampiSync {
         SyncOutcome::reference(stats.exchanges)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+    name: "skampi",
+    models_drift: false,
+    build: |p| {
+        Box::new(SkampiSync {
+            pingpongs: p.skampi_pingpongs,
+        })
+    },
+};

@@ -231,3 +231,16 @@ impl ClockSync for TreefitSync {
         stats.outcome(model)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+    name: "treefit",
+    models_drift: true,
+    build: |p| {
+        Box::new(TreefitSync {
+            fit: p.fit(),
+            nonimproving: p.nonimproving,
+            max_exchanges: p.max_exchanges,
+        })
+    },
+};

@@ -5,9 +5,11 @@
 use super::benefit::{sorted_distinct, SizeKey};
 use super::layout::{YAxis, PART_SEP};
 use super::naming::{figure_stems, pretty_duration, same_delay};
+use super::render::Drawable;
 use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
 };
+use super::RunData;
 use crate::analysis::OverlapRow;
 use crate::plan::Op;
 
@@ -89,6 +91,14 @@ pub fn figures(rows: &[OverlapRow]) -> Vec<FigureSpec> {
         .iter()
         .zip(stems)
         .map(|(&d, stem)| figure(rows, d, stem))
+        .collect()
+}
+
+/// The `hidden_vs_p_{δ}` figures of a run measured in overlap mode.
+pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
+    figures(&data.run.overlap_rows())
+        .into_iter()
+        .map(|f| data.grid(f))
         .collect()
 }
 

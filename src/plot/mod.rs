@@ -274,63 +274,30 @@ pub fn write_figures_of_run(
     Ok(written)
 }
 
-/// The figures of one kind, ready to draw (none when the records lack what it needs).
+/// The figures of one kind, ready to draw (none when the records lack what it needs): the
+/// registry of figures, one arm per kind, each drawn by its own file.
 fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> {
-    let delays = naming::distinct_delays(data.stats.iter().map(|r| r.delay_s));
-    let per_delay = |name: &str| naming::figure_stems(name, &delays);
-    let with_run = |mut f: spec::FigureSpec| {
-        f.warnings = data.warnings.clone();
-        render::Drawable::Grid(f)
-    };
     match kind {
-        FigureKind::BenefitVsP => delays
-            .iter()
-            .zip(per_delay("benefit"))
-            .map(|(&d, stem)| {
-                let mut f = benefit::figure(&data.stats, d, stat, stem);
-                f.hosts = data.hosts.clone();
-                with_run(f)
-            })
-            .collect(),
-        FigureKind::TGlobalVsP => delays
-            .iter()
-            .zip(per_delay("t_global"))
-            .map(|(&d, stem)| {
-                let mut f = tglobal::figure(&data.stats, d, stat, stem);
-                f.hosts = data.hosts.clone();
-                with_run(f)
-            })
-            .collect(),
-        FigureKind::TGlobalVsSize => delays
-            .iter()
-            .zip(naming::delay_stems("t_global_vs_size", &delays))
-            .map(|(&d, stem)| {
-                tglobal::figure_along(&data.stats, d, stat, stem, tglobal::Along::Size)
-            })
-            // One size per panel is no line: the figure needs two sizes to say anything.
-            .filter(|f| f.procs.len() > 1)
-            .map(with_run)
-            .collect(),
-        FigureKind::Timeline => delays
-            .iter()
-            .zip(naming::delay_stems("timeline", &delays))
-            .filter_map(|(&d, stem)| timeline::figure(data, d, stem))
-            .map(render::Drawable::Custom)
-            .collect(),
-        FigureKind::Ecdf => delays
-            .iter()
-            .zip(naming::delay_stems("t_global_ecdf", &delays))
-            .filter_map(|(&d, stem)| ecdf::figure(data, d, stem))
-            .map(render::Drawable::Custom)
-            .collect(),
-        FigureKind::OverRun => over_run::figure(data)
-            .map(render::Drawable::Custom)
-            .into_iter()
-            .collect(),
-        FigureKind::HiddenVsP => hidden::figures(&data.run.overlap_rows())
-            .into_iter()
-            .map(with_run)
-            .collect(),
+        FigureKind::BenefitVsP => benefit::drawables(data, stat),
+        FigureKind::TGlobalVsP => tglobal::drawables_vs_p(data, stat),
+        FigureKind::TGlobalVsSize => tglobal::drawables_vs_size(data, stat),
+        FigureKind::Timeline => timeline::drawables(data, stat),
+        FigureKind::Ecdf => ecdf::drawables(data, stat),
+        FigureKind::OverRun => over_run::drawables(data, stat),
+        FigureKind::HiddenVsP => hidden::drawables(data, stat),
+    }
+}
+
+impl RunData {
+    /// The distinct nominal delays δ of the run, ascending (0 included).
+    pub(crate) fn delays(&self) -> Vec<f64> {
+        naming::distinct_delays(self.stats.iter().map(|r| r.delay_s))
+    }
+
+    /// A panel-grid figure with the run's warnings under its subtitle.
+    pub(crate) fn grid(&self, mut f: spec::FigureSpec) -> render::Drawable {
+        f.warnings = self.warnings.clone();
+        render::Drawable::Grid(f)
     }
 }
 
@@ -339,6 +306,12 @@ mod tests {
     use super::*;
     use crate::plan::Op;
     use crate::records::testdata;
+
+    #[test]
+    fn every_figure_kind_is_registered() {
+        use clap::ValueEnum;
+        assert_eq!(&FigureKind::ALL[..], FigureKind::value_variants());
+    }
 
     fn records(delays: &[f64]) -> Records {
         let mut blocks = Vec::new();

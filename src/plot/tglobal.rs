@@ -4,11 +4,14 @@
 
 use super::benefit::{ops_of, sorted_distinct, SizeKey};
 use super::layout::{time_axis, PART_SEP};
+use super::naming::{delay_stems, figure_stems};
 use super::naming::{pretty_duration, same_delay};
+use super::render::Drawable;
 use super::spec::{
     family_index, fill_from, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
     XFormat, BASELINE_COLOR, DELAYED_COLOR,
 };
+use super::RunData;
 use super::Stat;
 use crate::analysis::ConfigStats;
 use crate::plan::Op;
@@ -276,6 +279,33 @@ fn panel_title(ops: &[Op], size: SizeKey) -> String {
         SizeKey::NoPayload => names.join(" / "),
         SizeKey::Bytes(_) => format!("{}, {}", names.join(" / "), size.title()),
     }
+}
+
+/// The `t_global_vs_p_{δ}` figures of a run, one per δ > 0.
+pub(super) fn drawables_vs_p(data: &RunData, stat: Stat) -> Vec<Drawable> {
+    let delays = data.delays();
+    delays
+        .iter()
+        .zip(figure_stems("t_global", &delays))
+        .map(|(&d, stem)| {
+            let mut f = figure(&data.stats, d, stat, stem);
+            f.hosts = data.hosts.clone();
+            data.grid(f)
+        })
+        .collect()
+}
+
+/// The `t_global_vs_size_{δ}` figures of a run, where it has two sizes or more.
+pub(super) fn drawables_vs_size(data: &RunData, stat: Stat) -> Vec<Drawable> {
+    let delays = data.delays();
+    delays
+        .iter()
+        .zip(delay_stems("t_global_vs_size", &delays))
+        .map(|(&d, stem)| figure_along(&data.stats, d, stat, stem, Along::Size))
+        // One size per panel is no line: the figure needs two sizes to say anything.
+        .filter(|f| f.procs.len() > 1)
+        .map(|f| data.grid(f))
+        .collect()
 }
 
 #[cfg(test)]

@@ -4,8 +4,10 @@
 //! undelayed and under δ, at the smallest size and largest P; the repetition shown is the one
 //! with the median t_global, so the picture is typical, not the best or worst case.
 
+use super::naming::delay_stems;
 use super::naming::{pretty_duration, same_delay};
 use super::over_run::{config_title, largest_p_configs};
+use super::render::Drawable;
 use super::spec::{family_color, LegendEntry, SeriesStyle};
 use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
 use super::RunData;
@@ -206,6 +208,17 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
             },
         ],
     })
+}
+
+/// The `timeline_{δ}` figures of a run (the statistic does not apply: one repetition).
+pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
+    let delays = data.delays();
+    delays
+        .iter()
+        .zip(delay_stems("timeline", &delays))
+        .filter_map(|(&d, stem)| figure(data, d, stem))
+        .map(Drawable::Custom)
+        .collect()
 }
 
 #[cfg(test)]
