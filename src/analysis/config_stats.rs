@@ -8,7 +8,7 @@ use super::median;
 use super::stats::{describe, SampleStats};
 use crate::plan::Op;
 use crate::records::Records;
-use crate::timeline::baseline_among;
+use crate::timeline::{baseline_among, BaselineKey, Configuration};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -216,6 +216,19 @@ fn blocks_of<'a>(launches: &'a [LaunchDigest], k: &Key) -> Vec<&'a BlockDigest> 
         .iter()
         .filter_map(|r| r.blocks.iter().find(|b| &key(b) == k))
         .collect()
+}
+
+impl Configuration for ConfigStats {
+    fn baseline_key(&self) -> BaselineKey {
+        BaselineKey {
+            op: self.op,
+            bytes: self.bytes,
+            nprocs: self.nprocs,
+        }
+    }
+    fn delay_s(&self) -> f64 {
+        self.delay_s
+    }
 }
 
 /// The baseline of `block` in every launch ([`baseline_among`]).

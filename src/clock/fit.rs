@@ -13,6 +13,7 @@ use super::regression::linear_fit;
 use super::sync::Stats;
 use super::Transport;
 use crate::clock::ClockModel;
+use crate::wire::Wire;
 
 /// Warm-up ping-pongs before the RTT estimate (WARMUP_ROUNDS of Algorithm 3; 5 as in the
 /// authors' ReproMPI code).
@@ -107,11 +108,9 @@ pub fn serve_linear_model(t: &dyn Transport, client: usize) -> ClockModel {
 
 /// Client side of [`serve_model`]: ends the reference's serving loop, handing it `model`.
 pub(crate) fn stop_with_model(t: &dyn Transport, reference: usize, model: &ClockModel) {
-    send_stop(
-        t,
-        reference,
-        [model.slope, model.intercept_s, model.t_ref_s],
-    );
+    let mut payload = Vec::with_capacity(ClockModel::LEN);
+    model.put(&mut payload);
+    send_stop(t, reference, [payload[0], payload[1], payload[2]]);
 }
 
 /// Serves a client's fit with `clock` until STOP; the STOP payload is the client's model
@@ -124,12 +123,7 @@ pub(crate) fn serve_model(
 ) -> ClockModel {
     let served = serve_pings(t, client, clock);
     stats.exchanges += served.answered;
-    let [slope, intercept_s, t_ref_s] = served.payload;
-    ClockModel {
-        slope,
-        intercept_s,
-        t_ref_s,
-    }
+    ClockModel::take(&served.payload)
 }
 
 /// The top-down client of treefit and HCA3: warm-up ping-pongs, a fit of `rule` points

@@ -12,6 +12,7 @@
 //! serving loop and hands the server three result values. Replies are `[reading]`.
 
 use super::Transport;
+use crate::wire::Wire;
 
 pub(crate) const STOP: f64 = 0.0;
 pub(crate) const PING: f64 = 1.0;
@@ -148,7 +149,9 @@ fn expect_ready(t: &dyn Transport, from: usize) {
 
 /// Sends a clock model (slope, intercept, t_ref) in one message.
 pub(crate) fn send_model(t: &dyn Transport, to: usize, m: &crate::clock::ClockModel) {
-    t.send(to, &[MODEL, m.slope, m.intercept_s, m.t_ref_s]);
+    let mut msg = vec![MODEL];
+    m.put(&mut msg);
+    t.send(to, &msg);
 }
 
 /// Receives a clock model sent with [`send_model`], waiting idly.
@@ -160,11 +163,7 @@ pub(crate) fn recv_model(t: &dyn Transport, from: usize) -> crate::clock::ClockM
         t.rank(),
         msg
     );
-    crate::clock::ClockModel {
-        slope: msg[1],
-        intercept_s: msg[2],
-        t_ref_s: msg[3],
-    }
+    crate::clock::ClockModel::take(&msg[1..])
 }
 
 /// Result of one root–peer offset measurement, seen by both sides.

@@ -15,6 +15,7 @@ use super::RunData;
 use super::Stat;
 use crate::analysis::ConfigStats;
 use crate::plan::Op;
+use crate::timeline::Configuration;
 
 /// Seconds to the figure's unit.
 const US_PER_S: f64 = 1e6;
@@ -122,7 +123,7 @@ pub fn figure_along(
         .collect();
     let baseline: Vec<&ConfigStats> = rows
         .iter()
-        .filter(|r| r.delay_s == 0.0 && along.includes(r))
+        .filter(|r| r.is_baseline() && along.includes(r))
         .collect();
     let keys = sorted_distinct(delayed.iter().map(|r| along.key(r)));
     let mut kinds_used: Vec<Kind> = Vec::new();
