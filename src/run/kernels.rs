@@ -23,19 +23,13 @@ pub struct Kernel {
 impl Kernel {
     /// Buffers for `op` with message size `bytes` on `nprocs` ranks.
     pub fn new(op: Op, bytes: u64, nprocs: usize) -> Kernel {
-        let bytes = bytes as usize;
-        let (u8_len, recv_u8_len, f64_len) = match op.family() {
-            Op::Barrier => (0, 0, 0),
-            Op::Bcast => (bytes, 0, 0),
-            Op::Alltoall => (bytes * nprocs, bytes * nprocs, 0),
-            _ => (0, 0, bytes / 8),
-        };
+        let lengths = op.buffers().lengths(bytes, nprocs);
         Kernel {
             op,
-            bytes_u8: vec![1; u8_len],
-            recv_u8: vec![0; recv_u8_len],
-            send_f64: vec![1.0; f64_len],
-            recv_f64: vec![0.0; f64_len],
+            bytes_u8: vec![1; lengths.send_u8],
+            recv_u8: vec![0; lengths.recv_u8],
+            send_f64: vec![1.0; lengths.send_f64],
+            recv_f64: vec![0.0; lengths.recv_f64],
         }
     }
 
