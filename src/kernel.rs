@@ -209,6 +209,7 @@ macro_rules! kernels {
     };
 }
 
+/// A registry entry, short enough to keep each kernel on one line below.
 const fn kernel(name: &'static str, family: Family, nonblocking: bool) -> KernelInfo {
     KernelInfo {
         name,
