@@ -309,10 +309,9 @@ pub struct SchemesArgs {
 /// Options of a measurement run (`mpirun -np N delaybench [OPTIONS]`).
 #[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
-    /// Kernels, comma-separated: barrier, bcast, reduce, allreduce, alltoall and the
-    /// nonblocking ibarrier, ibcast, ireduce, iallreduce, ialltoall.
-    #[arg(long, value_delimiter = ',', value_parser = parse_op,
-          default_value = "barrier,bcast,reduce,allreduce,alltoall,ibarrier,ibcast,ireduce,iallreduce,ialltoall")]
+    /// Kernels, comma-separated; the default is every kernel (the i-prefixed ones are the
+    /// MPI-3 nonblocking forms).
+    #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = every_op())]
     pub ops: Vec<Op>,
     /// Message sizes with units (8, 128, 1KiB): bcast = bytes broadcast; reduce/allreduce =
     /// bytes per rank as f64 elements (multiples of 8); alltoall = bytes to each peer.
@@ -454,8 +453,16 @@ pub enum WindowArg {
     Fixed(f64),
 }
 
+/// Every kernel of the registry, comma-separated: the default `--ops`, written as a user
+/// would pass it.
+fn every_op() -> &'static str {
+    static EVERY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    EVERY.get_or_init(|| Op::ALL.map(Op::name).join(","))
+}
+
 fn parse_op(s: &str) -> Result<Op, String> {
-    s.parse().map_err(|e: crate::plan::PlanError| e.to_string())
+    s.parse()
+        .map_err(|e: crate::kernel::UnknownOp| e.to_string())
 }
 
 fn parse_positive_duration(s: &str) -> Result<f64, String> {

@@ -1,8 +1,9 @@
 //! delaybench: how MPI collective operations behave under late arrivals and noise.
 //!
-//! Layers, bottom up (docs/architecture.md draws them): [`units`], [`plan`], [`delay`] and
-//! [`wait`] (how a rank waits for an instant); [`clock`], the global clock (models, the
-//! synchronisation methods over a transport trait, drift tracking, post-hoc correction);
+//! Layers, bottom up (docs/architecture.md draws them): [`units`], [`kernel`] (the registry of
+//! collective kernels), [`plan`], [`delay`] and [`wait`] (how a rank waits for an instant);
+//! [`clock`], the global clock (models, the synchronisation methods over a transport trait,
+//! drift tracking, post-hoc correction);
 //! [`records`], which stores what it is given; [`timeline`], the one way to read a records
 //! file's global times and validity; [`analysis`], [`export`] and [`plot`] on top of it.
 //! `run` is the only module that uses MPI and is built only with the `mpi` feature (the
@@ -14,6 +15,7 @@ pub mod clock;
 pub mod delay;
 pub mod exit;
 pub mod export;
+pub mod kernel;
 pub mod limits;
 pub mod measure_options;
 pub mod output_name;

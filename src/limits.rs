@@ -40,27 +40,16 @@ pub enum LimitError {
     },
 }
 
-/// Bytes of message buffers one rank allocates for `op` at message size `bytes` on `p` ranks
-/// (see the kernels in `run`): bcast one buffer, reductions send and receive buffers,
-/// alltoall P x size sent and P x size received.
+/// Bytes of message buffers one rank allocates for `op` at message size `bytes` on `p` ranks:
+/// the registry's [`crate::kernel::Buffers`], which the run allocates from too.
 pub fn buffer_bytes(op: Op, bytes: u64, p: u32) -> u64 {
-    match op.family() {
-        Op::Barrier => 0,
-        Op::Bcast => bytes,
-        Op::Alltoall => bytes.saturating_mul(p as u64).saturating_mul(2),
-        _ => bytes.saturating_mul(2),
-    }
+    op.buffers().allocated_bytes(bytes, p)
 }
 
 /// Elements of the largest buffer one MPI call of `op` receives (bytes for bcast and alltoall,
 /// f64 elements for reductions; rsmpi passes the whole slice length as the count).
 pub fn largest_count(op: Op, bytes: u64, p: u32) -> u64 {
-    match op.family() {
-        Op::Barrier => 0,
-        Op::Bcast => bytes,
-        Op::Alltoall => bytes.saturating_mul(p as u64),
-        _ => bytes / 8,
-    }
+    op.buffers().largest_count(bytes, p)
 }
 
 /// Checks every (op, size) at the plan's largest P against MPI's count limit and, when known,

@@ -12,6 +12,7 @@ use super::spec::{family_color, LegendEntry, SeriesStyle};
 use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
 use super::RunData;
 use crate::analysis::{t_global, BlockDigest};
+use crate::kernel::Family;
 use crate::plan::Op;
 use crate::records::Block;
 
@@ -101,7 +102,7 @@ pub fn rank_names(p: usize, delayed: &[usize]) -> Vec<String> {
 
 /// The family the timeline shows: the first of the run's kernels measured under δ, and the
 /// size and P it is shown at (smallest size, largest P).
-fn chosen(blocks: &[BlockDigest], delay_s: f64) -> Option<(Op, u64, u32)> {
+fn chosen(blocks: &[BlockDigest], delay_s: f64) -> Option<(Family, u64, u32)> {
     let delayed = |b: &&BlockDigest| same_delay(b.delay_s, delay_s);
     let first = blocks.iter().find(delayed)?.op.family();
     let bytes = blocks
@@ -177,7 +178,7 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
     for panel in &mut panels {
         panel.x.hi = x_hi * 1.08;
     }
-    let op_color = family_color(family);
+    let op_color = family.color();
     Some(XyFigure {
         stem,
         title: format!(
