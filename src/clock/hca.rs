@@ -114,7 +114,7 @@ impl ClockSync for HcaSync {
 }
 
 /// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
     name: "hca",
     models_drift: true,
     build: |p| {

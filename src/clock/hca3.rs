@@ -62,7 +62,7 @@ impl ClockSync for Hca3Sync {
 }
 
 /// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
     name: "hca3",
     models_drift: true,
     build: |p| Box::new(Hca3Sync { fit: p.fit() }),

@@ -105,7 +105,7 @@ pub(crate) fn fit_params_strings(f: &FitParams) -> Vec<String> {
 }
 
 /// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
     name: "jk",
     models_drift: true,
     build: |p| Box::new(JkSync { fit: p.fit() }),

@@ -28,6 +28,7 @@ mod hca3;
 mod hierarchy;
 mod jk;
 mod live;
+mod method;
 mod model;
 mod netgauge;
 mod offset;

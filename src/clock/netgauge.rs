@@ -73,7 +73,7 @@ impl ClockSync for NetgaugeSync {
 }
 
 /// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
     name: "netgauge",
     models_drift: false,
     build: |p| {

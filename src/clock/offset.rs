@@ -62,7 +62,7 @@ pub(super) fn answer_root(t: &dyn Transport) -> SyncOutcome {
 }
 
 /// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
     name: "offset",
     models_drift: false,
     build: |p| {

@@ -80,7 +80,7 @@ impl ClockSync for SkampiSync {
 }
 
 /// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
     name: "skampi",
     models_drift: false,
     build: |p| {

@@ -233,7 +233,7 @@ impl ClockSync for TreefitSync {
 }
 
 /// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::registry::MethodEntry = super::registry::MethodEntry {
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
     name: "treefit",
     models_drift: true,
     build: |p| {
