@@ -190,11 +190,6 @@ impl Timeline {
         &self.correction
     }
 
-    /// Blocks yielded so far.
-    pub fn blocks_read(&self) -> usize {
-        self.blocks
-    }
-
     /// How the run ended; meaningful once iterated to the end.
     pub fn end(self) -> TimelineEnd {
         let partial_block = self.stream.partial_block();
@@ -209,13 +204,6 @@ impl Timeline {
             correction: self.correction,
             verdicts: self.verdicts,
         }
-    }
-
-    /// Whether the file ended without a footer or inside an item, and if the last block is
-    /// partial: what an interrupted-run warning needs, once iterated to the end.
-    pub fn interrupted(&self) -> Option<bool> {
-        let s = &self.stream;
-        (s.footer().is_none() || s.truncated()).then(|| s.partial_block())
     }
 }
 
