@@ -138,6 +138,12 @@ impl ModelEntry {
         MODELS.iter().find(|e| e.keyword == keyword)
     }
 
+    /// How many commas of a `--delay` list belong to one spec of this model.
+    pub(crate) fn commas(&self) -> usize {
+        let args = self.example.split_once(':').map_or("", |(_, a)| a);
+        args.matches(',').count()
+    }
+
     /// The example with its meaning: `exp:20us (mean)`.
     fn described(&self, quote: &str) -> String {
         let ex = format!("{quote}{}{quote}", self.example);
@@ -502,6 +508,21 @@ mod tests {
         let err = "poisson:5us".parse::<DelayModel>().unwrap_err().to_string();
         for e in MODELS {
             assert!(err.contains(e.keyword), "{}: {err}", e.keyword);
+        }
+    }
+
+    #[test]
+    fn examples_parse_and_keep_their_commas_in_lists() {
+        for e in MODELS {
+            let list = format!("{},50us", e.example);
+            let items = super::super::list::split_items(&list);
+            assert_eq!(items, vec![e.example.to_string(), "50us".to_string()]);
+            // An example naming a file parses where the file exists; the rest parse here.
+            match e.example.parse::<DelayModel>() {
+                Ok(m) => assert_eq!(m.keyword(), e.keyword),
+                Err(DelayModelError::TraceRead { .. }) => {}
+                Err(err) => panic!("{}: {err}", e.example),
+            }
         }
     }
 }
