@@ -525,4 +525,33 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn help_texts_list_every_model() {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with("| `--delay "))
+            .expect("README has a --delay row");
+        assert!(
+            row.contains(&help_list_markdown()),
+            "README's --delay row should list {}",
+            help_list_markdown()
+        );
+        let format = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/docs/records-format.md"
+        ))
+        .unwrap();
+        for e in MODELS {
+            let m = (e.demo)();
+            let fields: Vec<String> = m.params().iter().map(|(n, _)| format!("`{n}`")).collect();
+            let entry = format!("`{}` {{{}}}", e.keyword, fields.join(", "));
+            assert!(
+                format.contains(&entry),
+                "docs/records-format.md should list {entry}"
+            );
+        }
+    }
 }
