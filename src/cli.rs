@@ -326,10 +326,14 @@ pub struct MeasureArgs {
     /// per repetition), host:I (the ranks of the I-th host).
     #[arg(long = "delay-rank", default_value = "0")]
     pub delay_ranks: RankSelection,
-    /// Delays: durations (50us, 1.5ms) or models sampled per repetition and rank: fixed:50us,
-    /// uniform:0us..100us, normal:50us,10us, exp:20us, lognormal:50us,20us, gamma:2,10us,
-    /// pareto:10us,3, trace:FILE. The undelayed baseline is always measured too.
-    #[arg(long, value_parser = parse_delays, default_value = "50us", allow_hyphen_values = true)]
+    // The models come from the registry, so a new model appears here without an edit.
+    #[arg(
+        long,
+        help = delay_help(),
+        value_parser = parse_delays,
+        default_value = "50us",
+        allow_hyphen_values = true
+    )]
     pub delay: DelayList,
     /// OS-noise detours while the operation runs: FREQ,DURATION[,sync|async], e.g.
     /// 1kHz,10us (every rank loses 10 us of CPU every ms; phases aligned with sync).
@@ -434,6 +438,15 @@ pub struct MeasureArgs {
     /// Also print the plan and the estimated duration before measuring.
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+/// The help of `--delay`, listing every registered delay model.
+fn delay_help() -> String {
+    format!(
+        "Delays: durations (50us, 1.5ms) or models sampled per repetition and rank: {}. The \
+         undelayed baseline is always measured too.",
+        crate::delay::models::help_list()
+    )
 }
 
 /// `--delay`: delay models in order.
@@ -616,6 +629,29 @@ mod tests {
         assert_eq!(plan.sync, SyncMethod::Window);
         assert_eq!(plan.window_s, None);
         assert_eq!(plan.clock, ClockSource::Monotonic);
+    }
+
+    #[test]
+    fn delay_help_lists_every_registered_model() {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        let arg = cmd
+            .get_arguments()
+            .find(|a| a.get_long() == Some("delay"))
+            .expect("--delay");
+        let help = arg.get_help().expect("--delay has a help").to_string();
+        for e in crate::delay::models::MODELS {
+            assert!(
+                help.contains(e.example),
+                "--delay help lacks {}: {help}",
+                e.example
+            );
+            assert!(
+                help.contains(&format!("{}:", e.keyword)),
+                "{}: {help}",
+                e.keyword
+            );
+        }
     }
 
     #[test]

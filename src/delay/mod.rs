@@ -1,7 +1,8 @@
 //! Delay injection: who is late, by how much, and OS-noise detours. Plain Rust, no MPI.
 //!
 //! - [`DelayModel`]: how long a delayed rank is late, fixed or sampled from a distribution
-//!   (`50us`, `exp:20us`, `trace:FILE`, ...).
+//!   (`50us`, `exp:20us`, `trace:FILE`, ...); one file per model under [`models`], each
+//!   registered by one line in [`models::MODELS`].
 //! - [`RankSelection`]: which ranks are late in a repetition (`0`, `2-5`, `last`, `all`,
 //!   `random:K`, `host:I`).
 //! - [`delay_matrix`]: the delays of one block, shape `[nrep][p]` in seconds, a pure function of
@@ -18,8 +19,8 @@ mod detour_spec;
 mod list;
 mod matrix;
 mod model;
+pub mod models;
 mod ranks;
-mod trace;
 
 pub use detour::{DetourError, DetourInjector, DetourStats};
 pub use detour_spec::{DetourPhase, DetourSpec, DetourSpecError};

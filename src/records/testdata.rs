@@ -53,7 +53,9 @@ pub fn header(world_size: u32) -> Header {
             sizes: vec![8],
             procs: vec![2, world_size],
             delay_ranks: crate::delay::RankSelection::rank(0),
-            delays: vec![crate::delay::DelayModel::Fixed { delay_s: 50e-6 }],
+            delays: vec![crate::delay::DelayModel::new(
+                crate::delay::models::fixed::Fixed { delay_s: 50e-6 },
+            )],
             detour: None,
             nrep: 5,
             warmup: 0,
