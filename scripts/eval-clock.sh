@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8's evaluation: window-synchronised alltoall 8 B at P = 2, rank 1's clock emulated
+# Drift-tracking evaluation: window-synchronised alltoall 8 B at P = 2, rank 1's clock emulated
 # 1.5 ms ahead and drifting +20 ppm, runs of 1 s, 10 s and 60 s (1 ms windows), per clock
 # sync method, with drift tracking on (default) and, for treefit, off. For each run it prints
 # the sync time, the clock probes' share of the run, and from `analyze --truth` (the

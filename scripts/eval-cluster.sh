@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7's evaluation on the emulated cluster (scripts/cluster.sh, root): 2 hosts, 1 core
+# Multi-host evaluation on the emulated cluster (scripts/cluster.sh, root): 2 hosts, 1 core
 # each, CLOCK_MONOTONIC 1000 s apart; 1 rank per host, then 2 ranks per host. For each, the
 # valid/total repetitions, every rank's clock offset found (and its error against the
 # 1000 s × host truth) and the sync time. MPI from DELAYBENCH_MPI (openmpi or mpich).

@@ -3,7 +3,13 @@
 docs/records-format.md.
 
     pip install cbor2 numpy crc32c
-    python3 scripts/read_records.py results/run.cbor
+    python3 scripts/read_records.py results/run.cbor [posthoc|online]
+
+Global times: as `delaybench analyze`, `export` and `plot` read them. With "posthoc" (the
+default) a run with drift-tracking probes gets its global times recomputed from the local
+times by interpolating each rank's offset linearly between its probes (Becker et al. 2008),
+and validity decided again on those times; a run without probes keeps its online times.
+`read_records` returns which were used.
 
 Every item is a checksummed frame: b"DBR2", kind (1 byte), payload length (8 bytes, big
 endian), the CBOR payload, and the CRC-32C of kind, length and payload (4 bytes, big endian).
@@ -122,8 +128,109 @@ def join(parts):
     return block
 
 
-def read_records(path):
-    """Return (header, blocks, footer); footer is None for an interrupted run."""
+FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN = 1, 2
+
+
+def _model_offset(m, t):
+    """Offset (local - global, seconds) of clock model `m` at local time `t`."""
+    return m["slope"] * (t - m["t_ref_s"]) + m["intercept_s"]
+
+
+def offset_tracks(header, blocks):
+    """Per world rank, a function of local time giving the offset to the global clock:
+    piecewise-linear between the rank's probes, the initial model's slope before the first,
+    the last online model's slope after the last; ranks sharing a leader's clock take the
+    leader's. None when the run has no usable probe."""
+    n = header["world_size"]
+    models = header["clock_sync"]["models"]
+    identity = {"slope": 0.0, "intercept_s": 0.0, "t_ref_s": 0.0}
+    initial = [models[r] if r < len(models) else identity for r in range(n)]
+    points = [[] for _ in range(n)]
+    last = list(initial)
+    for b in blocks:
+        for p in b.get("clock_probes", []):
+            r = p["world_rank"]
+            if r < n and np.isfinite(p["t_local_s"]) and np.isfinite(p["offset_s"]):
+                points[r].append((p["t_local_s"], p["offset_s"]))
+                last[r] = p["model"]
+    if not any(points):
+        return None
+
+    def track(r):
+        # One offset per time, the first, as the Rust reader keeps it.
+        first = {}
+        for t, o in points[r]:
+            first.setdefault(t, o)
+        pts = sorted(first.items())
+        before, after = initial[r], last[r]
+        ts = np.array([t for t, _ in pts])
+        os_ = np.array([o for _, o in pts])
+
+        def offset_at(t):
+            t = np.asarray(t, dtype=float)
+            if len(ts) == 0:
+                return _model_offset(before, t)
+            inside = np.interp(t, ts, os_)
+            lo = _model_offset(before, t) - _model_offset(before, ts[0]) + os_[0]
+            hi = _model_offset(after, t) - _model_offset(after, ts[-1]) + os_[-1]
+            return np.where(t < ts[0], lo, np.where(t > ts[-1], hi, inside))
+        return offset_at
+
+    tracks = [track(r) for r in range(n)]
+    for r, check in enumerate(header["clock_sync"].get("shared", [])[:n]):
+        if check["verdict"] == "shared" and check["leader"] < n:
+            tracks[r] = tracks[check["leader"]]
+    return tracks
+
+
+def redecide_flags(b):
+    """The flags of block `b` decided again on its global times: a rank started late when it
+    recorded its start more than the late tolerance after its instant (scheduled start plus
+    its delay), overran its window when it ended after the window closed."""
+    sched = b["scheduled_start_s"][:, None]
+    flags = np.zeros(b["flags"].shape, dtype=np.uint8)
+    if b.get("window_s") is None:
+        return flags
+    finite = np.isfinite(sched)
+    late = finite & (b["t_start_global_s"] - (sched + b["applied_delay_s"]) > b["late_tolerance_s"])
+    over = finite & (b["t_end_global_s"] > sched + b["window_s"])
+    flags[late] |= FLAG_STARTED_LATE
+    flags[over] |= FLAG_WINDOW_OVERRUN
+    return flags
+
+
+def apply_global_times(header, blocks, choice="posthoc"):
+    """Rewrite the blocks' global times and flags for `choice`; returns the times used,
+    "posthoc" or "online". The recorded flags stay in "flags_online"."""
+    tracks = offset_tracks(header, blocks) if choice == "posthoc" else None
+    if tracks is None:
+        return "online"
+    for b in blocks:
+        p = b["nprocs"]
+        world = b.get("world_ranks") or list(range(p))
+        start, end = b["t_start_global_s"].copy(), b["t_end_global_s"].copy()
+        for r in range(p):
+            w = world[r]
+            if w < len(tracks):
+                t0, t1 = b["t_start_local_s"][:, r], b["t_end_local_s"][:, r]
+                start[:, r] = t0 - tracks[w](t0)
+                end[:, r] = t1 - tracks[w](t1)
+        b["t_start_global_s"], b["t_end_global_s"] = start, end
+        b["flags_online"] = b["flags"]
+        b["flags"] = redecide_flags(b)
+    return "posthoc"
+
+
+def read_records(path, global_times="posthoc"):
+    """Return (header, blocks, footer, times): footer is None for an interrupted run, times
+    the global times used ("posthoc" or "online", see the module's documentation)."""
+    header, blocks, footer = read_raw(path)
+    times = apply_global_times(header, blocks, global_times)
+    return header, blocks, footer, times
+
+
+def read_raw(path):
+    """Return (header, blocks, footer) as recorded (online global times and verdicts)."""
     header, blocks, footer, chunks = None, [], None, []
     with open(path, "rb") as f:
         for offset, payload in frames(f):
@@ -156,8 +263,12 @@ def read_records(path):
 
 
 if __name__ == "__main__":
-    header, blocks, footer = read_records(sys.argv[1])
-    print(f"{header['world_size']} ranks, {len(blocks)} blocks, complete={footer is not None}")
+    choice = sys.argv[2] if len(sys.argv) > 2 else "posthoc"
+    if choice not in ("posthoc", "online"):
+        sys.exit(f"global times must be posthoc or online, not {choice}")
+    header, blocks, footer, times = read_records(sys.argv[1], choice)
+    print(f"{header['world_size']} ranks, {len(blocks)} blocks, complete={footer is not None}, "
+          f"global times: {times}")
     for b in blocks:
         valid = (b["flags"] == 0).all(axis=1)
         t_global = b["t_end_global_s"].max(axis=1) - b["t_start_global_s"].min(axis=1)

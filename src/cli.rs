@@ -1,6 +1,6 @@
 //! Command line: measurement options (run under `mpirun`) and the offline subcommands.
 
-use crate::analysis::{Bootstrap, ClockChoice, TimingMethod};
+use crate::analysis::{Bootstrap, TimingMethod};
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourSpec, RankSelection};
 use crate::export::{ExportRows, RankFormat, SummaryFormat};
@@ -8,6 +8,7 @@ use crate::plan::{
     AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
 };
 use crate::plot::{FigureKind, Stat};
+use crate::timeline::GlobalTimes;
 use crate::units::{parse_duration_s, parse_size_bytes};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -60,10 +61,8 @@ pub enum Command {
         /// independent check of the global clock).
         #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing"])]
         truth: bool,
-        /// Global times to analyse: recomputed after the run from every drift-tracking probe
-        /// (`posthoc`, piecewise-linear), or as recorded during the run (`online`).
-        #[arg(long, value_enum, default_value = "posthoc")]
-        global_times: ClockChoice,
+        #[command(flatten)]
+        times: TimesArgs,
     },
     /// The same configurations from two records files side by side: median t_global and
     /// benefit with their intervals, the relative difference, and whether the intervals overlap.
@@ -76,15 +75,16 @@ pub enum Command {
         format: SummaryFormat,
         #[command(flatten)]
         bootstrap: BootstrapArgs,
+        #[command(flatten)]
+        times: TimesArgs,
     },
     /// One row per (configuration, repetition, rank) with local and global times in seconds.
     Export {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "csv")]
         format: RankFormat,
-        /// Global times to export: `posthoc` (recomputed from every probe) or `online`.
-        #[arg(long, value_enum, default_value = "posthoc")]
-        global_times: ClockChoice,
+        #[command(flatten)]
+        times: TimesArgs,
         /// One row per rank and repetition (`rank`), or per repetition with t_global (`rep`).
         #[arg(long, value_enum, default_value = "rank")]
         rows: ExportRows,
@@ -103,6 +103,8 @@ pub enum Command {
         /// Draw only this figure.
         #[arg(long, value_enum, value_name = "NAME")]
         only: Option<FigureKind>,
+        #[command(flatten)]
+        times: TimesArgs,
     },
     /// Under MPI: evaluate clock synchronisation methods: sync time and clock error right
     /// after the sync and after waits (Hunold and Carpen-Amarie 2015, §7).
@@ -120,6 +122,16 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// Which global times an offline command reads, the same option for every command.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct TimesArgs {
+    /// Global times: `posthoc` recomputes them after the run by interpolating each rank's
+    /// offset between its drift-tracking probes (Becker et al. 2008), and decides validity on
+    /// them; runs without probes keep their online times. `online`: as recorded during the run.
+    #[arg(long, value_enum, default_value = "posthoc")]
+    pub global_times: GlobalTimes,
 }
 
 /// Bootstrap settings of `analyze` and `compare`.
@@ -172,8 +184,8 @@ pub struct ClockParamArgs {
     /// skampi and hca intercepts: ping-pongs per offset measurement.
     #[arg(long, default_value_t = ClockSyncParams::default().skampi_pingpongs)]
     pub skampi_pingpongs: u32,
-    /// hca: measure intercepts in the tree (004's second approach, O(log P)) instead of
-    /// against rank 0 (first approach, O(P)).
+    /// hca: measure intercepts in the tree (the second approach of Hunold and Carpen-Amarie
+    /// 2015, O(log P)) instead of against rank 0 (first approach, O(P)).
     #[arg(long)]
     pub hca_hierarchical_intercepts: bool,
     /// Emulate per-rank clock offsets and skews on every clock reading, e.g.
@@ -239,7 +251,7 @@ pub struct ClockSyncEvalArgs {
     #[arg(long)]
     pub simulate: bool,
     #[command(flatten)]
-    pub sim: crate::simulate::SimulateArgs,
+    pub sim: SimulateArgs,
 }
 
 /// Options of `delaybench skew` (run under mpirun).
@@ -297,10 +309,9 @@ pub struct SchemesArgs {
 /// Options of a measurement run (`mpirun -np N delaybench [OPTIONS]`).
 #[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
-    /// Kernels, comma-separated: barrier, bcast, reduce, allreduce, alltoall and the
-    /// nonblocking ibarrier, ibcast, ireduce, iallreduce, ialltoall.
-    #[arg(long, value_delimiter = ',', value_parser = parse_op,
-          default_value = "barrier,bcast,reduce,allreduce,alltoall,ibarrier,ibcast,ireduce,iallreduce,ialltoall")]
+    /// Kernels, comma-separated; the default is every kernel (the i-prefixed ones are the
+    /// MPI-3 nonblocking forms).
+    #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = every_op())]
     pub ops: Vec<Op>,
     /// Message sizes with units (8, 128, 1KiB): bcast = bytes broadcast; reduce/allreduce =
     /// bytes per rank as f64 elements (multiples of 8); alltoall = bytes to each peer.
@@ -315,10 +326,14 @@ pub struct MeasureArgs {
     /// per repetition), host:I (the ranks of the I-th host).
     #[arg(long = "delay-rank", default_value = "0")]
     pub delay_ranks: RankSelection,
-    /// Delays: durations (50us, 1.5ms) or models sampled per repetition and rank: fixed:50us,
-    /// uniform:0us..100us, normal:50us,10us, exp:20us, lognormal:50us,20us, gamma:2,10us,
-    /// pareto:10us,3, trace:FILE. The undelayed baseline is always measured too.
-    #[arg(long, value_parser = parse_delays, default_value = "50us", allow_hyphen_values = true)]
+    // The models come from the registry, so a new model appears here without an edit.
+    #[arg(
+        long,
+        help = delay_help(),
+        value_parser = parse_delays,
+        default_value = "50us",
+        allow_hyphen_values = true
+    )]
     pub delay: DelayList,
     /// OS-noise detours while the operation runs: FREQ,DURATION[,sync|async], e.g.
     /// 1kHz,10us (every rank loses 10 us of CPU every ms; phases aligned with sync).
@@ -425,6 +440,15 @@ pub struct MeasureArgs {
     pub verbose: bool,
 }
 
+/// The help of `--delay`, listing every registered delay model.
+fn delay_help() -> String {
+    format!(
+        "Delays: durations (50us, 1.5ms) or models sampled per repetition and rank: {}. The \
+         undelayed baseline is always measured too.",
+        crate::delay::models::help_list()
+    )
+}
+
 /// `--delay`: delay models in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DelayList(pub Vec<DelayModel>);
@@ -442,8 +466,16 @@ pub enum WindowArg {
     Fixed(f64),
 }
 
+/// Every kernel of the registry, comma-separated: the default `--ops`, written as a user
+/// would pass it.
+fn every_op() -> &'static str {
+    static EVERY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    EVERY.get_or_init(|| Op::ALL.map(Op::name).join(","))
+}
+
 fn parse_op(s: &str) -> Result<Op, String> {
-    s.parse().map_err(|e: crate::plan::PlanError| e.to_string())
+    s.parse()
+        .map_err(|e: crate::kernel::UnknownOp| e.to_string())
 }
 
 fn parse_positive_duration(s: &str) -> Result<f64, String> {
@@ -530,6 +562,50 @@ pub fn default_procs(world_size: u32) -> Vec<u32> {
     procs
 }
 
+/// Options of the event-driven simulator (`clocksync --simulate`; see
+/// `src/clock/eventsim.rs` for the latency model).
+#[derive(Debug, Clone, Args)]
+pub struct SimulateArgs {
+    /// --simulate: runs (seeds) per method and P; the table gives median, min and max.
+    #[arg(long, default_value_t = 10)]
+    pub seeds: u32,
+    /// --simulate: seed of the first run (clocks, links, delays).
+    #[arg(long, default_value_t = 1)]
+    pub sim_seed: u64,
+    /// --simulate: base one-way latency.
+    #[arg(long, value_parser = parse_duration_s, default_value = "1us")]
+    pub sim_latency: f64,
+    /// --simulate: extra one-way latency per hierarchy level between two ranks (highest
+    /// differing bit of their numbers).
+    #[arg(long, value_parser = parse_duration_s, default_value = "250ns")]
+    pub sim_level_latency: f64,
+    /// --simulate: fixed extra latency per link direction, uniform up to this (asymmetry).
+    #[arg(long, value_parser = parse_duration_s, default_value = "200ns")]
+    pub sim_link_spread: f64,
+    /// --simulate: extra latency of every message towards the lower rank (systematic
+    /// asymmetry, which a ping-pong midpoint cannot see).
+    #[arg(long, value_parser = parse_duration_s, default_value = "100ns")]
+    pub sim_uplink_extra: f64,
+    /// --simulate: random extra latency per message, uniform up to this.
+    #[arg(long, value_parser = parse_duration_s, default_value = "200ns")]
+    pub sim_jitter: f64,
+    /// --simulate: probability of a noise spike per message.
+    #[arg(long, default_value_t = 0.01)]
+    pub sim_spike_prob: f64,
+    /// --simulate: largest extra delay of a spike.
+    #[arg(long, value_parser = parse_duration_s, default_value = "20us")]
+    pub sim_spike: f64,
+    /// --simulate: clock offsets uniform within ± this (unless --emulate-clock is given).
+    #[arg(long, value_parser = parse_duration_s, default_value = "1ms")]
+    pub sim_offset: f64,
+    /// --simulate: clock skews uniform within ± this many ppm (unless --emulate-clock).
+    #[arg(long, default_value_t = 20.0)]
+    pub sim_skew_ppm: f64,
+    /// --simulate: OS threads running seeds side by side.
+    #[arg(long, default_value_t = 1)]
+    pub sim_threads: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -553,6 +629,29 @@ mod tests {
         assert_eq!(plan.sync, SyncMethod::Window);
         assert_eq!(plan.window_s, None);
         assert_eq!(plan.clock, ClockSource::Monotonic);
+    }
+
+    #[test]
+    fn delay_help_lists_every_registered_model() {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        let arg = cmd
+            .get_arguments()
+            .find(|a| a.get_long() == Some("delay"))
+            .expect("--delay");
+        let help = arg.get_help().expect("--delay has a help").to_string();
+        for e in crate::delay::models::MODELS {
+            assert!(
+                help.contains(e.example),
+                "--delay help lacks {}: {help}",
+                e.example
+            );
+            assert!(
+                help.contains(&format!("{}:", e.keyword)),
+                "{}: {help}",
+                e.keyword
+            );
+        }
     }
 
     #[test]

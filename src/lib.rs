@@ -1,23 +1,33 @@
 //! delaybench: how MPI collective operations behave under late arrivals and noise.
 //!
-//! Layers (see `DESIGN.md` of the project): [`run`] is the only module that uses MPI; it
-//! measures and writes [`records`]. [`analysis`], [`export`] and [`plot`] work on records
-//! files without MPI. [`clock`] holds the clock synchronisation methods, written against a
-//! transport trait; [`sync`] how ranks wait for a start instant.
+//! Layers, bottom up (docs/architecture.md draws them): [`units`], [`kernel`] (the registry of
+//! collective kernels), [`plan`], [`delay`] and [`wait`] (how a rank waits for an instant);
+//! [`clock`], the global clock (models, the synchronisation methods over a transport trait,
+//! drift tracking, post-hoc correction);
+//! [`records`], which stores what it is given; [`timeline`], the one way to read a records
+//! file's global times and validity; [`analysis`], [`export`] and [`plot`] on top of it.
+//! `run` is the only module that uses MPI and is built only with the `mpi` feature (the
+//! default); nothing else imports it.
 
 pub mod analysis;
 pub mod cli;
 pub mod clock;
 pub mod delay;
+pub mod exit;
 pub mod export;
+pub mod kernel;
 pub mod limits;
 pub mod measure_options;
 pub mod output_name;
 pub mod plan;
 pub mod plot;
 pub mod records;
+#[cfg(feature = "mpi")]
 pub mod run;
 pub mod simulate;
 pub mod study;
-pub mod sync;
+pub mod summary;
+pub mod timeline;
 pub mod units;
+pub mod wait;
+pub mod wire;

@@ -1,7 +1,7 @@
 //! What a plan asks of the machine before it runs: message buffers against memory and MPI's
 //! count limit, and the run's estimated duration against a bound.
 //!
-//! Plain Rust over a [`Plan`]: rank 0 checks here before any measurement (issue 11 part 0), so
+//! Plain Rust over a [`Plan`]: rank 0 checks here before any measurement, so
 //! an impossible size ends the run with a message instead of an allocation abort or an rsmpi
 //! panic, and a run that would take practically forever is refused unless the user confirms.
 
@@ -40,27 +40,16 @@ pub enum LimitError {
     },
 }
 
-/// Bytes of message buffers one rank allocates for `op` at message size `bytes` on `p` ranks
-/// (see [`crate::run`]'s kernels): bcast one buffer, reductions send and receive buffers,
-/// alltoall P x size sent and P x size received.
+/// Bytes of message buffers one rank allocates for `op` at message size `bytes` on `p` ranks:
+/// the registry's [`crate::kernel::Buffers`], which the run allocates from too.
 pub fn buffer_bytes(op: Op, bytes: u64, p: u32) -> u64 {
-    match op.family() {
-        Op::Barrier => 0,
-        Op::Bcast => bytes,
-        Op::Alltoall => bytes.saturating_mul(p as u64).saturating_mul(2),
-        _ => bytes.saturating_mul(2),
-    }
+    op.buffers().allocated_bytes(bytes, p)
 }
 
 /// Elements of the largest buffer one MPI call of `op` receives (bytes for bcast and alltoall,
 /// f64 elements for reductions; rsmpi passes the whole slice length as the count).
 pub fn largest_count(op: Op, bytes: u64, p: u32) -> u64 {
-    match op.family() {
-        Op::Barrier => 0,
-        Op::Bcast => bytes,
-        Op::Alltoall => bytes.saturating_mul(p as u64),
-        _ => bytes / 8,
-    }
+    op.buffers().largest_count(bytes, p)
 }
 
 /// Checks every (op, size) at the plan's largest P against MPI's count limit and, when known,
@@ -264,7 +253,7 @@ mod tests {
 
     #[test]
     fn sizes_past_mpi_count_are_refused() {
-        // The defects of issue 11: alltoall 1GiB and bcast 3GiB made rsmpi panic.
+        // Sizes that used to make rsmpi panic: alltoall 1GiB and bcast 3GiB.
         let err = check_sizes(&plan(&["--ops", "alltoall", "--sizes", "1GiB"]), None);
         assert!(
             matches!(err, Err(LimitError::Count { p: 4, .. })),

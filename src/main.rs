@@ -3,9 +3,8 @@
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
 use delaybench::analysis::{
-    analyze_digests, baseline_key, baseline_overhead, compare, distribution_row, overlap_row,
-    timing_row, trend_row, truth_rows, valid_t_globals, Analysis, ClockChoice, ClockedStream,
-    DistributionRow, LaunchDigest, OverlapRow,
+    analyze_digests, compare, timing_row, trend_row, truth_rows, Analysis, DistributionRows,
+    LaunchDigest, OverlapRows,
 };
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
@@ -16,7 +15,7 @@ use delaybench::export::{
 use delaybench::plot::{plottable_rows, write_clock_error_figure, write_figures_of_run, PlotRun};
 use delaybench::records::{Block, Header};
 use delaybench::study::Study;
-use std::collections::HashMap;
+use delaybench::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -39,6 +38,7 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        #[cfg(feature = "mpi")]
         None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
         // Offline: the simulator needs no MPI, so dispatch before MPI is initialised.
         Some(Command::Clocksync(args)) if args.simulate => {
@@ -50,9 +50,18 @@ fn main() -> ExitCode {
                 }
             }
         }
+        #[cfg(feature = "mpi")]
         Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args),
+        #[cfg(feature = "mpi")]
         Some(Command::Skew(args)) => delaybench::run::skew_main(args),
+        #[cfg(feature = "mpi")]
         Some(Command::Schemes(args)) => delaybench::run::schemes_main(args),
+        #[cfg(not(feature = "mpi"))]
+        None | Some(Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_)) => {
+            // A study file only fills in measurement options: checked, then unused here.
+            drop(study);
+            without_mpi(cli.command.as_ref())
+        }
         Some(command) => match offline(command) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -61,6 +70,27 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+/// A command that needs MPI ranks, in a binary built without MPI: the command line parsed as
+/// in the full build, but nothing can be measured, so say what to do instead.
+#[cfg(not(feature = "mpi"))]
+fn without_mpi(command: Option<&Command>) -> ExitCode {
+    let what = match command {
+        Some(Command::Clocksync(_)) => "`clocksync` without --simulate needs",
+        Some(Command::Skew(_)) => "`skew` needs",
+        Some(Command::Schemes(_)) => "`schemes` needs",
+        _ => "measuring needs",
+    };
+    if launched_as_rank_zero() {
+        eprintln!(
+            "delaybench: error: {what} MPI, and this delaybench was built without MPI (cargo \
+             build --no-default-features): rebuild with the default features on a machine with \
+             MPI to measure (scripts/setup.sh, then cargo build --release). This build runs the \
+             offline commands: analyze, compare, export, plot, completions, clocksync --simulate."
+        );
+    }
+    ExitCode::FAILURE
 }
 
 enum Refused {
@@ -111,20 +141,20 @@ fn offline(command: Command) -> Result<()> {
             overlap,
             timing,
             truth,
-            global_times,
+            times,
         } => {
             let out = &mut std::io::stdout().lock();
+            let times = times.global_times;
             if distribution || trend || overlap || truth || !timing.is_empty() {
                 let [file] = &files[..] else {
                     anyhow::bail!(
                         "--distribution, --trend, --overlap, --timing and --truth take one records file"
                     );
                 };
-                // Each table is a per-block reduction: the file is read block by block.
-                let clock = global_times;
+                // Each table is a per-block reduction of one pass over the timeline.
                 if truth {
                     let mut rows = Vec::new();
-                    let header = each_block(file, clock, true, |h, b| {
+                    let header = each_block(file, times, |h, b| {
                         if let Some(spec) = &h.plan.emulate_clock {
                             rows.extend(truth_rows(spec, &b));
                         }
@@ -134,20 +164,24 @@ fn offline(command: Command) -> Result<()> {
                     )?;
                     write_truth(&rows, format, out)?;
                 } else if distribution {
-                    write_distribution(&distribution_streamed(file, clock)?, format, out)?;
+                    let mut rows = DistributionRows::default();
+                    each_block(file, times, |_, b| rows.add(&b))?;
+                    write_distribution(&rows.finish(), format, out)?;
                 } else if trend {
                     let mut rows = Vec::new();
-                    each_block(file, clock, true, |_, b| rows.extend(trend_row(&b)))?;
+                    each_block(file, times, |_, b| rows.extend(trend_row(&b)))?;
                     write_trend(&rows, format, out)?;
                 } else if overlap {
-                    write_overlap(&overlap_streamed(file, clock)?, format, out)?;
+                    let mut rows = OverlapRows::default();
+                    each_block(file, times, |_, b| rows.add(&b))?;
+                    write_overlap(&rows.finish(), format, out)?;
                 } else {
                     let mut rows = Vec::new();
-                    each_block(file, clock, true, |_, b| rows.push(timing_row(&b, &timing)))?;
+                    each_block(file, times, |_, b| rows.push(timing_row(&b, &timing)))?;
                     write_timing(&rows, format, out)?;
                 }
             } else {
-                let a = analysis(&files, bootstrap.bootstrap(), global_times)?;
+                let a = analysis(&files, bootstrap.bootstrap(), times)?;
                 warn_outside(&a, format);
                 summary_exporter(format).write(&a, out)?;
             }
@@ -157,13 +191,11 @@ fn offline(command: Command) -> Result<()> {
             b,
             format,
             bootstrap,
+            times,
         } => {
             let boot = bootstrap.bootstrap();
-            let posthoc = ClockChoice::Posthoc;
-            let (sa, sb) = (
-                analysis(&[a], boot, posthoc)?,
-                analysis(&[b], boot, posthoc)?,
-            );
+            let times = times.global_times;
+            let (sa, sb) = (analysis(&[a], boot, times)?, analysis(&[b], boot, times)?);
             for (side, x) in [("A", &sa), ("B", &sb)] {
                 for w in &x.warnings {
                     eprintln!("delaybench: warning: {side} ({}): {w}", x.files[0]);
@@ -193,15 +225,16 @@ fn offline(command: Command) -> Result<()> {
             file,
             format,
             rows,
-            global_times,
+            times,
         } => {
-            export(&file, global_times, rows, format)?;
+            export(&file, times.global_times, rows, format)?;
         }
         Command::Plot {
             file,
             out,
             stat,
             only,
+            times,
         } => {
             let paths = if file.extension().is_some_and(|e| e == "csv") {
                 let rows = read_clocksync_csv(&file)
@@ -218,11 +251,14 @@ fn offline(command: Command) -> Result<()> {
                 write_clock_error_figure(&rows, &out)?
             } else {
                 // Reduced block by block: medians, intervals and one repetition per block.
-                let run =
-                    PlotRun::read(&file).with_context(|| format!("reading {}", file.display()))?;
-                if !run.launch.complete {
-                    warn_interrupted(&file, run.launch.blocks.len(), run.launch.partial_block);
-                }
+                let run = PlotRun::read(&file, times.global_times)
+                    .with_context(|| format!("reading {}", file.display()))?;
+                announce_end(
+                    &file,
+                    &run.launch.correction,
+                    &run.launch.verdicts,
+                    (&run.launch).into(),
+                );
                 let paths = write_figures_of_run(run, &out, stat, only)?;
                 if paths.is_empty() {
                     eprintln!(
@@ -256,118 +292,59 @@ fn offline(command: Command) -> Result<()> {
     Ok(())
 }
 
-/// Reads a records file block by block with its global times on the chosen clock, giving
-/// each block to `each` and holding one at a time (issue 11); returns the header. With
-/// `announce`, says on stderr which clock was used and whether the run was interrupted (a
-/// first pass stays quiet).
+/// Reads a records file once, block by block, on the chosen global times, giving each block
+/// to `each` and holding one at a time; says on stderr which times were used and how the run
+/// ended. Returns the header.
 fn each_block(
     file: &Path,
-    clock: ClockChoice,
-    announce: bool,
+    times: GlobalTimes,
     mut each: impl FnMut(&Header, Block),
 ) -> Result<Header> {
     let reading = || format!("reading {}", file.display());
-    let mut blocks = ClockedStream::open(file, clock).with_context(reading)?;
-    if announce {
-        eprintln!("delaybench: {}", blocks.correction().describe());
-    }
-    let header = blocks.stream().header().clone();
-    let mut recovered = 0usize;
-    for block in blocks.by_ref() {
+    let mut timeline = Timeline::open(file, times).with_context(reading)?;
+    let header = timeline.header().clone();
+    for block in timeline.by_ref() {
         each(&header, block.with_context(reading)?);
-        recovered += 1;
     }
-    let stream = blocks.stream();
-    if announce && (stream.footer().is_none() || stream.truncated()) {
-        warn_interrupted(file, recovered, stream.partial_block());
-    }
+    let end = timeline.end();
+    announce_end(file, &end.correction, &end.verdicts, (&end).into());
     Ok(header)
 }
 
-/// Rows of a table that reduces each block against its baseline (δ = 0, same op, size and
-/// P), which may come later in the file: a first pass keeps `baseline(b)` of each baseline
-/// block (the first one per key), the second gives every block its `row`.
-fn against_baselines<B, R>(
-    file: &Path,
-    clock: ClockChoice,
-    baseline: impl Fn(&Block) -> Option<B>,
-    row: impl Fn(&Block, Option<&B>) -> Option<R>,
-) -> Result<Vec<R>> {
-    let mut kept = HashMap::new();
-    each_block(file, clock, false, |_, b| {
-        if let Some(v) = baseline(&b) {
-            kept.entry(baseline_key(&b)).or_insert(v);
-        }
-    })?;
-    let mut rows = Vec::new();
-    each_block(file, clock, true, |_, b| {
-        rows.extend(row(&b, kept.get(&baseline_key(&b))));
-    })?;
-    Ok(rows)
-}
-
-/// `analyze --distribution`: each baseline keeps its valid t_globals (8 bytes per valid
-/// repetition).
-fn distribution_streamed(file: &Path, clock: ClockChoice) -> Result<Vec<DistributionRow>> {
-    against_baselines(
-        file,
-        clock,
-        |b| (b.delay_s == 0.0).then(|| valid_t_globals(b)),
-        |b, t0s| t0s.and_then(|t0s| distribution_row(b, t0s)),
-    )
-}
-
-/// `analyze --overlap`: each overlap baseline keeps the mean MPI time of its punctual ranks
-/// (one number).
-fn overlap_streamed(file: &Path, clock: ClockChoice) -> Result<Vec<OverlapRow>> {
-    against_baselines(
-        file,
-        clock,
-        |b| (b.delay_s == 0.0 && b.overlap.is_some()).then(|| baseline_overhead(b)),
-        |b, base| overlap_row(b, base.copied().flatten()),
-    )
-}
-
-/// Exports a records file one block at a time (issue 11): memory holds one block, not the
-/// file. A read error keeps the message it had when the file was read whole.
+/// Exports a records file one block at a time: memory holds one block, not the file. A read
+/// error keeps the message it had when the file was read whole.
 fn export(
-    file: &std::path::Path,
-    clock: ClockChoice,
+    file: &Path,
+    times: GlobalTimes,
     rows: ExportRows,
     format: delaybench::export::RankFormat,
 ) -> Result<()> {
     let reading = || format!("reading {}", file.display());
-    let mut blocks = ClockedStream::open(file, clock).with_context(reading)?;
-    eprintln!("delaybench: {}", blocks.correction().describe());
-    let id = run_id_of(blocks.stream().header());
+    let mut timeline = Timeline::open(file, times).with_context(reading)?;
+    let id = run_id_of(timeline.header());
     let out = &mut std::io::stdout().lock();
-    let mut recovered = 0usize;
-    let counted = blocks
-        .by_ref()
-        .inspect(|b| recovered += usize::from(b.is_ok()));
-    match write_rows_streamed(&id, counted, rows, format, out) {
+    match write_rows_streamed(&id, timeline.by_ref(), rows, format, out) {
         Err(ExportError::Records(e)) => return Err(anyhow::Error::new(e).context(reading())),
         other => other?,
     }
-    let stream = blocks.stream();
-    if stream.footer().is_none() || stream.truncated() {
-        warn_interrupted(file, recovered, stream.partial_block());
-    }
+    let end = timeline.end();
+    announce_end(file, &end.correction, &end.verdicts, (&end).into());
     Ok(())
 }
 
-/// Reads and analyses records files of one plan (several launches), on the chosen clock,
-/// one block at a time (issue 11: memory follows valid repetitions, not the file's size).
+/// Reads and analyses records files of one plan (several launches) on the chosen global
+/// times, one block at a time: memory follows valid repetitions, not the file's size.
 fn analysis(
     files: &[std::path::PathBuf],
     boot: delaybench::analysis::Bootstrap,
-    clock: ClockChoice,
+    times: GlobalTimes,
 ) -> Result<Analysis> {
     let mut launches = Vec::with_capacity(files.len());
     for file in files {
-        let (launch, correction) = LaunchDigest::read(file, clock)
+        let launch = LaunchDigest::read(file, times)
             .with_context(|| format!("reading {}", file.display()))?;
-        eprintln!("delaybench: {}", correction.describe());
+        // The verdict note is among the analysis's warnings; only the times are said here.
+        eprintln!("delaybench: {}", launch.correction.describe());
         if !launch.complete {
             warn_interrupted(file, launch.blocks.len(), launch.partial_block);
         }
@@ -375,6 +352,50 @@ fn analysis(
     }
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     Ok(analyze_digests(&names, &launches, boot)?)
+}
+
+/// Says on stderr which global times a reader used, how many verdicts they changed, and
+/// whether the run was interrupted.
+fn announce_end(
+    file: &Path,
+    correction: &ClockCorrection,
+    verdicts: &VerdictChanges,
+    ended: Ended,
+) {
+    eprintln!("delaybench: {}", correction.describe());
+    if let Some(note) = verdicts.note() {
+        eprintln!("delaybench: note: {note}");
+    }
+    if !ended.complete {
+        warn_interrupted(file, ended.blocks, ended.partial_block);
+    }
+}
+
+/// How a read ended, for [`announce_end`].
+struct Ended {
+    complete: bool,
+    blocks: usize,
+    partial_block: bool,
+}
+
+impl From<&TimelineEnd> for Ended {
+    fn from(e: &TimelineEnd) -> Self {
+        Ended {
+            complete: e.complete,
+            blocks: e.blocks,
+            partial_block: e.partial_block,
+        }
+    }
+}
+
+impl From<&LaunchDigest> for Ended {
+    fn from(l: &LaunchDigest) -> Self {
+        Ended {
+            complete: l.complete,
+            blocks: l.blocks.len(),
+            partial_block: l.partial_block,
+        }
+    }
 }
 
 /// Says on stderr that `file` is from an interrupted run and how much of it was recovered.

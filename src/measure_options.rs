@@ -5,15 +5,15 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// What the ranks compute between posting a nonblocking operation and waiting for it
-/// (Hoefler et al. 2008 (000), §4.1).
+/// (Hoefler et al. 2010, §4.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum OverlapMode {
-    /// Time-based: busy-compute for t_b seconds of the clock (000 Listing 6). Hides
+    /// Time-based: busy-compute for t_b seconds of the clock (Hoefler et al. 2010, Listing 6). Hides
     /// overheads such as interrupts or descheduling inside the computed time.
     Time,
     /// Work-based: compute a fixed workload λ calibrated to take t_b, the maximum λ over
-    /// ranks (000 §4.1 steps 1-8); overheads that slow the computation then show.
+    /// ranks (Hoefler et al. 2010, §4.1 steps 1-8); overheads that slow the computation then show.
     Work,
 }
 
@@ -32,13 +32,13 @@ impl OverlapMode {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct OverlapSpec {
     pub mode: OverlapMode,
-    /// Bytes of message per `MPI_Test` call (000 §4.2); `None` = no tests.
+    /// Bytes of message per `MPI_Test` call (Hoefler et al. 2010, §4.2); `None` = no tests.
     pub test_interval_bytes: Option<u64>,
 }
 
 impl OverlapSpec {
     /// Number of `MPI_Test` calls for a message of `bytes`: N = floor(bytes / interval) + 1
-    /// (000 §4.2), spread as one at the start of the computation, one at the end and the rest
+    /// (Hoefler et al. 2010, §4.2), spread as one at the start of the computation, one at the end and the rest
     /// evenly between; 0 without an interval.
     pub fn tests_for(&self, bytes: u64) -> u32 {
         match self.test_interval_bytes {
@@ -48,7 +48,7 @@ impl OverlapSpec {
     }
 }
 
-/// Adaptive repetitions (Hunold and Carpen-Amarie (001), §3): measure at least `nrep_min`
+/// Adaptive repetitions (Lastovetsky, Rychkov and O'Flynn 2008, §3): measure at least `nrep_min`
 /// repetitions, then stop as soon as the Student's t confidence interval (level `ci_level`)
 /// of the mean t_global of the valid repetitions has a half-width below `ci_rel` x the mean,
 /// or at `nrep_max`.
@@ -108,7 +108,7 @@ mod tests {
             mode: OverlapMode::Time,
             test_interval_bytes: Some(2048),
         };
-        // 000 §4.2: 4096 B with a 2048 B interval: at the start, half way and at the end.
+        // Hoefler et al. 2010, §4.2: 4096 B with a 2048 B interval: at the start, half way and at the end.
         assert_eq!(s.tests_for(4096), 3);
         assert_eq!(s.tests_for(8), 1);
         let none = OverlapSpec {

@@ -1,5 +1,5 @@
 //! Default names of output files (records, clocksync results): unique per run even when
-//! runs follow each other within one second (issue 11), so a second run never collides with
+//! runs follow each other within one second, so a second run never collides with
 //! the first and is never refused for a name the user did not choose.
 
 use std::path::PathBuf;

@@ -5,121 +5,22 @@
 
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{DelayModel, DetourSpec, RankError, RankSelection};
+pub use crate::kernel::Op;
 pub use crate::measure_options::{AdaptiveSpec, OverlapMode, OverlapSpec};
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 use thiserror::Error;
-
-/// A collective kernel, blocking or nonblocking (posted and immediately waited on, 002 §IV).
-///
-/// Message size ("bytes") per kernel:
-/// - barrier / ibarrier: no payload; sizes are ignored and recorded as 0.
-/// - bcast / ibcast: bytes broadcast from rank 0 to every rank.
-/// - reduce / ireduce, allreduce / iallreduce: bytes contributed by each rank, as
-///   bytes / 8 f64 elements summed (so sizes must be multiples of 8).
-/// - alltoall / ialltoall: bytes sent from each rank to each peer (P x bytes per rank in total).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Op {
-    Barrier,
-    Bcast,
-    Reduce,
-    Allreduce,
-    Alltoall,
-    Ibarrier,
-    Ibcast,
-    Ireduce,
-    Iallreduce,
-    Ialltoall,
-}
-
-impl Op {
-    /// All ten kernels, blocking first, in the order they are measured by default.
-    pub const ALL: [Op; 10] = [
-        Op::Barrier,
-        Op::Bcast,
-        Op::Reduce,
-        Op::Allreduce,
-        Op::Alltoall,
-        Op::Ibarrier,
-        Op::Ibcast,
-        Op::Ireduce,
-        Op::Iallreduce,
-        Op::Ialltoall,
-    ];
-
-    /// The name used on the command line and in records (`allreduce`, `iallreduce`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Barrier => "barrier",
-            Op::Bcast => "bcast",
-            Op::Reduce => "reduce",
-            Op::Allreduce => "allreduce",
-            Op::Alltoall => "alltoall",
-            Op::Ibarrier => "ibarrier",
-            Op::Ibcast => "ibcast",
-            Op::Ireduce => "ireduce",
-            Op::Iallreduce => "iallreduce",
-            Op::Ialltoall => "ialltoall",
-        }
-    }
-
-    /// True for the MPI-3 nonblocking forms (`MPI_I...` followed by `MPI_Wait`).
-    pub fn is_nonblocking(self) -> bool {
-        self.name().starts_with('i')
-    }
-
-    /// The blocking kernel of the same family (`iallreduce` -> `allreduce`).
-    pub fn family(self) -> Op {
-        match self {
-            Op::Ibarrier => Op::Barrier,
-            Op::Ibcast => Op::Bcast,
-            Op::Ireduce => Op::Reduce,
-            Op::Iallreduce => Op::Allreduce,
-            Op::Ialltoall => Op::Alltoall,
-            blocking => blocking,
-        }
-    }
-
-    /// True when the kernel carries a payload, so `--sizes` applies to it.
-    pub fn has_payload(self) -> bool {
-        self.family() != Op::Barrier
-    }
-
-    /// True when the payload is reduced as f64 elements (size must be a multiple of 8 bytes).
-    pub fn is_reduction(self) -> bool {
-        matches!(self.family(), Op::Reduce | Op::Allreduce)
-    }
-}
-
-impl fmt::Display for Op {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Op {
-    type Err = PlanError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Op::ALL
-            .into_iter()
-            .find(|op| op.name() == s.trim().to_ascii_lowercase())
-            .ok_or_else(|| PlanError::UnknownOp(s.to_string()))
-    }
-}
 
 /// How the ranks are made to start a repetition together (process synchronisation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SyncMethod {
     /// Clock-based: busy-wait on the global clock until start + i * window + own delay
-    /// (002 Listing 2; 004 scheme 4).
+    /// (Niethammer et al. 2016, Listing 2; Hunold and Carpen-Amarie 2015, scheme 4).
     Window,
-    /// `MPI_Barrier`, then delayed ranks busy-wait their delay (002 §III-B, Listing 1).
+    /// `MPI_Barrier`, then delayed ranks busy-wait their delay (Niethammer et al. 2016, §III-B, Listing 1).
     Barrier,
     /// delaybench's own dissemination barrier over point-to-point messages, then the delay.
-    /// The same algorithm under every MPI library, so libraries are compared fairly (004 §4).
+    /// The same algorithm under every MPI library, so libraries are compared fairly (Hunold and Carpen-Amarie 2015, §4).
     Dissemination,
     /// `MPI_Barrier` twice, then the delay: the second barrier starts from the first one's
     /// exit skew, as some benchmarks do to reduce it.
@@ -131,7 +32,8 @@ pub enum SyncMethod {
     None,
 }
 
-/// Which world ranks form the sub-communicator of a process count P (issue 7).
+/// Which world ranks form the sub-communicator of a process count P (for runs on several
+/// hosts, see docs/launching.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Subcomm {
@@ -352,8 +254,6 @@ impl Plan {
 /// Why a plan cannot be run. Raised before any measurement starts.
 #[derive(Debug, Error, PartialEq)]
 pub enum PlanError {
-    #[error("unknown op '{0}': choose from barrier, bcast, reduce, allreduce, alltoall, ibarrier, ibcast, ireduce, iallreduce, ialltoall")]
-    UnknownOp(String),
     #[error("delaybench needs at least 2 MPI ranks, got {0}: launch it with e.g. `mpirun -np 2 delaybench`")]
     TooFewRanks(u32),
     #[error("{0} is empty: give at least one value")]
@@ -374,14 +274,15 @@ pub enum PlanError {
     Emulation(String),
     #[error("--window {0} s must be a positive duration")]
     BadWindow(f64),
-    #[error("--overlap applies to nonblocking kernels only: add ibarrier, ibcast, ireduce, iallreduce or ialltoall to --ops")]
+    #[error(
+        "--overlap applies to nonblocking kernels only: add {} to --ops",
+        crate::kernel::names_where(Op::is_nonblocking, " or ")
+    )]
     OverlapWithoutNonblocking,
     #[error(
         "{0} must be at least 1: a clock synchronisation without measurements gives no clock model"
     )]
     ZeroClockParam(&'static str),
-    #[error("{0}")]
-    Limit(#[from] crate::limits::LimitError),
     #[error("{0}")]
     Adaptive(crate::measure_options::AdaptiveError),
 }
@@ -419,21 +320,6 @@ mod tests {
 
     fn hosts(n: usize) -> Vec<String> {
         vec!["node0".to_string(); n]
-    }
-
-    #[test]
-    fn op_names_round_trip() {
-        for op in Op::ALL {
-            assert_eq!(op.name().parse::<Op>().unwrap(), op);
-        }
-        assert_eq!("IAllreduce".parse::<Op>().unwrap(), Op::Iallreduce);
-        assert!(matches!(
-            "allgather".parse::<Op>(),
-            Err(PlanError::UnknownOp(_))
-        ));
-        assert_eq!(Op::Ialltoall.family(), Op::Alltoall);
-        assert!(Op::Ibarrier.is_nonblocking() && !Op::Barrier.is_nonblocking());
-        assert!(!Op::Ibarrier.has_payload() && Op::Ireduce.is_reduction());
     }
 
     #[test]
@@ -478,7 +364,13 @@ mod tests {
             mode: OverlapMode::Time,
             test_interval_bytes: None,
         });
-        assert_eq!(p.validate(4, &h), Err(PlanError::OverlapWithoutNonblocking));
+        let err = p.validate(4, &h).unwrap_err();
+        assert_eq!(err, PlanError::OverlapWithoutNonblocking);
+        assert!(
+            err.to_string()
+                .ends_with("add ibarrier, ibcast, ireduce, iallreduce or ialltoall to --ops"),
+            "{err}"
+        );
         let mut p = plan();
         p.adaptive = Some(AdaptiveSpec {
             nrep_min: 1,

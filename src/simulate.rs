@@ -1,57 +1,11 @@
-//! `delaybench clocksync --simulate`: the options of the simulated cluster and the offline
-//! entry point (no MPI: dispatched before MPI would be initialised).
+//! `delaybench clocksync --simulate`: the simulated cluster of the command line's options
+//! and the offline entry point (no MPI: dispatched before MPI would be initialised).
 
 use crate::cli::ClockSyncEvalArgs;
 use crate::clock::eventsim::{ClockSpread, EventSimConfig, Network};
 use crate::clock::scaling::{simulate, ScalingPlan};
 use crate::export::{write_simulated, ExportError};
-use crate::units::parse_duration_s;
-use clap::Args;
 use std::io::Write;
-
-/// Options of the event-driven simulator (`clocksync --simulate`; see
-/// `src/clock/eventsim.rs` for the latency model).
-#[derive(Debug, Clone, Args)]
-pub struct SimulateArgs {
-    /// --simulate: runs (seeds) per method and P; the table gives median, min and max.
-    #[arg(long, default_value_t = 10)]
-    pub seeds: u32,
-    /// --simulate: seed of the first run (clocks, links, delays).
-    #[arg(long, default_value_t = 1)]
-    pub sim_seed: u64,
-    /// --simulate: base one-way latency.
-    #[arg(long, value_parser = parse_duration_s, default_value = "1us")]
-    pub sim_latency: f64,
-    /// --simulate: extra one-way latency per hierarchy level between two ranks (highest
-    /// differing bit of their numbers).
-    #[arg(long, value_parser = parse_duration_s, default_value = "250ns")]
-    pub sim_level_latency: f64,
-    /// --simulate: fixed extra latency per link direction, uniform up to this (asymmetry).
-    #[arg(long, value_parser = parse_duration_s, default_value = "200ns")]
-    pub sim_link_spread: f64,
-    /// --simulate: extra latency of every message towards the lower rank (systematic
-    /// asymmetry, which a ping-pong midpoint cannot see).
-    #[arg(long, value_parser = parse_duration_s, default_value = "100ns")]
-    pub sim_uplink_extra: f64,
-    /// --simulate: random extra latency per message, uniform up to this.
-    #[arg(long, value_parser = parse_duration_s, default_value = "200ns")]
-    pub sim_jitter: f64,
-    /// --simulate: probability of a noise spike per message.
-    #[arg(long, default_value_t = 0.01)]
-    pub sim_spike_prob: f64,
-    /// --simulate: largest extra delay of a spike.
-    #[arg(long, value_parser = parse_duration_s, default_value = "20us")]
-    pub sim_spike: f64,
-    /// --simulate: clock offsets uniform within ± this (unless --emulate-clock is given).
-    #[arg(long, value_parser = parse_duration_s, default_value = "1ms")]
-    pub sim_offset: f64,
-    /// --simulate: clock skews uniform within ± this many ppm (unless --emulate-clock).
-    #[arg(long, default_value_t = 20.0)]
-    pub sim_skew_ppm: f64,
-    /// --simulate: OS threads running seeds side by side.
-    #[arg(long, default_value_t = 1)]
-    pub sim_threads: usize,
-}
 
 /// Process counts simulated when `--procs` is not given.
 pub const DEFAULT_SIM_PROCS: [usize; 4] = [2, 16, 128, 1024];

@@ -1,4 +1,4 @@
-//! A re-analysis from the per-rank CSV export, using only the definitions (002 eq. 4 and 5) and
+//! A re-analysis from the per-rank CSV export, using only the definitions (Niethammer et al. 2016, eq. 4 and 5) and
 //! an independent median, gives the summary that `delaybench analyze` exports as CSV.
 //!
 //! The records go through a file (RecordsWriter, read_records), then through both CSV
@@ -149,7 +149,7 @@ impl Config {
             && self.delay_s.to_bits() == line.delay_s.to_bits()
     }
 
-    /// t_global (002 eq. 4) of every valid repetition, seconds.
+    /// t_global (Niethammer et al. 2016, eq. 4) of every valid repetition, seconds.
     fn valid_t_globals(&self) -> Vec<f64> {
         self.reps
             .iter()
@@ -234,7 +234,7 @@ fn recompute(lines: &[RankLine]) -> Vec<Expected> {
                 .unwrap_or_default();
             let (t_min, t_median) = (minimum(&ts), median(&ts));
             let (t0_min, t0_median) = (minimum(&t0s), median(&t0s));
-            // 002 eq. 5, for delayed configurations only.
+            // Niethammer et al. 2016, eq. 5, for delayed configurations only.
             let benefit = |t0: Option<f64>, t: Option<f64>| match (t0, t) {
                 (Some(t0), Some(t)) if c.delay_s > 0.0 => Some((t0 + c.delay_s - t) / t),
                 _ => None,

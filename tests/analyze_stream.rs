@@ -1,18 +1,18 @@
 //! `analyze --distribution/--trend/--overlap/--timing/--truth` read records block by block
-//! (issue 11): each table must be what the in-memory functions give for the same file, also
+//! (so a file larger than memory can be analysed): each table must be what the in-memory functions give for the same file, also
 //! when a delayed block comes before its baseline and when the run was interrupted.
 
 mod common;
 
 use delaybench::analysis::{
-    apply_clock_choice, distribution_rows, overlap_rows, timing_rows, trend_rows,
-    true_start_spread, ClockChoice, TimingMethod,
+    distribution_rows, overlap_rows, timing_rows, trend_rows, true_start_spread, TimingMethod,
 };
 use delaybench::export::{
     write_distribution, write_overlap, write_timing, write_trend, write_truth, SummaryFormat,
 };
 use delaybench::plan::Op;
-use delaybench::records::{read_records, split_block, testdata, RecordsWriter};
+use delaybench::records::{split_block, testdata, RecordsWriter};
+use delaybench::timeline::{read_records_on, GlobalTimes};
 use std::path::Path;
 
 /// A delayed block before its baseline, a noise block (every rank delayed), overlap blocks,
@@ -50,8 +50,7 @@ fn write_file(path: &Path, complete: bool) {
 
 /// The table `option` as the whole file in memory gives it.
 fn in_memory(path: &Path, option: &str, format: SummaryFormat) -> Vec<u8> {
-    let mut r = read_records(path).unwrap();
-    apply_clock_choice(&mut r, ClockChoice::Posthoc);
+    let (r, _) = read_records_on(path, GlobalTimes::Posthoc).unwrap();
     let mut out = Vec::new();
     let methods = [TimingMethod::Global, TimingMethod::Max, TimingMethod::Root];
     match option {

@@ -12,11 +12,11 @@
 //! table of every method in *real* time (sync duration, error right after and 2 s after).
 
 use delaybench::clock::sim::{run_world, SimConfig, SimTransport};
+use delaybench::clock::ClockModel;
 use delaybench::clock::{
     build, measure_errors, true_error, ClockSyncMethod, ClockSyncParams, EmulationSpec,
     SyncOutcome, Transport,
 };
-use delaybench::records::ClockModel;
 use std::sync::Mutex;
 
 /// The real-time table must not share the cores with other tests of this file.

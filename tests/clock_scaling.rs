@@ -24,7 +24,7 @@ fn row<'a>(rows: &'a [ScalingRow], method: &str, p: u32, wait_s: f64) -> &'a Sca
         .unwrap_or_else(|| panic!("no row {method} P={p} wait={wait_s}"))
 }
 
-/// Item 5 of issue 8: the default fit (50 points 1 ms apart) takes at most 55 ms at P = 2
+/// The faster initial sync: the default fit (50 points 1 ms apart) takes at most 55 ms at P = 2
 /// (one tree level) and starts the run as accurately as the former 40 × 10 ms fit.
 #[test]
 fn the_short_default_fit_keeps_the_start_of_run_error() {

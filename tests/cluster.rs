@@ -1,4 +1,4 @@
-//! Multi-host behaviour on the emulated cluster of `scripts/cluster.sh` (issue 7): two hosts,
+//! Multi-host behaviour on the emulated cluster of `scripts/cluster.sh`: two hosts,
 //! each its own network, UTS and time namespace (CLOCK_MONOTONIC 1000 s apart) and one core.
 //! Skipped, with a message, where this machine does not permit the namespaces or where
 //! DELAYBENCH_SKIP_CLUSTER is set. The launcher follows DELAYBENCH_MPI_FLAVOR (openmpi or

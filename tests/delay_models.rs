@@ -199,3 +199,264 @@ fn bad_specs_give_documented_errors() {
         other => panic!("{other}"),
     }
 }
+
+// Samples and stored representations as the implementation with one enum for all models gave
+// them, before each model moved to a file of its own. The measurement seeds its delays, so the
+// same seed must keep drawing the same delays, and plans stored in records headers must keep
+// reading back; reorganising the code may change neither. The pins hold for the rand and
+// rand_distr versions in Cargo.lock: an upgrade that changes their streams updates them
+// deliberately.
+
+/// The stored form of the trace model (the file's values travel with it).
+const TRACE_JSON: &str = r#"{"model":"trace","path":"delays.txt","values_s":[1e-5,3e-5,2e-5]}"#;
+
+fn pinned_model(spec: &str) -> DelayModel {
+    if spec == "trace" {
+        serde_json::from_str(TRACE_JSON).unwrap()
+    } else {
+        spec.parse().unwrap()
+    }
+}
+
+/// `sample(StdRng::seed_from_u64(2024), i)` for i = 0..4, as bit patterns.
+const PINNED_SAMPLES: [(&str, [u64; 4]); 10] = [
+    (
+        "50us",
+        [
+            0x3f0a36e2eb1c432d,
+            0x3f0a36e2eb1c432d,
+            0x3f0a36e2eb1c432d,
+            0x3f0a36e2eb1c432d,
+        ],
+    ),
+    (
+        "uniform:20us..80us",
+        [
+            0x3f122a4f0f301757,
+            0x3f0a893e6e7a840e,
+            0x3f0d80b813cb157e,
+            0x3f01fda76d05a8b0,
+        ],
+    ),
+    (
+        "normal:50us,10us",
+        [
+            0x3f0f24535d3a1dfc,
+            0x3f0a705ad9c99008,
+            0x3f0b127f274e8ff1,
+            0x3f06e9de90a0568e,
+        ],
+    ),
+    (
+        "normal:0us,10us",
+        [
+            0x3ee3b5c1c8776b3b,
+            0x3e9cbbf756a66dae,
+            0x3ebb738786499872,
+            0x3ee1b027f6ab7200,
+        ],
+    ),
+    (
+        "exp:20us",
+        [
+            0x3efa77d60cb415bb,
+            0x3efe77a923512b94,
+            0x3edbbafc5e6a0f69,
+            0x3ed638e1912f4f05,
+        ],
+    ),
+    (
+        "lognormal:50us,20us",
+        [
+            0x3f117ac21702ea45,
+            0x3f08be893602f09c,
+            0x3f09ec5113b1ab2c,
+            0x3f0318eab0af1c13,
+        ],
+    ),
+    (
+        "gamma:2,10us",
+        [
+            0x3f00c4a0193e3d4d,
+            0x3ef3c93f9733859e,
+            0x3ee5d9b166579d4b,
+            0x3ed760bad2d4ebd3,
+        ],
+    ),
+    (
+        "gamma:0.5,10us",
+        [
+            0x3ee12dacc60d4026,
+            0x3e992f212ecca308,
+            0x3ea975200cf171f2,
+            0x3eeaa6e432dbd328,
+        ],
+    ),
+    (
+        "pareto:10us,2.5",
+        [
+            0x3ee6afc479f6d569,
+            0x3eeb72e99ee7ad4e,
+            0x3ee9a600d4bde6c1,
+            0x3ef299f759178d52,
+        ],
+    ),
+    (
+        "trace",
+        [
+            0x3ee4f8b588e368f1,
+            0x3eff75104d551d69,
+            0x3ef4f8b588e368f1,
+            0x3ee4f8b588e368f1,
+        ],
+    ),
+];
+
+#[test]
+fn samples_match_the_pinned_draws() {
+    use rand::SeedableRng;
+    for (spec, bits) in PINNED_SAMPLES {
+        let model = pinned_model(spec);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
+        let got: Vec<u64> = (0..4)
+            .map(|i| model.sample(&mut rng, i).to_bits())
+            .collect();
+        let want: Vec<f64> = bits.iter().map(|b| f64::from_bits(*b)).collect();
+        let got_s: Vec<f64> = got.iter().map(|b| f64::from_bits(*b)).collect();
+        assert_eq!(got, bits, "{spec}: drew {got_s:?}, pinned {want:?}");
+    }
+}
+
+/// `delay_matrix(model, random:2, p = 6, nrep = 3, seed 11, stream 5)`, as bit patterns.
+const PINNED_MATRICES: [(&str, [u64; 18]); 2] = [
+    (
+        "exp:20us",
+        [
+            0x0000000000000000,
+            0x3f01796f7194c12b,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x3ecc1841041c7071,
+            0x0000000000000000,
+            0x3eb5c1cc719bbeac,
+            0x3f018ffa9f3d7b16,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x3ee34177312f17e3,
+            0x0000000000000000,
+            0x3ece8489e4319d9f,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x0000000000000000,
+        ],
+    ),
+    (
+        "gamma:0.5,10us",
+        [
+            0x0000000000000000,
+            0x3ee7b174a550de06,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x3e5b8bd07a3b47e6,
+            0x3ea3a8c3eb33cd3e,
+            0x0000000000000000,
+            0x3edf9eaa47c9303b,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x3ed8e13fb28c2a36,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x0000000000000000,
+            0x3ec8487e2f32fa56,
+            0x0000000000000000,
+        ],
+    ),
+];
+
+#[test]
+fn delay_matrices_match_the_pinned_ones() {
+    let hosts = vec!["node0".to_string(); 6];
+    let sel: RankSelection = "random:2".parse().unwrap();
+    for (spec, bits) in PINNED_MATRICES {
+        let m = delay_matrix(&spec.parse().unwrap(), &sel, 6, &hosts, 3, 11, 5);
+        let got: Vec<u64> = m.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(got, bits, "{spec}: {m:?}");
+    }
+}
+
+/// Each model as serde_json writes it into a plan, and as CBOR (hex) in a records header.
+const STORED: [(&str, &str, &str); 10] = [
+    (
+        "50us",
+        r#"{"model":"fixed","delay_s":0.00005}"#,
+        "a2656d6f64656c6566697865646764656c61795f73fb3f0a36e2eb1c432d",
+    ),
+    (
+        "uniform:20us..80us",
+        r#"{"model":"uniform","low_s":0.00002,"high_s":0.00008}"#,
+        "a3656d6f64656c67756e69666f726d656c6f775f73fb3ef4f8b588e368f166686967685f73fb3f14f8b588e368f1",
+    ),
+    (
+        "normal:50us,10us",
+        r#"{"model":"normal","mean_s":0.00005,"sd_s":0.00001}"#,
+        "a3656d6f64656c666e6f726d616c666d65616e5f73fb3f0a36e2eb1c432d6473645f73fb3ee4f8b588e368f1",
+    ),
+    (
+        "normal:0us,10us",
+        r#"{"model":"normal","mean_s":0.0,"sd_s":0.00001}"#,
+        "a3656d6f64656c666e6f726d616c666d65616e5f73f900006473645f73fb3ee4f8b588e368f1",
+    ),
+    (
+        "exp:20us",
+        r#"{"model":"exp","mean_s":0.00002}"#,
+        "a2656d6f64656c63657870666d65616e5f73fb3ef4f8b588e368f1",
+    ),
+    (
+        "lognormal:50us,20us",
+        r#"{"model":"lognormal","mean_s":0.00005,"sd_s":0.00002}"#,
+        "a3656d6f64656c696c6f676e6f726d616c666d65616e5f73fb3f0a36e2eb1c432d6473645f73fb3ef4f8b588e368f1",
+    ),
+    (
+        "gamma:2,10us",
+        r#"{"model":"gamma","shape":2.0,"scale_s":0.00001}"#,
+        "a3656d6f64656c6567616d6d61657368617065f94000677363616c655f73fb3ee4f8b588e368f1",
+    ),
+    (
+        "gamma:0.5,10us",
+        r#"{"model":"gamma","shape":0.5,"scale_s":0.00001}"#,
+        "a3656d6f64656c6567616d6d61657368617065f93800677363616c655f73fb3ee4f8b588e368f1",
+    ),
+    (
+        "pareto:10us,2.5",
+        r#"{"model":"pareto","scale_s":0.00001,"shape":2.5}"#,
+        "a3656d6f64656c6670617265746f677363616c655f73fb3ee4f8b588e368f1657368617065f94100",
+    ),
+    (
+        "trace",
+        r#"{"model":"trace","path":"delays.txt","values_s":[0.00001,0.00003,0.00002]}"#,
+        "a3656d6f64656c65747261636564706174686a64656c6179732e7478746876616c7565735f7383fb3ee4f8b588e368f1fb3eff75104d551d69fb3ef4f8b588e368f1",
+    )
+];
+
+#[test]
+fn stored_representations_read_back_and_are_written_alike() {
+    for (spec, json, cbor_hex) in STORED {
+        let model = pinned_model(spec);
+        let cbor: Vec<u8> = (0..cbor_hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&cbor_hex[i..i + 2], 16).unwrap())
+            .collect();
+        let from_json: DelayModel = serde_json::from_str(json).unwrap();
+        let from_cbor: DelayModel = ciborium::from_reader(&cbor[..]).unwrap();
+        assert_eq!(from_json, model, "{spec}");
+        assert_eq!(from_cbor, model, "{spec}");
+        assert_eq!(serde_json::to_string(&model).unwrap(), json, "{spec}");
+        let mut written = Vec::new();
+        ciborium::into_writer(&model, &mut written).unwrap();
+        assert_eq!(written, cbor, "{spec}: CBOR bytes differ");
+    }
+}

@@ -1,16 +1,15 @@
-//! `export` reads records block by block (issue 11): what it writes must be byte for byte
+//! `export` reads records block by block: what it writes must be byte for byte
 //! what the in-memory export of the same file writes, for a complete file with post-hoc
 //! clock correction, a chunked block and an interrupted run whose last chunk is torn; a
 //! damaged file still fails with the reader's message and leaves no JSON that parses.
 
 mod common;
 
-use delaybench::analysis::{apply_clock_choice, ClockChoice};
+use delaybench::clock::{ClockModel, ClockProbe};
 use delaybench::export::{write_rank_rows, write_rep_rows, ExportRows, RankFormat};
 use delaybench::plan::Op;
-use delaybench::records::{
-    read_records, split_block, testdata, ClockModel, ClockProbe, RecordsWriter,
-};
+use delaybench::records::{read_records, split_block, testdata, RecordsWriter};
+use delaybench::timeline::{read_records_on, GlobalTimes};
 use std::path::{Path, PathBuf};
 
 /// Drift-tracking probes of world rank 1 whose offsets differ from its initial model by a
@@ -68,9 +67,8 @@ const CASES: [(&str, ExportRows, &str, RankFormat); 4] = [
 ];
 
 /// The export as the in-memory path writes it: the whole file read, then corrected.
-fn in_memory(path: &Path, clock: ClockChoice, rows: ExportRows, format: RankFormat) -> Vec<u8> {
-    let mut records = read_records(path).unwrap();
-    apply_clock_choice(&mut records, clock);
+fn in_memory(path: &Path, clock: GlobalTimes, rows: ExportRows, format: RankFormat) -> Vec<u8> {
+    let (records, _) = read_records_on(path, clock).unwrap();
     let mut out = Vec::new();
     match rows {
         ExportRows::Rank => write_rank_rows(&records, format, &mut out).unwrap(),
@@ -111,8 +109,8 @@ fn streamed_export_equals_the_in_memory_one_byte_for_byte() {
         assert_eq!(records.blocks.len(), 4);
         assert_eq!(records.blocks[3].nrep, if torn { 20 } else { 30 });
         for (clock_name, clock) in [
-            ("posthoc", ClockChoice::Posthoc),
-            ("online", ClockChoice::Online),
+            ("posthoc", GlobalTimes::Posthoc),
+            ("online", GlobalTimes::Online),
         ] {
             for (rows_name, rows, format_name, format) in CASES {
                 let out = export(&path, rows_name, format_name, clock_name);

@@ -1,4 +1,4 @@
-//! Failures during a run (issue 11, part 2): an interrupted launcher, a killed rank and a
+//! Failures during a run: an interrupted launcher, a killed rank and a
 //! frozen rank end every rank without a hang, and the records file keeps what was measured and
 //! is read as an interrupted run.
 

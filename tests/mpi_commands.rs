@@ -120,7 +120,7 @@ fn clocksync_long_run_mode_compares_tracking_off_and_on() {
     );
 }
 
-/// Issue 11: back-to-back runs get distinct default names, and `--output` never overwrites.
+/// Back-to-back runs get distinct default names, and `--output` never overwrites.
 #[test]
 fn clocksync_never_overwrites_and_default_names_do_not_collide() {
     let dir = tempfile::tempdir().unwrap();

@@ -165,7 +165,7 @@ fn work_based_overlap_calls_test_per_interval() {
     );
     for b in &r.blocks {
         let o = b.overlap.as_ref().unwrap();
-        // 000 §4.2: floor(4096 / 1024) + 1 tests, which take some time.
+        // Hoefler et al. 2010, §4.2: floor(4096 / 1024) + 1 tests, which take some time.
         assert_eq!((o.mode.as_str(), o.tests_per_rep), ("work", 5));
         assert_eq!(o.test_interval_bytes, Some(1024));
         assert!(o.workload > 0, "work-based needs a calibrated workload");

@@ -5,6 +5,7 @@
 
 mod common;
 
+use delaybench::kernel::Family;
 use delaybench::plan::Op;
 use delaybench::plot::{write_run_figures, FigureKind, PlotError, Stat};
 use delaybench::records::{testdata, Block, Records, FLAG_WINDOW_OVERRUN};
@@ -17,7 +18,7 @@ const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n
 fn t0_us(op: Op, bytes: u64, p: u32) -> f64 {
     let steps = f64::from(p).log2();
     let base = match (op.family(), bytes) {
-        (Op::Barrier, _) => 2.0 + 1.5 * steps,
+        (Family::Barrier, _) => 2.0 + 1.5 * steps,
         (_, b) if b >= 1024 => 6.0 + 4.0 * steps,
         _ => 3.0 + 2.0 * steps,
     };
@@ -34,7 +35,7 @@ fn overlap_us(op: Op, bytes: u64, p: u32, delay_us: f64, t0: f64) -> f64 {
     if delay_us == 0.0 {
         return 0.0;
     }
-    if op.family() == Op::Allreduce && bytes >= 1024 && p >= 32 {
+    if op.family() == Family::Allreduce && bytes >= 1024 && p >= 32 {
         return -4.0;
     }
     let frac = if op.is_nonblocking() { 0.6 } else { 0.35 } / f64::from(p).log2().max(1.0).sqrt();
@@ -271,7 +272,7 @@ fn write_figures_for_inspection() {
     }
 }
 
-/// Issue 11: a clocksync CSV holding `inf` (a failed synchronisation) made `plot` spin
+/// A clocksync CSV holding `inf` (a failed synchronisation) made `plot` spin
 /// forever; now those rows are left out with a warning, and a file of only such rows is a
 /// clear error. `common::offline` fails the test if the command hangs.
 #[test]

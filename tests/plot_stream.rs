@@ -1,4 +1,4 @@
-//! `plot` reads records block by block (issue 11), keeping per block its digest, valid
+//! `plot` reads records block by block, keeping per block its digest, valid
 //! repetition indices, median repetition and overlap summary: the figures and report page
 //! must be byte for byte those drawn from the whole file in memory.
 

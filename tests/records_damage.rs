@@ -1,4 +1,4 @@
-//! Damaged records files (issue 11, part 3): a flipped byte anywhere is reported as corruption
+//! Damaged records files: a flipped byte anywhere is reported as corruption
 //! with its item and offset, never analysed as data; a torn end is an interrupted run; another
 //! format version gets a clear message; and no mutation of a valid file makes the reader
 //! panic (a proptest fuzz target; crashers found are kept below as regression tests).

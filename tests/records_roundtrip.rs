@@ -211,7 +211,7 @@ fn the_python_reader_joins_chunks_and_keeps_a_partial_block() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/read_records.py");
     let code = format!(
         "import sys; sys.path.insert(0, '{}'); from read_records import read_records; \
-         h, b, f = read_records('{}'); \
+         h, b, f, _ = read_records('{}'); \
          print(len(b), [x['nrep'] for x in b], [x.get('partial', False) for x in b], \
          b[0]['t_end_global_s'].shape, f is None)",
         std::path::Path::new(script).parent().unwrap().display(),

@@ -8,9 +8,10 @@
 
 mod common;
 
-use delaybench::analysis::{analyze, analyze_digests, Bootstrap, ClockChoice, LaunchDigest};
+use delaybench::analysis::{analyze, analyze_digests, Bootstrap, LaunchDigest};
 use delaybench::plan::Op;
 use delaybench::records::{read_records, split_block, testdata, Footer, RecordsWriter};
+use delaybench::timeline::GlobalTimes;
 use std::path::Path;
 use std::time::Instant;
 
@@ -57,7 +58,7 @@ fn streamed_analysis_equals_the_in_memory_one() {
         ..Bootstrap::default()
     };
     let whole = analyze(&names, &[read_records(&path).unwrap()], boot).unwrap();
-    let (digest, _) = LaunchDigest::read(&path, ClockChoice::Posthoc).unwrap();
+    let digest = LaunchDigest::read(&path, GlobalTimes::Posthoc).unwrap();
     assert_eq!(digest.blocks.len(), 4);
     assert_eq!(digest.blocks[1].nrep, 1500);
     let streamed = analyze_digests(&names, &[digest], boot).unwrap();

@@ -168,7 +168,7 @@ fn a_window_shorter_than_the_warm_up_needs_is_warned_about() {
 fn the_helpers_know_the_no_valid_exit_status() {
     assert_eq!(
         common::NO_VALID_EXIT,
-        i32::from(delaybench::run::NO_VALID_EXIT)
+        i32::from(delaybench::exit::NO_VALID_EXIT)
     );
 }
 

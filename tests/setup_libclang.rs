@@ -1,6 +1,6 @@
 //! `scripts/find_libclang.sh` must find what rsmpi's bindgen can load (libclang.so,
 //! libclang-N.so, libclang.so.N) and never take the llvm packages' libclang-cpp for it: that
-//! mistake made the README's first command fail on a fresh Debian machine (issue 7).
+//! mistake made the README's first command fail on a fresh Debian machine.
 
 use std::path::Path;
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! Shared clocks (issue 8, item 1), both ways: ranks of one host read one clock and take the
+//! Shared clocks, both ways: ranks of one host read one clock and take the
 //! leader's model after a check; emulated per-rank offsets fail that check and are
 //! synchronised on their own.
 

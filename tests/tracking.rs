@@ -1,4 +1,4 @@
-//! Drift tracking (issue 8, items 3-4): probes inside a long window-synchronised block and
+//! Drift tracking: probes inside a long window-synchronised block and
 //! between blocks, recorded; post-hoc global times; the true clock error from the emulation.
 
 mod common;

@@ -1,5 +1,5 @@
 //! Student's t confidence interval of a mean, the stopping rule of adaptive repetitions
-//! (Hunold and Carpen-Amarie (001), §3).
+//! (Lastovetsky, Rychkov and O'Flynn 2008, §3).
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use statrs::statistics::Statistics;

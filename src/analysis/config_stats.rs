@@ -4,10 +4,11 @@
 
 use super::bootstrap::{Bootstrap, Interval};
 use super::digest::{BlockDigest, LaunchDigest};
+use super::median;
 use super::stats::{describe, SampleStats};
-use super::{benefit, median};
 use crate::plan::Op;
 use crate::records::Records;
+use crate::timeline::{baseline_among, BaselineKey, Configuration};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -78,7 +79,7 @@ pub struct ConfigStats {
     pub t0_median_s: Option<f64>,
     pub t0_median_ci_lo_s: Option<f64>,
     pub t0_median_ci_hi_s: Option<f64>,
-    /// Delay overlap benefit from the minima (002 eq. 5, as the paper reports it). Only for
+    /// Delay overlap benefit from the minima (Niethammer et al. 2016, eq. 5, as the paper reports it). Only for
     /// plain late arrivals; sampled delays have `analyze --distribution` instead.
     pub benefit_min: Option<f64>,
     /// Delay overlap benefit from the medians.
@@ -99,7 +100,7 @@ pub struct ConfigStats {
     pub launch_median_min_s: Option<f64>,
     pub launch_median_max_s: Option<f64>,
     /// Coefficient of variation (standard deviation / mean) of the per-launch medians;
-    /// `None` for one launch. 004 §4-5: results differ between launches, so compare this
+    /// `None` for one launch. Hunold and Carpen-Amarie 2015, §4-5: results differ between launches, so compare this
     /// with the width of the median's interval before trusting one launch.
     pub launch_median_cv: Option<f64>,
     /// Smallest and largest per-launch benefit from medians.
@@ -123,7 +124,7 @@ pub enum AnalysisError {
 
 /// The largest delay overlap benefit possible for baseline t0 and delay δ (seconds):
 /// min(t0, δ) / max(t0, δ). The delayed operation cannot end before the late rank arrived
-/// (tδ ≥ δ) nor run faster than undelayed (tδ ≥ t0, up to noise), and b of 002 eq. 5 falls
+/// (tδ ≥ δ) nor run faster than undelayed (tδ ≥ t0, up to noise), and b (Niethammer et al. 2016, eq. 5) falls
 /// as tδ grows, so b ≤ (t0 + δ − max) / max. With δ = 50 us and t0 = 2 us that is 4 %: "100 %
 /// = hidden perfectly" holds only when t0 = δ. `None` when t0 or δ is not positive.
 pub fn benefit_ceiling(t0_s: f64, delay_s: f64) -> Option<f64> {
@@ -217,18 +218,24 @@ fn blocks_of<'a>(launches: &'a [LaunchDigest], k: &Key) -> Vec<&'a BlockDigest> 
         .collect()
 }
 
-/// The baseline of `block` in every launch: δ = 0, same op, bytes and P.
+impl Configuration for ConfigStats {
+    fn baseline_key(&self) -> BaselineKey {
+        BaselineKey {
+            op: self.op,
+            bytes: self.bytes,
+            nprocs: self.nprocs,
+        }
+    }
+    fn delay_s(&self) -> f64 {
+        self.delay_s
+    }
+}
+
+/// The baseline of `block` in every launch ([`baseline_among`]).
 fn baselines_of<'a>(launches: &'a [LaunchDigest], block: &BlockDigest) -> Vec<&'a BlockDigest> {
     launches
         .iter()
-        .filter_map(|r| {
-            r.blocks.iter().find(|b| {
-                b.delay_s == 0.0
-                    && b.op == block.op
-                    && b.bytes == block.bytes
-                    && b.nprocs == block.nprocs
-            })
-        })
+        .filter_map(|r| baseline_among(&r.blocks, block, |_| true))
         .collect()
 }
 
@@ -376,9 +383,26 @@ fn between_launches(
     }
 }
 
+/// Delay overlap benefit b = (t0 + δ − tδ) / tδ (Niethammer et al. 2016, eq. 5): 1 hides the delay completely up
+/// to t0, 0 means the delay just adds, < 0 costs extra. All arguments in seconds.
+pub fn benefit(t0_s: f64, t_delayed_s: f64, delay_s: f64) -> f64 {
+    (t0_s + delay_s - t_delayed_s) / t_delayed_s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn benefit_formula() {
+        // Delay hidden completely: t_delta = t0 -> b = delta / t0.
+        assert!((benefit(10e-6, 10e-6, 10e-6) - 1.0).abs() < 1e-12);
+        // Delay just adds: t_delta = t0 + delta -> b = 0.
+        assert!(benefit(10e-6, 60e-6, 50e-6).abs() < 1e-12);
+        // Delay costs extra -> b < 0.
+        assert!(benefit(10e-6, 80e-6, 50e-6) < 0.0);
+    }
+
     use crate::records::testdata;
 
     fn records(op_time_s: f64, nrep: u32) -> Records {

@@ -1,10 +1,13 @@
-//! What `analyze` keeps of a records file (issue 11): per block the configuration and its
-//! valid t_globals, never the per-rank arrays, so a file is analysed block by block in memory
+//! What `analyze` keeps of a records file: per block the configuration and its valid
+//! t_globals, never the per-rank arrays, so a file is analysed block by block in memory
 //! proportional to its valid repetitions (8 bytes each), not to its rank-repetition events.
 
-use super::{valid_t_globals, ClockChoice, ClockCorrection, ClockedStream};
+use super::valid_t_globals;
 use crate::plan::Op;
-use crate::records::{Block, Footer, Header, Records, RecordsError, RecordsStream};
+use crate::records::{Block, Footer, Header, Records, RecordsError};
+use crate::timeline::{
+    BaselineKey, ClockCorrection, Configuration, GlobalTimes, Timeline, TimelineEnd, VerdictChanges,
+};
 use std::path::Path;
 
 /// One block reduced to what the per-configuration statistics need.
@@ -24,8 +27,22 @@ pub struct BlockDigest {
     pub nrep: u32,
     /// [`Block::is_late_arrival`].
     pub late_arrival: bool,
-    /// t_global of every valid repetition, seconds, in repetition order (002 eq. 4).
+    /// t_global of every valid repetition, seconds, in repetition order (Niethammer et al.
+    /// 2016, eq. 4).
     pub t_globals: Vec<f64>,
+}
+
+impl Configuration for BlockDigest {
+    fn baseline_key(&self) -> BaselineKey {
+        BaselineKey {
+            op: self.op,
+            bytes: self.bytes,
+            nprocs: self.nprocs,
+        }
+    }
+    fn delay_s(&self) -> f64 {
+        self.delay_s
+    }
 }
 
 impl BlockDigest {
@@ -57,10 +74,15 @@ pub struct LaunchDigest {
     pub partial_block: bool,
     /// Per block, in measurement order.
     pub blocks: Vec<BlockDigest>,
+    /// Which global times the digests were computed on.
+    pub correction: ClockCorrection,
+    /// Repetitions whose verdict those times changed against the recorded one.
+    pub verdicts: VerdictChanges,
 }
 
 impl LaunchDigest {
-    /// The digest of records already in memory.
+    /// The digest of records already in memory, on the global times they hold (the flags
+    /// as they are).
     pub fn of(records: &Records) -> Self {
         LaunchDigest {
             header: records.header.clone(),
@@ -68,35 +90,35 @@ impl LaunchDigest {
             complete: records.complete(),
             partial_block: false,
             blocks: records.blocks.iter().map(BlockDigest::of).collect(),
+            correction: ClockCorrection::recorded(),
+            verdicts: VerdictChanges::default(),
         }
     }
 
-    /// Reads `path` block by block, each block's global times on the chosen clock, holding
-    /// one block at a time. Post-hoc correction needs every drift-tracking probe first, so a
-    /// run with probes (`--track-every`) is read twice: once for the probes, once for times.
+    /// Reads `path` through its [`Timeline`] on the global times `choice` asks for, one block
+    /// at a time.
     ///
-    /// Errors: those of [`ClockedStream::open`] and its iteration.
-    pub fn read(path: &Path, choice: ClockChoice) -> Result<(Self, ClockCorrection), RecordsError> {
-        let mut clocked = ClockedStream::open(path, choice)?;
-        let correction = clocked.correction().clone();
+    /// Errors: those of [`Timeline::open`] and its iteration.
+    pub fn read(path: &Path, choice: GlobalTimes) -> Result<Self, RecordsError> {
+        let mut timeline = Timeline::open(path, choice)?;
         let mut blocks = Vec::new();
-        for block in clocked.by_ref() {
+        for block in timeline.by_ref() {
             blocks.push(BlockDigest::of(&block?));
         }
-        Ok((Self::ended(clocked.into_stream(), blocks), correction))
+        Ok(Self::ended(timeline.end(), blocks))
     }
 
-    /// The digest of a stream read to its end, whose blocks were reduced to `blocks`: how
-    /// the run ended comes from the stream.
-    pub fn ended(stream: RecordsStream, blocks: Vec<BlockDigest>) -> Self {
-        let partial_block = stream.partial_block();
-        let (header, footer, truncated) = stream.into_parts();
+    /// The digest of a timeline read to its end, whose blocks were reduced to `blocks`: how
+    /// the run ended and which times were used come from the timeline.
+    pub fn ended(end: TimelineEnd, blocks: Vec<BlockDigest>) -> Self {
         LaunchDigest {
-            complete: footer.is_some() && !truncated,
-            header,
-            footer,
-            partial_block,
+            complete: end.complete,
+            header: end.header,
+            footer: end.footer,
+            partial_block: end.partial_block,
             blocks,
+            correction: end.correction,
+            verdicts: end.verdicts,
         }
     }
 }

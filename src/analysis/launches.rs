@@ -18,6 +18,9 @@ pub struct Analysis {
     pub warnings: Vec<String>,
     /// One row per configuration ([`config_stats`]).
     pub rows: Vec<ConfigStats>,
+    /// The global times the rows were computed on, `posthoc` or `online`
+    /// ([`crate::timeline::ClockCorrection::name`]); `posthoc` if any launch had them.
+    pub global_times: &'static str,
 }
 
 /// Analyses `launches`, named by `files` (same length and order).
@@ -51,11 +54,17 @@ pub fn analyze_digests(
                 .map(move |w| if several { format!("{f}: {w}") } else { w })
         })
         .collect();
+    let global_times = if launches.iter().any(|l| l.correction.is_posthoc()) {
+        "posthoc"
+    } else {
+        "online"
+    };
     Ok(Analysis {
         files: files.to_vec(),
         bootstrap,
         warnings,
         rows,
+        global_times,
     })
 }
 

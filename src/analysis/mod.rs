@@ -2,19 +2,16 @@
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
 mod bootstrap;
-mod clocked;
 mod compare;
 mod confidence;
 mod config_stats;
 mod digest;
 mod launches;
 mod overlap;
-mod posthoc;
 mod sampled;
 mod schemes;
 mod skew;
 mod stats;
-mod summary;
 mod tables;
 mod tglobal;
 mod timing_methods;
@@ -24,31 +21,28 @@ mod truth;
 pub use confidence::ci_rel_half_width;
 pub use overlap::{
     baseline_overhead, hidden_delay, imb_overlap_pct, osu_overlap_pct, overlap_row, overlap_rows,
-    OverlapRow,
+    OverlapRow, OverlapRows,
 };
-pub use posthoc::{apply_clock_choice, offset_tracks, ClockChoice, ClockCorrection, OffsetTrack};
 mod warnings;
 
 pub use bootstrap::{Bootstrap, Interval};
-pub use clocked::ClockedStream;
 pub use compare::{compare, CompareRow, Unmatched, COMPARE_SCHEMA_VERSION};
 pub use config_stats::{
-    benefit_ceiling, config_stats, config_stats_of_digests, AnalysisError, ConfigStats,
+    benefit, benefit_ceiling, config_stats, config_stats_of_digests, AnalysisError, ConfigStats,
     ANALYZE_SCHEMA_VERSION, FEW_VALID,
 };
 pub use digest::{BlockDigest, LaunchDigest};
 pub use launches::{analyze, analyze_digests, Analysis};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,
-    rep_benefits_t0s, Distribution, NoiseEffect,
+    rep_benefits_t0s, Distribution, NoiseEffect, ValidReps,
 };
 pub use schemes::{compare_with_window, SchemeRow, REFERENCE_SCHEME};
 pub use skew::{exit_skew, ExitSkew};
 pub use stats::{describe, median, minimum, Outliers, SampleStats};
-pub use summary::{benefit, summarize, SummaryRow};
 pub use tables::{
-    baseline_key, distribution_row, distribution_rows, is_noise, trend_row, trend_rows,
-    DistributionRow, TrendRow,
+    distribution_row, distribution_rows, is_noise, trend_row, trend_rows, DistributionRow,
+    DistributionRows, TrendRow,
 };
 pub use tglobal::{t_global, valid_t_globals};
 pub use timing_methods::{t_max_local, t_root, timing_row, timing_rows, TimingMethod, TimingRow};

@@ -3,6 +3,7 @@
 
 use crate::plan::Op;
 use crate::records::{Block, OverlapRecord, Records};
+use crate::timeline::{BaselineKey, Baselines, Configuration};
 use serde::Serialize;
 
 /// Overlap % as OSU's `osu_iallreduce` & co. define it:
@@ -91,18 +92,64 @@ fn punctual_overhead(block: &Block, o: &OverlapRecord) -> Option<f64> {
 /// One [`OverlapRow`] per block with overlap records; delayed late-arrival blocks are
 /// compared with the baseline of the same (op, bytes, P).
 pub fn overlap_rows(records: &Records) -> Vec<OverlapRow> {
-    records
-        .blocks
-        .iter()
-        .filter_map(|block| {
-            let baseline = records.blocks.iter().find(|b| {
-                b.delay_s == 0.0
-                    && super::baseline_key(b) == super::baseline_key(block)
-                    && b.overlap.is_some()
-            });
-            overlap_row(block, baseline.and_then(baseline_overhead))
-        })
-        .collect()
+    let mut rows = OverlapRows::default();
+    for b in &records.blocks {
+        rows.add(b);
+    }
+    rows.finish()
+}
+
+/// [`overlap_rows`] of a file read once, block by block: per overlap block its row and the
+/// MPI time of its punctual ranks, per baseline that time alone; each late arrival's hidden
+/// delay is filled in against the first overlap baseline of its configuration at the end.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct OverlapRows {
+    baselines: Baselines<Option<f64>>,
+    rows: Vec<(OverlapRow, Option<f64>, bool)>,
+}
+
+impl Configuration for OverlapRow {
+    fn baseline_key(&self) -> BaselineKey {
+        BaselineKey {
+            op: self.op,
+            bytes: self.bytes,
+            nprocs: self.nprocs,
+        }
+    }
+    fn delay_s(&self) -> f64 {
+        self.delay_s
+    }
+}
+
+impl OverlapRows {
+    /// Takes the next block of the pass.
+    pub fn add(&mut self, block: &Block) {
+        let Some(o) = block.overlap.as_ref() else {
+            return;
+        };
+        self.baselines
+            .offer(block, || Some(baseline_overhead(block)));
+        if let Some(row) = overlap_row(block, None) {
+            self.rows
+                .push((row, punctual_overhead(block, o), block.is_late_arrival()));
+        }
+    }
+
+    /// The rows in block order, with the hidden delays.
+    pub fn finish(&self) -> Vec<OverlapRow> {
+        self.rows
+            .iter()
+            .map(|(row, own, late)| {
+                let base = self.baselines.of(row).copied().flatten();
+                let hidden = hidden_delay(row.delay_s, *late, *own, base);
+                OverlapRow {
+                    hidden_delay_s: hidden,
+                    hidden_fraction: hidden.map(|h| h / row.delay_s),
+                    ..row.clone()
+                }
+            })
+            .collect()
+    }
 }
 
 /// What [`overlap_row`] needs of a baseline (δ = 0, overlap mode, the same op, size and P):

@@ -2,15 +2,15 @@
 //! rank to rank: the delay overlap benefit per repetition, its distribution, and the noise
 //! amplification of noise mode (every rank delayed).
 //!
-//! The per-repetition benefit and the noise amplification are delaybench's own metrics: 002
+//! The per-repetition benefit and the noise amplification are delaybench's own metrics: Niethammer et al. 2016
 //! defines b (eq. 5) for one fixed δ only and studies no noise; related work on noise in
 //! collectives (Hoefler, Schneider and Lumsdaine 2009, "The effect of network noise on
-//! large-scale collective communications"; Ferreira et al. 2013, both cited by 002) measures
+//! large-scale collective communications"; Ferreira et al. 2013, both cited by Niethammer et al. 2016) measures
 //! slowdowns under injected noise, which A summarises per second of mean injected delay.
 //!
 //! Delays come from the records' `applied_delay_s` (`[nrep][nprocs]`, seconds), times from
-//! t_global (002 eq. 4). The baseline is the undelayed block of the same (op, bytes, P), as in
-//! [`super::summarize`]; callers choose it.
+//! t_global (Niethammer et al. 2016, eq. 4). The baseline is the undelayed block of the same (op, bytes, P), as in
+//! [`crate::timeline::pairing`]; callers choose it.
 
 use super::{benefit, t_global, valid_t_globals};
 use crate::records::Block;
@@ -59,15 +59,6 @@ pub fn distribution(values: &[f64]) -> Option<Distribution> {
     })
 }
 
-/// The arrival spread of repetition `rep`, seconds: the largest minus the smallest delay
-/// applied to a rank. t_global starts at the first arrival, so this is the δ it sees; it
-/// equals the largest delay whenever some rank was not delayed (every late-arrival selection
-/// short of `all`).
-fn arrival_spread(block: &Block, rep: usize) -> f64 {
-    let (lo, hi) = delay_range(block, rep);
-    hi - lo
-}
-
 /// Smallest and largest applied delay of repetition `rep`, seconds.
 fn delay_range(block: &Block, rep: usize) -> (f64, f64) {
     let p = block.nprocs as usize;
@@ -79,7 +70,7 @@ fn delay_range(block: &Block, rep: usize) -> (f64, f64) {
 }
 
 /// Delay overlap benefit of every valid repetition of `block`, in repetition order
-/// (dimensionless; 002 eq. 5 applied per repetition):
+/// (dimensionless; Niethammer et al. 2016, eq. 5 applied per repetition):
 ///
 /// b_i = (t0 + δ_i − t_i) / t_i
 ///
@@ -98,14 +89,72 @@ pub fn rep_benefits(block: &Block, baseline: &Block) -> Vec<f64> {
 /// [`rep_benefits`] with the baseline given as the t_globals of its valid repetitions
 /// (seconds), what a block-by-block reader keeps of it.
 pub fn rep_benefits_t0s(block: &Block, t0s: &[f64]) -> Vec<f64> {
-    let Some(t0) = super::median(t0s) else {
-        return Vec::new();
-    };
-    (0..block.nrep as usize)
-        .filter(|&rep| block.rep_valid(rep))
-        .map(|rep| benefit(t0, t_global(block, rep), arrival_spread(block, rep)))
-        .filter(|b| b.is_finite())
-        .collect()
+    ValidReps::of(block).benefits(t0s)
+}
+
+/// What the per-repetition metrics need of a block's valid repetitions, in repetition order:
+/// 32 bytes per repetition, so a reader going block by block can keep it until the block's
+/// baseline is known.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ValidReps {
+    /// Per valid repetition: t_global, smallest and largest applied delay, and the mean
+    /// applied delay over the ranks, seconds.
+    reps: Vec<[f64; 4]>,
+}
+
+impl ValidReps {
+    /// The valid repetitions of `block`.
+    pub fn of(block: &Block) -> Self {
+        let p = block.nprocs as usize;
+        let reps = (0..block.nrep as usize)
+            .filter(|&rep| block.rep_valid(rep))
+            .map(|rep| {
+                let (lo, hi) = delay_range(block, rep);
+                let mean = block.applied_delay_s.0[rep * p..(rep + 1) * p]
+                    .iter()
+                    .mean();
+                [t_global(block, rep), lo, hi, mean]
+            })
+            .collect();
+        ValidReps { reps }
+    }
+
+    /// [`rep_benefits`] against a baseline given as its valid t_globals (seconds).
+    pub fn benefits(&self, t0s: &[f64]) -> Vec<f64> {
+        let Some(t0) = super::median(t0s) else {
+            return Vec::new();
+        };
+        self.reps
+            .iter()
+            .map(|&[t, lo, hi, _]| benefit(t0, t, hi - lo))
+            .filter(|b| b.is_finite())
+            .collect()
+    }
+
+    /// [`noise_effect`] against a baseline given as its valid t_globals (seconds).
+    pub fn noise_effect(&self, t0s: &[f64]) -> Option<NoiseEffect> {
+        if t0s.is_empty() || self.reps.is_empty() {
+            return None;
+        }
+        // Every repetition has the same P, so the mean of the per-repetition means is the
+        // mean over every rank of every repetition.
+        let makespan_mean_s = self.reps.iter().map(|&[t, lo, _, _]| t + lo).mean();
+        let t0_mean_s = t0s.iter().mean();
+        let delay_mean_s = self.reps.iter().map(|r| r[3]).mean();
+        let delay_max_mean_s = self.reps.iter().map(|r| r[2]).mean();
+        if delay_mean_s.is_nan() || delay_mean_s <= 0.0 {
+            return None;
+        }
+        Some(NoiseEffect {
+            n: self.reps.len(),
+            makespan_mean_s,
+            t0_mean_s,
+            delay_mean_s,
+            delay_max_mean_s,
+            amplification: (makespan_mean_s - t0_mean_s) / delay_mean_s,
+            wait_for_slowest: delay_max_mean_s / delay_mean_s,
+        })
+    }
 }
 
 /// How an operation responds to noise, from a noise-mode block (sampled delays on many or all
@@ -151,38 +200,7 @@ pub fn noise_effect(block: &Block, baseline: &Block) -> Option<NoiseEffect> {
 /// [`noise_effect`] with the baseline given as the t_globals of its valid repetitions
 /// (seconds), what a block-by-block reader keeps of it.
 pub fn noise_effect_t0s(block: &Block, t0s: &[f64]) -> Option<NoiseEffect> {
-    let reps: Vec<usize> = (0..block.nrep as usize)
-        .filter(|&rep| block.rep_valid(rep))
-        .collect();
-    if t0s.is_empty() || reps.is_empty() {
-        return None;
-    }
-    let p = block.nprocs as usize;
-    let makespans = reps
-        .iter()
-        .map(|&rep| t_global(block, rep) + delay_range(block, rep).0);
-    let delays = reps.iter().flat_map(|&rep| {
-        block.applied_delay_s.0[rep * p..(rep + 1) * p]
-            .iter()
-            .copied()
-    });
-    let maxima = reps.iter().map(|&rep| delay_range(block, rep).1);
-    let makespan_mean_s = makespans.mean();
-    let t0_mean_s = t0s.iter().mean();
-    let delay_mean_s = delays.mean();
-    let delay_max_mean_s = maxima.mean();
-    if delay_mean_s.is_nan() || delay_mean_s <= 0.0 {
-        return None;
-    }
-    Some(NoiseEffect {
-        n: reps.len(),
-        makespan_mean_s,
-        t0_mean_s,
-        delay_mean_s,
-        delay_max_mean_s,
-        amplification: (makespan_mean_s - t0_mean_s) / delay_mean_s,
-        wait_for_slowest: delay_max_mean_s / delay_mean_s,
-    })
+    ValidReps::of(block).noise_effect(t0s)
 }
 
 /// Noise amplification A of `block` against `baseline` ([`NoiseEffect::amplification`]; see

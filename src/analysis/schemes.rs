@@ -5,7 +5,7 @@ use crate::plan::Op;
 use serde::Serialize;
 
 /// The scheme every other is compared with: window synchronisation on the global clock,
-/// median t_global (002 eq. 4; 004 scheme 4).
+/// median t_global (Niethammer et al. 2016, eq. 4; Hunold and Carpen-Amarie 2015, scheme 4).
 pub const REFERENCE_SCHEME: &str = "window";
 
 /// One operation time by one scheme, seconds per operation.

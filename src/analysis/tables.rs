@@ -1,16 +1,17 @@
 //! Rows for `delaybench analyze --distribution` and `--trend`: one per delayed block.
 
-use super::{distribution, noise_effect_t0s, rep_benefits_t0s, t_global_trend, valid_t_globals};
+use super::{distribution, t_global_trend, valid_t_globals, ValidReps};
 use crate::plan::Op;
 use crate::records::{Block, Records};
+use crate::timeline::{Baselines, Configuration};
 use serde::Serialize;
 
 /// Distribution of the per-repetition delay overlap benefit of one delayed block, and, for
 /// noise blocks only ([`is_noise`]), its noise amplification (see [`super::rep_benefits`] and
 /// [`super::noise_effect`]). Benefits are fractions, times seconds.
 ///
-/// Both metrics are delaybench's own extensions, not from the papers: b_i applies 002's eq. 5
-/// per repetition, and the amplification follows the noise studies 002 cites (Hoefler,
+/// Both metrics are delaybench's own extensions, not from the papers: b_i applies eq. 5 of Niethammer et al. 2016
+/// per repetition, and the amplification follows the noise studies that paper cites (Hoefler,
 /// Schneider and Lumsdaine 2009; Ferreira et al. 2013) without reproducing their method.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DistributionRow {
@@ -55,33 +56,104 @@ pub struct TrendRow {
 
 /// One [`DistributionRow`] per delayed block that has a baseline with valid repetitions.
 pub fn distribution_rows(records: &Records) -> Vec<DistributionRow> {
-    records
-        .blocks
-        .iter()
-        .filter_map(|block| {
-            let baseline = baseline_of(records, block)?;
-            distribution_row(block, &valid_t_globals(baseline))
-        })
-        .collect()
+    let mut rows = DistributionRows::default();
+    for b in &records.blocks {
+        rows.add(b);
+    }
+    rows.finish()
+}
+
+/// [`distribution_rows`] of a file read once, block by block: each baseline keeps its valid
+/// t_globals (8 bytes per repetition), each delayed block its [`ValidReps`] (32 bytes per
+/// repetition) until the pass ends and every baseline is known.
+#[derive(Debug, Default)]
+pub struct DistributionRows {
+    baselines: Baselines<Vec<f64>>,
+    delayed: Vec<(Head, ValidReps)>,
+}
+
+/// A delayed block's configuration, as its row names it.
+#[derive(Debug)]
+struct Head {
+    op: Op,
+    bytes: u64,
+    nprocs: u32,
+    delay_s: f64,
+    delay_model: String,
+    noise: bool,
+}
+
+impl Configuration for Head {
+    fn baseline_key(&self) -> crate::timeline::BaselineKey {
+        crate::timeline::BaselineKey {
+            op: self.op,
+            bytes: self.bytes,
+            nprocs: self.nprocs,
+        }
+    }
+    fn delay_s(&self) -> f64 {
+        self.delay_s
+    }
+}
+
+impl DistributionRows {
+    /// Takes the next block of the pass.
+    pub fn add(&mut self, block: &Block) {
+        self.baselines.offer(block, || Some(valid_t_globals(block)));
+        if !block.is_baseline() {
+            let head = Head {
+                op: block.op,
+                bytes: block.bytes,
+                nprocs: block.nprocs,
+                delay_s: block.delay_s,
+                delay_model: block.delay_model.clone(),
+                noise: is_noise(block),
+            };
+            self.delayed.push((head, ValidReps::of(block)));
+        }
+    }
+
+    /// The rows, in the order of the delayed blocks.
+    pub fn finish(self) -> Vec<DistributionRow> {
+        self.delayed
+            .iter()
+            .filter_map(|(head, reps)| {
+                let t0s = self.baselines.of(head)?;
+                row(head, reps, t0s)
+            })
+            .collect()
+    }
 }
 
 /// The [`DistributionRow`] of one delayed `block` against its baseline, given as the
-/// t_globals of the baseline's valid repetitions (seconds): what a reader going block by
-/// block keeps of baselines ([`baseline_key`]). `None` for an undelayed block or when no
-/// repetition gives a benefit.
+/// t_globals of the baseline's valid repetitions (seconds). `None` for an undelayed block or
+/// when no repetition gives a benefit.
 pub fn distribution_row(block: &Block, baseline_t0s: &[f64]) -> Option<DistributionRow> {
-    if block.delay_s <= 0.0 {
-        return None;
-    }
-    let d = distribution(&rep_benefits_t0s(block, baseline_t0s))?;
-    let noise = is_noise(block)
-        .then(|| noise_effect_t0s(block, baseline_t0s))
-        .flatten();
-    Some(DistributionRow {
+    let head = Head {
         op: block.op,
         bytes: block.bytes,
         nprocs: block.nprocs,
+        delay_s: block.delay_s,
         delay_model: block.delay_model.clone(),
+        noise: is_noise(block),
+    };
+    row(&head, &ValidReps::of(block), baseline_t0s)
+}
+
+fn row(head: &Head, reps: &ValidReps, baseline_t0s: &[f64]) -> Option<DistributionRow> {
+    if head.delay_s <= 0.0 {
+        return None;
+    }
+    let d = distribution(&reps.benefits(baseline_t0s))?;
+    let noise = head
+        .noise
+        .then(|| reps.noise_effect(baseline_t0s))
+        .flatten();
+    Some(DistributionRow {
+        op: head.op,
+        bytes: head.bytes,
+        nprocs: head.nprocs,
+        delay_model: head.delay_model.clone(),
         n: d.n as u32,
         benefit_mean: d.mean,
         benefit_p5: d.p5,
@@ -92,12 +164,6 @@ pub fn distribution_row(block: &Block, baseline_t0s: &[f64]) -> Option<Distribut
         amplification: noise.as_ref().map(|n| n.amplification),
         wait_for_slowest: noise.map(|n| n.wait_for_slowest),
     })
-}
-
-/// What pairs a delayed block with its undelayed baseline: (op, bytes, P). The baseline is
-/// the first block with δ = 0 and the same key.
-pub fn baseline_key(block: &Block) -> (Op, u64, u32) {
-    (block.op, block.bytes, block.nprocs)
 }
 
 /// True for a noise block: every rank of it is among its delayed ranks (`--delay-rank all`,
@@ -126,14 +192,6 @@ pub fn trend_row(block: &Block) -> Option<TrendRow> {
         first_median_s: t.first_median_s,
         last_median_s: t.last_median_s,
     })
-}
-
-fn baseline_of<'a>(records: &'a Records, block: &Block) -> Option<&'a Block> {
-    let key = baseline_key(block);
-    records
-        .blocks
-        .iter()
-        .find(|b| b.delay_s == 0.0 && baseline_key(b) == key)
 }
 
 #[cfg(test)]

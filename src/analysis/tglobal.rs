@@ -1,9 +1,9 @@
-//! t_global: the global collective time of one repetition (002 eq. 4).
+//! t_global: the global collective time of one repetition (Niethammer et al. 2016, eq. 4).
 
 use crate::records::Block;
 
 /// t_global of repetition `rep`, in seconds: the latest global end minus the earliest global
-/// start over the ranks of that repetition (002 eq. 4; ReproMPI's "global" runtime).
+/// start over the ranks of that repetition (Niethammer et al. 2016, eq. 4; ReproMPI's "global" runtime).
 pub fn t_global(block: &Block, rep: usize) -> f64 {
     let p = block.nprocs as usize;
     let row = rep * p..(rep + 1) * p;

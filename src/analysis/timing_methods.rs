@@ -1,4 +1,4 @@
-//! The timing methods of Hunold and Carpen-Amarie (001, §2) side by side, per block:
+//! The timing methods of Lastovetsky, Rychkov and O'Flynn 2008 (§2) side by side, per block:
 //! t_global on the global clock, the maximum of the ranks' local times, and the root's time.
 
 use super::{median, t_global};
@@ -9,11 +9,11 @@ use serde::Serialize;
 /// A way of turning per-rank start/end times into one operation time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TimingMethod {
-    /// t_global: latest global end − earliest global start (002 eq. 4).
+    /// t_global: latest global end − earliest global start (Niethammer et al. 2016, eq. 4).
     Global,
-    /// t_max_local: max over ranks of (local end − local start) (001's *maximum*).
+    /// t_max_local: max over ranks of (local end − local start) (the *maximum* method of Lastovetsky, Rychkov and O'Flynn 2008).
     Max,
-    /// t_root: the local time of rank 0, the root of rooted kernels (001).
+    /// t_root: the local time of rank 0, the root of rooted kernels (Lastovetsky, Rychkov and O'Flynn 2008).
     Root,
 }
 
@@ -54,7 +54,7 @@ pub struct TimingRow {
     pub t_max_local_median_s: Option<f64>,
     pub t_root_median_s: Option<f64>,
     /// Adaptive blocks: half-width / mean of the Student's t interval of the mean t_global
-    /// when repetitions stopped (001 §3).
+    /// when repetitions stopped (Lastovetsky, Rychkov and O'Flynn 2008, §3).
     pub ci_rel_error: Option<f64>,
 }
 

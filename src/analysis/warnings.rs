@@ -27,6 +27,7 @@ pub fn launch_warnings(launch: &LaunchDigest) -> Vec<String> {
             launch.blocks.len()
         ));
     }
+    out.extend(launch.verdicts.note());
     let Some(footer) = &launch.footer else {
         out.extend(oversubscribed(&launch.header));
         return out;

@@ -1,6 +1,6 @@
 //! Emulated clocks: a known offset and rate per rank applied to every clock reading, so that
 //! clock synchronisation — and drift-aware methods in particular — can be checked on one host
-//! (`--emulate-clock SPEC`; DESIGN.md "Clock sources").
+//! (`--emulate-clock SPEC`; see docs/clock-sync.md).
 //!
 //! # Reading
 //!
@@ -38,7 +38,7 @@
 //! `skew=-5ppm`; `list:0us/0ppm;1ms/+20ppm;2ms/-20ppm`.
 
 use super::Clock;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

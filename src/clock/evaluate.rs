@@ -1,11 +1,11 @@
 //! Evaluating a synchronisation: the offset between rank 0's global clock and every other
-//! rank's global clock, re-measured by fresh ping-pongs (Hunold and Carpen-Amarie 2015 (004)
+//! rank's global clock, re-measured by fresh ping-pongs (Hunold and Carpen-Amarie 2015
 //! §7: "the root process exchanges a number of ping-pong messages with all other processes
 //! and estimates its clock offset relative to the global time computed on each process").
 
 use super::pingpong::{answer_pingpong, measure_offset};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// A [`Transport`] whose clock is the global clock of a model: `now()` returns
 /// `model.to_global(inner.now())`; messages go through `inner`.
@@ -41,8 +41,8 @@ impl Transport for GlobalClockTransport<'_> {
 }
 
 /// Measures, collectively, how far every rank's global clock is from rank 0's: rank 0 runs
-/// the min-RTT ping-pong (002 eq. 2-3, stopped after `nonimproving` non-improving exchanges,
-/// 000 §3.1) with each rank in turn, on the global clocks given by each rank's `model`.
+/// the min-RTT ping-pong (Niethammer et al. 2016, eq. 2-3, stopped after `nonimproving` non-improving exchanges,
+/// Hoefler et al. 2010, §3.1) with each rank in turn, on the global clocks given by each rank's `model`.
 /// Returns on rank 0 the offset per rank in seconds (rank's global clock − rank 0's global
 /// clock; 0 for rank 0), `None` on the other ranks. The measurement's own uncertainty is
 /// up to half the smallest RTT.

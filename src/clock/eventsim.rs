@@ -41,7 +41,7 @@
 //! Clock reads cost `read_cost_s` (the timer delay Δ); [`Transport::pause`] adds its duration.
 
 use super::{Transport, MAX_MSG_LEN};
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 use corosensei::stack::{Stack, StackPointer};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use rand::rngs::SmallRng;
@@ -540,7 +540,7 @@ mod tests {
         });
         // Round trip = 2 latencies + the peer's read and the pinger's read t1 (30 ns each).
         assert!((out[0].0 - (4e-6 + 60e-9)).abs() < 1e-12, "{:?}", out[0]);
-        // Symmetric latencies: 002 eq. 2 places the peer's read Δ/2 = 15 ns after the plain
+        // Symmetric latencies: Niethammer et al. 2016, eq. 2 places the peer's read Δ/2 = 15 ns after the plain
         // midpoint (the documented bias of src/clock/pingpong.rs), so the 1 ms offset comes
         // out 15 ns short.
         assert!((out[0].1 - (1e-3 - 15e-9)).abs() < 1e-12, "{:?}", out[0]);

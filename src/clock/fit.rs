@@ -1,6 +1,6 @@
 //! Learning a linear clock model between two ranks by regression over fit points: the RTT
-//! estimate of Algorithm 3 and LEARN_MODEL_HCA of Algorithm 4 (Hunold and Carpen-Amarie 2015
-//! (004) §6), used by `jk` and `hca`, and the low-RTT median fit points used by `treefit`.
+//! estimate of Algorithm 3 and LEARN_MODEL_HCA of Algorithm 4 (Hunold and Carpen-Amarie 2015,
+//! §6), used by `jk` and `hca`, and the low-RTT median fit points used by `treefit`.
 //!
 //! One addition to the paper: fit points can be spread in time ([`FitParams::fit_interval_s`]).
 //! The slope error of a regression falls with the time span of its points; back-to-back
@@ -12,7 +12,8 @@ use super::pingpong::{ping, send_stop, serve_pings, Exchange};
 use super::regression::linear_fit;
 use super::sync::Stats;
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
+use crate::wire::Wire;
 
 /// Warm-up ping-pongs before the RTT estimate (WARMUP_ROUNDS of Algorithm 3; 5 as in the
 /// authors' ReproMPI code).
@@ -21,11 +22,11 @@ pub const WARMUP_PINGPONGS: u32 = 5;
 /// Parameters of one pairwise model fit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FitParams {
-    /// N_FITPTS: points of the regression (004 §6).
+    /// N_FITPTS: points of the regression (Hunold and Carpen-Amarie 2015, §6).
     pub fitpoints: u32,
-    /// N_EXCHANGES: ping-pongs per fit point (004 §6).
+    /// N_EXCHANGES: ping-pongs per fit point (Hunold and Carpen-Amarie 2015, §6).
     pub exchanges_per_fitpoint: u32,
-    /// Seconds between the starts of consecutive fit points (0: back to back, as in 004).
+    /// Seconds between the starts of consecutive fit points (0: back to back, as in Hunold and Carpen-Amarie 2015).
     pub fit_interval_s: f64,
     /// N_PINGPONGS of Algorithm 3: ping-pongs of the RTT estimate.
     pub rtt_pingpongs: u32,
@@ -38,9 +39,9 @@ pub(crate) enum PointRule {
     /// the RTT estimate of Algorithm 3; the point is the (lower) median offset, at the local
     /// receive time of that exchange.
     Median { rtt_s: f64 },
-    /// The quarter of the exchanges with the smallest RTTs (at least one; 000 §3.1 keeps "the
+    /// The quarter of the exchanges with the smallest RTTs (at least one; Hoefler et al. 2010, §3.1 keeps "the
     /// 25% of the results that had the smallest roundtrip time"); the point is the median of
-    /// their offsets by 002 eq. 2-3, at the local mid-time of that exchange.
+    /// their offsets by Niethammer et al. 2016, eq. 2-3, at the local mid-time of that exchange.
     LowRttMedian,
     /// SKaMPI's causality bounds over the point's exchanges (HCA3's offset per fit point):
     /// the peer read g while this clock was between t0 and t1, so the offset local − peer
@@ -49,7 +50,7 @@ pub(crate) enum PointRule {
     Bounds,
 }
 
-/// COMPUTE_RTT, client side (004 Algorithm 3): WARMUP_PINGPONGS dummy ping-pongs, then
+/// COMPUTE_RTT, client side (Hunold and Carpen-Amarie 2015, Algorithm 3): WARMUP_PINGPONGS dummy ping-pongs, then
 /// `pingpongs` timed ones against `reference` (which runs [`serve_pings`]); outliers above 1.5
 /// times the upper quartile are removed (REMOVE_OUTLIERS as in the authors' ReproMPI code) and
 /// the mean of the rest is returned, seconds. Does not stop the reference.
@@ -75,7 +76,7 @@ fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
-/// LEARN_MODEL_HCA, client side (004 Algorithm 3 then Algorithm 4): estimates the RTT, takes
+/// LEARN_MODEL_HCA, client side (Hunold and Carpen-Amarie 2015, Algorithm 3 then Algorithm 4): estimates the RTT, takes
 /// `fitpoints` fit points of `exchanges_per_fitpoint` ping-pongs each against `reference`,
 /// fits offset (client − reference) against local time by least squares, stops the
 /// reference, and returns the regression model (slope and the regression's own intercept).
@@ -107,11 +108,9 @@ pub fn serve_linear_model(t: &dyn Transport, client: usize) -> ClockModel {
 
 /// Client side of [`serve_model`]: ends the reference's serving loop, handing it `model`.
 pub(crate) fn stop_with_model(t: &dyn Transport, reference: usize, model: &ClockModel) {
-    send_stop(
-        t,
-        reference,
-        [model.slope, model.intercept_s, model.t_ref_s],
-    );
+    let mut payload = Vec::with_capacity(ClockModel::LEN);
+    model.put(&mut payload);
+    send_stop(t, reference, [payload[0], payload[1], payload[2]]);
 }
 
 /// Serves a client's fit with `clock` until STOP; the STOP payload is the client's model
@@ -124,12 +123,7 @@ pub(crate) fn serve_model(
 ) -> ClockModel {
     let served = serve_pings(t, client, clock);
     stats.exchanges += served.answered;
-    let [slope, intercept_s, t_ref_s] = served.payload;
-    ClockModel {
-        slope,
-        intercept_s,
-        t_ref_s,
-    }
+    ClockModel::take(&served.payload)
 }
 
 /// The top-down client of treefit and HCA3: warm-up ping-pongs, a fit of `rule` points
@@ -241,7 +235,7 @@ pub(crate) fn bounds_point(exchanges: &[Exchange]) -> (f64, f64) {
     (last.local_mid_s(), (lo + hi) / 2.0)
 }
 
-/// The median offset (this rank − peer, 002 eq. 2-3) of the quarter of `exchanges` with the
+/// The median offset (this rank − peer, Niethammer et al. 2016, eq. 2-3) of the quarter of `exchanges` with the
 /// smallest RTTs (lower median), at the local mid-time of that exchange. Reorders
 /// `exchanges`.
 pub(crate) fn low_rtt_median_point(exchanges: &mut [Exchange]) -> (f64, f64) {

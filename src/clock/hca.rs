@@ -1,4 +1,4 @@
-//! `hca`: the hierarchical clock synchronisation of Hunold and Carpen-Amarie 2015 (004) §6,
+//! `hca`: the hierarchical clock synchronisation of Hunold and Carpen-Amarie 2015, §6,
 //! Algorithms 1-4.
 //!
 //! Our reading of the pseudocode, checked against the text of §6 and the authors' ReproMPI
@@ -16,14 +16,14 @@ use super::pingpong::answer_pingpong;
 use super::skampi::skampi_offset;
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
-/// HCA (004 §6): linear models in the O(log P) tree of Netgauge — per pair the RTT estimate of
+/// HCA (Hunold and Carpen-Amarie 2015, §6): linear models in the O(log P) tree of Netgauge — per pair the RTT estimate of
 /// Algorithm 3 and the regression of Algorithm 4 (as in [`JkSync`](super::JkSync)) —
 /// gathered bottom-up and composed with MERGE_LMS (eq. 1, [`ClockModel::merge`]); ranks above
 /// the largest power of two learn against r − t and rank 0 merges (Algorithm 2). The slopes
 /// come from the regressions; the intercepts are re-measured with SKaMPI's offset method
-/// ([`skampi_offset`]) because regression intercepts are imprecise (004 §6):
+/// ([`skampi_offset`]) because regression intercepts are imprecise (Hunold and Carpen-Amarie 2015, §6):
 ///
 /// - `hierarchical_intercepts = false` (the paper's *first approach*, used in its
 ///   evaluation, default): after rank 0 sent every rank its merged model, rank 0 measures the
@@ -112,3 +112,16 @@ impl ClockSync for HcaSync {
         stats.outcome(model)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+    name: "hca",
+    models_drift: true,
+    build: |p| {
+        Box::new(HcaSync {
+            fit: p.fit(),
+            skampi_pingpongs: p.skampi_pingpongs,
+            hierarchical_intercepts: p.hca_hierarchical_intercepts,
+        })
+    },
+};

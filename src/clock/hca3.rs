@@ -1,5 +1,5 @@
-//! `hca3`: HCA3 of Hunold and Carpen-Amarie's ReproMPI and mpits code, the successor of 004's
-//! HCA: the tree of 000 §3.2 traversed top-down, each child learning its linear model against
+//! `hca3`: HCA3 of Hunold and Carpen-Amarie's ReproMPI and mpits code, the successor of the HCA of
+//! Hunold and Carpen-Amarie 2015: the tree of Hoefler et al. 2010, §3.2, traversed top-down, each child learning its linear model against
 //! its parent's *global* clock, so no models are merged.
 //!
 //! Our reading of that code: per fit point, the child measures its offset to the parent's
@@ -14,7 +14,7 @@ use super::hierarchy::{top_down, PairLearner};
 use super::jk::fit_params_strings;
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// HCA3 (ReproMPI/mpits): O(log P) top-down fits against the parent's global clock, fit
 /// points by SKaMPI bounds, regression slope and intercept (slope 0 when not significant).
@@ -60,3 +60,10 @@ impl ClockSync for Hca3Sync {
         stats.outcome(model)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+    name: "hca3",
+    models_drift: true,
+    build: |p| Box::new(Hca3Sync { fit: p.fit() }),
+};

@@ -6,7 +6,7 @@ use super::pingpong::{handshake_client, handshake_reference, recv_model, send_mo
 use super::sync::Stats;
 use super::tree::{largest_power_of_two, remaining_pair, round_halves, round_pair, TreePair};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// What one pair of the tree does; both ranks of the pair call their side after a handshake.
 pub(crate) trait PairLearner {
@@ -23,7 +23,7 @@ pub(crate) trait PairLearner {
     );
 }
 
-/// Bottom-up tree (Hoefler et al. 2010 (000) §3.2; 004 Algorithm 2): in each round the client
+/// Bottom-up tree (Hoefler et al. 2010, §3.2; Hunold and Carpen-Amarie 2015, Algorithm 2): in each round the client
 /// learns its model to its reference and sends it the models of the ranks it collected
 /// (client first, then client+1.. relative to the client); the reference merges them with
 /// MERGE_LMS ([`ClockModel::merge`]). Ranks above the largest power of two learn against

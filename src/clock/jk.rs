@@ -1,14 +1,14 @@
 //! `jk`: the linear drift model of Jones and Koenig (2012), as described and benchmarked by
-//! Hunold and Carpen-Amarie 2015 (004) §2 and §6.
+//! Hunold and Carpen-Amarie 2015, §2 and §6.
 
 use super::fit::{estimate_rtt, median_point, FitParams, WARMUP_PINGPONGS};
 use super::pingpong::{handshake_client, handshake_reference, ping, send_stop, serve_pings};
 use super::regression::linear_fit;
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
-/// Linear clock models against rank 0 (004 §2): per peer, the RTT is estimated as in
+/// Linear clock models against rank 0 (Hunold and Carpen-Amarie 2015, §2): per peer, the RTT is estimated as in
 /// Algorithm 3, then `fitpoints` fit points are taken, each the median offset of
 /// `exchanges_per_fitpoint` ping-pongs corrected by RTT/2 (Algorithm 4, lines 9-19), and the
 /// model is the least-squares line of offset vs local time — slope *and* intercept from the
@@ -103,3 +103,10 @@ pub(crate) fn fit_params_strings(f: &FitParams) -> Vec<String> {
         format!("rtt_pingpongs={}", f.rtt_pingpongs),
     ]
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+    name: "jk",
+    models_drift: true,
+    build: |p| Box::new(JkSync { fit: p.fit() }),
+};

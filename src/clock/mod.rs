@@ -5,17 +5,17 @@
 //!
 //! | method ([`ClockSyncMethod`]) | model | steps | paper |
 //! | --- | --- | --- | --- |
-//! | [`offset`](OffsetSync) | offset | O(P) against rank 0 | 002 eq. 2-3, 000 §3.1 |
-//! | [`skampi`](SkampiSync) | offset | O(P) against rank 0 | 004 §6, SKAMPI_PINGPONG |
-//! | [`netgauge`](NetgaugeSync) | offset | O(log P) tree | 000 §3.2, Figure 7 |
-//! | [`jk`](JkSync) | linear | O(P) against rank 0, peers round-robin per fit point | 004 §2, §6 (Jones and Koenig), mpits' order |
-//! | [`hca`](HcaSync) | linear | O(log P) slopes + O(P) or O(log P) intercepts | 004 §6, Alg. 1-4 |
+//! | [`offset`](OffsetSync) | offset | O(P) against rank 0 | Niethammer et al. 2016, eq. 2-3, Hoefler et al. 2010, §3.1 |
+//! | [`skampi`](SkampiSync) | offset | O(P) against rank 0 | Hunold and Carpen-Amarie 2015, §6, SKAMPI_PINGPONG |
+//! | [`netgauge`](NetgaugeSync) | offset | O(log P) tree | Hoefler et al. 2010, §3.2, Figure 7 |
+//! | [`jk`](JkSync) | linear | O(P) against rank 0, peers round-robin per fit point | Hunold and Carpen-Amarie 2015, §2, §6 (Jones and Koenig), mpits' order |
+//! | [`hca`](HcaSync) | linear | O(log P) slopes + O(P) or O(log P) intercepts | Hunold and Carpen-Amarie 2015, §6, Alg. 1-4 |
 //! | [`hca3`](Hca3Sync) | linear | O(log P), fits against the parent's global clock | HCA3 of ReproMPI/mpits (our reading) |
 //! | [`treefit`](TreefitSync) | linear | O(log P), fits against the parent's global clock | HCA3 of ReproMPI/mpits, with our fit points and intercept pass |
 //!
 //! Building blocks: ping-pong primitives ([`ping`], [`serve_pings`], [`measure_offset`],
 //! [`skampi_offset`]), least squares ([`linear_fit`]), MERGE_LMS
-//! ([`ClockModel::merge`](crate::records::ClockModel::merge)), the tree schedule
+//! ([`ClockModel::merge`](crate::clock::ClockModel::merge)), the tree schedule
 //! ([`tree_rounds`], [`remaining_pairs`]), clock emulation ([`emulate`]) and the evaluation
 //! of a synchronisation ([`measure_errors`]).
 
@@ -27,9 +27,14 @@ mod hca;
 mod hca3;
 mod hierarchy;
 mod jk;
+mod live;
+mod method;
+mod model;
 mod netgauge;
 mod offset;
 mod pingpong;
+mod posthoc;
+mod probe;
 mod registry;
 mod regression;
 pub mod scaling;
@@ -50,11 +55,15 @@ pub use fit::{estimate_rtt, learn_linear_model, serve_linear_model, FitParams};
 pub use hca::HcaSync;
 pub use hca3::Hca3Sync;
 pub use jk::JkSync;
+pub use live::LiveClock;
+pub use model::{ClockModel, ClockProbe};
 pub use netgauge::NetgaugeSync;
 pub use offset::OffsetSync;
 pub use pingpong::{
     answer_pingpong, measure_offset, ping, send_stop, serve_pings, Exchange, OffsetEstimate, Served,
 };
+pub use posthoc::{offset_tracks, OffsetTrack};
+pub use probe::probe_round;
 pub use registry::{build, ClockSyncMethod, ClockSyncParams};
 pub use regression::{linear_fit, LinearFit};
 pub use skampi::{skampi_offset, SkampiSync};

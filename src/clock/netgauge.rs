@@ -1,23 +1,23 @@
 //! `netgauge`: offset-only O(log P) tree synchronisation of Hoefler, Schneider and Lumsdaine
-//! 2010 (000) §3.2 and Figure 7, as extracted by Hunold and Carpen-Amarie 2015 (004) §2/§7.
+//! 2010, §3.2 and Figure 7, as extracted by Hunold and Carpen-Amarie 2015, §2/§7.
 
 use super::hierarchy::{bottom_up, PairLearner};
 use super::pingpong::{answer_pingpong, measure_offset};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
-/// Offset-only synchronisation in ⌈log2 P⌉ steps (000 §3.2): the largest power of two t ≤ P
+/// Offset-only synchronisation in ⌈log2 P⌉ steps (Hoefler et al. 2010, §3.2): the largest power of two t ≤ P
 /// ranks synchronise in log2 t rounds of parallel pairs ([`tree_rounds`](super::tree_rounds)),
-/// each pair by the min-RTT ping-pong with N non-improving exchanges (000 §3.1, 002 eq. 2-3);
+/// each pair by the min-RTT ping-pong with N non-improving exchanges (Hoefler et al. 2010, §3.1, Niethammer et al. 2016, eq. 2-3);
 /// a client passes the offsets it collected to its reference, which adds its own offset to
 /// them; ranks ≥ t synchronise with rank r − t in one extra step and send their offset to
 /// rank 0, which adds that of r − t and sends every rank its offset. Offsets add up along a
-/// path of up to log2 P + 1 pairs, so the error grows with P (004 §7, Figure 8), and with
+/// path of up to log2 P + 1 pairs, so the error grows with P (Hunold and Carpen-Amarie 2015, §7, Figure 8), and with
 /// slope 0 it also grows with the time since the synchronisation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NetgaugeSync {
-    /// N: consecutive non-improving exchanges that end one pair's measurement (000: 100).
+    /// N: consecutive non-improving exchanges that end one pair's measurement (Hoefler et al. 2010: 100).
     pub nonimproving: u32,
     /// Safety cap on exchanges per pair.
     pub max_exchanges: u32,
@@ -71,3 +71,15 @@ impl ClockSync for NetgaugeSync {
         stats.outcome(model)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+    name: "netgauge",
+    models_drift: false,
+    build: |p| {
+        Box::new(NetgaugeSync {
+            nonimproving: p.nonimproving,
+            max_exchanges: p.max_exchanges,
+        })
+    },
+};

@@ -3,12 +3,12 @@
 use super::pingpong::{answer_pingpong, measure_offset};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// Offset-only synchronisation against rank 0, one peer after the other (O(P) steps):
-/// min-RTT ping-pong with the timer delay (Niethammer et al. 2016 (002) eq. 2-3), stopped
+/// min-RTT ping-pong with the timer delay (Niethammer et al. 2016, eq. 2-3), stopped
 /// after `nonimproving` consecutive exchanges that do not improve the RTT (Hoefler et al.
-/// 2010 (000) §3.1, N = 100). The model has slope 0, so its error grows with the clock skew.
+/// 2010, §3.1, N = 100). The model has slope 0, so its error grows with the clock skew.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OffsetSync {
     /// N: consecutive non-improving exchanges that end one peer's measurement.
@@ -60,6 +60,18 @@ pub(super) fn answer_root(t: &dyn Transport) -> SyncOutcome {
     stats.measured(est.rtt_s);
     stats.outcome(ClockModel::offset_only(est.offset_s))
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+    name: "offset",
+    models_drift: false,
+    build: |p| {
+        Box::new(OffsetSync {
+            nonimproving: p.nonimproving,
+            max_exchanges: p.max_exchanges,
+        })
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -1,8 +1,8 @@
 //! Ping-pong primitives every method is built from, and the min-RTT offset of one peer.
 //!
-//! Niethammer et al. 2016 (002) §III-A eq. 2-3: the measuring side reads t0, pings, the peer
+//! Niethammer et al. 2016, §III-A eq. 2-3: the measuring side reads t0, pings, the peer
 //! answers with its time t'_r, the measuring side reads t1 and immediately t2; λp = t1 − t0,
-//! Δ = t2 − t1 and σ = t'_r − t0 − (λp + Δ)/2. Hoefler et al. 2010 (000) §3.1: keep the
+//! Δ = t2 − t1 and σ = t'_r − t0 − (λp + Δ)/2. Hoefler et al. 2010, §3.1: keep the
 //! exchange with the smallest round-trip time and stop after N consecutive exchanges that do
 //! not improve it.
 //!
@@ -12,6 +12,7 @@
 //! serving loop and hands the server three result values. Replies are `[reading]`.
 
 use super::Transport;
+use crate::wire::Wire;
 
 pub(crate) const STOP: f64 = 0.0;
 pub(crate) const PING: f64 = 1.0;
@@ -35,13 +36,13 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// Round-trip time λp = t1 − t0, seconds (002 eq. 2).
+    /// Round-trip time λp = t1 − t0, seconds (Niethammer et al. 2016, eq. 2).
     pub fn rtt_s(&self) -> f64 {
         self.t1 - self.t0
     }
 
     /// Offset σ of the peer's clock to this one, seconds: peer = local + σ, estimated as
-    /// σ = t'_r − t0 − (λp + Δ)/2 (002 eq. 2-3).
+    /// σ = t'_r − t0 − (λp + Δ)/2 (Niethammer et al. 2016, eq. 2-3).
     pub fn peer_offset_s(&self) -> f64 {
         self.remote - self.local_mid_s()
     }
@@ -49,7 +50,7 @@ impl Exchange {
     /// Local time at which the peer is taken to have read its clock: t0 + (λp + Δ)/2,
     /// seconds.
     ///
-    /// A documented choice, not a silent bias: the Δ/2 term follows 002 eq. 2, as ReproMPI and
+    /// A documented choice, not a silent bias: the Δ/2 term follows Niethammer et al. 2016, eq. 2, as ReproMPI and
     /// the paper do, so results compare. The answering peer reads its clock once, so with
     /// equal latencies in both directions its reading falls at t0 + λp/2 and eq. 2 places it
     /// Δ/2 later: σ is biased by −Δ/2 (the plain midpoint would be exact; the virtual-time
@@ -147,12 +148,14 @@ fn expect_ready(t: &dyn Transport, from: usize) {
 }
 
 /// Sends a clock model (slope, intercept, t_ref) in one message.
-pub(crate) fn send_model(t: &dyn Transport, to: usize, m: &crate::records::ClockModel) {
-    t.send(to, &[MODEL, m.slope, m.intercept_s, m.t_ref_s]);
+pub(crate) fn send_model(t: &dyn Transport, to: usize, m: &crate::clock::ClockModel) {
+    let mut msg = vec![MODEL];
+    m.put(&mut msg);
+    t.send(to, &msg);
 }
 
 /// Receives a clock model sent with [`send_model`], waiting idly.
-pub(crate) fn recv_model(t: &dyn Transport, from: usize) -> crate::records::ClockModel {
+pub(crate) fn recv_model(t: &dyn Transport, from: usize) -> crate::clock::ClockModel {
     let msg = t.recv_idle(from);
     assert!(
         msg[0] == MODEL,
@@ -160,11 +163,7 @@ pub(crate) fn recv_model(t: &dyn Transport, from: usize) -> crate::records::Cloc
         t.rank(),
         msg
     );
-    crate::records::ClockModel {
-        slope: msg[1],
-        intercept_s: msg[2],
-        t_ref_s: msg[3],
-    }
+    crate::clock::ClockModel::take(&msg[1..])
 }
 
 /// Result of one root–peer offset measurement, seen by both sides.
@@ -179,7 +178,7 @@ pub struct OffsetEstimate {
 }
 
 /// Root side: measures the offset of `peer` until `nonimproving` consecutive exchanges do not
-/// lower the smallest RTT, or `max_exchanges` were done (002 eq. 2-3, 000 §3.1). The peer
+/// lower the smallest RTT, or `max_exchanges` were done (Niethammer et al. 2016, eq. 2-3, Hoefler et al. 2010, §3.1). The peer
 /// must run [`answer_pingpong`]; it learns the same estimate.
 pub fn measure_offset(
     t: &dyn Transport,
@@ -199,7 +198,7 @@ pub fn measure_offset(
 
 /// Pings `peer` until `nonimproving` consecutive exchanges do not lower the smallest RTT (or
 /// `max_exchanges` were done, at least one) and returns the min-RTT exchange and the number
-/// of exchanges (000 §3.1). Does not stop the peer.
+/// of exchanges (Hoefler et al. 2010, §3.1). Does not stop the peer.
 pub(crate) fn min_rtt_exchange(
     t: &dyn Transport,
     peer: usize,

@@ -1,24 +1,22 @@
 //! The clock synchronisation methods by name, and their parameters.
 
-use super::fit::FitParams;
-use super::{
-    ClockSync, Hca3Sync, HcaSync, JkSync, NetgaugeSync, OffsetSync, SkampiSync, TreefitSync,
-};
+pub use super::method::{ClockSyncParams, MethodEntry};
+use super::ClockSync;
 use serde::{Deserialize, Serialize};
 
 /// The clock synchronisation methods, chosen by name on the command line and in configs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum ClockSyncMethod {
-    /// Offset only, min-RTT ping-pong against rank 0, O(P) (002 eq. 2-3, 000 §3.1).
+    /// Offset only, min-RTT ping-pong against rank 0, O(P) (Niethammer et al. 2016, eq. 2-3, Hoefler et al. 2010, §3.1).
     Offset,
-    /// Offset only, SKaMPI's fixed-count bounds method against rank 0, O(P) (004 §6).
+    /// Offset only, SKaMPI's fixed-count bounds method against rank 0, O(P) (Hunold and Carpen-Amarie 2015, §6).
     Skampi,
-    /// Offset only, O(log P) tree of min-RTT offsets (000 §3.2, Figure 7).
+    /// Offset only, O(log P) tree of min-RTT offsets (Hoefler et al. 2010, §3.2, Figure 7).
     Netgauge,
-    /// Linear drift model per peer against rank 0, O(P) (Jones and Koenig; 004 §2, §6).
+    /// Linear drift model per peer against rank 0, O(P) (Jones and Koenig; Hunold and Carpen-Amarie 2015, §2, §6).
     Jk,
-    /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (004 §6, Alg. 1-4).
+    /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (Hunold and Carpen-Amarie 2015, §6, Alg. 1-4).
     Hca,
     /// HCA3 of ReproMPI/mpits: O(log P) top-down fits against the parent's global clock,
     /// SKaMPI-bounds fit points, regression intercepts.
@@ -40,28 +38,27 @@ impl ClockSyncMethod {
         ClockSyncMethod::Treefit,
     ];
 
-    /// Name on the command line and in records.
-    pub fn name(self) -> &'static str {
+    /// The method's registry entry: one arm per method, each from the method's own file.
+    fn entry(self) -> MethodEntry {
         match self {
-            ClockSyncMethod::Offset => "offset",
-            ClockSyncMethod::Skampi => "skampi",
-            ClockSyncMethod::Netgauge => "netgauge",
-            ClockSyncMethod::Jk => "jk",
-            ClockSyncMethod::Hca => "hca",
-            ClockSyncMethod::Hca3 => "hca3",
-            ClockSyncMethod::Treefit => "treefit",
+            ClockSyncMethod::Offset => super::offset::ENTRY,
+            ClockSyncMethod::Skampi => super::skampi::ENTRY,
+            ClockSyncMethod::Netgauge => super::netgauge::ENTRY,
+            ClockSyncMethod::Jk => super::jk::ENTRY,
+            ClockSyncMethod::Hca => super::hca::ENTRY,
+            ClockSyncMethod::Hca3 => super::hca3::ENTRY,
+            ClockSyncMethod::Treefit => super::treefit::ENTRY,
         }
+    }
+
+    /// The method's name on the command line, in configs and in records.
+    pub fn name(self) -> &'static str {
+        self.entry().name
     }
 
     /// True for methods that estimate a slope (drift-aware), false for offset-only ones.
     pub fn models_drift(self) -> bool {
-        matches!(
-            self,
-            ClockSyncMethod::Jk
-                | ClockSyncMethod::Hca
-                | ClockSyncMethod::Hca3
-                | ClockSyncMethod::Treefit
-        )
+        self.entry().models_drift
     }
 }
 
@@ -71,121 +68,24 @@ impl std::fmt::Display for ClockSyncMethod {
     }
 }
 
-/// Parameters of every method; each method uses the ones it names. Missing fields take the
-/// defaults when deserialised.
-///
-/// The defaults give a drift-aware fit of about 50 ms per pair (50 fit points 1 ms apart, 20
-/// ping-pongs each): in the event-driven simulator (`clocksync --simulate`, P = 2, 20 seeds)
-/// that is 49 ms per tree level with the same error right after the sync as the earlier
-/// 40 × 10 ms fits (treefit median 0.04 µs, largest 0.13 µs), because the final intercepts,
-/// not the slope, set that error. The slope of a 50 ms fit is worse (treefit 10 s after the
-/// sync: median 1.0 µs instead of 0.17 µs): measurement runs track the drift and refit the
-/// slope over the run, so the initial fit only has to start them right. For long
-/// extrapolations without tracking use `--fitpoints 40 --fit-interval 10ms`. The paper (004
-/// §7) uses (N_FITPTS, N_EXCHANGES) = (100, 30) up to (500, 100) with back-to-back exchanges,
-/// i.e. 3,000-50,000 ping-pongs per pair; here 50 × 20 = 1,000.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ClockSyncParams {
-    /// N: consecutive exchanges that do not improve the smallest RTT before a min-RTT offset
-    /// measurement stops (000 §3.1; default 100, the paper's choice). offset, netgauge, and
-    /// treefit's intercepts.
-    pub nonimproving: u32,
-    /// Cap on the exchanges of one min-RTT offset measurement (default 10,000).
-    pub max_exchanges: u32,
-    /// N_FITPTS: fit points per pairwise regression (004 §6; default 50). jk, hca, hca3,
-    /// treefit.
-    pub fitpoints: u32,
-    /// N_EXCHANGES: ping-pongs per fit point (004 §6; default 20). jk, hca, treefit.
-    pub exchanges_per_fitpoint: u32,
-    /// Seconds between the starts of consecutive fit points (default 0.001 s; 0 = back to
-    /// back as in 004). A fit spans about `fitpoints × fit_interval_s`; its slope error falls
-    /// with that span. jk, hca, treefit.
-    pub fit_interval_s: f64,
-    /// N_PINGPONGS of the RTT estimate of Algorithm 3 (004; default 100). jk, hca.
-    pub rtt_pingpongs: u32,
-    /// Ping-pongs of one SKaMPI offset measurement (SKaMPI's Number_ping_pongs; default 100).
-    /// skampi, hca intercepts.
-    pub skampi_pingpongs: u32,
-    /// hca: re-measure intercepts per pair in the tree (004's second approach, O(log P))
-    /// instead of against rank 0 after the tree (first approach, O(P); default false).
-    pub hca_hierarchical_intercepts: bool,
-}
-
-impl Default for ClockSyncParams {
-    fn default() -> Self {
-        ClockSyncParams {
-            nonimproving: 100,
-            max_exchanges: 10_000,
-            fitpoints: 50,
-            exchanges_per_fitpoint: 20,
-            fit_interval_s: 0.001,
-            rtt_pingpongs: 100,
-            skampi_pingpongs: 100,
-            hca_hierarchical_intercepts: false,
-        }
-    }
-}
-
-impl ClockSyncParams {
-    /// The command-line flag of the first count that is 0 but must be at least 1 (a method
-    /// using it would measure nothing), or `None` when all are usable.
-    pub fn zero_count(&self) -> Option<&'static str> {
-        [
-            (self.skampi_pingpongs, "--skampi-pingpongs"),
-            (self.exchanges_per_fitpoint, "--exchanges-per-fitpoint"),
-            (self.rtt_pingpongs, "rtt_pingpongs"),
-            (self.max_exchanges, "max_exchanges"),
-        ]
-        .into_iter()
-        .find(|(n, _)| *n == 0)
-        .map(|(_, flag)| flag)
-    }
-
-    /// The pairwise fit parameters of jk, hca and treefit.
-    pub fn fit(&self) -> FitParams {
-        FitParams {
-            fitpoints: self.fitpoints,
-            exchanges_per_fitpoint: self.exchanges_per_fitpoint,
-            fit_interval_s: self.fit_interval_s,
-            rtt_pingpongs: self.rtt_pingpongs,
-        }
-    }
-}
-
 /// The method `method` with the parameters it uses from `p`.
 pub fn build(method: ClockSyncMethod, p: &ClockSyncParams) -> Box<dyn ClockSync + Send + Sync> {
-    match method {
-        ClockSyncMethod::Offset => Box::new(OffsetSync {
-            nonimproving: p.nonimproving,
-            max_exchanges: p.max_exchanges,
-        }),
-        ClockSyncMethod::Skampi => Box::new(SkampiSync {
-            pingpongs: p.skampi_pingpongs,
-        }),
-        ClockSyncMethod::Netgauge => Box::new(NetgaugeSync {
-            nonimproving: p.nonimproving,
-            max_exchanges: p.max_exchanges,
-        }),
-        ClockSyncMethod::Jk => Box::new(JkSync { fit: p.fit() }),
-        ClockSyncMethod::Hca => Box::new(HcaSync {
-            fit: p.fit(),
-            skampi_pingpongs: p.skampi_pingpongs,
-            hierarchical_intercepts: p.hca_hierarchical_intercepts,
-        }),
-        ClockSyncMethod::Hca3 => Box::new(Hca3Sync { fit: p.fit() }),
-        ClockSyncMethod::Treefit => Box::new(TreefitSync {
-            fit: p.fit(),
-            nonimproving: p.nonimproving,
-            max_exchanges: p.max_exchanges,
-        }),
-    }
+    (method.entry().build)(p)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::ValueEnum;
+
+    #[test]
+    fn every_method_is_registered_once() {
+        assert_eq!(&ClockSyncMethod::ALL[..], ClockSyncMethod::value_variants());
+        let mut names: Vec<&str> = ClockSyncMethod::ALL.iter().map(|m| m.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ClockSyncMethod::ALL.len());
+    }
 
     #[test]
     fn names_agree_everywhere() {

@@ -1,8 +1,8 @@
 //! Least-squares straight line, the fitting step of Jones and Koenig's method and of HCA
-//! (004 §2, Algorithm 4 line 20, LINEAR_FIT), with the slope's standard error so that a slope
+//! (Hunold and Carpen-Amarie 2015, §2, Algorithm 4 line 20, LINEAR_FIT), with the slope's standard error so that a slope
 //! that is only noise is not extrapolated over a run.
 
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Two-sided level of the slope's significance test.
@@ -194,7 +194,7 @@ mod tests {
         let m = lm1.merge(&lm2);
         assert!(close(m.intercept_s, 4.0));
         assert!(close(m.slope, 0.625));
-        // Offset-only models just add (Netgauge, 000 §3.2): 1 ms + 2 ms = 3 ms.
+        // Offset-only models just add (Netgauge, Hoefler et al. 2010, §3.2): 1 ms + 2 ms = 3 ms.
         let sum = ClockModel::offset_only(1e-3).merge(&ClockModel::offset_only(2e-3));
         assert!(close(sum.intercept_s, 3e-3) && sum.slope == 0.0);
     }

@@ -1,7 +1,7 @@
 //! `delaybench clocksync --simulate`: every method in the event-driven simulator
 //! ([`super::eventsim`]) for P up to 65,536, clock error vs P and vs time after the
 //! synchronisation, median and spread over seeds. The shape to compare with is Hunold and
-//! Carpen-Amarie 2015 (004) §7, Figures 8-10 (HCA and JK error vs time after the sync, sync
+//! Carpen-Amarie 2015, §7, Figures 8-10 (HCA and JK error vs time after the sync, sync
 //! time vs P).
 
 use super::eventsim::{run_event_world, EventSimConfig, START_S};

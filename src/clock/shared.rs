@@ -2,7 +2,7 @@
 //!
 //! Ranks on one host with the same boot and the same time namespace read one
 //! `CLOCK_MONOTONIC`, so their true offset and drift are exactly 0 and a synchronisation can
-//! only add error (issue 8: 10 µs on 4 ranks of one 2-core host). They take their host
+//! only add error (we measured 10 µs on 4 ranks of one 2-core host). They take their host
 //! leader's model instead. The identity is a presumption, not a proof (an emulated clock, a
 //! container with its own time namespace, `--clock wtime` on a library with a per-process
 //! timer): each such rank checks its clock against its leader's with a short min-RTT
@@ -31,6 +31,27 @@ impl SharedVerdict {
     /// True when the rank takes part in the chosen synchronisation method itself.
     pub fn synchronises(self) -> bool {
         self != SharedVerdict::Shared
+    }
+
+    /// Every verdict, in the order of their codes ([`SharedVerdict::code`]).
+    pub const ALL: [SharedVerdict; 4] = [
+        SharedVerdict::Leader,
+        SharedVerdict::Shared,
+        SharedVerdict::FailedCheck,
+        SharedVerdict::Emulated,
+    ];
+
+    /// A small number for messages between ranks.
+    pub fn code(self) -> u8 {
+        Self::ALL.iter().position(|&v| v == self).unwrap_or(0) as u8
+    }
+
+    /// The verdict of [`SharedVerdict::code`] (an unknown code reads as a leader's).
+    pub fn from_code(code: u8) -> Self {
+        Self::ALL
+            .get(code as usize)
+            .copied()
+            .unwrap_or(SharedVerdict::Leader)
     }
 }
 

@@ -1,15 +1,15 @@
 //! SKaMPI's clock offset method (Reussner, Sanders and Träff 2002; SKAMPI_PINGPONG in Hunold
-//! and Carpen-Amarie 2015 (004) §6 and Algorithm 4, where it re-measures HCA's intercepts
+//! and Carpen-Amarie 2015, §6 and Algorithm 4, where it re-measures HCA's intercepts
 //! because "it provided us with the lowest initial clock offset values").
 //!
-//! Our reading. 004 only names the method and refers to the authors' technical report for
+//! Our reading. Hunold and Carpen-Amarie 2015 only name the method and refer to the authors' technical report for
 //! pseudocode; the method in SKaMPI and in the authors' ReproMPI code is: a *fixed* number of
 //! ping-pongs (100), each message carrying its sender's clock reading, and every message
 //! *bounds* the offset σ (client = reference + σ) by causality. A ping sent by the reference
 //! at s and read by the client at t gives σ ≤ t − s; an answer read by the client at t and
 //! received by the reference at s' gives σ ≥ t − s'. The method keeps the tightest bounds
 //! over all exchanges, td_max = min(t − s) and td_min = max(t − s'), and returns their
-//! midpoint (td_min + td_max)/2. Unlike the min-RTT method (000 §3.1) the two bounds may come
+//! midpoint (td_min + td_max)/2. Unlike the min-RTT method (Hoefler et al. 2010, §3.1) the two bounds may come
 //! from different exchanges, so the uncertainty is at most the smallest RTT and often less.
 //!
 //! Deviations: SKaMPI lets each side compute bounds from the timestamps it receives; here the
@@ -45,7 +45,7 @@ pub fn skampi_offset(t: &dyn Transport, client: usize, pingpongs: u32) -> Offset
 }
 
 /// Offset-only synchronisation against rank 0 with SKaMPI's method, one peer after the other
-/// (O(P) steps; 004 §2 and §6): slope 0, intercept = SKaMPI offset.
+/// (O(P) steps; Hunold and Carpen-Amarie 2015, §2 and §6): slope 0, intercept = SKaMPI offset.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SkampiSync {
     /// Ping-pongs per peer (SKaMPI's Number_ping_pongs, 100).
@@ -78,3 +78,14 @@ impl ClockSync for SkampiSync {
         SyncOutcome::reference(stats.exchanges)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+    name: "skampi",
+    models_drift: false,
+    build: |p| {
+        Box::new(SkampiSync {
+            pingpongs: p.skampi_pingpongs,
+        })
+    },
+};

@@ -43,7 +43,7 @@ fn monotonic_seconds(
 }
 
 /// Timer delay Δ in seconds: the median difference of `reads` back-to-back clock readings
-/// (002 eq. 3 measures it as t2 − t1 inside each ping-pong; this is the run's typical value).
+/// (Niethammer et al. 2016, eq. 3 measures it as t2 − t1 inside each ping-pong; this is the run's typical value).
 pub fn timer_delay_s(now: impl Fn() -> f64, reads: usize) -> f64 {
     let mut diffs: Vec<f64> = (0..reads.max(1))
         .map(|_| {

@@ -1,7 +1,7 @@
 //! The clock synchronisation trait and what one rank gets out of it.
 
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// What a synchronisation gives one rank. The run side gathers the per-rank outcomes itself.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,4 +1,4 @@
-//! Drift tracking during a run (issue 8, item 3): cheap min-RTT offset probes taken between
+//! Drift tracking during a run: cheap min-RTT offset probes taken between
 //! and inside blocks, and a clock model refitted over the whole span so far.
 //!
 //! A slope fitted over a 0.4 s synchronisation and extrapolated over a long run is what fails
@@ -13,7 +13,7 @@
 //! worse. An offset-only model (slope 0, which is no estimate of the drift) weighs one probe,
 //! and the first probe already gives a slope.
 
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// Weight of a drift-aware initial model's anchor, in probes: its intercept comes from a fit
 /// over many fit points of many exchanges, a probe from one min-RTT exchange.

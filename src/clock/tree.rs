@@ -1,5 +1,5 @@
-//! The O(log P) schedule shared by the tree methods (Hoefler et al. 2010 (000) §3.2 and
-//! Figure 7; Hunold and Carpen-Amarie 2015 (004) Algorithm 2).
+//! The O(log P) schedule shared by the tree methods (Hoefler et al. 2010, §3.2 and
+//! Figure 7; Hunold and Carpen-Amarie 2015, Algorithm 2).
 //!
 //! With t = 2^⌊log2 P⌋, the largest power of two ≤ P, ranks 0..t−1 synchronise in log2 t
 //! rounds: in round k (1-based) every rank r < t with r mod 2^k = 0 is the *reference* of
@@ -21,7 +21,7 @@ pub struct TreePair {
     pub client: usize,
 }
 
-/// Largest power of two ≤ `p` (`maxpower` in Algorithm 1, t in 000 §3.2); 1 for p ≤ 1.
+/// Largest power of two ≤ `p` (`maxpower` in Algorithm 1, t in Hoefler et al. 2010, §3.2); 1 for p ≤ 1.
 pub fn largest_power_of_two(p: usize) -> usize {
     if p <= 1 {
         1
@@ -32,7 +32,7 @@ pub fn largest_power_of_two(p: usize) -> usize {
 
 /// The rounds of the power-of-two part, in bottom-up order (round 1 first): round k pairs
 /// reference r (r mod 2^k = 0, r < t) with client r + 2^(k−1). In round k a client brings the
-/// 2^(k−1) ranks client..client+2^(k−1)−1 it collected before (000 §3.2: "a server
+/// 2^(k−1) ranks client..client+2^(k−1)−1 it collected before (Hoefler et al. 2010, §3.2: "a server
 /// communicates 2^(r−1) time differences").
 pub fn tree_rounds(p: usize) -> Vec<Vec<TreePair>> {
     let t = largest_power_of_two(p);
@@ -54,7 +54,7 @@ pub fn tree_rounds(p: usize) -> Vec<Vec<TreePair>> {
 }
 
 /// The extra step for the ranks above the largest power of two t: client q with reference
-/// q − t, for q = t..P−1 (000 §3.2 second group; Algorithm 2 SYNC_CLOCKS_REMAINING).
+/// q − t, for q = t..P−1 (Hoefler et al. 2010, §3.2 second group; Algorithm 2 SYNC_CLOCKS_REMAINING).
 pub fn remaining_pairs(p: usize) -> Vec<TreePair> {
     let t = largest_power_of_two(p);
     (t..p)

@@ -1,17 +1,17 @@
 //! `treefit`: a drift-aware O(log P) method — every client fits its clock directly against
-//! its reference's already-*global* clock, top-down through the tree of 000 §3.2, and the
+//! its reference's already-*global* clock, top-down through the tree of Hoefler et al. 2010, §3.2, and the
 //! intercepts are re-measured top-down at the end.
 //!
 //! # Credit: HCA3
 //!
 //! In structure this is **HCA3** of Hunold and Carpen-Amarie's ReproMPI/mpits code (the
-//! successor of 004's HCA): the tree is traversed top-down and a child learns its linear model
+//! successor of the HCA of Hunold and Carpen-Amarie 2015): the tree is traversed top-down and a child learns its linear model
 //! against its parent's *global* clock, so no models are merged. What treefit adds is (1) a
 //! different fit-point estimator (the median midpoint offset of the lowest-RTT quarter of the
 //! exchanges instead of Algorithm 4's median of RTT/2-corrected offsets), (2) the final
 //! top-down intercept pass by causality bounds, and (3) the slope significance test of
 //! [`LinearFit::to_model`](super::LinearFit::to_model) shared by every
-//! regression. Comparisons should be made against HCA3, not only against 004's HCA: the
+//! regression. Comparisons should be made against HCA3, not only against their 2015 HCA: the
 //! `clocksync --simulate` table (docs/clock-sync.md) runs both.
 //!
 //! # Method
@@ -21,9 +21,9 @@
 //! with r − t. When a pair starts, its reference already has its model and answers every ping
 //! with its *global* time `model.to_global(local)`. The client takes `fitpoints` fit points
 //! spaced by `fit_interval_s`; for each it does `exchanges_per_fitpoint` ping-pongs, keeps the
-//! quarter with the smallest RTTs (000 §3.1: "only the 25% of the results that had the
+//! quarter with the smallest RTTs (Hoefler et al. 2010, §3.1: "only the 25% of the results that had the
 //! smallest roundtrip time") and takes the median of their midpoint offsets local − global
-//! (002 eq. 2-3) at that exchange's local mid-time. Its model is the least-squares line
+//! (Niethammer et al. 2016, eq. 2-3) at that exchange's local mid-time. Its model is the least-squares line
 //! through the points ([`linear_fit`](super::linear_fit)).
 //!
 //! *Intercept pass.* The same top-down order once more: each client keeps its slope and puts
@@ -31,8 +31,8 @@
 //! measured from causality bounds as in SKaMPI's method (the reference read g while the
 //! client's clock was between t0 and t1, so the offset lies in [t0 − g, t1 − g]; bounds moved
 //! along the slope to one instant; midpoint of the tightest bounds), with ping-pongs until N
-//! consecutive ones tighten neither bound by more than 1% of the interval (000 §3.1's
-//! stopping rule applied to the bounds).
+//! consecutive ones tighten neither bound by more than 1% of the interval (the stopping rule of Hoefler et al. 2010, §3.1,
+//! applied to the bounds).
 //!
 //! # Why it is more accurate than HCA at equal synchronisation time
 //!
@@ -43,9 +43,9 @@
 //!   time − remote time − RTT/2 with a *mean* RTT from a separate phase (Algorithm 3): its
 //!   error is the whole variation of the return delay, plus a bias whenever the RTT
 //!   distribution during the fit differs from the one Algorithm 3 saw (a scheduling mode, a
-//!   busy link, a parallel pair). The midpoint offset of 002 needs no RTT estimate and cancels
+//!   busy link, a parallel pair). The midpoint offset of Niethammer et al. 2016 needs no RTT estimate and cancels
 //!   what both directions share; keeping the lowest-RTT quarter drops exchanges disturbed by
-//!   noise (000 §3.1) and the median of the rest resists the few left. Same exchanges, same
+//!   noise (Hoefler et al. 2010, §3.1) and the median of the rest resists the few left. Same exchanges, same
 //!   span, smaller scatter, smaller η.
 //! - *No composition of separately estimated models.* A client fits against what its
 //!   reference's global clock actually outputs, so the reference's error is inherited once
@@ -88,7 +88,7 @@ use super::jk::fit_params_strings;
 use super::pingpong::{ping, Exchange};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::records::ClockModel;
+use crate::clock::ClockModel;
 
 /// Drift-aware O(log P) synchronisation by top-down fits against the reference's global
 /// clock, then a top-down pass that re-measures the intercepts (see the module
@@ -96,9 +96,9 @@ use crate::records::ClockModel;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TreefitSync {
     /// Fit parameters (N_FITPTS, N_EXCHANGES, spacing); `rtt_pingpongs` is not used (the
-    /// midpoint offsets of 002 eq. 2-3 need no RTT estimate).
+    /// midpoint offsets of Niethammer et al. 2016, eq. 2-3, need no RTT estimate).
     pub fit: FitParams,
-    /// N of the min-RTT intercept measurements (000 §3.1).
+    /// N of the min-RTT intercept measurements (Hoefler et al. 2010, §3.1).
     pub nonimproving: u32,
     /// Safety cap on the exchanges of one intercept measurement.
     pub max_exchanges: u32,
@@ -163,7 +163,7 @@ impl PairLearner for InterceptPass<'_> {
 /// exchange's mid-time (so skew during the measurement does not widen the interval), the
 /// tightest bounds over all exchanges are kept and the offset is their midpoint. Exchanges go
 /// on until `nonimproving` consecutive ones tighten neither bound by more than 1% of the
-/// interval (000 §3.1's stopping rule, applied to the bounds) or `max_exchanges` were done.
+/// interval (Hoefler et al. 2010, §3.1, stopping rule, applied to the bounds) or `max_exchanges` were done.
 /// Does not stop the reference.
 fn bounded_intercept(
     t: &dyn Transport,
@@ -231,3 +231,16 @@ impl ClockSync for TreefitSync {
         stats.outcome(model)
     }
 }
+
+/// This method's entry in the registry ([`super::registry`]).
+pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+    name: "treefit",
+    models_drift: true,
+    build: |p| {
+        Box::new(TreefitSync {
+            fit: p.fit(),
+            nonimproving: p.nonimproving,
+            max_exchanges: p.max_exchanges,
+        })
+    },
+};

@@ -1,31 +1,40 @@
-//! Lists of delay models as `--delay` takes them: comma-separated, where the two-parameter
-//! models (`normal:50us,10us`) keep their own comma.
+//! Lists of delay models as `--delay` takes them: comma-separated, where the models with
+//! several parameters (`normal:50us,10us`) keep their own commas.
 
+use super::models::ModelEntry;
 use super::{DelayModel, DelayModelError};
-
-/// Models whose parameters are two comma-separated values.
-const TWO_PARAMETERS: [&str; 4] = ["normal", "lognormal", "gamma", "pareto"];
 
 /// Parses `50us,100us` or `normal:50us,10us,exp:20us` into models, in order.
 ///
 /// Errors: the [`DelayModelError`] of the first item that does not parse.
 pub fn parse_delay_list(text: &str) -> Result<Vec<DelayModel>, DelayModelError> {
+    split_items(text).iter().map(|item| item.parse()).collect()
+}
+
+/// Splits a `--delay` list into specs. A `NAME:` item takes as many following pieces as its
+/// model's example has commas ([`ModelEntry::example`]), as long as they do not start a spec
+/// of their own (contain no `:`).
+pub(crate) fn split_items(text: &str) -> Vec<String> {
     let mut items: Vec<String> = Vec::new();
-    let mut pieces = text.split(',');
+    let mut pieces = text.split(',').peekable();
     while let Some(piece) = pieces.next() {
-        let name = piece
+        let commas = piece
             .split_once(':')
-            .map(|(n, _)| n.trim().to_ascii_lowercase());
-        let takes_two = name.is_some_and(|n| TWO_PARAMETERS.contains(&n.as_str()));
-        match pieces.clone().next() {
-            Some(second) if takes_two && !second.contains(':') => {
-                items.push(format!("{piece},{second}"));
-                pieces.next();
+            .and_then(|(n, _)| ModelEntry::find(&n.trim().to_ascii_lowercase()))
+            .map_or(0, ModelEntry::commas);
+        let mut item = piece.to_string();
+        for _ in 0..commas {
+            match pieces.next_if(|next| !next.contains(':')) {
+                Some(next) => {
+                    item.push(',');
+                    item.push_str(next);
+                }
+                None => break,
             }
-            _ => items.push(piece.to_string()),
         }
+        items.push(item);
     }
-    items.iter().map(|item| item.parse()).collect()
+    items
 }
 
 #[cfg(test)]
@@ -47,5 +56,14 @@ mod tests {
     fn bad_items_are_errors() {
         assert!(parse_delay_list("50us,50").is_err());
         assert!(parse_delay_list("normal:50us").is_err());
+    }
+
+    #[test]
+    fn a_following_spec_is_not_taken_as_an_argument() {
+        assert_eq!(
+            split_items("normal:50us,exp:20us,1ms"),
+            ["normal:50us", "exp:20us", "1ms"]
+        );
+        assert_eq!(split_items("Gamma:2,10us"), ["Gamma:2,10us"]);
     }
 }

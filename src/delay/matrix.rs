@@ -38,11 +38,10 @@ pub fn delay_matrix(
     let p_us = p as usize;
     let mut matrix = vec![0.0; nrep as usize * p_us];
     let mut rng = block_rng(seed, stream);
-    let sampler = model.sampler();
     let mut draws = 0u64;
     for row in matrix.chunks_exact_mut(p_us.max(1)) {
         for rank in ranks.ranks_for_rep(p, hosts, &mut rng) {
-            row[rank as usize] = sampler.sample(&mut rng, draws);
+            row[rank as usize] = model.sample(&mut rng, draws);
             draws += 1;
         }
     }
@@ -106,10 +105,10 @@ mod tests {
 
     #[test]
     fn trace_replays_in_order_over_delayed_slots() {
-        let model = DelayModel::Trace {
+        let model = DelayModel::new(crate::delay::models::trace::Trace {
             path: "t".into(),
             values_s: vec![1e-6, 2e-6, 3e-6],
-        };
+        });
         let m = delay_matrix(&model, &"0,2".parse().unwrap(), 3, &hosts(3), 2, 0, 0);
         assert_eq!(m, vec![1e-6, 0.0, 2e-6, 3e-6, 0.0, 1e-6]);
     }

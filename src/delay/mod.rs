@@ -1,7 +1,8 @@
 //! Delay injection: who is late, by how much, and OS-noise detours. Plain Rust, no MPI.
 //!
 //! - [`DelayModel`]: how long a delayed rank is late, fixed or sampled from a distribution
-//!   (`50us`, `exp:20us`, `trace:FILE`, ...).
+//!   (`50us`, `exp:20us`, `trace:FILE`, ...); one file per model under [`models`], each
+//!   registered by one line in [`models::MODELS`].
 //! - [`RankSelection`]: which ranks are late in a repetition (`0`, `2-5`, `last`, `all`,
 //!   `random:K`, `host:I`).
 //! - [`delay_matrix`]: the delays of one block, shape `[nrep][p]` in seconds, a pure function of
@@ -9,8 +10,8 @@
 //! - [`DetourSpec`] and [`DetourInjector`]: periodic CPU detours while the operation runs
 //!   (Ferreira, Bridges and Brightwell, SC08), driven by a POSIX timer and a signal handler.
 //!
-//! A *late arrival* (002 §III-D: one rank enters at t_b = t_a + δ) is a selection such as `0`
-//! with a fixed model; *noise* (000 §1.2: process skew from operating system noise) is the
+//! A *late arrival* (Niethammer et al. 2016, §III-D: one rank enters at t_b = t_a + δ) is a selection such as `0`
+//! with a fixed model; *noise* (Hoefler et al. 2010, §1.2: process skew from operating system noise) is the
 //! selection `all` with a sampled model, so that every rank gets its own random delay.
 
 mod detour;
@@ -18,8 +19,8 @@ mod detour_spec;
 mod list;
 mod matrix;
 mod model;
+pub mod models;
 mod ranks;
-mod trace;
 
 pub use detour::{DetourError, DetourInjector, DetourStats};
 pub use detour_spec::{DetourPhase, DetourSpec, DetourSpecError};

@@ -4,7 +4,7 @@
 //!
 //! A comma-separated list of items; the selection is their union. Blanks around items are
 //! ignored, keywords are case-insensitive. Ranks are ranks of the measuring sub-communicator
-//! (0..P-1, DESIGN.md "P").
+//! (0..P-1, where P is one of the process counts of `--procs`; see the README).
 //!
 //! | item       | ranks                                                         |
 //! |------------|---------------------------------------------------------------|
@@ -115,7 +115,7 @@ impl RankSelection {
         Ok(sel)
     }
 
-    /// The selection of the single rank `rank` (the classic late arrival, 002 §III-D).
+    /// The selection of the single rank `rank` (the classic late arrival, Niethammer et al. 2016, §III-D).
     pub fn rank(rank: u32) -> Self {
         RankSelection {
             items: vec![RankItem::Rank(rank)],

@@ -112,7 +112,8 @@ pub fn write_distribution(
     if format == SummaryFormat::Table {
         writeln!(
             out,
-            "b: per-repetition delay overlap benefit, delaybench's own extension of 002 eq. 5.\n\
+            "b: per-repetition delay overlap benefit, delaybench's own extension of\n\
+             Niethammer et al. 2016, eq. 5.\n\
              noise ampl.: delaybench's own, for noise blocks (every rank delayed) only.\n\
              Both are defined in docs/metrics.md."
         )?;

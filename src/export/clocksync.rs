@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
 
-/// Clock error of one method at one P after one wait (004 §7).
+/// Clock error of one method at one P after one wait (Hunold and Carpen-Amarie 2015, §7).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClockSyncRow {
     /// Method name (`offset`, `hca`, ...).

@@ -253,9 +253,9 @@ pub(crate) mod test_support {
     }
 
     /// Every value of `"key":` in JSON `text`, in order, read with Rust's own (correctly
-    /// rounded) f64 parser; `null` is `None`. serde_json's reader, as this crate builds it
-    /// (without the `float_roundtrip` feature), may be 1 ULP off, so it cannot show that the
-    /// written text is exact.
+    /// rounded) f64 parser; `null` is `None`. Cargo.toml enables serde_json's `float_roundtrip`
+    /// feature, so its reader would round correctly too; parsing the text directly keeps the
+    /// check that the written text is exact independent of the library that wrote it.
     pub fn json_numbers(text: &str, key: &str) -> Vec<Option<f64>> {
         let tag = format!("\"{key}\":");
         text.match_indices(&tag)

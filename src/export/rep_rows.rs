@@ -33,7 +33,7 @@ pub struct RepRow {
     pub first_start_global_s: f64,
     /// Latest global end over the ranks.
     pub last_end_global_s: f64,
-    /// t_global = last end − first start (002 eq. 4), for invalid repetitions too.
+    /// t_global = last end − first start (Niethammer et al. 2016, eq. 4), for invalid repetitions too.
     pub t_global_s: f64,
     /// Largest delay applied to a rank in this repetition.
     pub max_applied_delay_s: f64,

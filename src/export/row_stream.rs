@@ -1,4 +1,4 @@
-//! Export rows written block by block (issue 11): the CSV header or the JSON array's opening
+//! Export rows written block by block, so a records file larger than memory can be exported: the CSV header or the JSON array's opening
 //! once, then each block's rows as the block arrives, then the closing. The whole file is
 //! never held: one block and the writers' buffers.
 

@@ -5,7 +5,7 @@ use super::{ExportError, SummaryFormat};
 use serde::Serialize;
 use std::io::Write;
 
-/// Exit time of one rank relative to the first rank to leave a barrier (004 Figure 4).
+/// Exit time of one rank relative to the first rank to leave a barrier (Hunold and Carpen-Amarie 2015, Figure 4).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SkewRow {
     /// `mpi_barrier` or `dissemination`.

@@ -15,6 +15,8 @@ struct Document<'a> {
     schema_version: u32,
     tool_version: &'static str,
     files: &'a [String],
+    /// `posthoc` or `online`: the global times behind every row.
+    global_times: &'static str,
     bootstrap: BootstrapInfo,
     warnings: &'a [String],
     rows: &'a [ConfigStats],
@@ -29,7 +31,7 @@ struct BootstrapInfo {
 }
 
 /// A pretty-printed JSON object: `schema` (`delaybench-analyze`), `schema_version`,
-/// `tool_version`, `files`, `bootstrap` (method, resamples, confidence level, seed),
+/// `tool_version`, `files`, `global_times` (`posthoc` or `online`), `bootstrap` (method, resamples, confidence level, seed),
 /// `warnings` (the runs' warnings) and `rows`, one object per configuration keyed by
 /// [`super::SUMMARY_COLUMNS`]: the op by name, seconds as full-precision numbers, benefits as
 /// fractions, `null` for `None` (and for non-finite values, which JSON cannot hold).
@@ -43,6 +45,7 @@ impl SummaryExporter for SummaryJson {
             schema_version: ANALYZE_SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION"),
             files: &a.files,
+            global_times: a.global_times,
             bootstrap: BootstrapInfo {
                 method: "percentile",
                 resamples: a.bootstrap.resamples,

@@ -4,6 +4,7 @@
 use super::{ExportError, SummaryExporter};
 use crate::analysis::{Analysis, ConfigStats, FEW_VALID};
 use crate::plan::Op;
+use crate::timeline::Configuration;
 use crate::units::{format_bytes, format_duration};
 use std::io::Write;
 
@@ -62,10 +63,10 @@ pub(super) fn notes(a: &Analysis) -> Vec<String> {
             a.bootstrap.level * 100.0,
             a.bootstrap.resamples
         ),
-        "b med: delay overlap benefit (t0 + delta - t_delta) / t_delta (002 eq. 5) from medians;"
+        "b med: delay overlap benefit (t0 + delta - t_delta) / t_delta from medians".into(),
+        "  (Niethammer et al. 2016, eq. 5); b min: the same from minima, as that paper reports it;"
             .into(),
-        "  b min: the same from minima, as 002 reports it; significant no: the interval holds 0."
-            .into(),
+        "  significant no: the interval holds 0.".into(),
         "b ceiling: min(t0, delta) / max(t0, delta), the largest b possible (t_delta >= both);"
             .into(),
         "  hidden: b med / ceiling, 100% = hidden as well as the ceiling allows.".into(),
@@ -98,7 +99,14 @@ pub(super) fn grouped_rows(a: &Analysis) -> Vec<Vec<String>> {
     let mut shown: Vec<&ConfigStats> = a
         .rows
         .iter()
-        .filter(|r| r.delay_s > 0.0 || !a.rows.iter().any(|d| d.delay_s > 0.0 && same_base(r, d)))
+        // A baseline shows as the t0 of its delayed rows; alone only where nothing was delayed.
+        .filter(|r| {
+            !r.is_baseline()
+                || !a
+                    .rows
+                    .iter()
+                    .any(|d| !d.is_baseline() && d.baseline_key() == r.baseline_key())
+        })
         .collect();
     shown.sort_by(|x, y| {
         (op_index(x.op), x.bytes, x.nprocs)
@@ -117,10 +125,6 @@ pub(super) fn grouped_rows(a: &Analysis) -> Vec<Vec<String>> {
             c
         })
         .collect()
-}
-
-fn same_base(a: &ConfigStats, b: &ConfigStats) -> bool {
-    (a.op, a.bytes, a.nprocs) == (b.op, b.bytes, b.nprocs)
 }
 
 fn us(s: Option<f64>) -> String {
@@ -161,14 +165,14 @@ fn cells(r: &ConfigStats) -> Vec<String> {
             "-".into()
         },
         // "0s" would read like a measured duration; the baseline has no delay at all.
-        if r.delay_s == 0.0 {
+        if r.is_baseline() {
             "0".into()
         } else if r.delay_model.is_empty() {
             format_duration(r.delay_s)
         } else {
             r.delay_model.clone()
         },
-        if r.delay_s == 0.0 {
+        if r.is_baseline() {
             format!("{}/-{few}", r.valid)
         } else {
             format!("{}/{}{few}", r.valid0, r.valid)
@@ -286,7 +290,9 @@ mod tests {
             .iter()
             .skip_while(|l| !l.starts_with("t0, t_delta"))
             .collect();
-        assert!(after.iter().any(|l| l.contains("002 eq. 5")));
+        assert!(after
+            .iter()
+            .any(|l| l.contains("Niethammer et al. 2016, eq. 5")));
         assert!(after
             .iter()
             .any(|l| l.contains("min(t0, delta) / max(t0, delta)")));

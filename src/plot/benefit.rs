@@ -1,11 +1,14 @@
 //! The benefit figure: delay overlap benefit in % against P for one δ, one panel per message
-//! size, one line per kernel (002 Figures 6, 8, 10, 12, 14, 16).
+//! size, one line per kernel (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
 
 use super::layout::{benefit_range, YAxis, PART_SEP};
+use super::naming::figure_stems;
 use super::naming::{pretty_bytes, pretty_duration, same_delay};
+use super::render::Drawable;
 use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
 };
+use super::RunData;
 use super::Stat;
 use crate::analysis::ConfigStats;
 use crate::plan::Op;
@@ -175,6 +178,20 @@ fn intervals(rows: &[&ConfigStats], stat: Stat) -> Vec<(u32, f64, f64)> {
     }
     out.sort_by_key(|i| i.0);
     out
+}
+
+/// The `benefit_vs_p_{δ}` figures of a run, one per δ > 0.
+pub(super) fn drawables(data: &RunData, stat: Stat) -> Vec<Drawable> {
+    let delays = data.delays();
+    delays
+        .iter()
+        .zip(figure_stems("benefit", &delays))
+        .map(|(&d, stem)| {
+            let mut f = figure(&data.stats, d, stat, stem);
+            f.hosts = data.hosts.clone();
+            data.grid(f)
+        })
+        .collect()
 }
 
 #[cfg(test)]

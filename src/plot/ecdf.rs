@@ -3,8 +3,10 @@
 //! at the largest P. A dotted line marks t0 + δ, where the delayed curve sits when the delay
 //! just adds; a delayed curve left of it hid part of δ.
 
+use super::naming::delay_stems;
 use super::naming::{pretty_duration, same_delay};
 use super::over_run::{config_title, delay_color, largest_p_configs};
+use super::render::Drawable;
 use super::spec::{LegendEntry, SeriesStyle, BASELINE_COLOR};
 use super::thin::{thin_ecdf, MAX_POINTS};
 use super::xy::{span, Join, XyAxis, XyFigure, XyLine, XyPanel};
@@ -115,6 +117,17 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
 
 fn us(v: Vec<f64>) -> Vec<f64> {
     v.into_iter().map(|t| t * US).collect()
+}
+
+/// The `t_global_ecdf_{δ}` figures of a run (every valid repetition: no statistic).
+pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
+    let delays = data.delays();
+    delays
+        .iter()
+        .zip(delay_stems("t_global_ecdf", &delays))
+        .filter_map(|(&d, stem)| figure(data, d, stem))
+        .map(Drawable::Custom)
+        .collect()
 }
 
 #[cfg(test)]

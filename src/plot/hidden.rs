@@ -5,14 +5,13 @@
 use super::benefit::{sorted_distinct, SizeKey};
 use super::layout::{YAxis, PART_SEP};
 use super::naming::{figure_stems, pretty_duration, same_delay};
-use super::render::write_png_and_svg;
+use super::render::Drawable;
 use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
 };
-use super::PlotError;
+use super::RunData;
 use crate::analysis::OverlapRow;
 use crate::plan::Op;
-use std::path::{Path, PathBuf};
 
 /// The figure of the rows with nominal delay `delay_s` (seconds), values in percent.
 pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
@@ -95,32 +94,12 @@ pub fn figures(rows: &[OverlapRow]) -> Vec<FigureSpec> {
         .collect()
 }
 
-/// Writes `hidden_vs_p_{δ}.png/.svg` into `out_dir` for every δ > 0 among `rows` that has a
-/// hidden share, and returns the paths written (none, and no directory, without such rows).
-///
-/// Errors: as [`super::write_figures`].
-pub fn write_hidden_figures(
-    rows: &[OverlapRow],
-    out_dir: &Path,
-) -> Result<Vec<PathBuf>, PlotError> {
-    let delays = super::naming::distinct_delays(
-        rows.iter()
-            .filter(|r| r.hidden_fraction.is_some())
-            .map(|r| r.delay_s),
-    );
-    if delays.is_empty() {
-        return Ok(Vec::new());
-    }
-    std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
-        path: out_dir.to_path_buf(),
-        source,
-    })?;
-    let stems = figure_stems("hidden", &delays);
-    let mut written = Vec::new();
-    for (&delay_s, stem) in delays.iter().zip(stems) {
-        written.extend(write_png_and_svg(&figure(rows, delay_s, stem), out_dir)?);
-    }
-    Ok(written)
+/// The `hidden_vs_p_{δ}` figures of a run measured in overlap mode.
+pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
+    figures(&data.run.overlap_rows())
+        .into_iter()
+        .map(|f| data.grid(f))
+        .collect()
 }
 
 #[cfg(test)]
@@ -168,15 +147,10 @@ mod tests {
     }
 
     #[test]
-    fn nothing_hidden_nothing_written() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("none");
-        let rows = vec![row(Op::Iallreduce, 2, 0.0, None)];
-        assert!(write_hidden_figures(&rows, &out).unwrap().is_empty());
-        assert!(!out.exists());
-        let rows = vec![row(Op::Iallreduce, 2, 50e-6, Some(0.7))];
-        let written = write_hidden_figures(&rows, &out).unwrap();
-        assert_eq!(written.len(), 2, "{written:?}");
-        assert!(written[0].ends_with("hidden_vs_p_50us.png"), "{written:?}");
+    fn a_figure_per_delay_with_something_hidden() {
+        assert!(figures(&[row(Op::Iallreduce, 2, 0.0, None)]).is_empty());
+        let f = figures(&[row(Op::Iallreduce, 2, 50e-6, Some(0.7))]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].stem, "hidden_vs_p_50us");
     }
 }

@@ -42,6 +42,7 @@ pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> Strin
             format!("{} per configuration, {} warm-up", plan.nrep, plan.warmup),
         ),
         ("statistic", stat.describe().to_string()),
+        ("global times", data.run.launch.correction.describe()),
         (
             "complete",
             if data.run.launch.complete {

@@ -146,7 +146,7 @@ pub fn time_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
 
 /// Values spanning more than this factor get a log10 time axis: on a linear axis everything
 /// but the largest P would be squashed onto zero (alltoall grows with P; the paper switches to
-/// log axes for it, 002 Figures 11, 13, 15).
+/// log axes for it, Niethammer et al. 2016, Figures 11, 13, 15).
 pub const LOG_Y_RATIO: f64 = 100.0;
 
 /// Time axis for `values`: linear from 0 (see [`time_range`]) unless the positive values span

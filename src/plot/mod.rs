@@ -6,15 +6,15 @@
 //! [`write_run_figures`] draws what the records contain, each kind once per δ > 0 where it
 //! depends on δ (see [`FigureKind`] for the list and the paper figure each follows):
 //!
-//! - `benefit_vs_p_{δ}`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (002 eq. 5) in
+//! - `benefit_vs_p_{δ}`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (Niethammer et al. 2016, eq. 5) in
 //!   percent against P, one panel per message size, one line per kernel (blocking solid with
 //!   circles, nonblocking dashed with squares), the bootstrap interval of the median as error
 //!   bars, and the benefit ceiling min(t0, δ) / max(t0, δ) as a thin dotted line.
-//! - `t_global_vs_p_{δ}`: t_global (002 eq. 4) in µs against P, delayed (blue) and undelayed
+//! - `t_global_vs_p_{δ}`: t_global (Niethammer et al. 2016, eq. 4) in µs against P, delayed (blue) and undelayed
 //!   (grey), one panel per kernel family and size.
 //! - `t_global_vs_size_{δ}`: the same against the message size, one panel per family and P.
 //! - `timeline_{δ}`: per rank, the wait, the operation and its end on the global clock for
-//!   the median repetition, delayed ranks marked (the trace pictures of 002 Figures 2 and 3).
+//!   the median repetition, delayed ranks marked (the trace pictures of Niethammer et al. 2016, Figures 2 and 3).
 //! - `t_global_ecdf_{δ}`: the empirical distribution of t_global, δ = 0 against δ.
 //! - `t_global_over_run`: t_global of every repetition against its index, which exposes
 //!   clock drift and warm-up.
@@ -45,7 +45,6 @@ mod timeline;
 mod xy;
 
 pub use clock_error::{plottable_rows, write_clock_error_figure};
-pub use hidden::write_hidden_figures;
 pub use reduced::{BlockExtras, PlotRun, ValidReps};
 
 use crate::analysis::{config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats};
@@ -57,7 +56,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Stat {
     /// Minimum t_global over valid repetitions and the benefit computed from minima, as the
-    /// paper reports them (002 §IV): the best the system can do. Minima have no interval, so
+    /// paper reports them (Niethammer et al. 2016, §IV): the best the system can do. Minima have no interval, so
     /// no error bars are drawn.
     Min,
     /// Median t_global over valid repetitions and the benefit computed from medians: what a
@@ -130,16 +129,16 @@ impl Stat {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FigureKind {
     /// Delay overlap benefit vs P per kernel, blocking vs nonblocking, one panel per size
-    /// (002 Figures 6, 8, 10, 12, 14, 16).
+    /// (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
     #[value(name = "benefit_vs_p")]
     BenefitVsP,
-    /// t_global vs P, delayed vs undelayed (002 Figures 5, 7, 9, 11, 13, 15).
+    /// t_global vs P, delayed vs undelayed (Niethammer et al. 2016, Figures 5, 7, 9, 11, 13, 15).
     #[value(name = "t_global_vs_p")]
     TGlobalVsP,
     /// t_global vs message size, delayed vs undelayed, one panel per family and P.
     #[value(name = "t_global_vs_size")]
     TGlobalVsSize,
-    /// Per-rank timeline of the median repetition on the global clock (002 Figures 2, 3).
+    /// Per-rank timeline of the median repetition on the global clock (Niethammer et al. 2016, Figures 2, 3).
     #[value(name = "timeline")]
     Timeline,
     /// Empirical distribution of t_global per configuration, δ = 0 against δ.
@@ -275,63 +274,30 @@ pub fn write_figures_of_run(
     Ok(written)
 }
 
-/// The figures of one kind, ready to draw (none when the records lack what it needs).
+/// The figures of one kind, ready to draw (none when the records lack what it needs): the
+/// registry of figures, one arm per kind, each drawn by its own file.
 fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> {
-    let delays = naming::distinct_delays(data.stats.iter().map(|r| r.delay_s));
-    let per_delay = |name: &str| naming::figure_stems(name, &delays);
-    let with_run = |mut f: spec::FigureSpec| {
-        f.warnings = data.warnings.clone();
-        render::Drawable::Grid(f)
-    };
     match kind {
-        FigureKind::BenefitVsP => delays
-            .iter()
-            .zip(per_delay("benefit"))
-            .map(|(&d, stem)| {
-                let mut f = benefit::figure(&data.stats, d, stat, stem);
-                f.hosts = data.hosts.clone();
-                with_run(f)
-            })
-            .collect(),
-        FigureKind::TGlobalVsP => delays
-            .iter()
-            .zip(per_delay("t_global"))
-            .map(|(&d, stem)| {
-                let mut f = tglobal::figure(&data.stats, d, stat, stem);
-                f.hosts = data.hosts.clone();
-                with_run(f)
-            })
-            .collect(),
-        FigureKind::TGlobalVsSize => delays
-            .iter()
-            .zip(naming::delay_stems("t_global_vs_size", &delays))
-            .map(|(&d, stem)| {
-                tglobal::figure_along(&data.stats, d, stat, stem, tglobal::Along::Size)
-            })
-            // One size per panel is no line: the figure needs two sizes to say anything.
-            .filter(|f| f.procs.len() > 1)
-            .map(with_run)
-            .collect(),
-        FigureKind::Timeline => delays
-            .iter()
-            .zip(naming::delay_stems("timeline", &delays))
-            .filter_map(|(&d, stem)| timeline::figure(data, d, stem))
-            .map(render::Drawable::Custom)
-            .collect(),
-        FigureKind::Ecdf => delays
-            .iter()
-            .zip(naming::delay_stems("t_global_ecdf", &delays))
-            .filter_map(|(&d, stem)| ecdf::figure(data, d, stem))
-            .map(render::Drawable::Custom)
-            .collect(),
-        FigureKind::OverRun => over_run::figure(data)
-            .map(render::Drawable::Custom)
-            .into_iter()
-            .collect(),
-        FigureKind::HiddenVsP => hidden::figures(&data.run.overlap_rows())
-            .into_iter()
-            .map(with_run)
-            .collect(),
+        FigureKind::BenefitVsP => benefit::drawables(data, stat),
+        FigureKind::TGlobalVsP => tglobal::drawables_vs_p(data, stat),
+        FigureKind::TGlobalVsSize => tglobal::drawables_vs_size(data, stat),
+        FigureKind::Timeline => timeline::drawables(data, stat),
+        FigureKind::Ecdf => ecdf::drawables(data, stat),
+        FigureKind::OverRun => over_run::drawables(data, stat),
+        FigureKind::HiddenVsP => hidden::drawables(data, stat),
+    }
+}
+
+impl RunData {
+    /// The distinct nominal delays δ of the run, ascending (0 included).
+    pub(crate) fn delays(&self) -> Vec<f64> {
+        naming::distinct_delays(self.stats.iter().map(|r| r.delay_s))
+    }
+
+    /// A panel-grid figure with the run's warnings under its subtitle.
+    pub(crate) fn grid(&self, mut f: spec::FigureSpec) -> render::Drawable {
+        f.warnings = self.warnings.clone();
+        render::Drawable::Grid(f)
     }
 }
 
@@ -340,6 +306,12 @@ mod tests {
     use super::*;
     use crate::plan::Op;
     use crate::records::testdata;
+
+    #[test]
+    fn every_figure_kind_is_registered() {
+        use clap::ValueEnum;
+        assert_eq!(&FigureKind::ALL[..], FigureKind::value_variants());
+    }
 
     fn records(delays: &[f64]) -> Records {
         let mut blocks = Vec::new();

@@ -1,9 +1,10 @@
 //! t_global over the run: every repetition's t_global against its index, undelayed and
 //! delayed, one panel per kernel and size at the largest P. A slope exposes clock drift
-//! (Hunold and Carpen-Amarie 2015 (004), §5, Figures 1 and 7); a high start, warm-up.
+//! (Hunold and Carpen-Amarie 2015, §5, Figures 1 and 7); a high start, warm-up.
 
 use super::benefit::sorted_distinct;
 use super::naming::{pretty_bytes, pretty_duration};
+use super::render::Drawable;
 use super::spec::{op_order, LegendEntry, SeriesStyle, BASELINE_COLOR};
 use super::thin::{thin_scatter, MAX_POINTS};
 use super::xy::{span, Join, XyAxis, XyFigure, XyLine, XyPanel};
@@ -144,6 +145,11 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
         panels,
         legend,
     })
+}
+
+/// The `t_global_over_run` figure of a run (every valid repetition: no statistic).
+pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
+    figure(data).map(Drawable::Custom).into_iter().collect()
 }
 
 #[cfg(test)]

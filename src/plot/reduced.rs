@@ -1,14 +1,15 @@
-//! What the figures keep of a records file: per block its digest (configuration and valid
-//! t_globals), which of its repetitions are valid, its median repetition's per-rank times
-//! for the timeline and its overlap summary, so `plot` reads a file block by block and never
-//! holds the per-rank arrays of more than one block.
+//! What the figures and the end-of-run summary keep of a records file, in one pass over its
+//! timeline: per block its digest (configuration and valid t_globals), which of its
+//! repetitions are valid and its median repetition's per-rank times for the timeline figure,
+//! and for the whole run the overlap and distribution rows. `plot` thus reads a file once,
+//! block by block, and never holds the per-rank arrays of more than one block.
 
 use super::timeline::median_rep;
 use crate::analysis::{
-    baseline_overhead, hidden_delay, overlap_row, BlockDigest, ClockChoice, ClockedStream,
-    LaunchDigest, OverlapRow,
+    BlockDigest, DistributionRow, DistributionRows, LaunchDigest, OverlapRow, OverlapRows,
 };
 use crate::records::{split_block, Block, Records, RecordsError};
+use crate::timeline::{GlobalTimes, Timeline};
 use std::path::Path;
 
 /// The valid repetitions of a block, one bit per repetition: their indices as `u32` took
@@ -54,10 +55,6 @@ pub struct BlockExtras {
     /// The median valid repetition ([`median_rep`]): its index and the block cut down to it
     /// (one repetition, P ranks), for the timeline.
     pub median: Option<(usize, Block)>,
-    /// Overlap mode: the block's [`OverlapRow`] without its hidden delay, and the mean MPI
-    /// time of its punctual ranks, seconds ([`baseline_overhead`]), which pairs it with its
-    /// baseline once every block is read.
-    pub overlap: Option<(OverlapRow, Option<f64>)>,
 }
 
 impl BlockExtras {
@@ -66,74 +63,81 @@ impl BlockExtras {
         let valid_reps = ValidReps::of(block);
         let median =
             median_rep(block).map(|rep| (rep, split_block(block, rep as u32..rep as u32 + 1)));
-        let overlap = overlap_row(block, None).map(|row| (row, baseline_overhead(block)));
-        BlockExtras {
-            valid_reps,
-            median,
-            overlap,
-        }
+        BlockExtras { valid_reps, median }
     }
 }
 
-/// A run reduced for the figures: its [`LaunchDigest`] and per block the [`BlockExtras`],
-/// in the same order.
+/// A run reduced for the figures and the end-of-run summary: its [`LaunchDigest`], per block
+/// the [`BlockExtras`] in the same order, and the overlap and distribution rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlotRun {
     pub launch: LaunchDigest,
     pub extras: Vec<BlockExtras>,
+    overlap: OverlapRows,
+    /// `analyze --distribution` of the run.
+    pub distribution: Vec<DistributionRow>,
 }
 
 impl PlotRun {
-    /// The reduction of records already in memory.
+    /// The reduction of records already in memory, on the global times they hold.
     pub fn of(records: &Records) -> Self {
-        PlotRun {
-            launch: LaunchDigest::of(records),
-            extras: records.blocks.iter().map(BlockExtras::of).collect(),
+        let mut pass = Pass::default();
+        for b in &records.blocks {
+            pass.add(b);
         }
+        pass.finish(LaunchDigest::of(records))
     }
 
-    /// Reads `path` block by block with the global times as recorded (online models, as
-    /// `plot` always drew them), holding one block at a time. Memory: per block its
-    /// configuration, 8 bytes per valid repetition, a bit per repetition and one
-    /// repetition's per-rank times.
+    /// Reads `path` once through its [`Timeline`] on the global times `choice` asks for,
+    /// holding one block at a time. Memory: per block its configuration, 8 bytes per valid
+    /// repetition, a bit per repetition and one repetition's per-rank times; 32 bytes per
+    /// valid repetition of a delayed block until the pass ends (distribution rows).
     ///
-    /// Errors: those of [`ClockedStream::open`] and its iteration.
-    pub fn read(path: &Path) -> Result<Self, RecordsError> {
-        let mut blocks = ClockedStream::open(path, ClockChoice::Online)?;
-        let (mut digests, mut extras) = (Vec::new(), Vec::new());
-        for block in blocks.by_ref() {
-            let block = block?;
-            digests.push(BlockDigest::of(&block));
-            extras.push(BlockExtras::of(&block));
+    /// Errors: those of [`Timeline::open`] and its iteration.
+    pub fn read(path: &Path, choice: GlobalTimes) -> Result<Self, RecordsError> {
+        let mut timeline = Timeline::open(path, choice)?;
+        let mut pass = Pass::default();
+        for block in timeline.by_ref() {
+            pass.add(&block?);
         }
-        let launch = LaunchDigest::ended(blocks.into_stream(), digests);
-        Ok(PlotRun { launch, extras })
+        let launch = LaunchDigest::ended(timeline.end(), Vec::new());
+        Ok(pass.finish(launch))
     }
 
     /// The overlap rows of the run, as [`crate::analysis::overlap_rows`] gives them: each
     /// late arrival's hidden delay against the first baseline (δ = 0, overlap mode) of the
     /// same op, size and P.
     pub fn overlap_rows(&self) -> Vec<OverlapRow> {
-        let blocks = || self.launch.blocks.iter().zip(&self.extras);
-        blocks()
-            .filter_map(|(digest, extras)| {
-                let (row, own) = extras.overlap.clone()?;
-                let baseline = blocks()
-                    .find(|(d, x)| d.delay_s == 0.0 && key(d) == key(digest) && x.overlap.is_some())
-                    .and_then(|(_, x)| x.overlap.as_ref()?.1);
-                let hidden = hidden_delay(digest.delay_s, digest.late_arrival, own, baseline);
-                Some(OverlapRow {
-                    hidden_delay_s: hidden,
-                    hidden_fraction: hidden.map(|h| h / digest.delay_s),
-                    ..row
-                })
-            })
-            .collect()
+        self.overlap.finish()
     }
 }
 
-fn key(d: &BlockDigest) -> (crate::plan::Op, u64, u32) {
-    (d.op, d.bytes, d.nprocs)
+/// The one pass of [`PlotRun`].
+#[derive(Default)]
+struct Pass {
+    digests: Vec<BlockDigest>,
+    extras: Vec<BlockExtras>,
+    overlap: OverlapRows,
+    distribution: DistributionRows,
+}
+
+impl Pass {
+    fn add(&mut self, block: &Block) {
+        self.digests.push(BlockDigest::of(block));
+        self.extras.push(BlockExtras::of(block));
+        self.overlap.add(block);
+        self.distribution.add(block);
+    }
+
+    fn finish(self, mut launch: LaunchDigest) -> PlotRun {
+        launch.blocks = self.digests;
+        PlotRun {
+            launch,
+            extras: self.extras,
+            overlap: self.overlap,
+            distribution: self.distribution.finish(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -127,11 +127,6 @@ pub fn write_drawable(fig: &Drawable, dir: &Path) -> Result<Vec<PathBuf>, PlotEr
     Ok(vec![png, svg])
 }
 
-/// Writes `spec` as `{stem}.png` and `{stem}.svg` in `dir`; returns both paths.
-pub fn write_png_and_svg(spec: &FigureSpec, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
-    write_drawable(&Drawable::Grid(spec.clone()), dir)
-}
-
 /// Where things go in one figure: computed once, used for the PNG and the SVG alike.
 struct Layout {
     /// Width and height in pixels: the panel grid, the header above and the legend below.

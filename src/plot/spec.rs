@@ -61,39 +61,26 @@ impl SeriesStyle {
     }
 }
 
-/// Okabe–Ito colours, distinguishable with the common colour-vision deficiencies; one per
-/// kernel family, in [`Op::ALL`] order of the blocking kernels.
-/// Orange and vermillion are the closest pair, so orange goes to the barriers, which have
-/// a panel of their own and never meet the vermillion allreduce.
-const FAMILY_COLORS: [(u8, u8, u8); 5] = [
-    (230, 159, 0),   // barrier: orange
-    (0, 114, 178),   // bcast: blue
-    (0, 158, 115),   // reduce: bluish green
-    (213, 94, 0),    // allreduce: vermillion
-    (204, 121, 167), // alltoall: reddish purple
-];
-
 /// Colour of the series under delay δ in t_global figures (the paper's blue).
 pub const DELAYED_COLOR: (u8, u8, u8) = (0, 114, 178);
 /// Colour of the undelayed baseline in t_global figures (the paper's black, softened so the
 /// delayed series stays in front).
 pub const BASELINE_COLOR: (u8, u8, u8) = (60, 60, 60);
 
-/// Position of `op`'s family among the kernel families, for colours and ordering.
+/// Position of `op`'s family among the kernel families, for colours and ordering (the
+/// registry's [`crate::kernel::Family::index`]).
 pub fn family_index(op: Op) -> usize {
-    Op::ALL
-        .iter()
-        .position(|&o| o == op.family())
-        .expect("every family is in Op::ALL")
+    op.family().index()
 }
 
-/// The colour shared by a blocking kernel and its nonblocking form.
+/// The colour shared by a blocking kernel and its nonblocking form (the registry's
+/// [`crate::kernel::Family::color`]: one per family, no two alike).
 pub fn family_color(op: Op) -> (u8, u8, u8) {
-    FAMILY_COLORS[family_index(op) % FAMILY_COLORS.len()]
+    op.family().color()
 }
 
 /// Sort key that puts each blocking kernel right before its nonblocking form, families in
-/// [`Op::ALL`] order (barrier, ibarrier, bcast, ibcast, ...).
+/// registry order (barrier, ibarrier, bcast, ibcast, ...).
 pub fn op_order(op: Op) -> (usize, bool) {
     (family_index(op), op.is_nonblocking())
 }
@@ -174,7 +161,7 @@ pub struct FigureSpec {
     pub zero_line: bool,
     /// How x values are labelled: process counts or message sizes.
     pub x_format: XFormat,
-    /// Distinct hosts per P (issue 7): tick labels read `P (hosts)` when they differ between
+    /// Distinct hosts per P: tick labels read `P (hosts)` when they differ between
     /// P; empty when the records do not say.
     pub hosts: Vec<(u32, u32)>,
     /// The run's warnings ([`crate::analysis::run_warnings`]), repeated under the subtitle so
@@ -244,7 +231,7 @@ pub fn hosts_per_p(blocks: &[crate::analysis::BlockDigest]) -> Vec<(u32, u32)> {
 /// One point per P measured among `rows`, ascending in P, holding the first value `value`
 /// gives for that P (`None` if no row of that P has one). Repeated measurements of one
 /// configuration thus show the first, like the baseline choice of
-/// [`crate::analysis::summarize`].
+/// [`crate::timeline::baseline_among`].
 pub fn points<'a, R: 'a>(
     rows: impl IntoIterator<Item = &'a R>,
     nprocs: impl Fn(&R) -> u32,
@@ -286,6 +273,25 @@ mod tests {
     fn families_share_colours_and_order_blocking_first() {
         assert_eq!(family_color(Op::Allreduce), family_color(Op::Iallreduce));
         assert_ne!(family_color(Op::Allreduce), family_color(Op::Barrier));
+        // The figures' colours, pinned: a registry change must not repaint old figures.
+        let colors = [
+            Op::Barrier,
+            Op::Bcast,
+            Op::Reduce,
+            Op::Allreduce,
+            Op::Alltoall,
+        ]
+        .map(family_color);
+        assert_eq!(
+            colors,
+            [
+                (230, 159, 0),
+                (0, 114, 178),
+                (0, 158, 115),
+                (213, 94, 0),
+                (204, 121, 167)
+            ]
+        );
         let mut ops = vec![Op::Iallreduce, Op::Ibarrier, Op::Allreduce, Op::Barrier];
         ops.sort_by_key(|&op| op_order(op));
         assert_eq!(

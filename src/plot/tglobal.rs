@@ -1,17 +1,21 @@
 //! The t_global figure: t_global in µs against P for one δ, one panel per kernel family and
 //! message size, with the delayed and the undelayed (baseline) series of the blocking and the
-//! nonblocking kernel (002 Figures 5, 7, 9, 11, 13, 15).
+//! nonblocking kernel (Niethammer et al. 2016, Figures 5, 7, 9, 11, 13, 15).
 
 use super::benefit::{ops_of, sorted_distinct, SizeKey};
 use super::layout::{time_axis, PART_SEP};
+use super::naming::{delay_stems, figure_stems};
 use super::naming::{pretty_duration, same_delay};
+use super::render::Drawable;
 use super::spec::{
     family_index, fill_from, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
     XFormat, BASELINE_COLOR, DELAYED_COLOR,
 };
+use super::RunData;
 use super::Stat;
 use crate::analysis::ConfigStats;
 use crate::plan::Op;
+use crate::timeline::Configuration;
 
 /// Seconds to the figure's unit.
 const US_PER_S: f64 = 1e6;
@@ -64,7 +68,7 @@ impl Kind {
 /// What a t_global figure puts on its x axis; the other dimension makes the panels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Along {
-    /// x = P, one panel per kernel family and size (002 Figures 5, 7, ...).
+    /// x = P, one panel per kernel family and size (Niethammer et al. 2016, Figures 5, 7, ...).
     Procs,
     /// x = message size, one panel per kernel family and P; barriers, without payload, left
     /// out.
@@ -119,7 +123,7 @@ pub fn figure_along(
         .collect();
     let baseline: Vec<&ConfigStats> = rows
         .iter()
-        .filter(|r| r.delay_s == 0.0 && along.includes(r))
+        .filter(|r| r.is_baseline() && along.includes(r))
         .collect();
     let keys = sorted_distinct(delayed.iter().map(|r| along.key(r)));
     let mut kinds_used: Vec<Kind> = Vec::new();
@@ -276,6 +280,33 @@ fn panel_title(ops: &[Op], size: SizeKey) -> String {
         SizeKey::NoPayload => names.join(" / "),
         SizeKey::Bytes(_) => format!("{}, {}", names.join(" / "), size.title()),
     }
+}
+
+/// The `t_global_vs_p_{δ}` figures of a run, one per δ > 0.
+pub(super) fn drawables_vs_p(data: &RunData, stat: Stat) -> Vec<Drawable> {
+    let delays = data.delays();
+    delays
+        .iter()
+        .zip(figure_stems("t_global", &delays))
+        .map(|(&d, stem)| {
+            let mut f = figure(&data.stats, d, stat, stem);
+            f.hosts = data.hosts.clone();
+            data.grid(f)
+        })
+        .collect()
+}
+
+/// The `t_global_vs_size_{δ}` figures of a run, where it has two sizes or more.
+pub(super) fn drawables_vs_size(data: &RunData, stat: Stat) -> Vec<Drawable> {
+    let delays = data.delays();
+    delays
+        .iter()
+        .zip(delay_stems("t_global_vs_size", &delays))
+        .map(|(&d, stem)| figure_along(&data.stats, d, stat, stem, Along::Size))
+        // One size per panel is no line: the figure needs two sizes to say anything.
+        .filter(|f| f.procs.len() > 1)
+        .map(|f| data.grid(f))
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,15 +1,18 @@
-//! The per-rank timeline of one repetition on the global clock, like the traces of 002
+//! The per-rank timeline of one repetition on the global clock, like the traces of Niethammer et al. 2016,
 //! Figures 2 and 3: each rank's wait for its (delayed) start, then its time inside the
 //! operation until it returned. The blocking and the nonblocking kernel of one family, each
 //! undelayed and under δ, at the smallest size and largest P; the repetition shown is the one
 //! with the median t_global, so the picture is typical, not the best or worst case.
 
+use super::naming::delay_stems;
 use super::naming::{pretty_duration, same_delay};
 use super::over_run::{config_title, largest_p_configs};
+use super::render::Drawable;
 use super::spec::{family_color, LegendEntry, SeriesStyle};
 use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
 use super::RunData;
 use crate::analysis::{t_global, BlockDigest};
+use crate::kernel::Family;
 use crate::plan::Op;
 use crate::records::Block;
 
@@ -106,7 +109,7 @@ pub fn rank_names(p: usize, delayed: &[usize]) -> Vec<String> {
 
 /// The family the timeline shows: the first of the run's kernels measured under δ, and the
 /// size and P it is shown at (smallest size, largest P).
-fn chosen(blocks: &[BlockDigest], delay_s: f64) -> Option<(Op, u64, u32)> {
+fn chosen(blocks: &[BlockDigest], delay_s: f64) -> Option<(Family, u64, u32)> {
     let delayed = |b: &&BlockDigest| same_delay(b.delay_s, delay_s);
     let first = blocks.iter().find(delayed)?.op.family();
     let bytes = blocks
@@ -182,7 +185,7 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
     for panel in &mut panels {
         panel.x.hi = x_hi * 1.08;
     }
-    let op_color = family_color(family);
+    let op_color = family.color();
     Some(XyFigure {
         stem,
         title: format!(
@@ -213,6 +216,17 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
             },
         ],
     })
+}
+
+/// The `timeline_{δ}` figures of a run (the statistic does not apply: one repetition).
+pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
+    let delays = data.delays();
+    delays
+        .iter()
+        .zip(delay_stems("timeline", &delays))
+        .filter_map(|(&d, stem)| figure(data, d, stem))
+        .map(Drawable::Custom)
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Blocks written in chunks (issue 11): a long block is written as consecutive repetition
+//! Blocks written in chunks: a long block is written as consecutive repetition
 //! ranges, each in its own checksummed frame, so an interrupted run keeps every complete chunk
 //! of the block in flight, not only whole blocks. A [`BlockEnd`] closes a chunked block.
 
@@ -144,6 +144,11 @@ pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
         world_ranks: block.world_ranks.clone(),
         hosts: block.hosts,
         adaptive: block.adaptive.clone(),
+        flags_online: if block.flags_online.is_empty() {
+            Vec::new()
+        } else {
+            block.flags_online[a * p..b * p].to_vec()
+        },
     }
 }
 

@@ -1,10 +1,11 @@
 //! The content of a records file: one [`Header`], one [`Block`] per measured configuration,
-//! and a [`Footer`] when the run completed (DESIGN.md, "Records"; 002 §III-C).
+//! and a [`Footer`] when the run completed (docs/records-format.md; Niethammer et al. 2016, §III-C).
 //!
 //! Per-repetition arrays are flattened row-major with shape `[nrep][nprocs]`
 //! (index `rep * nprocs + rank`) and stored as CBOR byte strings of big-endian f64,
 //! the XDR double layout. The byte layout is documented in `docs/records-format.md`.
 
+use crate::clock::{ClockModel, ClockProbe};
 use crate::plan::{Op, Plan};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -25,96 +26,11 @@ pub enum Item {
     Header(Box<Header>),
     Block(Box<Block>),
     Footer(Box<Footer>),
-    /// Repetitions of a block written in chunks (issue 11).
+    /// Repetitions of a block written in chunks, so that a long block is not lost at an interruption.
     Chunk(Box<super::Chunk>),
     /// Closes a block written in chunks.
     #[serde(rename = "block_end")]
     BlockEnd(super::BlockEnd),
-}
-
-/// A rank's clock model: `offset(t) = slope * (t - t_ref_s) + intercept_s`, and the global
-/// time of local time `t` is `g = t - offset(t)` (DESIGN.md, "Vocabulary"; 004 §5).
-/// Offset-only methods have `slope = 0`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ClockModel {
-    /// Rate difference to the reference clock (dimensionless, s/s).
-    pub slope: f64,
-    /// Offset in seconds at local time `t_ref_s`.
-    pub intercept_s: f64,
-    /// Local time in seconds at which `intercept_s` was measured.
-    pub t_ref_s: f64,
-}
-
-impl ClockModel {
-    /// The model of the reference clock itself (rank 0): no offset, no skew.
-    pub const IDENTITY: ClockModel = ClockModel {
-        slope: 0.0,
-        intercept_s: 0.0,
-        t_ref_s: 0.0,
-    };
-
-    /// Offset-only model (slope 0) with the given offset in seconds.
-    pub fn offset_only(offset_s: f64) -> Self {
-        ClockModel {
-            slope: 0.0,
-            intercept_s: offset_s,
-            t_ref_s: 0.0,
-        }
-    }
-
-    /// Offset in seconds of this clock to the reference at local time `t` (seconds).
-    pub fn offset_at(&self, t: f64) -> f64 {
-        self.slope * (t - self.t_ref_s) + self.intercept_s
-    }
-
-    /// Global time (seconds) of local time `t` (seconds).
-    pub fn to_global(&self, t: f64) -> f64 {
-        t - self.offset_at(t)
-    }
-
-    /// Local time (seconds) at which this clock reads global time `g` (seconds).
-    pub fn to_local(&self, g: f64) -> f64 {
-        // g = t - slope (t - t_ref) - intercept  =>  t = (g + intercept - slope t_ref) / (1 - slope)
-        (g + self.intercept_s - self.slope * self.t_ref_s) / (1.0 - self.slope)
-    }
-
-    /// The line with the given `slope` through the offset `offset_s` (seconds) measured at
-    /// local time `t_s` (seconds): how HCA re-sets the intercept of a regression model from a
-    /// fresh offset measurement (004, Algorithm 4, COMPUTE_AND_SET_INTERCEPT, line 26).
-    pub fn through(slope: f64, t_s: f64, offset_s: f64) -> Self {
-        ClockModel {
-            slope,
-            intercept_s: offset_s,
-            t_ref_s: t_s,
-        }
-    }
-
-    /// MERGE_LMS (Hunold and Carpen-Amarie 2015 (004), eq. 1 and Algorithm 4 lines 29-32):
-    /// composes two models along a path of the synchronisation tree.
-    ///
-    /// `self` is the model of a clock B relative to a reference A (a function of B's local
-    /// time), `child` the model of a clock C relative to B (a function of C's local time); the
-    /// result is C's model relative to A, a function of C's local time with `t_ref_s` =
-    /// `child.t_ref_s`. With C's offset to B `o_cb(t) = t - t_B` and B's offset to A
-    /// `o_ba(t_B) = t_B - t_A`: `t - t_A = o_cb(t) + o_ba(t - o_cb(t))`, so
-    ///
-    /// - slope = s_ba + s_cb − s_ba·s_cb (eq. 1),
-    /// - intercept (at t = child.t_ref_s) = i_cb + i_ba + s_ba·(child.t_ref_s − i_cb − t_ref_ba).
-    ///
-    /// With both `t_ref_s = 0` the intercept is the paper's i_ba + i_cb − s_ba·i_cb. Unlike
-    /// the paper, which gives each process's timestamps its own origin (`initial_time`), this
-    /// composition is exact for any `t_ref_s`.
-    pub fn merge(&self, child: &ClockModel) -> ClockModel {
-        let slope = self.slope + child.slope - self.slope * child.slope;
-        let intercept_s = child.intercept_s
-            + self.intercept_s
-            + self.slope * (child.t_ref_s - child.intercept_s - self.t_ref_s);
-        ClockModel {
-            slope,
-            intercept_s,
-            t_ref_s: child.t_ref_s,
-        }
-    }
 }
 
 /// Clock source and the cost of reading it.
@@ -124,7 +40,7 @@ pub struct ClockInfo {
     pub source: String,
     /// Resolution reported by the source, seconds.
     pub resolution_s: f64,
-    /// Timer delay Δ: the median cost of one clock read on rank 0, seconds (002 eq. 3).
+    /// Timer delay Δ: the median cost of one clock read on rank 0, seconds (Niethammer et al. 2016, eq. 3).
     pub timer_delay_s: f64,
 }
 
@@ -166,6 +82,26 @@ pub struct SharedClockCheck {
     pub offset_s: f64,
     /// Smallest RTT of that check, seconds (NaN when not checked).
     pub rtt_s: f64,
+}
+
+impl crate::wire::Wire for SharedClockCheck {
+    const LEN: usize = 4;
+    fn put(&self, out: &mut Vec<f64>) {
+        out.extend([
+            f64::from(self.leader),
+            f64::from(self.verdict.code()),
+            self.offset_s,
+            self.rtt_s,
+        ]);
+    }
+    fn take(xs: &[f64]) -> Self {
+        SharedClockCheck {
+            leader: xs[0] as u32,
+            verdict: crate::clock::shared::SharedVerdict::from_code(xs[1] as u8),
+            offset_s: xs[2],
+            rtt_s: xs[3],
+        }
+    }
 }
 
 /// How ranks waited for their start instants.
@@ -292,27 +228,14 @@ pub struct Block {
     /// How adaptive repetitions ended (`--nrep-max`); `nrep` is then the count reached.
     #[serde(default)]
     pub adaptive: Option<AdaptiveRecord>,
+    /// Never in a file: set by a reader whose global times differ from the recorded ones
+    /// (post-hoc correction) and whose verdicts therefore changed; then the recorded flags,
+    /// `[nrep][nprocs]`, as the run's online models decided them. Empty otherwise.
+    #[serde(skip)]
+    pub flags_online: Vec<u8>,
 }
 
-/// One drift-tracking probe (issue 8, item 3): a rank's min-RTT offset to the global clock,
-/// measured against its reference in the synchronisation tree, and the model refitted from it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ClockProbe {
-    /// World rank whose clock was probed.
-    pub world_rank: u32,
-    /// Its local clock when the probe ended, seconds.
-    pub t_local_s: f64,
-    /// Offset of its local clock to the global clock, seconds (local − global).
-    pub offset_s: f64,
-    /// Smallest RTT of the probe, seconds: the offset is within RTT/2 of the truth.
-    pub rtt_s: f64,
-    /// Repetition of the block before which it was taken (0: before the block).
-    pub before_rep: u32,
-    /// The online model after the refit.
-    pub model: ClockModel,
-}
-
-/// Overlap mode of a nonblocking kernel (000 §4.1, Listing 6 and steps 1-8; 000 §4.2): each
+/// Overlap mode of a nonblocking kernel (Hoefler et al. 2010, §4.1, Listing 6 and steps 1-8, and §4.2): each
 /// rank posts the operation (t_init), computes with optional `MPI_Test` calls spread over
 /// the computation, then waits (t_wait). Arrays `[nrep][nprocs]`, seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -339,7 +262,7 @@ pub struct OverlapRecord {
     pub wait_s: F64Array,
 }
 
-/// The end of an adaptive block (001 §3): repetitions stop once the Student's t confidence
+/// The end of an adaptive block (Lastovetsky, Rychkov and O'Flynn 2008, §3): repetitions stop once the Student's t confidence
 /// interval of the mean valid t_global is narrower than the relative bound.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AdaptiveRecord {
@@ -386,7 +309,7 @@ impl Block {
     }
 
     /// True when every repetition is a plain late arrival: some ranks got exactly the nominal
-    /// delay and at least one rank none, so that δ of 002 eq. 5 is the nominal delay. False
+    /// delay and at least one rank none, so that δ of eq. 5 of Niethammer et al. 2016 is the nominal delay. False
     /// for the baseline, sampled models, and delays on every rank.
     pub fn is_late_arrival(&self) -> bool {
         let p = self.nprocs as usize;
@@ -420,7 +343,7 @@ impl Block {
     }
 }
 
-/// End-of-run clock check (002 §III-A) and wall time, written last.
+/// End-of-run clock check (Niethammer et al. 2016, §III-A) and wall time, written last.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Footer {
     /// Per rank: offset of its local clock to rank 0's at the end of the run, seconds (what
@@ -468,8 +391,6 @@ impl<'de> Deserialize<'de> for F64Array {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn late_arrival_pattern() {
         use crate::plan::Op;
@@ -484,19 +405,5 @@ mod tests {
         b.applied_delay_s.0.iter_mut().for_each(|d| *d = 0.0);
         b.applied_delay_s.0[0] = 42e-6;
         assert!(!b.is_late_arrival());
-    }
-
-    #[test]
-    fn clock_model_inverts() {
-        let m = ClockModel {
-            slope: 20e-6,
-            intercept_s: 1e-3,
-            t_ref_s: 100.0,
-        };
-        let t = 105.0;
-        let g = m.to_global(t);
-        assert!((g - (t - (20e-6 * 5.0 + 1e-3))).abs() < 1e-12);
-        assert!((m.to_local(g) - t).abs() < 1e-9);
-        assert_eq!(ClockModel::IDENTITY.to_global(7.5), 7.5);
     }
 }

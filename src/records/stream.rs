@@ -1,4 +1,4 @@
-//! Reading a records file one block at a time (issue 11): the header when opened, then one
+//! Reading a records file one block at a time: the header when opened, then one
 //! [`Block`] per step with the chunks of a chunked block joined, so `analyze` and `export`
 //! hold one block, never the whole file. Every frame's checksum is verified before its
 //! payload is decoded ([`super::frame`]).
@@ -6,6 +6,7 @@
 use super::chunk::append_chunk;
 use super::frame::{count_later_frames, read_frame, Frame, FrameKind, MAGIC};
 use super::{Block, Footer, Header, Item, RecordsError, FORMAT_NAME, FORMAT_VERSION};
+use crate::clock::ClockProbe;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -86,6 +87,38 @@ impl RecordsStream {
     /// chunked block that an interrupted run was writing.
     pub fn partial_block(&self) -> bool {
         self.partial_block
+    }
+
+    /// Every drift-tracking probe of the file at `path`, in measurement order: the first pass
+    /// of a post-hoc correction. Only the probes of each block are decoded, not its per-rank
+    /// arrays; every frame's checksum is still verified.
+    ///
+    /// Errors: those of [`RecordsStream::open`] and of reading a damaged file.
+    pub fn probes(path: &Path) -> Result<Vec<ClockProbe>, RecordsError> {
+        let mut s = RecordsStream::open(path)?;
+        let mut probes = Vec::new();
+        while let Some((kind, payload, len)) = s.frames.next_frame(&mut s.input)? {
+            // Counted as the full reader counts, so that damage is reported at the same block.
+            s.frames.in_chunks = kind == FrameKind::Chunk;
+            match kind {
+                FrameKind::Block => {
+                    s.frames.blocks += 1;
+                    let b: ProbesOf = s.frames.decode(&payload)?;
+                    probes.extend(b.clock_probes);
+                }
+                FrameKind::Chunk => {
+                    let c: ChunkProbes = s.frames.decode(&payload)?;
+                    if c.first_rep == 0 {
+                        s.frames.blocks += 1;
+                    }
+                    probes.extend(c.part.clock_probes);
+                }
+                FrameKind::Footer => break,
+                _ => {}
+            }
+            s.frames.pos += len;
+        }
+        Ok(probes)
     }
 
     /// Header, footer and whether the file was truncated, once iterated to the end.
@@ -187,6 +220,19 @@ impl Iterator for RecordsStream {
     }
 }
 
+/// A block's (or chunk's) probes, decoded without its arrays.
+#[derive(serde::Deserialize)]
+struct ProbesOf {
+    #[serde(default)]
+    clock_probes: Vec<ClockProbe>,
+}
+
+#[derive(serde::Deserialize)]
+struct ChunkProbes {
+    first_rep: u32,
+    part: ProbesOf,
+}
+
 /// Walks the frames of one file, knowing where it is.
 struct FramePos {
     path: String,
@@ -251,20 +297,10 @@ impl FramePos {
 
     /// The next item, `None` at the end of the file or at a torn last frame.
     fn next(&mut self, input: &mut BufReader<File>) -> Result<Option<Item>, RecordsError> {
-        let remaining = self.size - self.pos;
-        let frame = read_frame(input, remaining).map_err(|e| self.read_err(e))?;
-        let (kind, payload, len) = match frame {
-            Frame::End => return Ok(None),
-            Frame::Ok { kind, payload, len } => (kind, payload, len),
-            Frame::Torn { .. } => return self.torn_or_corrupt(input, "the file ends inside it"),
-            Frame::Bad { reason } => return Err(self.corrupt(input, &reason)?),
+        let Some((kind, payload, len)) = self.next_frame(input)? else {
+            return Ok(None);
         };
-        let item = ciborium::from_reader::<Item, _>(&payload[..]).map_err(|e| {
-            self.not_records(&format!(
-                "an item does not decode ({})",
-                super::cbor::de_error(&e)
-            ))
-        })?;
+        let item: Item = self.decode(&payload)?;
         let consistent = matches!(
             (&item, kind),
             (Item::Header(_), FrameKind::Header)
@@ -286,13 +322,40 @@ impl FramePos {
         Ok(Some(item))
     }
 
+    /// The next checksummed frame (kind, payload, length on disk), `None` at the end of the
+    /// file or at a torn last frame; the position is not advanced.
+    fn next_frame(
+        &mut self,
+        input: &mut BufReader<File>,
+    ) -> Result<Option<(FrameKind, Vec<u8>, u64)>, RecordsError> {
+        let remaining = self.size - self.pos;
+        let frame = read_frame(input, remaining).map_err(|e| self.read_err(e))?;
+        match frame {
+            Frame::End => Ok(None),
+            Frame::Ok { kind, payload, len } => Ok(Some((kind, payload, len))),
+            Frame::Torn { .. } => self
+                .torn_or_corrupt(input, "the file ends inside it")
+                .map(|_| None),
+            Frame::Bad { reason } => Err(self.corrupt(input, &reason)?),
+        }
+    }
+
+    fn decode<T: serde::de::DeserializeOwned>(&self, payload: &[u8]) -> Result<T, RecordsError> {
+        ciborium::from_reader::<T, _>(payload).map_err(|e| {
+            self.not_records(&format!(
+                "an item does not decode ({})",
+                super::cbor::de_error(&e)
+            ))
+        })
+    }
+
     /// A frame cut off by the end of the file is an interrupted run, unless complete frames
     /// follow (then its length was damaged).
     fn torn_or_corrupt(
         &mut self,
         input: &mut BufReader<File>,
         reason: &str,
-    ) -> Result<Option<Item>, RecordsError> {
+    ) -> Result<Option<()>, RecordsError> {
         match self.corrupt(input, reason)? {
             RecordsError::Corrupt { later: 0, .. } => Ok(None),
             e => Err(e),

@@ -1,6 +1,7 @@
 //! Synthetic records with known values, for tests of the offline layers (no MPI).
 
 use super::*;
+use crate::clock::ClockModel;
 use crate::plan::{ClockSource, Op, Plan, SyncMethod};
 
 /// A header for `world_size` ranks on one host whose clock offsets are `rank * 1 ms`.
@@ -52,7 +53,9 @@ pub fn header(world_size: u32) -> Header {
             sizes: vec![8],
             procs: vec![2, world_size],
             delay_ranks: crate::delay::RankSelection::rank(0),
-            delays: vec![crate::delay::DelayModel::Fixed { delay_s: 50e-6 }],
+            delays: vec![crate::delay::DelayModel::new(
+                crate::delay::models::fixed::Fixed { delay_s: 50e-6 },
+            )],
             detour: None,
             nrep: 5,
             warmup: 0,
@@ -110,6 +113,7 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         clock_probes: Vec::new(),
         overlap: None,
         adaptive: None,
+        flags_online: Vec::new(),
     };
     for rep in 0..nrep as usize {
         let start = b.scheduled_start_s.0[rep];

@@ -1,6 +1,7 @@
 //! Rank 0 resolves and validates the plan, opens the records file, and tells every rank the
 //! outcome, so bad input ends all ranks before any measurement with one message.
 
+use super::error::RunError;
 use crate::cli::MeasureArgs;
 use crate::limits::{self, Estimate};
 use crate::plan::Plan;
@@ -16,14 +17,15 @@ pub struct Agreed {
     pub writer: Option<RecordsWriter>,
 }
 
-/// Collective on `world`. Returns the plan on every rank, or on every rank the error message
-/// (only rank 0's copy is meant to be printed).
+/// Collective on `world`. Returns the plan on every rank, or on every rank the same error
+/// (only rank 0's copy is meant to be printed): [`RunError::BadInput`] when rank 0 refused
+/// the plan, [`RunError::PlanBroadcast`] when its answer did not decode.
 /// `hosts`: the host name of every world rank.
 pub fn agree(
     world: &SimpleCommunicator,
     args: &MeasureArgs,
     hosts: &[String],
-) -> Result<Agreed, String> {
+) -> Result<Agreed, RunError> {
     let mut outcome: Result<Plan, String> = Err(String::new());
     let mut writer = None;
     let mem = gather_memory(world);
@@ -54,9 +56,12 @@ pub fn agree(
     world.process_at_rank(0).broadcast_into(&mut len);
     bytes.resize(len as usize, 0);
     world.process_at_rank(0).broadcast_into(&mut bytes[..]);
+    // Rank 0's answer travels as CBOR, the refusal as its message: every rank ends alike.
     let outcome: Result<Plan, String> = ciborium::from_reader(&bytes[..])
-        .map_err(|e| format!("plan broadcast: {}", crate::records::cbor_de_error(&e)))?;
-    outcome.map(|plan| Agreed { plan, writer })
+        .map_err(|e| RunError::PlanBroadcast(crate::records::cbor_de_error(&e)))?;
+    outcome
+        .map(|plan| Agreed { plan, writer })
+        .map_err(RunError::BadInput)
 }
 
 impl Agreed {

@@ -1,7 +1,6 @@
 //! `delaybench clocksync`: per method and P, the synchronisation time and the clock error
 //! right after it and after waits (Hunold and Carpen-Amarie 2015, §7, Figures 8-10).
 
-use super::hosts::Hosts;
 use super::session::Session;
 use super::tracking::{probe_clocks, ProbeComms};
 use super::transport::MpiTransport;
@@ -16,22 +15,25 @@ use std::time::{Duration, Instant};
 
 /// Runs the evaluation under MPI; rank 0 prints the table and writes the CSV.
 pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
-    let Some(universe) = super::init() else {
-        return ExitCode::FAILURE;
-    };
-    let world = universe.world();
-    let Some(procs) = super::checked_procs(&world, &args.procs) else {
-        return ExitCode::from(2);
-    };
-    if let Err(msg) = check_duration(&args, procs.len()) {
-        if world.rank() == 0 {
-            eprintln!("delaybench: error: {msg}");
-        }
-        return ExitCode::from(2);
-    }
-    let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
-    let hosts = Hosts::discover(&world);
-    let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
+    let check = |procs: &[u32]| check_duration(&args, procs.len());
+    let emulate = args.params.emulate_clock.as_ref();
+    super::command(
+        &args.procs,
+        check,
+        emulate,
+        args.clock,
+        |session, procs, emulation| run(session, procs, &args, emulation),
+    )
+}
+
+/// The evaluation of [`main`] once MPI and the session are up.
+fn run(
+    session: &mut Session,
+    procs: Vec<u32>,
+    args: &ClockSyncEvalArgs,
+    emulation: Option<&EmulationSpec>,
+) -> ExitCode {
+    let world = session.world;
     let mut waits = args.waits.clone();
     waits.sort_by(f64::total_cmp);
     let mut rows = Vec::new();
@@ -48,14 +50,7 @@ pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
                         method: m,
                         track_every_s: track,
                     };
-                    rows.extend(evaluate(
-                        comm,
-                        session,
-                        how,
-                        &args,
-                        &waits,
-                        emulation.as_ref(),
-                    ));
+                    rows.extend(evaluate(comm, session, how, args, &waits, emulation));
                 }
             }
             rows
@@ -63,7 +58,7 @@ pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
         rows.extend(found.unwrap_or_default());
     }
     if world.rank() == 0 {
-        return report(&rows, &args);
+        return report(&rows, args);
     }
     ExitCode::SUCCESS
 }
@@ -130,18 +125,12 @@ fn evaluate(
         };
         let errors = measure_errors(
             &transport,
-            &session.timing.model.get(),
+            &session.timing.model(),
             args.params.sync_nonimproving,
         );
         let true_error = emulation.map(|spec| {
             let base = super::base_clock_now(args.clock);
-            let mine = true_error(
-                spec,
-                comm.rank() as usize,
-                &session.timing.model.get(),
-                base,
-            )
-            .abs();
+            let mine = true_error(spec, comm.rank() as usize, &session.timing.model(), base).abs();
             let mut max = 0.0;
             comm.all_reduce_into(&mine, &mut max, SystemOperation::max());
             max
@@ -169,7 +158,7 @@ fn report(rows: &[ClockSyncRow], args: &ClockSyncEvalArgs) -> ExitCode {
         .output
         .clone()
         .unwrap_or_else(|| crate::output_name::default_output("results", "clocksync", "csv"));
-    // Never overwrite: results of an earlier run stay as they were (issue 11).
+    // Never overwrite: results of an earlier run stay as they were.
     let written = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

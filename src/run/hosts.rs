@@ -2,7 +2,7 @@
 
 use crate::plan::Subcomm;
 use crate::records::HostLoad;
-use crate::sync::WaitStrategy;
+use crate::wait::WaitStrategy;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 

@@ -1,4 +1,4 @@
-//! Ending a run cleanly (issue 11, part 2). SIGINT or SIGTERM (what `mpirun` and `mpiexec`
+//! Ending a run cleanly. SIGINT or SIGTERM (what `mpirun` and `mpiexec`
 //! forward when interrupted) sets a flag; the ranks of a block agree on it every
 //! [`STOP_CHECK_EVERY`] repetitions, finish the block with the repetitions measured so far,
 //! and rank 0 leaves the records file without a footer, which readers report as an

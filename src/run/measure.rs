@@ -3,16 +3,18 @@
 use super::interrupt::{self, STOP_CHECK_EVERY};
 use super::kernels::Kernel;
 use super::overlap::{Compute, OverlapParts};
-use super::procsync::ProcessSync;
 use super::timing::Timing;
 use super::tracking::{probe_clocks, ProbeComms};
+use super::window::ProcessSync;
+use crate::clock::{ClockModel, ClockProbe};
 use crate::delay::{DetourInjector, DetourStats};
 use crate::measure_options::ADAPTIVE_CHECK_EVERY;
 use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
-    append_chunk, AdaptiveRecord, Block, ClockModel, ClockProbe, DetourRecord, F64Array,
-    OverlapRecord, RecordsWriter, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN,
+    append_chunk, AdaptiveRecord, Block, DetourRecord, F64Array, OverlapRecord, RecordsWriter,
 };
+use crate::timeline::validity;
+use crate::wire::Wire;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -98,8 +100,8 @@ pub struct BlockSpec {
     /// Adaptive repetitions: `my_delays` then covers `nrep_max` repetitions.
     pub adaptive: Option<AdaptiveSpec>,
     /// Gather the repetitions since the last chunk and write them as a chunk after every this
-    /// many (the same on every rank), so a rank killed mid-block loses at most one chunk
-    /// (issue 11, part 2). `None`: the block is gathered once, at its end.
+    /// many (the same on every rank), so a rank killed mid-block loses at most one chunk.
+    /// `None`: the block is gathered once, at its end.
     pub chunk_every_reps: Option<usize>,
 }
 
@@ -110,7 +112,7 @@ pub struct Measured {
     pub block: Option<Block>,
     pub chunked_reps: u32,
     /// Rank 0: the records file refused a chunk; the caller ends the run with this message.
-    pub write_error: Option<String>,
+    pub write_error: Option<crate::records::RecordsError>,
 }
 
 /// Measures one block on `comm` and returns it on rank 0. With `detours`, the injector's gate
@@ -159,7 +161,7 @@ pub fn measure_block(
             if let Some(part) = part {
                 if let (Some(w), None) = (sink.as_deref_mut(), &write_error) {
                     if let Err(e) = w.write_chunk(chunked as u32, &part) {
-                        write_error = Some(e.to_string());
+                        write_error = Some(e);
                     }
                 }
                 join(&mut joined, chunked, part);
@@ -218,20 +220,13 @@ pub fn gather_detours(
         stats.skipped as f64,
         stats.missed as f64,
     ];
-    let root = comm.process_at_rank(0);
-    if comm.rank() != 0 {
-        root.gather_into(&mine[..]);
-        return None;
-    }
-    let mut all = vec![0.0; mine.len() * comm.size() as usize];
-    root.gather_into_root(&mine[..], &mut all[..]);
-    let column = |i: usize| all.chunks(mine.len()).map(move |c| c[i]);
+    let all = super::gather::gather_one(comm, mine)?;
     Some(DetourRecord {
         spec,
-        fired: column(0).map(|v| v as u64).collect(),
-        lost_s: column(1).collect(),
-        skipped: column(2).map(|v| v as u64).collect(),
-        missed: column(3).map(|v| v as u64).collect(),
+        fired: all.iter().map(|r| r[0] as u64).collect(),
+        lost_s: all.iter().map(|r| r[1]).collect(),
+        skipped: all.iter().map(|r| r[2] as u64).collect(),
+        missed: all.iter().map(|r| r[3] as u64).collect(),
     })
 }
 
@@ -270,7 +265,7 @@ fn repetitions(
     // Repetition index at which the schedule was last anchored (adaptive checks re-anchor it).
     let mut anchor = 0;
     for (rep, &delay) in my_delays.iter().enumerate() {
-        let (scheduled, mut flags) = sync.start(comm, timing, rep - anchor, delay);
+        let scheduled = sync.start(comm, timing, rep - anchor, delay);
         // The gate opens after t0 and closes before t1: a detour lengthens the operation, as
         // OS noise does, but never shifts the recorded entry past the rank's start instant.
         let t0 = timing.clock.now();
@@ -287,19 +282,18 @@ fn repetitions(
         }
         gate(false);
         let t1 = timing.clock.now();
-        let model = timing.model.get();
+        let model = timing.model();
         let (g0, g1) = (model.to_global(t0), model.to_global(t1));
         // Lateness is judged on the recorded start, not when the wait returned: a rank
-        // descheduled between the two started late all the same (issue 8: 31 of 9,363 "valid"
-        // repetitions started up to 30.7 us late).
-        if started_late(scheduled, delay, g0, timing.late_tolerance_s) {
-            flags |= FLAG_STARTED_LATE;
-        }
-        if let Some(w) = sync.window_s() {
-            if g1 > scheduled + w {
-                flags |= FLAG_WINDOW_OVERRUN;
-            }
-        }
+        // descheduled between the two started late all the same (31 of 9,363 repetitions
+        // otherwise valid started up to 30.7 us late on a shared machine).
+        let flags = validity::flags(
+            scheduled,
+            delay,
+            (g0, g1),
+            sync.window_s(),
+            timing.late_tolerance_s,
+        );
         rows.scheduled.push(scheduled);
         rows.start_local.push(t0);
         rows.end_local.push(t1);
@@ -353,13 +347,6 @@ fn due_inside(next: usize, every: usize, nrep: usize) -> bool {
     next % every == 0 && next < nrep
 }
 
-/// Whether a rank that recorded its start at global time `start_g` (seconds) started more
-/// than `tolerance_s` after its instant, `scheduled_g + delay_s`. Never without a schedule
-/// (barrier synchronisation: `scheduled_g` is NaN).
-fn started_late(scheduled_g: f64, delay_s: f64, start_g: f64, tolerance_s: f64) -> bool {
-    scheduled_g.is_finite() && start_g - (scheduled_g + delay_s) > tolerance_s
-}
-
 /// The adaptive stopping rule over the repetitions so far (collective on `comm`): the
 /// Student's t interval of the mean valid t_global, decided on rank 0 for every rank.
 fn check_precision(
@@ -407,8 +394,53 @@ fn check_precision(
     }
 }
 
-/// Number of per-repetition columns each rank sends to rank 0.
-const COLUMNS: usize = 10;
+/// What one rank recorded of one repetition, as rank 0 gathers it.
+#[derive(Debug, Clone, Copy, Default)]
+struct RankRep {
+    start_local: f64,
+    end_local: f64,
+    start_global: f64,
+    end_global: f64,
+    applied: f64,
+    flags: u8,
+    /// Zero outside overlap mode.
+    parts: OverlapParts,
+}
+
+impl Wire for RankRep {
+    const LEN: usize = 10;
+    fn put(&self, out: &mut Vec<f64>) {
+        let p = &self.parts;
+        out.extend([
+            self.start_local,
+            self.end_local,
+            self.start_global,
+            self.end_global,
+            self.applied,
+            f64::from(self.flags),
+            p.post_s,
+            p.compute_s,
+            p.test_s,
+            p.wait_s,
+        ]);
+    }
+    fn take(x: &[f64]) -> Self {
+        RankRep {
+            start_local: x[0],
+            end_local: x[1],
+            start_global: x[2],
+            end_global: x[3],
+            applied: x[4],
+            flags: x[5] as u8,
+            parts: OverlapParts {
+                post_s: x[6],
+                compute_s: x[7],
+                test_s: x[8],
+                wait_s: x[9],
+            },
+        }
+    }
+}
 
 /// Gathers repetitions `reps` of every rank's rows on rank 0 as a block (`None` elsewhere);
 /// collective on `comm`. `probes` are the clock probes that go with these repetitions.
@@ -423,45 +455,28 @@ fn gather(
 ) -> Option<Block> {
     // Adaptive blocks may have stopped before spec.nrep; every rank stopped at the same count.
     let nrep = reps.len();
-    let part = |f: fn(&OverlapParts) -> f64| -> Vec<f64> {
-        let mut v: Vec<f64> = rows.parts.iter().map(f).collect();
-        v.resize(rows.start_local.len(), 0.0);
-        v[reps.clone()].to_vec()
+    let mine: Vec<RankRep> = reps
+        .clone()
+        .map(|i| RankRep {
+            start_local: rows.start_local[i],
+            end_local: rows.end_local[i],
+            start_global: rows.start_global[i],
+            end_global: rows.end_global[i],
+            applied: rows.applied[i],
+            flags: rows.flags[i],
+            parts: rows.parts.get(i).copied().unwrap_or_default(),
+        })
+        .collect();
+    let per_rank = super::gather::gather(comm, &mine)?;
+    // Per rank, per repetition; the records want [nrep][P].
+    let column = |f: fn(&RankRep) -> f64| -> F64Array {
+        F64Array(
+            (0..nrep)
+                .flat_map(|i| per_rank.iter().map(move |r| f(&r[i])))
+                .collect(),
+        )
     };
-    let parts = [
-        part(|p| p.post_s),
-        part(|p| p.compute_s),
-        part(|p| p.test_s),
-        part(|p| p.wait_s),
-    ];
-    let packed: Vec<f64> = [
-        &rows.start_local,
-        &rows.end_local,
-        &rows.start_global,
-        &rows.end_global,
-        &rows.applied,
-    ]
-    .into_iter()
-    .flat_map(|c| c[reps.clone()].iter().copied())
-    .chain(rows.flags[reps.clone()].iter().map(|&f| f as f64))
-    .chain(parts.iter().flat_map(|c| c.iter().copied()))
-    .collect();
-    let root = comm.process_at_rank(0);
-    if comm.rank() != 0 {
-        root.gather_into(&packed[..]);
-        return None;
-    }
-    let p = comm.size() as usize;
-    let mut all = vec![0.0; packed.len() * p];
-    root.gather_into_root(&packed[..], &mut all[..]);
-    // Column c of rank r, repetition i sits at all[(r * COLUMNS + c) * nrep + i];
-    // the records want [nrep][P].
-    let column = |c: usize| -> Vec<f64> {
-        (0..nrep)
-            .flat_map(|i| (0..p).map(move |r| (r, i)))
-            .map(|(r, i)| all[(r * COLUMNS + c) * nrep + i])
-            .collect()
-    };
+    let p = per_rank.len();
     Some(Block {
         op: spec.op,
         bytes: spec.bytes,
@@ -474,12 +489,14 @@ fn gather(
         late_tolerance_s: timing.late_tolerance_s,
         nrep: nrep as u32,
         scheduled_start_s: F64Array(rows.scheduled[reps.clone()].to_vec()),
-        t_start_local_s: F64Array(column(0)),
-        t_end_local_s: F64Array(column(1)),
-        t_start_global_s: F64Array(column(2)),
-        t_end_global_s: F64Array(column(3)),
-        applied_delay_s: F64Array(column(4)),
-        flags: column(5).into_iter().map(|f| f as u8).collect(),
+        t_start_local_s: column(|r| r.start_local),
+        t_end_local_s: column(|r| r.end_local),
+        t_start_global_s: column(|r| r.start_global),
+        t_end_global_s: column(|r| r.end_global),
+        applied_delay_s: column(|r| r.applied),
+        flags: (0..nrep)
+            .flat_map(|i| per_rank.iter().map(move |r| r[i].flags))
+            .collect(),
         clock_models: spec.clock_models.clone(),
         detour: None,
         world_ranks: spec.world_ranks.clone(),
@@ -491,12 +508,13 @@ fn gather(
             workload: c.workload,
             test_interval_bytes: spec.test_interval_bytes,
             tests_per_rep: c.tests,
-            post_s: F64Array(column(6)),
-            compute_s: F64Array(column(7)),
-            test_s: F64Array(column(8)),
-            wait_s: F64Array(column(9)),
+            post_s: column(|r| r.parts.post_s),
+            compute_s: column(|r| r.parts.compute_s),
+            test_s: column(|r| r.parts.test_s),
+            wait_s: column(|r| r.parts.wait_s),
         }),
         adaptive: rows.adaptive.clone(),
+        flags_online: Vec::new(),
     })
 }
 
@@ -509,13 +527,6 @@ mod tests {
         let due: Vec<usize> = (1..=10).filter(|&n| due_inside(n, 3, 10)).collect();
         assert_eq!(due, [3, 6, 9]);
         assert!(!due_inside(10, 5, 10), "not after the last repetition");
-    }
-
-    #[test]
-    fn lateness_is_judged_on_the_recorded_start() {
-        assert!(!started_late(10.0, 50e-6, 10.0 + 50e-6 + 0.5e-6, 1e-6));
-        assert!(started_late(10.0, 50e-6, 10.0 + 50e-6 + 1.5e-6, 1e-6));
-        assert!(!started_late(f64::NAN, 0.0, 99.0, 1e-6));
     }
 
     #[test]

@@ -7,22 +7,24 @@
 
 mod agree;
 mod clockeval;
+mod error;
+mod gather;
 mod hosts;
 mod interrupt;
 mod kernels;
 mod measure;
 mod overlap;
 mod pinning;
-mod procsync;
 mod report;
 mod runner;
 mod schemes;
 mod session;
-mod shared_sync;
+mod shared_clock;
 mod skew;
 mod timing;
 mod tracking;
 mod transport;
+mod window;
 
 pub use clockeval::main as clocksync_main;
 pub use schemes::main as schemes_main;
@@ -30,13 +32,10 @@ pub use skew::main as skew_main;
 
 use crate::cli::MeasureArgs;
 use crate::clock::{Clock, MonotonicClock};
+use crate::exit::NO_VALID_EXIT;
 use crate::plan::ClockSource;
 use mpi::environment::Universe;
 use std::process::ExitCode;
-
-/// Exit code of a run that measured but had a block without any valid repetition: its
-/// records are kept, but scripts must notice (2 is bad input, 3 the `--timeout` watchdog).
-pub const NO_VALID_EXIT: u8 = 4;
 
 /// Runs a measurement under MPI. Exit code 2 for bad input (nothing measured, no file
 /// written), [`NO_VALID_EXIT`] when a block had no valid repetition; a failure during the run
@@ -52,9 +51,9 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
     let hosts = hosts::Hosts::discover(&world);
     let agreed = match agree::agree(&world, &args, &hosts.names) {
         Ok(a) => a,
-        Err(msg) => {
+        Err(e) => {
             if mpi::traits::Communicator::rank(&world) == 0 {
-                eprintln!("delaybench: error: {msg}");
+                eprintln!("delaybench: error: {e}");
             }
             return ExitCode::from(2);
         }
@@ -71,7 +70,7 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
     }
     let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study);
     match runner.run(agreed.writer) {
-        Err(msg) => fail(&world, &msg),
+        Err(e) => fail(&world, &e.to_string()),
         // 128 + the signal, as shells report a process ended by it.
         Ok(()) => match interrupt::signal() {
             Some(sig) => ExitCode::from((128 + sig).clamp(0, 255) as u8),
@@ -88,6 +87,39 @@ fn init() -> Option<Universe> {
         eprintln!("delaybench: error: MPI was already initialised");
     }
     universe
+}
+
+/// The start every MPI command but the measurement shares: MPI, the process counts (`procs`,
+/// or the default), the command's own check of its options given those counts (`check`: a
+/// message refuses the command with exit status 2 on every rank, rank 0 printing it, before
+/// anything is measured), the hosts, and a session on the clock of `source` (emulated as
+/// `emulate` asks, with an agreed epoch). `body` gets the session, the process counts and the
+/// agreed emulation.
+fn command(
+    procs: &[u32],
+    check: impl FnOnce(&[u32]) -> Result<(), String>,
+    emulate: Option<&crate::clock::EmulationSpec>,
+    source: ClockSource,
+    body: impl FnOnce(&mut session::Session, Vec<u32>, Option<&crate::clock::EmulationSpec>) -> ExitCode,
+) -> ExitCode {
+    use mpi::traits::Communicator;
+    let Some(universe) = init() else {
+        return ExitCode::FAILURE;
+    };
+    let world = universe.world();
+    let Some(procs) = checked_procs(&world, procs) else {
+        return ExitCode::from(2);
+    };
+    if let Err(msg) = check(&procs) {
+        if world.rank() == 0 {
+            eprintln!("delaybench: error: {msg}");
+        }
+        return ExitCode::from(2);
+    }
+    let emulation = agreed_emulation(&world, emulate, source);
+    let hosts = hosts::Hosts::discover(&world);
+    let mut session = session::Session::new(&world, hosts, source, emulation.as_ref());
+    body(&mut session, procs, emulation.as_ref())
 }
 
 /// Ends every rank after an error on this one: a message, then `MPI_Abort`, never a hang.

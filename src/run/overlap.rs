@@ -1,4 +1,4 @@
-//! Overlap mode of the nonblocking kernels (Hoefler et al. 2008 (000), §4.1 Listing 6 and
+//! Overlap mode of the nonblocking kernels (Hoefler et al. 2010, §4.1 Listing 6 and
 //! steps 1-8, §4.2): the computation between post and wait, its calibration, and the
 //! `MPI_Test` calls spread over it.
 
@@ -18,7 +18,7 @@ pub struct Compute {
     pub t_pure_s: f64,
     /// Work-based: loop iterations λ (maximum over ranks); 0 when time-based.
     pub workload: u64,
-    /// `MPI_Test` calls per repetition (000 §4.2), 0 for none.
+    /// `MPI_Test` calls per repetition (Hoefler et al. 2010, §4.2), 0 for none.
     pub tests: u32,
 }
 
@@ -38,7 +38,7 @@ pub struct OverlapParts {
 impl Compute {
     /// The computation for a block of `bytes` whose pure operation time is `t_pure_s`
     /// (seconds, the same on every rank). Work-based, it calibrates λ on every rank and takes
-    /// the maximum (collective on `comm`, 000 §4.1 steps 2-3).
+    /// the maximum (collective on `comm`, Hoefler et al. 2010, §4.1 steps 2-3).
     pub fn new(
         comm: &SimpleCommunicator,
         spec: &OverlapSpec,
@@ -91,7 +91,7 @@ impl Compute {
     }
 
     /// Drives a posted request: a test at the start, then segments each followed by a test
-    /// (so N tests at 0, 1/(N-1), ..., 1 of the computation, 000 §4.2), then `MPI_Wait`.
+    /// (so N tests at 0, 1/(N-1), ..., 1 of the computation, Hoefler et al. 2010, §4.2), then `MPI_Wait`.
     /// The computation lasts t_b + `extra_s` (seconds): a punctual rank of a late-arrival
     /// block computes while the late rank catches up. Returns (compute, test, wait) seconds.
     pub fn drive<'a, D: ?Sized, S: Scope<'a>>(
@@ -138,7 +138,7 @@ fn work(iters: u64) -> f64 {
 }
 
 /// Workload λ (iterations) that takes `t_s` seconds on this rank: doubled until one run takes
-/// at least `t_s` (000 §4.1 step 2 grows λ by a fixed step; doubling gets there in log time),
+/// at least `t_s` (Hoefler et al. 2010, §4.1 step 2 grows λ by a fixed step; doubling gets there in log time),
 /// then scaled down linearly. Each size is timed three times and the fastest kept, so a
 /// descheduling does not shrink λ.
 fn calibrate(t_s: f64, clock: &dyn Clock) -> u64 {

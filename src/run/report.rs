@@ -1,17 +1,11 @@
 //! What rank 0 tells the user: progress while measuring, the summary and figures at the end.
 
-use crate::analysis::{analyze, distribution_rows, Bootstrap};
-use crate::export::{summary_exporter, write_distribution, SummaryFormat};
 use crate::limits::Estimate;
 use crate::plan::{Op, Plan};
-use crate::plot::{write_run_figures, Stat};
-use crate::records::read_records;
 use crate::units::format_bytes;
 use crate::units::format_duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::io::Write;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -138,59 +132,6 @@ fn spawn_ticker(bar: ProgressBar, stop: Arc<AtomicBool>, base: Arc<AtomicU64>, n
             std::thread::sleep(TICK);
         }
     });
-}
-
-/// Prints the analyze table of the records at `path` and writes the figures into `figures`.
-/// Problems here are reported but do not fail the run: the records are already safe.
-pub fn print_summary(path: &Path, figures: &Path) {
-    let records = match read_records(path) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!(
-                "delaybench: warning: cannot read back {}: {e}",
-                path.display()
-            );
-            return;
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    let file = path.display().to_string();
-    match analyze(
-        &[file],
-        std::slice::from_ref(&records),
-        Bootstrap::default(),
-    ) {
-        Ok(a) => {
-            if let Err(e) = summary_exporter(SummaryFormat::Table).write(&a, &mut out) {
-                eprintln!("delaybench: warning: cannot print the summary: {e}");
-            }
-        }
-        Err(e) => eprintln!("delaybench: warning: cannot analyse the records: {e}"),
-    }
-    // Sampled delays have no single benefit: show its distribution instead.
-    let sampled = records
-        .blocks
-        .iter()
-        .any(|b| b.delay_s > 0.0 && !b.is_late_arrival());
-    if sampled {
-        let rows = distribution_rows(&records);
-        let _ = writeln!(
-            out,
-            "\nper-repetition delay overlap benefit and noise amplification:"
-        );
-        if let Err(e) = write_distribution(&rows, SummaryFormat::Table, &mut out) {
-            eprintln!("delaybench: warning: cannot print the distribution: {e}");
-        }
-    }
-    match write_run_figures(&records, figures, Stat::Median, None) {
-        Ok(paths) => eprintln!(
-            "delaybench: records in {}; {} figure files in {}",
-            path.display(),
-            paths.len(),
-            figures.display()
-        ),
-        Err(e) => eprintln!("delaybench: warning: figures not written: {e}"),
-    }
 }
 
 /// The plan as people read it, one item per line, with the block count and estimated

@@ -1,21 +1,22 @@
 //! The measurement run: every (P, op, bytes, delay) block, written by rank 0 as it finishes.
 
+use super::error::RunError;
 use super::hosts::Hosts;
 use super::interrupt;
 use super::kernels::Kernel;
 use super::measure::{auto_window, gather_detours, measure_block, warm_up, BlockSpec};
 use super::overlap::Compute;
-use super::procsync::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
-use super::report::{self, Progress};
-use super::session::{idle_barrier, sub_communicator, Gathered, Session, SPIN_MARGIN_S};
+use super::report::Progress;
+use super::session::{at_p, Gathered, Session, WithSession, SPIN_MARGIN_S};
 use super::tracking::{probe_clocks, ProbeComms};
+use super::window::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
 use crate::cli::MeasureArgs;
 use crate::clock::shared::SharedVerdict;
-use crate::clock::{build, timer_delay_s, ClockSync};
+use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
 use crate::delay::{delay_matrix, rank_column, DelayModel, DetourInjector};
 use crate::plan::{Op, Plan, SyncMethod};
 use crate::records::*;
-use crate::sync::WaitStrategy;
+use crate::wait::WaitStrategy;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;
@@ -86,7 +87,7 @@ impl<'w> Runner<'w> {
     }
 
     /// Measures the whole plan; errors are this rank's and end the run.
-    pub fn run(&mut self, mut writer: Option<RecordsWriter>) -> Result<(), String> {
+    pub fn run(&mut self, mut writer: Option<RecordsWriter>) -> Result<(), RunError> {
         let world = self.session.world;
         // The watchdog watches the whole run; ranks waiting for others beat as they poll.
         interrupt::arm("the clock synchronisation".into());
@@ -97,8 +98,7 @@ impl<'w> Runner<'w> {
         self.models = gathered.models.clone();
         self.shared = gathered.shared.clone();
         if let Some(w) = writer.as_mut() {
-            w.write_header(&self.header(&gathered))
-                .map_err(|e| e.to_string())?;
+            w.write_header(&self.header(&gathered))?;
         }
         if let Some(w) = writer.as_ref().filter(|_| !self.quiet) {
             eprintln!(
@@ -131,7 +131,7 @@ impl<'w> Runner<'w> {
         );
         let mut medians = Vec::new();
         for p in self.plan.procs.clone() {
-            self.measure_p(p, writer.as_mut(), &mut progress, &mut medians)?;
+            self.measure_p(p, writer.as_mut(), &mut progress, &mut medians);
             // Every rank, idle or measuring, takes part: the same answer everywhere.
             if interrupt::agreed(world) {
                 break;
@@ -154,8 +154,8 @@ impl<'w> Runner<'w> {
         let footer = self.end_of_run_check(&medians);
         if let Some(w) = writer {
             let path = w.path().to_path_buf();
-            w.finish(&footer).map_err(|e| e.to_string())?;
-            report::print_summary(&path, &self.figures);
+            w.finish(&footer)?;
+            crate::summary::print_summary(&path, &self.figures, &mut std::io::stdout().lock());
         }
         Ok(())
     }
@@ -174,53 +174,64 @@ impl<'w> Runner<'w> {
     fn measure_p(
         &mut self,
         p: u32,
-        mut writer: Option<&mut RecordsWriter>,
+        writer: Option<&mut RecordsWriter>,
         progress: &mut Progress,
         medians: &mut Vec<f64>,
-    ) -> Result<(), String> {
-        if let Some(msg) = self.session.set_waiting(p, self.plan.late_tolerance_s) {
-            if self.is_root() {
-                eprintln!("delaybench: warning: {msg}");
-                self.warnings.push(msg);
-            }
-        }
-        let world = self.session.world;
+    ) {
         // Delay streams are numbered by block over the whole run, and every rank must number
         // them alike, idle or not.
         let first_block = self.blocks_done;
-        if let Some(comm) = sub_communicator(world, self.session.hosts.members(p)) {
-            let _pin = self.session.pin_for(p);
-            let me = world.rank() as usize;
-            let comms = self.plan.track_every_s.map(|_| {
-                ProbeComms::new(
-                    &comm,
-                    &self.session.hosts.names[me],
-                    me as u32,
-                    self.session.clock_verdict,
-                )
-            });
-            'configurations: for op in self.plan.ops.clone() {
-                for bytes in self.plan.sizes_for(op) {
-                    if interrupt::stopping() {
-                        break 'configurations;
+        let tolerance = self.plan.late_tolerance_s;
+        let world = self.session.world;
+        let (_, warning) = at_p(self, p, tolerance, |runner, comm| {
+            // An error ends every rank at once: waiting for the idle ranks first could hang.
+            runner
+                .measure_configurations(comm, p, writer, progress, medians)
+                .unwrap_or_else(|e| super::fail(world, &e.to_string()));
+        });
+        if let (Some(msg), true) = (warning, self.is_root()) {
+            self.warnings.push(msg);
+        }
+        self.blocks_done = first_block + self.blocks_per_p();
+    }
+
+    /// Every (op, bytes) at P on `comm`, the measuring ranks' part of [`Runner::measure_p`].
+    fn measure_configurations(
+        &mut self,
+        comm: &SimpleCommunicator,
+        p: u32,
+        mut writer: Option<&mut RecordsWriter>,
+        progress: &mut Progress,
+        medians: &mut Vec<f64>,
+    ) -> Result<(), RunError> {
+        let me = self.session.world.rank() as usize;
+        let comms = self.plan.track_every_s.map(|_| {
+            ProbeComms::new(
+                comm,
+                &self.session.hosts.names[me],
+                me as u32,
+                self.session.clock_verdict,
+            )
+        });
+        for op in self.plan.ops.clone() {
+            for bytes in self.plan.sizes_for(op) {
+                if interrupt::stopping() {
+                    return Ok(());
+                }
+                self.resync_if_due(comm);
+                progress.configuration(op, bytes, p);
+                // Blocks are written as they are measured (long ones chunk by chunk).
+                let w = writer.as_deref_mut();
+                for block in self.measure_configuration(comm, op, bytes, comms.as_ref(), w)? {
+                    let valid = crate::analysis::valid_t_globals(&block);
+                    if valid.is_empty() {
+                        self.empty_blocks.push(block_name(&block));
                     }
-                    self.resync_if_due(&comm);
-                    progress.configuration(op, bytes, p);
-                    // Blocks are written as they are measured (long ones chunk by chunk).
-                    let w = writer.as_deref_mut();
-                    for block in self.measure_configuration(&comm, op, bytes, comms.as_ref(), w)? {
-                        let valid = crate::analysis::valid_t_globals(&block);
-                        if valid.is_empty() {
-                            self.empty_blocks.push(block_name(&block));
-                        }
-                        medians.extend(crate::analysis::median(&valid));
-                        progress.block_done();
-                    }
+                    medians.extend(crate::analysis::median(&valid));
+                    progress.block_done();
                 }
             }
         }
-        self.blocks_done = first_block + self.blocks_per_p();
-        idle_barrier(world);
         Ok(())
     }
 
@@ -258,7 +269,7 @@ impl<'w> Runner<'w> {
         bytes: u64,
         comms: Option<&ProbeComms>,
         mut writer: Option<&mut RecordsWriter>,
-    ) -> Result<Vec<Block>, String> {
+    ) -> Result<Vec<Block>, RunError> {
         interrupt::arm(format!(
             "{op} {bytes} B, P = {} (preparing, warming up)",
             comm.size()
@@ -325,7 +336,7 @@ impl<'w> Runner<'w> {
     }
 
     /// Overlap mode of a nonblocking `op`: the computation sized to t_b, the median of the
-    /// slowest rank's warm-up times (post then wait; 000 Listing 6 takes the maximum over
+    /// slowest rank's warm-up times (post then wait; Hoefler et al. 2010, Listing 6 takes the maximum over
     /// ranks of one timed run, the median of several is steadier). Collective on `comm`.
     fn overlap_compute(
         &self,
@@ -427,7 +438,7 @@ impl<'w> Runner<'w> {
         spec: BlockSpec,
         comms: Option<&ProbeComms>,
         mut writer: Option<&mut RecordsWriter>,
-    ) -> Result<Option<Block>, String> {
+    ) -> Result<Option<Block>, RunError> {
         let timing = &self.session.timing;
         let sink = writer.as_deref_mut();
         let mut measured = match self.plan.detour {
@@ -439,7 +450,7 @@ impl<'w> Runner<'w> {
                     comm.rank() as u32,
                     self.plan.seed,
                 );
-                let injector = DetourInjector::start(detour, first).map_err(|e| e.to_string())?;
+                let injector = DetourInjector::start(detour, first)?;
                 let mut m = measure_block(
                     comm,
                     kernel,
@@ -459,10 +470,10 @@ impl<'w> Runner<'w> {
             }
         };
         if let Some(e) = measured.write_error.take() {
-            return Err(e);
+            return Err(e.into());
         }
         if let (Some(b), Some(w)) = (measured.block.as_ref(), writer) {
-            write_measured(w, b, measured.chunked_reps).map_err(|e| e.to_string())?;
+            write_measured(w, b, measured.chunked_reps)?;
         }
         Ok(measured.block)
     }
@@ -557,7 +568,7 @@ impl<'w> Runner<'w> {
         self.warnings.push(msg);
     }
 
-    /// Measures every rank's global clock error at the end (002 §III-A check) and warns when
+    /// Measures every rank's global clock error at the end (Niethammer et al. 2016, §III-A check) and warns when
     /// it is large against the times measured.
     fn end_of_run_check(&mut self, medians: &[f64]) -> Footer {
         let errors = self
@@ -650,4 +661,10 @@ fn write_measured(
         &crate::records::split_block(block, chunked_reps..block.nrep),
     )?;
     w.finish_block(block.nrep)
+}
+
+impl<'w> WithSession<'w> for Runner<'w> {
+    fn session(&mut self) -> &mut Session<'w> {
+        &mut self.session
+    }
 }

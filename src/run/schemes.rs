@@ -1,19 +1,18 @@
 //! `delaybench schemes`: one operation, size and P timed by every published scheme, side by
-//! side (001 §2; de Supinski and Karonis 1999 (003), Figures 2 and 9; 004 Figure 2).
+//! side (Lastovetsky, Rychkov and O'Flynn 2008, §2; de Supinski and Karonis 1999, Figures 2 and 9; Hunold and Carpen-Amarie 2015, Figure 2).
 //! What each measures and why they differ: `docs/nonblocking.md`.
 
-use super::hosts::Hosts;
 use super::kernels::Kernel;
 use super::measure::{auto_window, warm_up};
-use super::procsync::{ProcessSync, WindowSync};
 use super::session::Session;
 use super::timing::Timing;
+use super::window::{ProcessSync, WindowSync};
 use crate::analysis::{compare_with_window, median, SchemeRow};
 use crate::cli::{SchemesArgs, WindowArg};
 use crate::clock::build;
 use crate::export::write_schemes;
 use crate::plan::Op;
-use crate::records::FLAG_WINDOW_OVERRUN;
+use crate::timeline::validity;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -24,27 +23,31 @@ const ACK_TAG: i32 = 7003;
 
 /// Runs every scheme under MPI and prints the table on rank 0.
 pub fn main(args: SchemesArgs) -> ExitCode {
-    let Some(universe) = super::init() else {
-        return ExitCode::FAILURE;
+    let check = |_: &[u32]| {
+        let sizes_ok = args.sizes.iter().all(|&b| b > 0 && b % 8 == 0);
+        (args.nrep >= 2 && !args.ops.is_empty() && sizes_ok)
+            .then_some(())
+            .ok_or_else(|| {
+                "schemes needs --nrep >= 2, at least one op, and sizes that are positive \
+                 multiples of 8 bytes (reductions sum f64 elements)"
+                    .to_string()
+            })
     };
-    let world = universe.world();
-    let Some(procs) = super::checked_procs(&world, &args.procs) else {
-        return ExitCode::from(2);
-    };
-    if args.nrep < 2 || args.ops.is_empty() || args.sizes.iter().any(|&b| b == 0 || b % 8 != 0) {
-        if world.rank() == 0 {
-            eprintln!(
-                "delaybench: error: schemes needs --nrep >= 2, at least one op, and sizes that \
-                 are positive multiples of 8 bytes (reductions sum f64 elements)"
-            );
-        }
-        return ExitCode::from(2);
-    }
-    let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
-    let hosts = Hosts::discover(&world);
-    let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
+    let emulate = args.params.emulate_clock.as_ref();
+    super::command(
+        &args.procs,
+        check,
+        emulate,
+        args.clock,
+        |session, procs, _| run(session, procs, &args),
+    )
+}
+
+/// The measurement of [`main`] once MPI and the session are up.
+fn run(session: &mut Session, procs: Vec<u32>, args: &SchemesArgs) -> ExitCode {
+    let world = session.world;
     let method = build(args.clock_sync, &args.params.params());
-    session.synchronise(&world, method.as_ref());
+    session.synchronise(world, method.as_ref());
     let tolerance = match args.late_tolerance {
         WindowArg::Auto => None,
         WindowArg::Fixed(t) => Some(t),
@@ -146,7 +149,7 @@ fn max_over_ranks(comm: &SimpleCommunicator, value: f64) -> f64 {
 }
 
 /// (1) `MPI_Barrier` before each repetition, the local time of each rank, the maximum over
-/// ranks per repetition, the median over repetitions (OSU; 001's *maximum* method).
+/// ranks per repetition, the median over repetitions (OSU; the *maximum* method of Lastovetsky, Rychkov and O'Flynn 2008).
 fn barrier_max(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
     let mine: Vec<f64> = (0..nrep)
         .map(|_| {
@@ -184,7 +187,7 @@ fn barrier_loop(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing,
 }
 
 /// (4) Window synchronisation on the global clock: the median t_global of the repetitions
-/// that started on time and ended inside their window (002 eq. 4; 004 scheme 4), and how
+/// that started on time and ended inside their window (Niethammer et al. 2016, eq. 4; Hunold and Carpen-Amarie 2015, scheme 4), and how
 /// many those were (NaN seconds if none).
 fn window(
     comm: &SimpleCommunicator,
@@ -200,13 +203,17 @@ fn window(
     sync.begin(comm, timing);
     let (mut starts, mut ends, mut flags) = (Vec::new(), Vec::new(), Vec::new());
     for rep in 0..nrep as usize {
-        let (scheduled, mut f) = sync.start(comm, timing, rep, 0.0);
+        let scheduled = sync.start(comm, timing, rep, 0.0);
         let g0 = timing.global_now();
         kernel.run(comm);
         let g1 = timing.global_now();
-        if g1 > scheduled + w_agreed {
-            f |= FLAG_WINDOW_OVERRUN;
-        }
+        let f = validity::flags(
+            scheduled,
+            0.0,
+            (g0, g1),
+            Some(w_agreed),
+            timing.late_tolerance_s,
+        );
         starts.push(g0);
         ends.push(g1);
         flags.push(f);
@@ -226,7 +233,7 @@ fn window(
     )
 }
 
-/// de Supinski and Karonis (003, Figure 9), on rank 0 as the root: for each destination i,
+/// de Supinski and Karonis (1999, Figure 9), on rank 0 as the root: for each destination i,
 /// RTT_i from `nrep` ping-pongs; then `nrep` (broadcast, acknowledgement from i) pairs after
 /// one unmeasured pair, E_i their time; OL_i = E_i − RTT_i / 2; the result is the maximum
 /// OL_i over i (seconds, on rank 0; NaN elsewhere). Unlike the paper's means over M, RTT_i
@@ -253,7 +260,7 @@ fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32)
             })
             .collect();
         comm.barrier();
-        // The first pair only brings every rank into step (003, §4).
+        // The first pair only brings every rank into step (de Supinski and Karonis 1999, §4).
         let es: Vec<f64> = (0..=nrep)
             .map(|_| {
                 let t = timing.clock.now();
@@ -277,7 +284,7 @@ fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32)
     }
 }
 
-/// Broadcast rounds (003 §3): `nrep` rounds of one broadcast from every root in order
+/// Broadcast rounds (de Supinski and Karonis 1999, §3): `nrep` rounds of one broadcast from every root in order
 /// 0..P-1, the time per broadcast, the maximum over ranks. Pipelining makes it a lower bound.
 fn bcast_rounds(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
     comm.barrier();
@@ -291,7 +298,7 @@ fn bcast_rounds(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep
     max_over_ranks(comm, per)
 }
 
-/// Broadcast-barrier (003 §3): `nrep` (broadcast, barrier) pairs, the time per pair, the
+/// Broadcast-barrier (de Supinski and Karonis 1999, §3): `nrep` (broadcast, barrier) pairs, the time per pair, the
 /// maximum over ranks. Includes the barrier, so an upper bound.
 fn bcast_barrier(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
     comm.barrier();

@@ -1,14 +1,17 @@
 //! What every MPI command needs: hosts, this rank's clock (possibly emulated), its clock model,
 //! and how it waits; plus clock synchronisation with the per-rank results gathered on rank 0.
 
+use super::gather::gather_one;
 use super::hosts::Hosts;
 use super::pinning::Pin;
 use super::timing::Timing;
 use super::transport::{MpiTransport, WtimeClock};
+use crate::clock::ClockModel;
 use crate::clock::{Clock, ClockSync, EmulatedClock, EmulationSpec, MonotonicClock, SyncOutcome};
 use crate::plan::ClockSource;
-use crate::records::ClockModel;
-use crate::sync::WaitStrategy;
+use crate::records::SharedClockCheck;
+use crate::wait::WaitStrategy;
+use crate::wire::Wire;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
@@ -28,9 +31,60 @@ pub struct Gathered {
     /// Wall time of the synchronisation on rank 0, seconds.
     pub duration_s: f64,
     /// Per rank: the shared-clock check (empty for a flat synchronisation).
-    pub shared: Vec<crate::records::SharedClockCheck>,
+    pub shared: Vec<SharedClockCheck>,
     /// Per rank: standard error of the fitted slope (NaN where none was fitted).
     pub slope_se: Vec<f64>,
+}
+
+/// One rank's part of a synchronisation, as rank 0 gathers it.
+#[derive(Debug, Clone, Copy)]
+pub struct RankClock {
+    pub model: ClockModel,
+    /// Smallest RTT seen while this rank's clock was measured, seconds.
+    pub rtt_s: f64,
+    /// Ping-pong exchanges it took part in.
+    pub exchanges: u32,
+    /// Standard error of its fitted slope (NaN where none was fitted).
+    pub slope_se: f64,
+    /// Its shared-clock check, `None` in a flat synchronisation.
+    pub check: Option<SharedClockCheck>,
+}
+
+impl Wire for RankClock {
+    const LEN: usize = ClockModel::LEN + 3 + Option::<SharedClockCheck>::LEN;
+    fn put(&self, out: &mut Vec<f64>) {
+        self.model.put(out);
+        out.extend([self.rtt_s, f64::from(self.exchanges), self.slope_se]);
+        self.check.put(out);
+    }
+    fn take(xs: &[f64]) -> Self {
+        let m = ClockModel::LEN;
+        RankClock {
+            model: ClockModel::take(xs),
+            rtt_s: xs[m],
+            exchanges: xs[m + 1] as u32,
+            slope_se: xs[m + 2],
+            check: <Option<SharedClockCheck> as Wire>::take(&xs[m + 3..]),
+        }
+    }
+}
+
+impl Gathered {
+    /// Rank 0's collection of every rank's [`RankClock`] (`None` elsewhere gives the empty
+    /// default), with the synchronisation's wall time.
+    pub fn of(ranks: Option<Vec<RankClock>>, started: Instant) -> Self {
+        let Some(ranks) = ranks else {
+            return Gathered::default();
+        };
+        Gathered {
+            models: ranks.iter().map(|r| r.model).collect(),
+            rtt_s: ranks.iter().map(|r| r.rtt_s).collect(),
+            exchanges: ranks.iter().map(|r| r.exchanges).collect(),
+            duration_s: started.elapsed().as_secs_f64(),
+            shared: ranks.iter().filter_map(|r| r.check).collect(),
+            slope_se: ranks.iter().map(|r| r.slope_se).collect(),
+        }
+    }
 }
 
 /// One rank's view of the run's machinery.
@@ -62,7 +116,7 @@ impl<'w> Session<'w> {
             Some(spec) => Box::new(EmulatedClock::for_rank(base, spec, world.rank() as usize)),
             None => base,
         };
-        crate::sync::precise_sleeps();
+        crate::wait::precise_sleeps();
         let emulated_skew =
             emulate.is_some_and(|spec| spec.for_rank(world.rank() as usize).1 != 0.0);
         Session {
@@ -71,15 +125,10 @@ impl<'w> Session<'w> {
             clock_verdict: crate::clock::shared::SharedVerdict::Leader,
             hosts,
             timing: Timing {
-                clock,
-                model: std::cell::Cell::new(ClockModel::IDENTITY),
+                live: crate::clock::LiveClock::new(clock),
                 wait: WaitStrategy::Spin,
                 late_tolerance_s: 0.0,
                 spin_margin_s: std::cell::Cell::new(0.0),
-                tracker: std::cell::RefCell::new(crate::clock::tracking::DriftTracker::new(
-                    ClockModel::IDENTITY,
-                    0.0,
-                )),
             },
         }
     }
@@ -102,39 +151,18 @@ impl<'w> Session<'w> {
             clock: self.timing.clock.as_ref(),
         };
         let outcome = method.synchronize(&transport);
-        let duration_s = started.elapsed().as_secs_f64();
         self.timing.set_synchronised(outcome.model);
-        let mine = [
-            outcome.model.slope,
-            outcome.model.intercept_s,
-            outcome.model.t_ref_s,
-            outcome.rtt_s,
-            outcome.exchanges as f64,
-            outcome.slope_se,
-        ];
-        let root = comm.process_at_rank(0);
-        if comm.rank() != 0 {
-            root.gather_into(&mine[..]);
-            return (outcome, Gathered::default());
-        }
-        let mut all = vec![0.0; mine.len() * comm.size() as usize];
-        root.gather_into_root(&mine[..], &mut all[..]);
-        let rows: Vec<&[f64]> = all.chunks(mine.len()).collect();
-        let gathered = Gathered {
-            models: rows
-                .iter()
-                .map(|r| ClockModel {
-                    slope: r[0],
-                    intercept_s: r[1],
-                    t_ref_s: r[2],
-                })
-                .collect(),
-            rtt_s: rows.iter().map(|r| r[3]).collect(),
-            exchanges: rows.iter().map(|r| r[4] as u32).collect(),
-            duration_s,
-            shared: Vec::new(),
-            slope_se: rows.iter().map(|r| r[5]).collect(),
+        let mine = RankClock {
+            model: outcome.model,
+            rtt_s: outcome.rtt_s,
+            exchanges: outcome.exchanges,
+            slope_se: outcome.slope_se,
+            check: None,
         };
+        // The wall time is rank 0's, before the gather, as the method took it.
+        let duration_s = started.elapsed().as_secs_f64();
+        let mut gathered = Gathered::of(gather_one(comm, mine), started);
+        gathered.duration_s = duration_s;
         (outcome, gathered)
     }
 
@@ -171,26 +199,14 @@ impl<'w> Session<'w> {
     }
 
     /// Runs `measure` on the communicator of world ranks 0..p-1 while the other ranks wait
-    /// without using the CPU (collective on the world). Chooses how ranks wait first, and
-    /// returns with `measure`'s result (`None` on the idle ranks) the warning about shared
-    /// cores, which rank 0 also prints.
+    /// without using the CPU (collective on the world); see [`at_p`].
     pub fn measure_at<R>(
         &mut self,
         p: u32,
         tolerance_s: Option<f64>,
         measure: impl FnOnce(&mut Session<'w>, &SimpleCommunicator) -> R,
     ) -> (Option<R>, Option<String>) {
-        let world = self.world;
-        let warning = self.set_waiting(p, tolerance_s);
-        if let (Some(msg), 0) = (&warning, world.rank()) {
-            eprintln!("delaybench: warning: {msg}");
-        }
-        let result = sub_communicator(world, self.hosts.members(p)).map(|comm| {
-            let _pin = self.pin_for(p);
-            measure(self, &comm)
-        });
-        idle_barrier(world);
-        (result, warning)
+        at_p(self, p, tolerance_s, measure)
     }
 
     /// While ranks 0..p-1 busy-wait, gives this rank a core of its own (dropped: restored).
@@ -201,6 +217,45 @@ impl<'w> Session<'w> {
         let rank = self.world.rank() as usize;
         Pin::to_own_core(self.hosts.local_index(rank, p))
     }
+}
+
+/// What holds a rank's [`Session`]: the session itself, or a command's state around it (the
+/// measurement runner), so that [`at_p`] can hand the whole of it to the measuring closure.
+pub trait WithSession<'w> {
+    fn session(&mut self) -> &mut Session<'w>;
+}
+
+impl<'w> WithSession<'w> for Session<'w> {
+    fn session(&mut self) -> &mut Session<'w> {
+        self
+    }
+}
+
+/// The one way every MPI command measures at one P (collective on the world): chooses how
+/// ranks wait (late-start tolerance `tolerance_s` or the strategy's default), prints on rank 0
+/// the warning about shared cores, runs `measure` on the communicator of world ranks 0..p-1
+/// (each pinned to a core of its own while busy-waiting) while the other ranks wait without
+/// using the CPU, and meets every rank again. Returns `measure`'s result (`None` on the idle
+/// ranks) and the warning.
+pub fn at_p<'w, C: WithSession<'w>, R>(
+    ctx: &mut C,
+    p: u32,
+    tolerance_s: Option<f64>,
+    measure: impl FnOnce(&mut C, &SimpleCommunicator) -> R,
+) -> (Option<R>, Option<String>) {
+    let session = ctx.session();
+    let world = session.world;
+    let warning = session.set_waiting(p, tolerance_s);
+    if let (Some(msg), 0) = (&warning, world.rank()) {
+        eprintln!("delaybench: warning: {msg}");
+    }
+    let members = session.hosts.members(p).to_vec();
+    let result = sub_communicator(world, &members).map(|comm| {
+        let _pin = ctx.session().pin_for(p);
+        measure(ctx, &comm)
+    });
+    idle_barrier(world);
+    (result, warning)
 }
 
 /// The communicator of the world ranks `members`, ranked in that order, or `None` on the

@@ -2,15 +2,14 @@
 //! (Hunold and Carpen-Amarie 2015, §4, Figure 4): MPI_Barrier and the own dissemination
 //! barrier, each called at window-synchronised start instants.
 
-use super::hosts::Hosts;
 use super::measure::auto_window;
-use super::procsync::{BarrierKind, ProcessSync, WindowSync};
 use super::session::Session;
+use super::window::{BarrierKind, ProcessSync, WindowSync};
 use crate::analysis::exit_skew;
 use crate::cli::SkewArgs;
 use crate::clock::build;
 use crate::export::{write_skew, SkewRow};
-use crate::records::FLAG_STARTED_LATE;
+use crate::timeline::validity;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -18,24 +17,26 @@ use std::process::ExitCode;
 
 /// Runs the skew measurement under MPI and prints the table on rank 0.
 pub fn main(args: SkewArgs) -> ExitCode {
-    let Some(universe) = super::init() else {
-        return ExitCode::FAILURE;
+    let check = |_: &[u32]| {
+        (args.nrep >= 2)
+            .then_some(())
+            .ok_or_else(|| "--nrep must be at least 2 for a confidence interval".to_string())
     };
-    let world = universe.world();
-    let Some(procs) = super::checked_procs(&world, &args.procs) else {
-        return ExitCode::from(2);
-    };
-    if args.nrep < 2 {
-        if world.rank() == 0 {
-            eprintln!("delaybench: error: --nrep must be at least 2 for a confidence interval");
-        }
-        return ExitCode::from(2);
-    }
-    let emulation = super::agreed_emulation(&world, args.params.emulate_clock.as_ref(), args.clock);
-    let hosts = Hosts::discover(&world);
-    let mut session = Session::new(&world, hosts, args.clock, emulation.as_ref());
+    let emulate = args.params.emulate_clock.as_ref();
+    super::command(
+        &args.procs,
+        check,
+        emulate,
+        args.clock,
+        |session, procs, _| run(session, procs, &args),
+    )
+}
+
+/// The measurement of [`main`] once MPI and the session are up.
+fn run(session: &mut Session, procs: Vec<u32>, args: &SkewArgs) -> ExitCode {
+    let world = session.world;
     let method = build(args.clock_sync, &args.params.params());
-    session.synchronise(&world, method.as_ref());
+    session.synchronise(world, method.as_ref());
     let mut rows = Vec::new();
     for p in procs {
         let (found, _) = session.measure_at(p, None, |session, comm| {
@@ -91,30 +92,27 @@ fn exits(
     let window = auto_window(&slowest, 0.0, timing.wait.spin_margin_s());
     let mut sync = WindowSync::new(window, 10e-3_f64.max(2.0 * window));
     sync.begin(comm, timing);
-    // Per repetition: global exit time, and a flag for a late start or an overrun.
-    let mut mine = Vec::with_capacity(2 * nrep as usize);
+    // Per repetition: global exit time, and 1 for a late start or an overrun.
+    let mut mine: Vec<[f64; 2]> = Vec::with_capacity(nrep as usize);
     for rep in 0..nrep as usize {
-        let (scheduled, flags) = sync.start(comm, timing, rep, 0.0);
+        let scheduled = sync.start(comm, timing, rep, 0.0);
+        let entry = timing.global_now();
         kind.run(comm);
         let exit = timing.global_now();
-        let overrun = exit > scheduled + window;
-        mine.push(exit);
-        mine.push(f64::from(flags & FLAG_STARTED_LATE != 0 || overrun));
+        let flags = validity::flags(
+            scheduled,
+            0.0,
+            (entry, exit),
+            Some(window),
+            timing.late_tolerance_s,
+        );
+        mine.push([exit, f64::from(flags != 0)]);
     }
-    let root = comm.process_at_rank(0);
-    if comm.rank() != 0 {
-        root.gather_into(&mine[..]);
-        return None;
-    }
-    let p = comm.size() as usize;
-    let mut all = vec![0.0; mine.len() * p];
-    root.gather_into_root(&mine[..], &mut all[..]);
-    let at = |r: usize, rep: usize, k: usize| all[r * mine.len() + 2 * rep + k];
-    let valid = (0..nrep as usize).filter(|&rep| (0..p).all(|r| at(r, rep, 1) == 0.0));
+    let all = super::gather::gather(comm, &mine)?;
+    let valid = (0..nrep as usize).filter(|&rep| all.iter().all(|r| r[rep][1] == 0.0));
     Some(
         valid
-            .flat_map(|rep| (0..p).map(move |r| (r, rep)))
-            .map(|(r, rep)| at(r, rep, 0))
+            .flat_map(|rep| all.iter().map(move |r| r[rep][0]))
             .collect(),
     )
 }

@@ -1,19 +1,16 @@
-//! This rank's clock, clock model and waiting strategy.
+//! This rank's live global clock and how it waits for instants on it.
 
-use crate::clock::tracking::DriftTracker;
-use crate::clock::Clock;
-use crate::records::ClockModel;
-use crate::sync::WaitStrategy;
-use std::cell::{Cell, RefCell};
+use crate::clock::LiveClock;
+use crate::wait::WaitStrategy;
+use std::cell::Cell;
 
 /// Largest spin margin a polite waiter grows to, seconds.
 const MAX_SPIN_MARGIN_S: f64 = 2e-3;
 
-/// Everything a rank needs to read and wait on the global clock.
+/// Everything a rank needs to read and wait on the global clock: the clock component's
+/// [`LiveClock`] (reachable through `Deref`) and the waiting strategy of the run side.
 pub struct Timing {
-    pub clock: Box<dyn Clock>,
-    /// This rank's model: global = local − offset(local); refitted as drift is tracked.
-    pub model: Cell<ClockModel>,
+    pub live: LiveClock,
     pub wait: WaitStrategy,
     /// A start more than this many seconds after its instant is flagged *started late*.
     pub late_tolerance_s: f64,
@@ -21,28 +18,16 @@ pub struct Timing {
     /// whenever a sleep overshoots its instant, because how long a sleeping rank takes to get
     /// a core back (an idle virtual CPU can take hundreds of microseconds) differs by machine.
     pub spin_margin_s: Cell<f64>,
-    /// Drift-tracking probes since the last synchronisation, and the model refitted from them.
-    pub tracker: RefCell<DriftTracker>,
+}
+
+impl std::ops::Deref for Timing {
+    type Target = LiveClock;
+    fn deref(&self) -> &LiveClock {
+        &self.live
+    }
 }
 
 impl Timing {
-    /// Installs the model of a (re)synchronisation and restarts drift tracking from it.
-    pub fn set_synchronised(&self, model: ClockModel) {
-        self.model.set(model);
-        *self.tracker.borrow_mut() = DriftTracker::new(model, self.clock.now());
-    }
-
-    /// Adds a drift-tracking probe (local time and offset to the global clock, seconds) and
-    /// returns the refitted model (not yet installed).
-    pub fn refit(&self, t_local_s: f64, offset_s: f64) -> ClockModel {
-        self.tracker.borrow_mut().add(t_local_s, offset_s)
-    }
-
-    /// Global time now, seconds.
-    pub fn global_now(&self) -> f64 {
-        self.model.get().to_global(self.clock.now())
-    }
-
     /// Waits until global time `target_g` (seconds) and returns how late, in seconds, the
     /// rank got there (see [`WaitStrategy::wait_until`]).
     pub fn wait_until_global(&self, target_g: f64) -> f64 {

@@ -39,7 +39,7 @@ pub fn mpirun(np: u32, args: &[&str], dir: &Path) -> Output {
 }
 
 /// Exit status of a run that measured everything but had a block without a valid repetition
-/// (`delaybench::run::NO_VALID_EXIT`): its records are complete.
+/// (`delaybench::exit::NO_VALID_EXIT`): its records are complete.
 pub const NO_VALID_EXIT: i32 = 4;
 
 /// Runs `mpirun -np <np> delaybench <args> --output <name>` in `dir`, asserts that it

@@ -1,12 +1,13 @@
-//! Hierarchical clock synchronisation over shared clocks (issue 8, items 1-2): ranks that read
+//! Hierarchical clock synchronisation over shared clocks: ranks that read
 //! their host leader's clock take its model exactly, after a check; only leaders (and ranks
 //! that failed the check) run the chosen method, over the network.
 
-use super::session::{Gathered, Session};
+use super::gather::{broadcast, gather_one};
+use super::session::{Gathered, RankClock, Session};
 use super::transport::MpiTransport;
 use crate::clock::shared::{consistent_with_shared, leaders, local_clock_identity, SharedVerdict};
 use crate::clock::{ClockSync, OffsetSync};
-use crate::records::{ClockModel, SharedClockCheck};
+use crate::records::SharedClockCheck;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::Instant;
@@ -30,25 +31,14 @@ impl Session<'_> {
         let started = Instant::now();
         let me = comm.rank() as usize;
         let my_host = &self.hosts.names[self.world.rank() as usize];
-        let mut identities = vec![0u64; comm.size() as usize];
-        comm.all_gather_into(&local_clock_identity(my_host), &mut identities[..]);
-        let leader = leaders(&identities)[me];
-
-        let group = comm
-            .split_by_color_with_key(Color::with_value(leader as i32), me as i32)
-            .expect("every rank has a colour");
+        let (group, leader) = clock_group(comm, my_host);
         let (verdict, offset_s, rtt_s, check_exchanges) =
             self.check_against_leader(&group, me == leader);
         self.clock_verdict = verdict;
 
         // Leaders and failed ranks synchronise; comm rank 0 is a leader, so it is rank 0 here.
-        let color = if verdict.synchronises() {
-            Color::with_value(0)
-        } else {
-            Color::undefined()
-        };
         let mut own = None;
-        if let Some(syncing) = comm.split_by_color_with_key(color, me as i32) {
+        if let Some(syncing) = syncing_ranks(comm, verdict) {
             own = Some(self.synchronise_own(&syncing, method).0);
         }
         // Ranks that share their leader's clock wait for its model asleep: a blocking
@@ -56,17 +46,10 @@ impl Session<'_> {
         // leader's core away from its ping-pongs (MPICH, 2 ranks on 1 core: 3.5 s of sync
         // instead of 53 ms).
         super::session::idle_barrier(&group);
-        let mut model = self.timing.model.get();
-        let mut leader_model = [model.slope, model.intercept_s, model.t_ref_s];
-        group
-            .process_at_rank(0)
-            .broadcast_into(&mut leader_model[..]);
+        let mut model = self.timing.model();
+        let leader_model = broadcast(&group, &model);
         if verdict == SharedVerdict::Shared {
-            model = ClockModel {
-                slope: leader_model[0],
-                intercept_s: leader_model[1],
-                t_ref_s: leader_model[2],
-            };
+            model = leader_model;
             self.timing.set_synchronised(model);
         }
         let check = SharedClockCheck {
@@ -75,10 +58,16 @@ impl Session<'_> {
             offset_s,
             rtt_s,
         };
-        let rtt = own.map_or(rtt_s, |o| o.rtt_s);
-        let exchanges = check_exchanges + own.map_or(0, |o| o.exchanges);
-        let slope_se = own.map_or(f64::NAN, |o| o.slope_se);
-        gather_on_root(comm, model, check, (rtt, exchanges, slope_se), started)
+        // The smallest RTT seen while this rank's clock was measured: by the method, or by
+        // the check for ranks that did not synchronise.
+        let mine = RankClock {
+            model,
+            rtt_s: own.map_or(rtt_s, |o| o.rtt_s),
+            exchanges: check_exchanges + own.map_or(0, |o| o.exchanges),
+            slope_se: own.map_or(f64::NAN, |o| o.slope_se),
+            check: Some(check),
+        };
+        Gathered::of(gather_one(comm, mine), started)
     }
 
     /// This rank's verdict, and the offset and RTT measured against the leader (NaN for
@@ -120,18 +109,13 @@ impl Session<'_> {
         nonimproving: u32,
     ) -> Option<Vec<f64>> {
         let world = self.world;
-        let color = if self.clock_verdict.synchronises() {
-            Color::with_value(0)
-        } else {
-            Color::undefined()
-        };
-        let syncing = world.split_by_color_with_key(color, world.rank())?;
+        let syncing = syncing_ranks(world, self.clock_verdict)?;
         let transport = MpiTransport {
             comm: &syncing,
             clock: self.timing.clock.as_ref(),
         };
         let measured =
-            crate::clock::measure_errors(&transport, &self.timing.model.get(), nonimproving)?;
+            crate::clock::measure_errors(&transport, &self.timing.model(), nonimproving)?;
         if shared.len() != world.size() as usize {
             return Some(measured);
         }
@@ -157,70 +141,31 @@ impl Session<'_> {
     }
 }
 
-/// Gathers every rank's model and check on rank 0 of `comm`. `rtt_exchanges`: the smallest
-/// RTT seen while this rank's clock was measured (by the method, or by the check for ranks
-/// that did not synchronise), seconds, the ping-pong exchanges it took part in, and the
-/// standard error of its fitted slope (NaN if none).
-fn gather_on_root(
+/// Collective on `comm`: the ranks of `comm` with this rank's clock identity (same host, boot
+/// and time namespace), ranked as in `comm` so that their leader, the lowest, is rank 0; and
+/// the leader's rank in `comm`. Every grouping by clock (the synchronisation, drift-tracking
+/// probes) is made here.
+pub fn clock_group(comm: &SimpleCommunicator, host: &str) -> (SimpleCommunicator, usize) {
+    let me = comm.rank() as usize;
+    let mut identities = vec![0u64; comm.size() as usize];
+    comm.all_gather_into(&local_clock_identity(host), &mut identities[..]);
+    let leader = leaders(&identities)[me];
+    let group = comm
+        .split_by_color_with_key(Color::with_value(leader as i32), me as i32)
+        .expect("every rank has a colour");
+    (group, leader)
+}
+
+/// Collective on `comm`: the ranks of `comm` that synchronise themselves (their `verdict`
+/// says so), ranked as in `comm`; `None` on the ranks that share a leader's clock.
+pub fn syncing_ranks(
     comm: &SimpleCommunicator,
-    model: ClockModel,
-    check: SharedClockCheck,
-    rtt_exchanges: (f64, u32, f64),
-    started: Instant,
-) -> Gathered {
-    let verdict_code = match check.verdict {
-        SharedVerdict::Leader => 0.0,
-        SharedVerdict::Shared => 1.0,
-        SharedVerdict::FailedCheck => 2.0,
-        SharedVerdict::Emulated => 3.0,
+    verdict: SharedVerdict,
+) -> Option<SimpleCommunicator> {
+    let color = if verdict.synchronises() {
+        Color::with_value(0)
+    } else {
+        Color::undefined()
     };
-    let (rtt, exchanges, slope_se) = rtt_exchanges;
-    let mine = [
-        model.slope,
-        model.intercept_s,
-        model.t_ref_s,
-        rtt,
-        check.leader as f64,
-        verdict_code,
-        check.offset_s,
-        check.rtt_s,
-        exchanges as f64,
-        slope_se,
-    ];
-    let root = comm.process_at_rank(0);
-    if comm.rank() != 0 {
-        root.gather_into(&mine[..]);
-        return Gathered::default();
-    }
-    let mut all = vec![0.0; mine.len() * comm.size() as usize];
-    root.gather_into_root(&mine[..], &mut all[..]);
-    let rows: Vec<&[f64]> = all.chunks(mine.len()).collect();
-    Gathered {
-        models: rows
-            .iter()
-            .map(|r| ClockModel {
-                slope: r[0],
-                intercept_s: r[1],
-                t_ref_s: r[2],
-            })
-            .collect(),
-        rtt_s: rows.iter().map(|r| r[3]).collect(),
-        exchanges: rows.iter().map(|r| r[8] as u32).collect(),
-        slope_se: rows.iter().map(|r| r[9]).collect(),
-        duration_s: started.elapsed().as_secs_f64(),
-        shared: rows
-            .iter()
-            .map(|r| SharedClockCheck {
-                leader: r[4] as u32,
-                verdict: match r[5] as u8 {
-                    0 => SharedVerdict::Leader,
-                    1 => SharedVerdict::Shared,
-                    2 => SharedVerdict::FailedCheck,
-                    _ => SharedVerdict::Emulated,
-                },
-                offset_s: r[6],
-                rtt_s: r[7],
-            })
-            .collect(),
-    }
+    comm.split_by_color_with_key(color, comm.rank())
 }

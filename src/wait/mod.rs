@@ -1,5 +1,5 @@
 //! Waiting for a start instant: busy-waiting, or polite waiting on oversubscribed hosts.
 
-mod wait;
+mod strategy;
 
-pub use wait::{precise_sleeps, spin_for, WaitStrategy, Waited};
+pub use strategy::{precise_sleeps, spin_for, WaitStrategy, Waited};

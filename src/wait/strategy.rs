@@ -1,6 +1,6 @@
 //! How a rank waits until its start instant.
 //!
-//! Busy-waiting on the clock is the most precise (002 Listing 2), but on a host with more
+//! Busy-waiting on the clock is the most precise (Niethammer et al. 2016, Listing 2), but on a host with more
 //! ranks than cores a spinning rank keeps a rank that is still inside the operation off the
 //! CPU, so every repetition overruns its window. There a rank sleeps until shortly before the
 //! instant and spins with `sched_yield` only for the last stretch.
@@ -109,7 +109,7 @@ pub fn precise_sleeps() {
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
 }
 
-/// Busy-waits `seconds` on `now()` (the delay of barrier-based synchronisation, 002 §III-D),
+/// Busy-waits `seconds` on `now()` (the delay of barrier-based synchronisation, Niethammer et al. 2016, §III-D),
 /// returning the time actually waited in seconds.
 pub fn spin_for(now: impl Fn() -> f64, seconds: f64) -> f64 {
     let start = now();

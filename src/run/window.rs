@@ -1,8 +1,7 @@
 //! Process synchronisation: how the ranks of a sub-communicator start a repetition together.
 
 use super::timing::Timing;
-use crate::records::FLAG_STARTED_LATE;
-use crate::sync::spin_for;
+use crate::wait::spin_for;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -11,15 +10,16 @@ use mpi::traits::*;
 pub trait ProcessSync {
     /// Collective on `comm`, before the first repetition of a block.
     fn begin(&mut self, comm: &SimpleCommunicator, timing: &Timing);
-    /// Returns when this rank should enter repetition `rep` after its own `delay_s` (seconds):
-    /// the scheduled global start instant (NaN if there is none) and `FLAG_*` bits.
+    /// Returns when this rank should enter repetition `rep` after its own `delay_s` (seconds),
+    /// with the scheduled global start instant (NaN if there is none). Whether it started late
+    /// is decided on the start it records ([`crate::timeline::validity`]), not here.
     fn start(
         &mut self,
         comm: &SimpleCommunicator,
         timing: &Timing,
         rep: usize,
         delay_s: f64,
-    ) -> (f64, u8);
+    ) -> f64;
     /// The window in seconds, for the window-overrun check; `None` if there is no window.
     fn window_s(&self) -> Option<f64>;
     /// Collective on `comm`, after a pause in the block (a drift-tracking probe) before
@@ -91,15 +91,14 @@ impl ProcessSync for WindowSync {
         timing: &Timing,
         rep: usize,
         delay_s: f64,
-    ) -> (f64, u8) {
+    ) -> f64 {
         if rep > 0 && rep % SLIP_CHECK_EVERY == 0 {
             self.recover_slip(comm, timing, rep);
         }
         let scheduled = self.start_g + rep as f64 * self.window_s;
         let lateness = timing.wait_until_global(scheduled + delay_s);
         self.worst_lateness_s = self.worst_lateness_s.max(lateness);
-        let late = lateness > timing.late_tolerance_s;
-        (scheduled, if late { FLAG_STARTED_LATE } else { 0 })
+        scheduled
     }
 
     fn window_s(&self) -> Option<f64> {
@@ -157,18 +156,12 @@ impl BarrierKind {
 impl ProcessSync for BarrierSync {
     fn begin(&mut self, _: &SimpleCommunicator, _: &Timing) {}
 
-    fn start(
-        &mut self,
-        comm: &SimpleCommunicator,
-        timing: &Timing,
-        _: usize,
-        delay_s: f64,
-    ) -> (f64, u8) {
+    fn start(&mut self, comm: &SimpleCommunicator, timing: &Timing, _: usize, delay_s: f64) -> f64 {
         self.kind.run(comm);
         if delay_s > 0.0 {
             spin_for(|| timing.clock.now(), delay_s);
         }
-        (f64::NAN, 0)
+        f64::NAN
     }
 
     fn window_s(&self) -> Option<f64> {

@@ -1,0 +1,438 @@
+//! The registry of collective kernels: one entry per kernel says its name, its [`Family`],
+//! whether it is the nonblocking form, and (through the family) the buffers it needs.
+//!
+//! Everything that has to know the kernels reads this registry instead of listing them again:
+//! the plan and the CLI's default `--ops` ([`Op::ALL`]), the memory and count checks of
+//! `limits` ([`Buffers`]), the figures' colours and order ([`Family::color`],
+//! [`Family::index`]). Plain Rust without MPI; the MPI calls of each family live in
+//! `run::kernels`, which matches on [`Family`] exhaustively, so a family without them does not
+//! compile.
+//!
+//! Adding a kernel: a line in the `kernels!` invocation below (which declares the `Op`
+//! variant, [`Op::ALL`] and the registry entry together, so they cannot disagree) and, for a
+//! new family, a [`Family`] variant with its colour and buffers plus one file of MPI calls
+//! under `run/kernels/`.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// A family of kernels: one collective operation, in its blocking form and its MPI-3
+/// nonblocking form. Members share buffers, colour and the MPI calls' arguments.
+///
+/// Families are listed in the order figures show them ([`Family::index`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    Barrier,
+    Bcast,
+    Reduce,
+    Allreduce,
+    Alltoall,
+}
+
+impl Family {
+    /// The blocking kernel of the family, whose name names the family (`allreduce`).
+    pub fn blocking(self) -> Op {
+        Op::ALL
+            .into_iter()
+            .find(|op| op.family() == self && !op.is_nonblocking())
+            .expect("every family has a blocking kernel (a registry test checks)")
+    }
+
+    /// Position among the families, for figure order: barrier 0, bcast 1, ...
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Line and marker colour (RGB) shared by the family's kernels in every figure.
+    ///
+    /// Okabe–Ito colours, distinguishable with the common colour-vision deficiencies. Orange and vermillion are the closest pair, so orange goes to the
+    /// barriers, which have a panel of their own and never meet the vermillion allreduce. A
+    /// test checks that no two families share a colour.
+    pub fn color(self) -> (u8, u8, u8) {
+        match self {
+            Family::Barrier => (230, 159, 0),    // orange
+            Family::Bcast => (0, 114, 178),      // blue
+            Family::Reduce => (0, 158, 115),     // bluish green
+            Family::Allreduce => (213, 94, 0),   // vermillion
+            Family::Alltoall => (204, 121, 167), // reddish purple
+        }
+    }
+
+    /// The message buffers each rank allocates for a kernel of the family.
+    pub fn buffers(self) -> Buffers {
+        match self {
+            Family::Barrier => Buffers::None,
+            Family::Bcast => Buffers::Bytes,
+            Family::Reduce | Family::Allreduce => Buffers::F64,
+            Family::Alltoall => Buffers::BytesPerPeer,
+        }
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.blocking().name())
+    }
+}
+
+/// The message buffers of a kernel, as a function of its message size `bytes` (the `--sizes`
+/// value, see [`Op`]) and the process count P.
+///
+/// The run side allocates exactly [`Buffers::lengths`]; `limits` checks
+/// [`Buffers::allocated_bytes`] against memory and [`Buffers::largest_count`] against MPI's
+/// count limit, so the checks and the allocation cannot drift apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Buffers {
+    /// No payload (barriers): sizes are ignored and recorded as 0.
+    None,
+    /// One buffer of `bytes` bytes, sent by rank 0 and received by the others (bcast).
+    Bytes,
+    /// A send and a receive buffer of P x `bytes` bytes each: `bytes` to and from every rank
+    /// (alltoall).
+    BytesPerPeer,
+    /// A send and a receive buffer of `bytes` / 8 f64 elements, summed (reductions); sizes
+    /// must be positive multiples of 8 bytes.
+    F64,
+}
+
+/// Element counts of the buffers a kernel allocates (not bytes: the f64 buffers count f64
+/// elements). Unused buffers have length 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Lengths {
+    /// Bytes sent (alltoall) or broadcast (bcast).
+    pub send_u8: usize,
+    /// Bytes received (alltoall).
+    pub recv_u8: usize,
+    /// f64 elements contributed (reductions).
+    pub send_f64: usize,
+    /// f64 elements of the result (reductions).
+    pub recv_f64: usize,
+}
+
+impl Buffers {
+    /// True when the kernel carries a payload, so `--sizes` applies to it.
+    pub fn has_payload(self) -> bool {
+        self != Buffers::None
+    }
+
+    /// Element counts of the buffers for message size `bytes` on `nprocs` ranks.
+    pub fn lengths(self, bytes: u64, nprocs: usize) -> Lengths {
+        let bytes = bytes as usize;
+        match self {
+            Buffers::None => Lengths::default(),
+            Buffers::Bytes => Lengths {
+                send_u8: bytes,
+                ..Lengths::default()
+            },
+            Buffers::BytesPerPeer => Lengths {
+                send_u8: bytes * nprocs,
+                recv_u8: bytes * nprocs,
+                ..Lengths::default()
+            },
+            Buffers::F64 => Lengths {
+                send_f64: bytes / 8,
+                recv_f64: bytes / 8,
+                ..Lengths::default()
+            },
+        }
+    }
+
+    /// Bytes of message buffers one rank allocates at message size `bytes` on `p` ranks,
+    /// saturating instead of overflowing (the sizes checked may be absurd).
+    pub fn allocated_bytes(self, bytes: u64, p: u32) -> u64 {
+        match self {
+            Buffers::None => 0,
+            Buffers::Bytes => bytes,
+            Buffers::BytesPerPeer => bytes.saturating_mul(p as u64).saturating_mul(2),
+            Buffers::F64 => bytes.saturating_mul(2),
+        }
+    }
+
+    /// Elements of the largest buffer one MPI call receives at message size `bytes` on `p`
+    /// ranks: bytes for the byte buffers, f64 elements for reductions (rsmpi passes the whole
+    /// slice length as the count), saturating.
+    pub fn largest_count(self, bytes: u64, p: u32) -> u64 {
+        match self {
+            Buffers::None => 0,
+            Buffers::Bytes => bytes,
+            Buffers::BytesPerPeer => bytes.saturating_mul(p as u64),
+            Buffers::F64 => bytes / 8,
+        }
+    }
+}
+
+/// What the registry knows about one kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// Name on the command line and in records (`allreduce`, `iallreduce`); the serde name of
+    /// the [`Op`] variant (a test holds them together).
+    pub name: &'static str,
+    pub family: Family,
+    /// The MPI-3 nonblocking form (`MPI_I...` then `MPI_Wait`, or the overlap of Hoefler et
+    /// al. 2008 in overlap mode).
+    pub nonblocking: bool,
+}
+
+/// Declares [`Op`], [`Op::ALL`] and [`KERNELS`] from one list, so a kernel cannot have a
+/// variant without a registry entry or be left out of [`Op::ALL`]. Entry i of [`KERNELS`]
+/// describes `Op::ALL[i]`, whose discriminant is i.
+macro_rules! kernels {
+    ($($(#[$attr:meta])* $op:ident => $info:expr,)+) => {
+        /// A collective kernel, blocking or nonblocking (posted and immediately waited on, as
+        /// in Niethammer et al. 2016 §IV, unless in overlap mode).
+        ///
+        /// Message size ("bytes") per kernel (see [`Buffers`]):
+        /// - barrier / ibarrier: no payload; sizes are ignored and recorded as 0.
+        /// - bcast / ibcast: bytes broadcast from rank 0 to every rank.
+        /// - reduce / ireduce, allreduce / iallreduce: bytes contributed by each rank, as
+        ///   bytes / 8 f64 elements summed (so sizes must be multiples of 8).
+        /// - alltoall / ialltoall: bytes sent from each rank to each peer (P x bytes per rank
+        ///   in total).
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+        )]
+        #[serde(rename_all = "lowercase")]
+        pub enum Op {
+            $($(#[$attr])* $op,)+
+        }
+
+        impl Op {
+            /// Every kernel, blocking first, in the order they are measured by default (the
+            /// CLI's default `--ops`) and listed in tables.
+            pub const ALL: [Op; [$(Op::$op),+].len()] = [$(Op::$op),+];
+        }
+
+        /// The registry: entry i describes [`Op::ALL`]`[i]`.
+        pub static KERNELS: [KernelInfo; Op::ALL.len()] = [$($info),+];
+    };
+}
+
+/// A registry entry, short enough to keep each kernel on one line below.
+const fn kernel(name: &'static str, family: Family, nonblocking: bool) -> KernelInfo {
+    KernelInfo {
+        name,
+        family,
+        nonblocking,
+    }
+}
+
+kernels! {
+    /// `MPI_Barrier`.
+    Barrier => kernel("barrier", Family::Barrier, false),
+    /// `MPI_Bcast` from rank 0.
+    Bcast => kernel("bcast", Family::Bcast, false),
+    /// `MPI_Reduce` (sum of f64) to rank 0.
+    Reduce => kernel("reduce", Family::Reduce, false),
+    /// `MPI_Allreduce` (sum of f64).
+    Allreduce => kernel("allreduce", Family::Allreduce, false),
+    /// `MPI_Alltoall`.
+    Alltoall => kernel("alltoall", Family::Alltoall, false),
+    /// `MPI_Ibarrier`.
+    Ibarrier => kernel("ibarrier", Family::Barrier, true),
+    /// `MPI_Ibcast` from rank 0.
+    Ibcast => kernel("ibcast", Family::Bcast, true),
+    /// `MPI_Ireduce` (sum of f64) to rank 0.
+    Ireduce => kernel("ireduce", Family::Reduce, true),
+    /// `MPI_Iallreduce` (sum of f64).
+    Iallreduce => kernel("iallreduce", Family::Allreduce, true),
+    /// `MPI_Ialltoall`.
+    Ialltoall => kernel("ialltoall", Family::Alltoall, true),
+}
+
+impl Op {
+    /// The registry entry of this kernel.
+    pub fn info(self) -> &'static KernelInfo {
+        &KERNELS[self as usize]
+    }
+
+    /// The name used on the command line and in records (`allreduce`, `iallreduce`).
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// True for the MPI-3 nonblocking forms (`MPI_I...` followed by `MPI_Wait`).
+    pub fn is_nonblocking(self) -> bool {
+        self.info().nonblocking
+    }
+
+    /// The family: the collective operation, whether blocking or not (`iallreduce` ->
+    /// allreduce).
+    pub fn family(self) -> Family {
+        self.info().family
+    }
+
+    /// The message buffers each rank allocates for this kernel.
+    pub fn buffers(self) -> Buffers {
+        self.family().buffers()
+    }
+
+    /// True when the kernel carries a payload, so `--sizes` applies to it.
+    pub fn has_payload(self) -> bool {
+        self.buffers().has_payload()
+    }
+
+    /// True when the payload is reduced as f64 elements (size must be a multiple of 8 bytes).
+    pub fn is_reduction(self) -> bool {
+        self.buffers() == Buffers::F64
+    }
+}
+
+/// The names of the kernels for which `keep` holds, in [`Op::ALL`] order, joined for a
+/// message: `a, b, c` with `last` (`", "`, `" or "`) before the final one.
+pub fn names_where(keep: impl Fn(Op) -> bool, last: &str) -> String {
+    let names: Vec<&str> = Op::ALL
+        .into_iter()
+        .filter(|&op| keep(op))
+        .map(Op::name)
+        .collect();
+    match names.split_last() {
+        Some((final_name, [])) => final_name.to_string(),
+        Some((final_name, rest)) => format!("{}{last}{final_name}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is no kernel's.
+#[derive(Debug, Clone, Error, PartialEq)]
+#[error("unknown op '{name}': choose from {all}", name = .0, all = names_where(|_| true, ", "))]
+pub struct UnknownOp(pub String);
+
+impl FromStr for Op {
+    type Err = UnknownOp;
+    /// Reads a kernel name, ignoring case and surrounding blanks.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Op::ALL
+            .into_iter()
+            .find(|op| op.name() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| UnknownOp(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_entry_per_op_in_op_order() {
+        assert_eq!(KERNELS.len(), Op::ALL.len());
+        for (i, op) in Op::ALL.into_iter().enumerate() {
+            assert_eq!(op as usize, i, "{op:?} is out of order in Op::ALL");
+            assert_eq!(op.info().name, KERNELS[i].name);
+        }
+        let mut names: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), KERNELS.len(), "two kernels share a name");
+    }
+
+    #[test]
+    fn names_parse_back_and_are_the_records_names() {
+        for op in Op::ALL {
+            assert_eq!(op.name().parse::<Op>(), Ok(op));
+            // Records store ops by their serde name: it must be the registry's name.
+            let json = serde_json::to_string(&op).unwrap();
+            assert_eq!(json, format!("\"{}\"", op.name()));
+            assert_eq!(serde_json::from_str::<Op>(&json).unwrap(), op);
+        }
+        assert_eq!("IAllreduce".parse::<Op>(), Ok(Op::Iallreduce));
+        let err = "allgather".parse::<Op>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown op 'allgather': choose from barrier, bcast, reduce, allreduce, alltoall, \
+             ibarrier, ibcast, ireduce, iallreduce, ialltoall"
+        );
+    }
+
+    #[test]
+    fn families_have_distinct_colours_and_one_blocking_kernel_each() {
+        let mut families: Vec<Family> = Op::ALL.iter().map(|op| op.family()).collect();
+        families.sort_unstable();
+        families.dedup();
+        for (i, a) in families.iter().enumerate() {
+            assert_eq!(a.index(), i, "families are numbered in declaration order");
+            for b in &families[i + 1..] {
+                assert_ne!(a.color(), b.color(), "{a:?} and {b:?} share a colour");
+            }
+            let members: Vec<Op> = Op::ALL.into_iter().filter(|op| op.family() == *a).collect();
+            let blocking = members.iter().filter(|op| !op.is_nonblocking()).count();
+            assert_eq!(blocking, 1, "{a:?} needs exactly one blocking kernel");
+            assert_eq!(a.blocking().family(), *a);
+            assert!(members.len() <= 2, "{a:?} has more than two forms");
+        }
+        // Blocking kernels come first, in family order: the default order of a run.
+        let blocking: Vec<Op> = Op::ALL
+            .into_iter()
+            .filter(|op| !op.is_nonblocking())
+            .collect();
+        assert!(Op::ALL.starts_with(&blocking));
+        assert!(blocking.windows(2).all(|w| w[0].family() < w[1].family()));
+    }
+
+    #[test]
+    fn kernels_know_their_form_family_and_payload() {
+        assert_eq!(Op::Ialltoall.family(), Family::Alltoall);
+        assert_eq!(Op::Ialltoall.family(), Op::Alltoall.family());
+        assert_eq!(Family::Allreduce.blocking(), Op::Allreduce);
+        assert_eq!(Family::Allreduce.to_string(), "allreduce");
+        assert!(Op::Ibarrier.is_nonblocking() && !Op::Barrier.is_nonblocking());
+        assert!(!Op::Ibarrier.has_payload() && Op::Ireduce.is_reduction());
+        assert!(Op::Bcast.has_payload() && !Op::Alltoall.is_reduction());
+        assert_eq!(
+            names_where(Op::is_nonblocking, " or "),
+            "ibarrier, ibcast, ireduce, iallreduce or ialltoall"
+        );
+        assert_eq!(names_where(|op| op == Op::Bcast, " or "), "bcast");
+    }
+
+    #[test]
+    fn buffers_per_kernel() {
+        let sizes = |op: Op| {
+            (
+                op.buffers().allocated_bytes(1000, 4),
+                op.buffers().largest_count(1000, 4),
+            )
+        };
+        assert_eq!(sizes(Op::Barrier), (0, 0));
+        assert_eq!(sizes(Op::Ibcast), (1000, 1000));
+        assert_eq!(sizes(Op::Allreduce), (2000, 125));
+        assert_eq!(sizes(Op::Ialltoall), (8000, 4000));
+        assert_eq!(Buffers::BytesPerPeer.allocated_bytes(u64::MAX, 4), u64::MAX);
+    }
+
+    #[test]
+    fn the_checked_sizes_are_the_allocated_ones() {
+        // limits checks allocated_bytes and largest_count; the run allocates lengths. For
+        // every kernel at valid sizes they must describe the same buffers.
+        for op in Op::ALL {
+            let b = op.buffers();
+            for bytes in [8u64, 1024, 40_000] {
+                for p in [2u32, 3, 64] {
+                    let l = b.lengths(bytes, p as usize);
+                    let in_bytes = l.send_u8 + l.recv_u8 + 8 * (l.send_f64 + l.recv_f64);
+                    assert_eq!(
+                        b.allocated_bytes(bytes, p),
+                        in_bytes as u64,
+                        "{op} {bytes} {p}"
+                    );
+                    let largest = [l.send_u8, l.recv_u8, l.send_f64, l.recv_f64]
+                        .into_iter()
+                        .max()
+                        .unwrap();
+                    assert_eq!(
+                        b.largest_count(bytes, p),
+                        largest as u64,
+                        "{op} {bytes} {p}"
+                    );
+                }
+            }
+        }
+    }
+}

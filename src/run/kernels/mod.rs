@@ -1,0 +1,175 @@
+//! The measured collective kernels and their buffers.
+//!
+//! Nonblocking kernels are posted and immediately waited on, as in Niethammer et al. 2016
+//! §IV, so their time is comparable with the blocking form; in overlap mode
+//! ([`Kernel::run_overlapped`]) they compute between post and wait (Hoefler et al. 2010). See
+//! [`Op`] for what a message size means per kernel.
+//!
+//! Which kernels exist, and what buffers they need, is the registry's ([`crate::kernel`]); the
+//! MPI calls of each [`Family`] are one file here implementing [`FamilyCalls`], and the two
+//! exhaustive matches on the family in [`Kernel`] pick them, so a family added to the registry
+//! without its calls does not compile.
+
+mod allreduce;
+mod alltoall;
+mod barrier;
+mod bcast;
+mod reduce;
+
+use super::overlap::{Compute, OverlapParts};
+use crate::clock::Clock;
+use crate::kernel::Family;
+use crate::plan::Op;
+use mpi::collective::SystemOperation;
+use mpi::request::{Request, Scope};
+use mpi::topology::{Process, SimpleCommunicator};
+use mpi::traits::*;
+
+/// A kernel with buffers sized for one (op, bytes, P), reused across repetitions.
+pub struct Kernel {
+    op: Op,
+    buffers: Buffers,
+}
+
+/// The message buffers of a kernel, allocated to the registry's
+/// [`crate::kernel::Buffers::lengths`]; a family uses the ones its registry entry sizes and
+/// leaves the others empty. Send buffers hold ones, receive buffers zeros.
+struct Buffers {
+    /// Bytes sent (alltoall) or broadcast (bcast).
+    send_u8: Vec<u8>,
+    /// Bytes received (alltoall).
+    recv_u8: Vec<u8>,
+    /// f64 elements contributed to a reduction.
+    send_f64: Vec<f64>,
+    /// f64 elements of a reduction's result.
+    recv_f64: Vec<f64>,
+}
+
+/// What one kernel call is made with, set up before every call in the same way for every
+/// kernel: the communicator, its rank 0 (the root of rooted kernels), whether this rank is
+/// the root, and the reduction operation (sum).
+struct Call<'c> {
+    comm: &'c SimpleCommunicator,
+    root: Process<'c>,
+    is_root: bool,
+    sum: SystemOperation,
+}
+
+impl<'c> Call<'c> {
+    fn new(comm: &'c SimpleCommunicator) -> Call<'c> {
+        Call {
+            comm,
+            root: comm.process_at_rank(0),
+            is_root: comm.rank() == 0,
+            sum: SystemOperation::sum(),
+        }
+    }
+}
+
+/// Overlap mode of one repetition: what to compute while the request is outstanding, and
+/// when (clock seconds) the kernel call began.
+struct Overlap<'o> {
+    compute: &'o Compute,
+    /// Seconds computed beyond t_b (a punctual rank computing while a late one catches up).
+    extra_s: f64,
+    clock: &'o dyn Clock,
+    /// Clock reading just before the post, seconds.
+    t0: f64,
+}
+
+impl Overlap<'_> {
+    /// Lets the computation, with its tests, drive a request just posted, then waits on it;
+    /// the time of each part on this rank. Called right after the posting call returns, so
+    /// the post time is the posting call's.
+    fn drive<'a, D: ?Sized, S: Scope<'a>>(&self, request: Request<'a, D, S>) -> OverlapParts {
+        let t1 = self.clock.now();
+        let (compute_s, test_s, wait_s) = self.compute.drive(request, self.extra_s, self.clock);
+        OverlapParts {
+            post_s: t1 - self.t0,
+            compute_s,
+            test_s,
+            wait_s,
+        }
+    }
+}
+
+/// The MPI calls of one kernel family (one file under `run/kernels/`): the blocking
+/// collective, its nonblocking form posted and immediately waited on, and its nonblocking
+/// form posted and driven by the overlap computation.
+trait FamilyCalls {
+    /// Runs the blocking collective once.
+    fn blocking(buffers: &mut Buffers, call: &Call);
+    /// Posts the nonblocking collective and waits on it at once.
+    fn nonblocking(buffers: &mut Buffers, call: &Call);
+    /// Posts the nonblocking collective and hands the request to [`Overlap::drive`].
+    fn overlapped(buffers: &mut Buffers, call: &Call, overlap: &Overlap) -> OverlapParts;
+}
+
+/// Runs `F`'s blocking or nonblocking kernel once.
+fn run_family<F: FamilyCalls>(buffers: &mut Buffers, call: &Call, nonblocking: bool) {
+    if nonblocking {
+        F::nonblocking(buffers, call)
+    } else {
+        F::blocking(buffers, call)
+    }
+}
+
+impl Kernel {
+    /// Buffers for `op` with message size `bytes` on `nprocs` ranks.
+    pub fn new(op: Op, bytes: u64, nprocs: usize) -> Kernel {
+        let lengths = op.buffers().lengths(bytes, nprocs);
+        Kernel {
+            op,
+            buffers: Buffers {
+                send_u8: vec![1; lengths.send_u8],
+                recv_u8: vec![0; lengths.recv_u8],
+                send_f64: vec![1.0; lengths.send_f64],
+                recv_f64: vec![0.0; lengths.recv_f64],
+            },
+        }
+    }
+
+    /// Runs the operation once on `comm` (rank 0 is the root of rooted kernels).
+    pub fn run(&mut self, comm: &SimpleCommunicator) {
+        let call = Call::new(comm);
+        let (b, nb) = (&mut self.buffers, self.op.is_nonblocking());
+        match self.op.family() {
+            Family::Barrier => run_family::<barrier::Barrier>(b, &call, nb),
+            Family::Bcast => run_family::<bcast::Bcast>(b, &call, nb),
+            Family::Reduce => run_family::<reduce::Reduce>(b, &call, nb),
+            Family::Allreduce => run_family::<allreduce::Allreduce>(b, &call, nb),
+            Family::Alltoall => run_family::<alltoall::Alltoall>(b, &call, nb),
+        }
+    }
+
+    /// Runs a nonblocking kernel in overlap mode: post, `compute` (with its tests) for t_b +
+    /// `extra_s` seconds, wait; the time of each part on this rank. A blocking kernel runs as
+    /// usual with every part 0.
+    pub fn run_overlapped(
+        &mut self,
+        comm: &SimpleCommunicator,
+        compute: &Compute,
+        extra_s: f64,
+        clock: &dyn Clock,
+    ) -> OverlapParts {
+        if !self.op.is_nonblocking() {
+            self.run(comm);
+            return OverlapParts::default();
+        }
+        let call = Call::new(comm);
+        let overlap = Overlap {
+            compute,
+            extra_s,
+            clock,
+            t0: clock.now(),
+        };
+        let b = &mut self.buffers;
+        match self.op.family() {
+            Family::Barrier => barrier::Barrier::overlapped(b, &call, &overlap),
+            Family::Bcast => bcast::Bcast::overlapped(b, &call, &overlap),
+            Family::Reduce => reduce::Reduce::overlapped(b, &call, &overlap),
+            Family::Allreduce => allreduce::Allreduce::overlapped(b, &call, &overlap),
+            Family::Alltoall => alltoall::Alltoall::overlapped(b, &call, &overlap),
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! What a laptop without MPI gets from `cargo build --no-default-features`: every offline
+//! command, end to end through the binary, on records files written here. The same commands
+//! need no MPI in the default build either, so this test runs in both; in the build without
+//! MPI it also checks that the MPI commands still parse but refuse, saying how to rebuild.
+//!
+//! CI runs it as `cargo test --no-default-features --test offline_no_mpi` with no MPI on
+//! `PATH` (`.ci/run`).
+
+mod common;
+
+use common::{offline, text};
+use delaybench::export::{write_clocksync, ClockSyncRow, SummaryFormat};
+use delaybench::plan::Op;
+use delaybench::records::{testdata, RecordsWriter};
+use std::path::{Path, PathBuf};
+
+/// A complete records file: allreduce 8 B at P = 2, baseline and 50 us late, 60 repetitions
+/// whose operation takes `op_time_s`.
+fn write_records(dir: &Path, name: &str, op_time_s: f64) -> PathBuf {
+    let path = dir.join(name);
+    let mut w = RecordsWriter::create(&path).unwrap();
+    w.write_header(&testdata::header(2)).unwrap();
+    for delay in [0.0, 50e-6] {
+        w.write_block(&testdata::block(Op::Allreduce, 8, 2, delay, 60, op_time_s))
+            .unwrap();
+    }
+    w.finish(&testdata::footer(2)).unwrap();
+    path
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs `delaybench <args>`, asserts that it succeeded, and returns its stdout.
+fn succeeds(args: &[&str]) -> String {
+    let out = offline(args);
+    assert!(out.status.success(), "{args:?}: {}", text(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Data rows of a CSV output.
+fn csv_rows(out: &str) -> usize {
+    csv::Reader::from_reader(out.as_bytes()).records().count()
+}
+
+#[test]
+fn analyze_export_plot_and_compare_records_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_records(dir.path(), "a.cbor", 1e-5);
+    let b = write_records(dir.path(), "b.cbor", 2e-5);
+
+    // One row per (op, size, P, delay model).
+    let summary = succeeds(&["analyze", s(&a), "--format", "csv"]);
+    assert_eq!(csv_rows(&summary), 2, "{summary}");
+    let trend = succeeds(&["analyze", s(&a), "--trend", "--format", "csv"]);
+    assert_eq!(csv_rows(&trend), 2, "{trend}");
+
+    // One row per (block, repetition, rank), or per (block, repetition).
+    let ranks = succeeds(&["export", s(&a), "--format", "csv"]);
+    assert_eq!(csv_rows(&ranks), 2 * 60 * 2);
+    let reps = succeeds(&["export", s(&a), "--rows", "rep", "--format", "json"]);
+    serde_json::from_str::<serde_json::Value>(&reps).expect("export --format json is JSON");
+
+    let compared = succeeds(&["compare", s(&a), s(&b), "--format", "csv"]);
+    assert_eq!(csv_rows(&compared), 2, "{compared}");
+
+    let figures = dir.path().join("figures");
+    let drawn = succeeds(&["plot", s(&a), "--out", s(&figures)]);
+    assert!(!drawn.trim().is_empty(), "plot drew nothing");
+    for path in drawn.lines() {
+        assert!(
+            Path::new(path).is_file(),
+            "plot named {path} but did not write it"
+        );
+    }
+
+    // A clocksync CSV (written by `clocksync` on the cluster) gives the clock error figure.
+    let clocksync = dir.path().join("clocksync.csv");
+    let row = |wait_s: f64, max_error_s: f64| ClockSyncRow {
+        method: "treefit".into(),
+        nprocs: 2,
+        sync_s: 0.2,
+        wait_s,
+        max_error_s,
+        max_true_error_s: None,
+    };
+    let mut f = std::fs::File::create(&clocksync).unwrap();
+    write_clocksync(
+        &[row(0.0, 1e-6), row(10.0, 2e-6)],
+        SummaryFormat::Csv,
+        &mut f,
+    )
+    .unwrap();
+    succeeds(&["plot", s(&clocksync), "--out", s(&figures)]);
+    assert!(figures.join("clock_error_vs_time.png").is_file());
+}
+
+#[test]
+fn clocksync_simulate_and_completions() {
+    let simulated = succeeds(&[
+        "clocksync",
+        "--simulate",
+        "--procs",
+        "2,4",
+        "--seeds",
+        "2",
+        "--methods",
+        "offset,treefit",
+        "--waits",
+        "0s,1s",
+        "--format",
+        "csv",
+    ]);
+    // 2 P × 2 methods × 2 waits.
+    assert_eq!(csv_rows(&simulated), 8, "{simulated}");
+
+    let script = succeeds(&["completions", "bash"]);
+    for word in ["analyze", "clocksync", "skew", "schemes", "dry-run"] {
+        assert!(script.contains(word), "the completion script lacks {word}");
+    }
+}
+
+/// Without MPI the command line is the same (the help lists and explains every command), but
+/// a command that needs MPI ranks fails with a message that says how to get them, before
+/// touching any file.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn mpi_commands_parse_but_refuse_without_mpi() {
+    let help = succeeds(&["--help"]);
+    for command in ["clocksync", "skew", "schemes", "analyze"] {
+        assert!(help.contains(command), "--help lacks {command}: {help}");
+    }
+    succeeds(&["skew", "--help"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("run.cbor");
+    let commands: [&[&str]; 5] = [
+        &["--ops", "allreduce", "--output", s(&output)],
+        &["--dry-run"],
+        &["clocksync", "--procs", "2"],
+        &["skew"],
+        &["schemes"],
+    ];
+    for args in commands {
+        let out = offline(args);
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {said}");
+        assert!(said.contains("built without MPI"), "{args:?}: {said}");
+        assert!(
+            said.contains("rebuild with the default features"),
+            "{args:?}: {said}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: {said}");
+    }
+    assert!(!output.exists(), "a refused run wrote {}", output.display());
+
+    // Bad input is still bad input (exit 2), as in the MPI build.
+    let out = offline(&["skew", "--nrep", "many"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
