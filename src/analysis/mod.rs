@@ -35,7 +35,7 @@ pub use digest::{BlockDigest, LaunchDigest};
 pub use launches::{analyze, analyze_digests, Analysis};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,
-    rep_benefits_t0s, Distribution, NoiseEffect, ValidReps,
+    rep_benefits_t0s, BaselineT0, Distribution, NoiseEffect, ValidReps,
 };
 pub use schemes::{compare_with_window, SchemeRow, REFERENCE_SCHEME};
 pub use skew::{exit_skew, ExitSkew};

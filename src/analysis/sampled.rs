@@ -92,6 +92,26 @@ pub fn rep_benefits_t0s(block: &Block, t0s: &[f64]) -> Vec<f64> {
     ValidReps::of(block).benefits(t0s)
 }
 
+/// What the per-repetition metrics need of a baseline: the median t_global of its valid
+/// repetitions (t0 of the benefits) and their mean (t0 of the noise amplification), seconds.
+/// Two numbers where the t_globals took 8 bytes per repetition: a reader going block by block
+/// keeps this of every baseline until the pass ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BaselineT0 {
+    pub median_s: f64,
+    pub mean_s: f64,
+}
+
+impl BaselineT0 {
+    /// Of a baseline given as its valid t_globals (seconds); `None` when there are none.
+    pub fn of(t0s: &[f64]) -> Option<Self> {
+        Some(BaselineT0 {
+            median_s: super::median(t0s)?,
+            mean_s: t0s.iter().mean(),
+        })
+    }
+}
+
 /// What the per-repetition metrics need of a block's valid repetitions, in repetition order:
 /// 32 bytes per repetition, so a reader going block by block can keep it until the block's
 /// baseline is known.
@@ -121,25 +141,32 @@ impl ValidReps {
 
     /// [`rep_benefits`] against a baseline given as its valid t_globals (seconds).
     pub fn benefits(&self, t0s: &[f64]) -> Vec<f64> {
-        let Some(t0) = super::median(t0s) else {
-            return Vec::new();
-        };
+        BaselineT0::of(t0s).map_or_else(Vec::new, |t0| self.benefits_against(&t0))
+    }
+
+    /// [`rep_benefits`] against a baseline given as its [`BaselineT0`].
+    pub fn benefits_against(&self, t0: &BaselineT0) -> Vec<f64> {
         self.reps
             .iter()
-            .map(|&[t, lo, hi, _]| benefit(t0, t, hi - lo))
+            .map(|&[t, lo, hi, _]| benefit(t0.median_s, t, hi - lo))
             .filter(|b| b.is_finite())
             .collect()
     }
 
     /// [`noise_effect`] against a baseline given as its valid t_globals (seconds).
     pub fn noise_effect(&self, t0s: &[f64]) -> Option<NoiseEffect> {
-        if t0s.is_empty() || self.reps.is_empty() {
+        self.noise_effect_against(&BaselineT0::of(t0s)?)
+    }
+
+    /// [`noise_effect`] against a baseline given as its [`BaselineT0`].
+    pub fn noise_effect_against(&self, t0: &BaselineT0) -> Option<NoiseEffect> {
+        if self.reps.is_empty() {
             return None;
         }
         // Every repetition has the same P, so the mean of the per-repetition means is the
         // mean over every rank of every repetition.
         let makespan_mean_s = self.reps.iter().map(|&[t, lo, _, _]| t + lo).mean();
-        let t0_mean_s = t0s.iter().mean();
+        let t0_mean_s = t0.mean_s;
         let delay_mean_s = self.reps.iter().map(|r| r[3]).mean();
         let delay_max_mean_s = self.reps.iter().map(|r| r[2]).mean();
         if delay_mean_s.is_nan() || delay_mean_s <= 0.0 {

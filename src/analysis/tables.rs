@@ -1,6 +1,6 @@
 //! Rows for `delaybench analyze --distribution` and `--trend`: one per delayed block.
 
-use super::{distribution, t_global_trend, valid_t_globals, ValidReps};
+use super::{distribution, t_global_trend, valid_t_globals, BaselineT0, ValidReps};
 use crate::plan::Op;
 use crate::records::{Block, Records};
 use crate::timeline::{Baselines, Configuration};
@@ -63,13 +63,24 @@ pub fn distribution_rows(records: &Records) -> Vec<DistributionRow> {
     rows.finish()
 }
 
-/// [`distribution_rows`] of a file read once, block by block: each baseline keeps its valid
-/// t_globals (8 bytes per repetition), each delayed block its [`ValidReps`] (32 bytes per
-/// repetition) until the pass ends and every baseline is known.
+/// [`distribution_rows`] of a file read once, block by block: each baseline keeps its
+/// [`BaselineT0`] (two numbers), and a delayed block becomes its row at once when its
+/// baseline came first, as a run writes them; only a delayed block read before its baseline
+/// keeps its [`ValidReps`] (32 bytes per repetition) until the pass ends. Keeping them for
+/// every delayed block took 100 MB at 10^8 events, half of what `plot` may use.
 #[derive(Debug, Default)]
 pub struct DistributionRows {
-    baselines: Baselines<Vec<f64>>,
-    delayed: Vec<(Head, ValidReps)>,
+    baselines: Baselines<Option<BaselineT0>>,
+    delayed: Vec<Delayed>,
+}
+
+/// A delayed block of the pass, in file order.
+#[derive(Debug)]
+enum Delayed {
+    /// Its row, from a baseline read before it (`None`: no repetition gave a benefit).
+    Row(Option<DistributionRow>),
+    /// Its baseline was not read yet.
+    Pending(Head, ValidReps),
 }
 
 /// A delayed block's configuration, as its row names it.
@@ -99,7 +110,8 @@ impl Configuration for Head {
 impl DistributionRows {
     /// Takes the next block of the pass.
     pub fn add(&mut self, block: &Block) {
-        self.baselines.offer(block, || Some(valid_t_globals(block)));
+        self.baselines
+            .offer(block, || Some(BaselineT0::of(&valid_t_globals(block))));
         if !block.is_baseline() {
             let head = Head {
                 op: block.op,
@@ -109,17 +121,26 @@ impl DistributionRows {
                 delay_model: block.delay_model.clone(),
                 noise: is_noise(block),
             };
-            self.delayed.push((head, ValidReps::of(block)));
+            // The first baseline of a key is the one every block of it pairs with, so a row
+            // made now is the row the end of the pass would make.
+            let reps = ValidReps::of(block);
+            self.delayed.push(match self.baselines.of(&head) {
+                Some(t0) => Delayed::Row(row(&head, &reps, t0.as_ref())),
+                None => Delayed::Pending(head, reps),
+            });
         }
     }
 
     /// The rows, in the order of the delayed blocks.
     pub fn finish(self) -> Vec<DistributionRow> {
         self.delayed
-            .iter()
-            .filter_map(|(head, reps)| {
-                let t0s = self.baselines.of(head)?;
-                row(head, reps, t0s)
+            .into_iter()
+            .filter_map(|d| match d {
+                Delayed::Row(r) => r,
+                Delayed::Pending(head, reps) => {
+                    let t0 = self.baselines.of(&head)?;
+                    row(&head, &reps, t0.as_ref())
+                }
             })
             .collect()
     }
@@ -137,18 +158,22 @@ pub fn distribution_row(block: &Block, baseline_t0s: &[f64]) -> Option<Distribut
         delay_model: block.delay_model.clone(),
         noise: is_noise(block),
     };
-    row(&head, &ValidReps::of(block), baseline_t0s)
+    row(
+        &head,
+        &ValidReps::of(block),
+        BaselineT0::of(baseline_t0s).as_ref(),
+    )
 }
 
-fn row(head: &Head, reps: &ValidReps, baseline_t0s: &[f64]) -> Option<DistributionRow> {
+/// The row of a delayed block against its baseline's [`BaselineT0`] (`None`: the baseline
+/// has no valid repetition, so no repetition has a benefit).
+fn row(head: &Head, reps: &ValidReps, t0: Option<&BaselineT0>) -> Option<DistributionRow> {
     if head.delay_s <= 0.0 {
         return None;
     }
-    let d = distribution(&reps.benefits(baseline_t0s))?;
-    let noise = head
-        .noise
-        .then(|| reps.noise_effect(baseline_t0s))
-        .flatten();
+    let t0 = t0?;
+    let d = distribution(&reps.benefits_against(t0))?;
+    let noise = head.noise.then(|| reps.noise_effect_against(t0)).flatten();
     Some(DistributionRow {
         op: head.op,
         bytes: head.bytes,
@@ -198,6 +223,40 @@ pub fn trend_row(block: &Block) -> Option<TrendRow> {
 mod tests {
     use super::*;
     use crate::records::testdata;
+
+    #[test]
+    fn streamed_rows_pair_with_the_first_baseline_whether_it_comes_before_or_after() {
+        let late = |rep_time| {
+            let mut b = testdata::block(Op::Allreduce, 8, 2, 50e-6, 40, rep_time);
+            b.delayed_ranks = vec![0, 1];
+            b.applied_delay_s
+                .0
+                .iter_mut()
+                .step_by(2)
+                .for_each(|d| *d = 20e-6);
+            b
+        };
+        let (early, later) = (late(9e-6), late(11e-6));
+        let base = testdata::block(Op::Allreduce, 8, 2, 0.0, 40, 10e-6);
+        // A second baseline of the same configuration, slower: it must not be used.
+        let slower = testdata::block(Op::Allreduce, 8, 2, 0.0, 40, 30e-6);
+        let mut rows = DistributionRows::default();
+        for b in [&early, &base, &later, &slower] {
+            rows.add(b);
+        }
+        let t0s = valid_t_globals(&base);
+        let want: Vec<DistributionRow> = [&early, &later]
+            .iter()
+            .filter_map(|b| distribution_row(b, &t0s))
+            .collect();
+        assert_eq!(want.len(), 2);
+        assert!(want.iter().all(|r| r.amplification.is_some()));
+        assert_ne!(want[0], want[1]);
+        assert_eq!(rows.finish(), want);
+        // Against the slower baseline the rows differ, so the pairing above is tested.
+        let other = distribution_row(&early, &valid_t_globals(&slower)).unwrap();
+        assert_ne!(other, want[0]);
+    }
 
     #[test]
     fn amplification_only_for_noise_blocks() {
