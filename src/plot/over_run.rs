@@ -54,7 +54,7 @@ pub fn rep_points(digest: &BlockDigest, extras: &BlockExtras) -> Vec<(f64, f64)>
         .valid_reps
         .iter()
         .zip(&digest.t_globals)
-        .map(|(&rep, &t)| (rep as f64, t * US))
+        .map(|(rep, &t)| (rep as f64, t * US))
         .collect()
 }
 

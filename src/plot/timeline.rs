@@ -36,8 +36,15 @@ pub fn median_rep(block: &Block) -> Option<usize> {
         .filter(|&r| block.rep_valid(r))
         .map(|r| (t_global(block, r), r))
         .collect();
-    reps.sort_by(|a, b| a.0.total_cmp(&b.0));
-    reps.get(reps.len().saturating_sub(1) / 2).map(|&(_, r)| r)
+    if reps.is_empty() {
+        return None;
+    }
+    // Selection, not a sort: one O(n) pass per block. Ties in t_global go to the earlier
+    // repetition, as a stable sort by t_global would order them.
+    let mid = (reps.len() - 1) / 2;
+    let (_, &mut (_, r), _) =
+        reps.select_nth_unstable_by(mid, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    Some(r)
 }
 
 /// The bars of repetition `rep`: per rank, from the repetition's start instant (the scheduled
@@ -235,6 +242,30 @@ mod tests {
         let mut none = b.clone();
         none.flags.iter_mut().for_each(|f| *f = 1);
         assert_eq!(median_rep(&none), None);
+    }
+
+    #[test]
+    fn median_rep_is_the_lower_median_and_the_earliest_of_ties() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for nrep in [1u32, 2, 5, 6, 40, 41] {
+            let mut b = testdata::block(Op::Allreduce, 8, 2, 0.0, nrep, 10e-6);
+            // Few distinct t_globals, so that ties are common; some repetitions invalid.
+            for r in 0..nrep as usize {
+                let t = f64::from(rng.random_range(1..5u8)) * 1e-6;
+                b.t_start_global_s.0[2 * r..2 * r + 2].fill(0.0);
+                b.t_end_global_s.0[2 * r..2 * r + 2].fill(t);
+                b.flags[2 * r] = u8::from(rng.random_range(0..4) == 0);
+            }
+            // The definition: valid repetitions stably sorted by t_global, the lower middle.
+            let mut by_t: Vec<(f64, usize)> = (0..nrep as usize)
+                .filter(|&r| b.rep_valid(r))
+                .map(|r| (b.t_end_global_s.0[2 * r], r))
+                .collect();
+            by_t.sort_by(|x, y| x.0.total_cmp(&y.0));
+            let want = by_t.get(by_t.len().saturating_sub(1) / 2).map(|&(_, r)| r);
+            assert_eq!(median_rep(&b), want, "nrep {nrep}: {by_t:?}");
+        }
     }
 
     #[test]
