@@ -45,7 +45,7 @@ mod timeline;
 mod xy;
 
 pub use clock_error::{plottable_rows, write_clock_error_figure};
-pub use reduced::{BlockExtras, PlotRun, ValidMask};
+pub use reduced::{BlockExtras, PlotRun, ValidSet};
 
 use crate::analysis::{config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats};
 use crate::records::Records;

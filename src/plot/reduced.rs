@@ -16,12 +16,12 @@ use std::path::Path;
 /// 24 MiB of `plot`'s 190 MiB peak at 6.25 million valid repetitions, a bit each takes 1/32
 /// of that (less than 1 MiB).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ValidMask {
+pub struct ValidSet {
     /// Bit `r % 64` of word `r / 64` is set when repetition r is valid.
     words: Vec<u64>,
 }
 
-impl ValidMask {
+impl ValidSet {
     /// The valid repetitions of `block` ([`Block::rep_valid`]).
     pub fn of(block: &Block) -> Self {
         let nrep = block.nrep as usize;
@@ -29,7 +29,7 @@ impl ValidMask {
         for r in (0..nrep).filter(|&r| block.rep_valid(r)) {
             words[r / 64] |= 1 << (r % 64);
         }
-        ValidMask { words }
+        ValidSet { words }
     }
 
     /// Indices of the valid repetitions, ascending: aligned with [`BlockDigest::t_globals`].
@@ -51,7 +51,7 @@ impl ValidMask {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockExtras {
     /// Which repetitions are valid; in order, aligned with [`BlockDigest::t_globals`].
-    pub valid_reps: ValidMask,
+    pub valid_reps: ValidSet,
     /// The median valid repetition ([`median_rep`]): its index and the block cut down to it
     /// (one repetition, P ranks), for the timeline.
     pub median: Option<(usize, Block)>,
@@ -60,7 +60,7 @@ pub struct BlockExtras {
 impl BlockExtras {
     /// The extras of `block`.
     pub fn of(block: &Block) -> Self {
-        let valid_reps = ValidMask::of(block);
+        let valid_reps = ValidSet::of(block);
         let median =
             median_rep(block).map(|rep| (rep, split_block(block, rep as u32..rep as u32 + 1)));
         BlockExtras { valid_reps, median }
@@ -171,12 +171,12 @@ mod tests {
         }
         let want: Vec<u32> = (0..200).filter(|&r| b.rep_valid(r as usize)).collect();
         assert_eq!(want.len(), 133);
-        assert_eq!(ValidMask::of(&b).iter().collect::<Vec<_>>(), want);
+        assert_eq!(ValidSet::of(&b).iter().collect::<Vec<_>>(), want);
         // Every repetition valid, and none: the ends of a word are kept.
         b.flags.iter_mut().for_each(|f| *f = 0);
-        let all: Vec<u32> = ValidMask::of(&b).iter().collect();
+        let all: Vec<u32> = ValidSet::of(&b).iter().collect();
         assert_eq!(all, (0..200).collect::<Vec<u32>>());
         b.flags.iter_mut().for_each(|f| *f = 1);
-        assert_eq!(ValidMask::of(&b).iter().count(), 0);
+        assert_eq!(ValidSet::of(&b).iter().count(), 0);
     }
 }
