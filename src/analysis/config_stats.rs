@@ -8,7 +8,7 @@ use super::median;
 use super::stats::{describe, SampleStats};
 use crate::plan::Op;
 use crate::records::Records;
-use crate::timeline::{baseline_among, BaselineKey, Configuration};
+use crate::timeline::baseline_among;
 use serde::Serialize;
 use thiserror::Error;
 
@@ -218,18 +218,7 @@ fn blocks_of<'a>(launches: &'a [LaunchDigest], k: &Key) -> Vec<&'a BlockDigest> 
         .collect()
 }
 
-impl Configuration for ConfigStats {
-    fn baseline_key(&self) -> BaselineKey {
-        BaselineKey {
-            op: self.op,
-            bytes: self.bytes,
-            nprocs: self.nprocs,
-        }
-    }
-    fn delay_s(&self) -> f64 {
-        self.delay_s
-    }
-}
+crate::timeline::pairing::configuration!(ConfigStats);
 
 /// The baseline of `block` in every launch ([`baseline_among`]).
 fn baselines_of<'a>(launches: &'a [LaunchDigest], block: &BlockDigest) -> Vec<&'a BlockDigest> {

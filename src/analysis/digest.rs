@@ -5,9 +5,7 @@
 use super::valid_t_globals;
 use crate::plan::Op;
 use crate::records::{Block, Footer, Header, Records, RecordsError};
-use crate::timeline::{
-    BaselineKey, ClockCorrection, Configuration, GlobalTimes, Timeline, TimelineEnd, VerdictChanges,
-};
+use crate::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
 use std::path::Path;
 
 /// One block reduced to what the per-configuration statistics need.
@@ -32,18 +30,7 @@ pub struct BlockDigest {
     pub t_globals: Vec<f64>,
 }
 
-impl Configuration for BlockDigest {
-    fn baseline_key(&self) -> BaselineKey {
-        BaselineKey {
-            op: self.op,
-            bytes: self.bytes,
-            nprocs: self.nprocs,
-        }
-    }
-    fn delay_s(&self) -> f64 {
-        self.delay_s
-    }
-}
+crate::timeline::pairing::configuration!(BlockDigest);
 
 impl BlockDigest {
     /// The digest of `block`.

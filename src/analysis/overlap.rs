@@ -3,7 +3,7 @@
 
 use crate::plan::Op;
 use crate::records::{Block, OverlapRecord, Records};
-use crate::timeline::{BaselineKey, Baselines, Configuration};
+use crate::timeline::Baselines;
 use serde::Serialize;
 
 /// Overlap % as OSU's `osu_iallreduce` & co. define it:
@@ -108,18 +108,7 @@ pub struct OverlapRows {
     rows: Vec<(OverlapRow, Option<f64>, bool)>,
 }
 
-impl Configuration for OverlapRow {
-    fn baseline_key(&self) -> BaselineKey {
-        BaselineKey {
-            op: self.op,
-            bytes: self.bytes,
-            nprocs: self.nprocs,
-        }
-    }
-    fn delay_s(&self) -> f64 {
-        self.delay_s
-    }
-}
+crate::timeline::pairing::configuration!(OverlapRow);
 
 impl OverlapRows {
     /// Takes the next block of the pass.

@@ -94,16 +94,18 @@ struct Head {
     noise: bool,
 }
 
-impl Configuration for Head {
-    fn baseline_key(&self) -> crate::timeline::BaselineKey {
-        crate::timeline::BaselineKey {
-            op: self.op,
-            bytes: self.bytes,
-            nprocs: self.nprocs,
+crate::timeline::pairing::configuration!(Head);
+
+impl Head {
+    fn of(block: &Block) -> Self {
+        Head {
+            op: block.op,
+            bytes: block.bytes,
+            nprocs: block.nprocs,
+            delay_s: block.delay_s,
+            delay_model: block.delay_model.clone(),
+            noise: is_noise(block),
         }
-    }
-    fn delay_s(&self) -> f64 {
-        self.delay_s
     }
 }
 
@@ -113,14 +115,7 @@ impl DistributionRows {
         self.baselines
             .offer(block, || Some(BaselineT0::of(&valid_t_globals(block))));
         if !block.is_baseline() {
-            let head = Head {
-                op: block.op,
-                bytes: block.bytes,
-                nprocs: block.nprocs,
-                delay_s: block.delay_s,
-                delay_model: block.delay_model.clone(),
-                noise: is_noise(block),
-            };
+            let head = Head::of(block);
             // The first baseline of a key is the one every block of it pairs with, so a row
             // made now is the row the end of the pass would make.
             let reps = ValidReps::of(block);
@@ -150,14 +145,7 @@ impl DistributionRows {
 /// t_globals of the baseline's valid repetitions (seconds). `None` for an undelayed block or
 /// when no repetition gives a benefit.
 pub fn distribution_row(block: &Block, baseline_t0s: &[f64]) -> Option<DistributionRow> {
-    let head = Head {
-        op: block.op,
-        bytes: block.bytes,
-        nprocs: block.nprocs,
-        delay_s: block.delay_s,
-        delay_model: block.delay_model.clone(),
-        noise: is_noise(block),
-    };
+    let head = Head::of(block);
     row(
         &head,
         &ValidReps::of(block),

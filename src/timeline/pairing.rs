@@ -17,6 +17,26 @@ pub struct BaselineKey {
     pub nprocs: u32,
 }
 
+/// Implements [`Configuration`] for a type with `op`, `bytes`, `nprocs` and `delay_s` fields
+/// (a block, its digest, a table row): they all pair with their baseline the same way.
+macro_rules! configuration {
+    ($t:ty) => {
+        impl $crate::timeline::Configuration for $t {
+            fn baseline_key(&self) -> $crate::timeline::BaselineKey {
+                $crate::timeline::BaselineKey {
+                    op: self.op,
+                    bytes: self.bytes,
+                    nprocs: self.nprocs,
+                }
+            }
+            fn delay_s(&self) -> f64 {
+                self.delay_s
+            }
+        }
+    };
+}
+pub(crate) use configuration;
+
 /// Anything measured for one configuration and one delay: a block, its digest, a table row.
 pub trait Configuration {
     /// Its (op, bytes, P).
@@ -29,18 +49,7 @@ pub trait Configuration {
     }
 }
 
-impl Configuration for Block {
-    fn baseline_key(&self) -> BaselineKey {
-        BaselineKey {
-            op: self.op,
-            bytes: self.bytes,
-            nprocs: self.nprocs,
-        }
-    }
-    fn delay_s(&self) -> f64 {
-        self.delay_s
-    }
-}
+configuration!(Block);
 
 impl<T: Configuration> Configuration for &T {
     fn baseline_key(&self) -> BaselineKey {
