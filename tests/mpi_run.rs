@@ -34,9 +34,11 @@ fn two_ranks_write_complete_records_table_and_figures() {
             "--resync-every",
             "0s",
             // Ranks of one host share a clock and would keep identical models: an emulated
-            // offset makes every re-measurement visible.
+            // offset makes every re-measurement visible, and a skew makes two re-measurements
+            // differ (with an offset alone, two min-RTT measurements of whole nanoseconds
+            // gave the same offset to the last bit once in CI).
             "--emulate-clock",
-            "offset=1ms*rank",
+            "offset=1ms*rank,skew=20ppm*rank",
         ],
         dir.path(),
     );
