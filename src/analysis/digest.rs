@@ -35,6 +35,12 @@ crate::timeline::pairing::configuration!(BlockDigest);
 impl BlockDigest {
     /// The digest of `block`.
     pub fn of(block: &Block) -> Self {
+        Self::with_t_globals(block, valid_t_globals(block))
+    }
+
+    /// The digest of `block` whose valid t_globals, in repetition order, are `t_globals`
+    /// (seconds; [`super::BlockTimes`]).
+    pub fn with_t_globals(block: &Block, t_globals: Vec<f64>) -> Self {
         BlockDigest {
             op: block.op,
             bytes: block.bytes,
@@ -44,7 +50,7 @@ impl BlockDigest {
             delay_s: block.delay_s,
             nrep: block.nrep,
             late_arrival: block.is_late_arrival(),
-            t_globals: valid_t_globals(block),
+            t_globals,
         }
     }
 }

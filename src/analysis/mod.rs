@@ -44,7 +44,7 @@ pub use tables::{
     distribution_row, distribution_rows, is_noise, trend_row, trend_rows, DistributionRow,
     DistributionRows, TrendRow,
 };
-pub use tglobal::{t_global, valid_t_globals};
+pub use tglobal::{t_global, valid_t_globals, BlockTimes};
 pub use timing_methods::{t_max_local, t_root, timing_row, timing_rows, TimingMethod, TimingRow};
 pub use trend::{t_global_trend, Trend};
 pub use truth::{true_start_spread, true_time, truth_rows, TruthRow};

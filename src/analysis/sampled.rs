@@ -12,7 +12,7 @@
 //! t_global (Niethammer et al. 2016, eq. 4). The baseline is the undelayed block of the same (op, bytes, P), as in
 //! [`crate::timeline::pairing`]; callers choose it.
 
-use super::{benefit, t_global, valid_t_globals};
+use super::{benefit, valid_t_globals, BlockTimes};
 use crate::records::Block;
 use serde::Serialize;
 use statrs::statistics::{Data, OrderStatistics, Statistics};
@@ -125,15 +125,23 @@ pub struct ValidReps {
 impl ValidReps {
     /// The valid repetitions of `block`.
     pub fn of(block: &Block) -> Self {
+        Self::with_times(block, &BlockTimes::of(block))
+    }
+
+    /// The valid repetitions of `block`, whose indices and t_globals are `times`.
+    pub fn with_times(block: &Block, times: &BlockTimes) -> Self {
         let p = block.nprocs as usize;
-        let reps = (0..block.nrep as usize)
-            .filter(|&rep| block.rep_valid(rep))
-            .map(|rep| {
+        let reps = times
+            .reps
+            .iter()
+            .zip(&times.t_globals)
+            .map(|(&rep, &t)| {
+                let rep = rep as usize;
                 let (lo, hi) = delay_range(block, rep);
                 let mean = block.applied_delay_s.0[rep * p..(rep + 1) * p]
                     .iter()
                     .mean();
-                [t_global(block, rep), lo, hi, mean]
+                [t, lo, hi, mean]
             })
             .collect();
         ValidReps { reps }

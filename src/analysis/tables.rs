@@ -1,6 +1,6 @@
 //! Rows for `delaybench analyze --distribution` and `--trend`: one per delayed block.
 
-use super::{distribution, t_global_trend, valid_t_globals, BaselineT0, ValidReps};
+use super::{distribution, t_global_trend, BaselineT0, BlockTimes, ValidReps};
 use crate::plan::Op;
 use crate::records::{Block, Records};
 use crate::timeline::{Baselines, Configuration};
@@ -112,13 +112,18 @@ impl Head {
 impl DistributionRows {
     /// Takes the next block of the pass.
     pub fn add(&mut self, block: &Block) {
+        self.add_with(block, &BlockTimes::of(block));
+    }
+
+    /// [`DistributionRows::add`] of a block whose valid repetitions and t_globals are `times`.
+    pub fn add_with(&mut self, block: &Block, times: &BlockTimes) {
         self.baselines
-            .offer(block, || Some(BaselineT0::of(&valid_t_globals(block))));
+            .offer(block, || Some(BaselineT0::of(&times.t_globals)));
         if !block.is_baseline() {
             let head = Head::of(block);
             // The first baseline of a key is the one every block of it pairs with, so a row
             // made now is the row the end of the pass would make.
-            let reps = ValidReps::of(block);
+            let reps = ValidReps::with_times(block, times);
             self.delayed.push(match self.baselines.of(&head) {
                 Some(t0) => Delayed::Row(row(&head, &reps, t0.as_ref())),
                 None => Delayed::Pending(head, reps),
@@ -210,6 +215,7 @@ pub fn trend_row(block: &Block) -> Option<TrendRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::valid_t_globals;
     use crate::records::testdata;
 
     #[test]

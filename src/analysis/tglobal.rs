@@ -21,10 +21,28 @@ pub fn t_global(block: &Block, rep: usize) -> f64 {
 /// t_global in seconds of every valid repetition of `block`, in repetition order
 /// (invalid repetitions, see [`Block::rep_valid`], are left out).
 pub fn valid_t_globals(block: &Block) -> Vec<f64> {
-    (0..block.nrep as usize)
-        .filter(|&rep| block.rep_valid(rep))
-        .map(|rep| t_global(block, rep))
-        .collect()
+    BlockTimes::of(block).t_globals
+}
+
+/// A block's valid repetitions and their t_globals, found once per block so that every
+/// reduction a reader makes of the block (digest, figures, distribution) shares them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BlockTimes {
+    /// Indices of the valid repetitions ([`Block::rep_valid`]), ascending.
+    pub reps: Vec<u32>,
+    /// Their t_globals, seconds, aligned with `reps`.
+    pub t_globals: Vec<f64>,
+}
+
+impl BlockTimes {
+    /// The valid repetitions of `block` and their t_globals.
+    pub fn of(block: &Block) -> Self {
+        let (reps, t_globals) = (0..block.nrep as usize)
+            .filter(|&rep| block.rep_valid(rep))
+            .map(|rep| (rep as u32, t_global(block, rep)))
+            .unzip();
+        BlockTimes { reps, t_globals }
+    }
 }
 
 #[cfg(test)]

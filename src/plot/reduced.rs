@@ -4,9 +4,10 @@
 //! and for the whole run the overlap and distribution rows. `plot` thus reads a file once,
 //! block by block, and never holds the per-rank arrays of more than one block.
 
-use super::timeline::median_rep;
+use super::timeline::median_of;
 use crate::analysis::{
-    BlockDigest, DistributionRow, DistributionRows, LaunchDigest, OverlapRow, OverlapRows,
+    BlockDigest, BlockTimes, DistributionRow, DistributionRows, LaunchDigest, OverlapRow,
+    OverlapRows,
 };
 use crate::records::{split_block, Block, Records, RecordsError};
 use crate::timeline::{GlobalTimes, Timeline};
@@ -24,10 +25,14 @@ pub struct ValidSet {
 impl ValidSet {
     /// The valid repetitions of `block` ([`Block::rep_valid`]).
     pub fn of(block: &Block) -> Self {
-        let nrep = block.nrep as usize;
-        let mut words = vec![0u64; nrep.div_ceil(64)];
-        for r in (0..nrep).filter(|&r| block.rep_valid(r)) {
-            words[r / 64] |= 1 << (r % 64);
+        Self::from_reps(block.nrep, &BlockTimes::of(block).reps)
+    }
+
+    /// The set of `reps` (ascending indices) among `nrep` repetitions.
+    pub fn from_reps(nrep: u32, reps: &[u32]) -> Self {
+        let mut words = vec![0u64; (nrep as usize).div_ceil(64)];
+        for &r in reps {
+            words[r as usize / 64] |= 1 << (r % 64);
         }
         ValidSet { words }
     }
@@ -52,7 +57,7 @@ impl ValidSet {
 pub struct BlockExtras {
     /// Which repetitions are valid; in order, aligned with [`BlockDigest::t_globals`].
     pub valid_reps: ValidSet,
-    /// The median valid repetition ([`median_rep`]): its index and the block cut down to it
+    /// The median valid repetition ([`median_of`]): its index and the block cut down to it
     /// (one repetition, P ranks), for the timeline.
     pub median: Option<(usize, Block)>,
 }
@@ -60,9 +65,14 @@ pub struct BlockExtras {
 impl BlockExtras {
     /// The extras of `block`.
     pub fn of(block: &Block) -> Self {
-        let valid_reps = ValidSet::of(block);
+        Self::with_times(block, &BlockTimes::of(block))
+    }
+
+    /// The extras of a block whose valid repetitions and t_globals are `times`.
+    pub fn with_times(block: &Block, times: &BlockTimes) -> Self {
+        let valid_reps = ValidSet::from_reps(block.nrep, &times.reps);
         let median =
-            median_rep(block).map(|rep| (rep, split_block(block, rep as u32..rep as u32 + 1)));
+            median_of(times).map(|rep| (rep, split_block(block, rep as u32..rep as u32 + 1)));
         BlockExtras { valid_reps, median }
     }
 }
@@ -122,11 +132,14 @@ struct Pass {
 }
 
 impl Pass {
+    /// Every reduction of `block`, its valid repetitions and t_globals found once.
     fn add(&mut self, block: &Block) {
-        self.digests.push(BlockDigest::of(block));
-        self.extras.push(BlockExtras::of(block));
+        let times = BlockTimes::of(block);
+        self.extras.push(BlockExtras::with_times(block, &times));
         self.overlap.add(block);
-        self.distribution.add(block);
+        self.distribution.add_with(block, &times);
+        self.digests
+            .push(BlockDigest::with_t_globals(block, times.t_globals));
     }
 
     fn finish(self, mut launch: LaunchDigest) -> PlotRun {
@@ -153,7 +166,7 @@ mod tests {
         // testdata flags repetition 1: four valid ones, 0, 2, 3, 4.
         assert_eq!(x.valid_reps.iter().collect::<Vec<_>>(), vec![0, 2, 3, 4]);
         let (rep, one) = x.median.unwrap();
-        assert_eq!(Some(rep), median_rep(&b));
+        assert_eq!(Some(rep), median_of(&BlockTimes::of(&b)));
         assert_eq!((one.nrep, one.nprocs), (1, 4));
         assert_eq!(
             one.t_end_global_s.0[..],

@@ -11,7 +11,7 @@ use super::render::Drawable;
 use super::spec::{family_color, LegendEntry, SeriesStyle};
 use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
 use super::RunData;
-use crate::analysis::{t_global, BlockDigest};
+use crate::analysis::{t_global, BlockDigest, BlockTimes};
 use crate::kernel::Family;
 use crate::plan::Op;
 use crate::records::Block;
@@ -29,12 +29,15 @@ const WAIT_COLOR: (u8, u8, u8) = (200, 200, 200);
 /// Half a bar's height, in ranks.
 const HALF: f64 = 0.3;
 
-/// The valid repetition whose t_global is the median (the lower one of an even count), or
+/// The valid repetition (of a block whose valid repetitions and t_globals are `times`) whose
+/// t_global is the median (the lower one of an even count), or
 /// `None` without a valid repetition.
-pub fn median_rep(block: &Block) -> Option<usize> {
-    let mut reps: Vec<(f64, usize)> = (0..block.nrep as usize)
-        .filter(|&r| block.rep_valid(r))
-        .map(|r| (t_global(block, r), r))
+pub fn median_of(times: &BlockTimes) -> Option<usize> {
+    let mut reps: Vec<(f64, usize)> = times
+        .t_globals
+        .iter()
+        .zip(&times.reps)
+        .map(|(&t, &r)| (t, r as usize))
         .collect();
     if reps.is_empty() {
         return None;
@@ -238,10 +241,10 @@ mod tests {
     fn median_rep_skips_invalid_repetitions() {
         // Valid reps 0, 2, 3, 4 with growing t_global: the lower median is rep 2.
         let b = testdata::block(Op::Allreduce, 8, 3, 50e-6, 5, 10e-6);
-        assert_eq!(median_rep(&b), Some(2));
+        assert_eq!(median_of(&BlockTimes::of(&b)), Some(2));
         let mut none = b.clone();
         none.flags.iter_mut().for_each(|f| *f = 1);
-        assert_eq!(median_rep(&none), None);
+        assert_eq!(median_of(&BlockTimes::of(&none)), None);
     }
 
     #[test]
@@ -264,7 +267,11 @@ mod tests {
                 .collect();
             by_t.sort_by(|x, y| x.0.total_cmp(&y.0));
             let want = by_t.get(by_t.len().saturating_sub(1) / 2).map(|&(_, r)| r);
-            assert_eq!(median_rep(&b), want, "nrep {nrep}: {by_t:?}");
+            assert_eq!(
+                median_of(&BlockTimes::of(&b)),
+                want,
+                "nrep {nrep}: {by_t:?}"
+            );
         }
     }
 
