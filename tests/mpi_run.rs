@@ -242,7 +242,14 @@ fn analyze_and_export_agree_on_a_real_run() {
         assert_eq!(row[col("valid")].parse::<usize>().unwrap(), valid.len());
         let min = valid.iter().copied().fold(f64::INFINITY, f64::min);
         assert_eq!(row[col("t_global_min_s")].parse::<f64>().unwrap(), min);
-        // The median lies inside its bootstrap interval.
+        // The median lies inside its bootstrap interval. With fewer than two valid
+        // repetitions (2 ranks busy-polling on 2 loaded cores kept 1 of 20 once in CI) there
+        // is no interval, and the cells must say so by being empty.
+        if valid.len() < 2 {
+            assert_eq!(&row[col("t_global_median_ci_lo_s")], "");
+            assert_eq!(&row[col("t_global_median_ci_hi_s")], "");
+            continue;
+        }
         let cell = |c: &str| row[col(c)].parse::<f64>().unwrap();
         let (lo, med, hi) = (
             cell("t_global_median_ci_lo_s"),
