@@ -94,9 +94,10 @@ pub enum Command {
     /// run. A `clocksync` CSV gives the clock error figure instead.
     Plot {
         file: PathBuf,
-        /// Directory for the figures.
-        #[arg(long, default_value = "figures")]
-        out: PathBuf,
+        /// Directory for the figures [default: the file's folder, beside it with its stem:
+        /// `results/run.cbor` → `results/run/`].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
         /// Statistic of the valid repetitions to plot.
         #[arg(long, value_enum, default_value = "median")]
         stat: Stat,
@@ -414,9 +415,18 @@ pub struct MeasureArgs {
     /// (see `configs/`).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Directory for the figures drawn at the end of the run.
-    #[arg(long, default_value = "figures")]
-    pub figures: PathBuf,
+    /// Directory for the figures, report page and summary made at the end of the run
+    /// [default: the records file's folder: `results/<stem>.cbor` gets `results/<stem>/`].
+    /// It must not exist yet or be empty: outputs are never overwritten.
+    #[arg(long, value_name = "DIR")]
+    pub figures: Option<PathBuf>,
+    /// Draw no figures and no report page at the end of the run.
+    #[arg(long, conflicts_with = "figures")]
+    pub no_figures: bool,
+    /// Print no summary table and write no summary files at the end of the run (with
+    /// --no-figures too, the records file is not read back at all).
+    #[arg(long)]
+    pub no_summary: bool,
     /// Print the plan, its block count and estimated duration, then stop: nothing is
     /// measured and no file is written (still under mpirun, which gives the world size).
     #[arg(long)]

@@ -12,6 +12,7 @@ use delaybench::export::{
     write_overlap, write_rows_streamed, write_timing, write_trend, write_truth, ExportError,
     ExportRows, SummaryFormat,
 };
+use delaybench::output_name::outputs_dir;
 use delaybench::plot::{plottable_rows, write_clock_error_figure, write_figures_of_run, PlotRun};
 use delaybench::records::{Block, Header};
 use delaybench::study::Study;
@@ -236,6 +237,8 @@ fn offline(command: Command) -> Result<()> {
             only,
             times,
         } => {
+            // Beside the file, in its own folder: the outputs of a run follow its data.
+            let out_dir = out.unwrap_or_else(|| outputs_dir(&file));
             let paths = if file.extension().is_some_and(|e| e == "csv") {
                 let rows = read_clocksync_csv(&file)
                     .with_context(|| format!("reading clocksync results {}", file.display()))?;
@@ -248,7 +251,7 @@ fn offline(command: Command) -> Result<()> {
                         file.display()
                     );
                 }
-                write_clock_error_figure(&rows, &out)?
+                write_clock_error_figure(&rows, &out_dir)?
             } else {
                 // Reduced block by block: medians, intervals and one repetition per block.
                 let run = PlotRun::read(&file, times.global_times)
@@ -259,7 +262,7 @@ fn offline(command: Command) -> Result<()> {
                     &run.launch.verdicts,
                     (&run.launch).into(),
                 );
-                let paths = write_figures_of_run(run, &out, stat, only)?;
+                let paths = write_figures_of_run(run, &out_dir, stat, only)?;
                 if paths.is_empty() {
                     eprintln!(
                         "delaybench: no figure to draw from {}: it has no complete block, or \

@@ -68,7 +68,7 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
             std::time::Duration::from_secs_f64(t),
         );
     }
-    let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study);
+    let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study, agreed.end);
     match runner.run(agreed.writer) {
         Err(e) => fail(&world, &e.to_string()),
         // 128 + the signal, as shells report a process ended by it.

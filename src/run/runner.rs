@@ -16,17 +16,18 @@ use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
 use crate::delay::{delay_matrix, rank_column, DelayModel, DetourInjector};
 use crate::plan::{Op, Plan, SyncMethod};
 use crate::records::*;
+use crate::summary::EndOfRun;
 use crate::wait::WaitStrategy;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// One rank's state during a measurement run.
 pub struct Runner<'w> {
     session: Session<'w>,
     plan: Plan,
-    figures: PathBuf,
+    /// On rank 0: what the end of the run makes from the records, and where.
+    end: Option<EndOfRun>,
     clock_sync: Box<dyn ClockSync + Send + Sync>,
     /// On rank 0: every world rank's current clock model.
     models: Vec<ClockModel>,
@@ -55,6 +56,7 @@ impl<'w> Runner<'w> {
         plan: Plan,
         args: &MeasureArgs,
         study: Option<String>,
+        end: Option<EndOfRun>,
     ) -> Self {
         let mut hosts = hosts;
         hosts.set_subcomm(plan.subcomm);
@@ -63,7 +65,7 @@ impl<'w> Runner<'w> {
             session,
             clock_sync: build(plan.clock_sync, &plan.clock_params),
             plan,
-            figures: args.figures.clone(),
+            end,
             models: Vec::new(),
             last_sync: Instant::now(),
             started: Instant::now(),
@@ -155,7 +157,9 @@ impl<'w> Runner<'w> {
         if let Some(w) = writer {
             let path = w.path().to_path_buf();
             w.finish(&footer)?;
-            crate::summary::print_summary(&path, &self.figures, &mut std::io::stdout().lock());
+            if let Some(end) = &self.end {
+                crate::summary::print_summary(&path, end, &mut std::io::stdout().lock());
+            }
         }
         Ok(())
     }

@@ -1,0 +1,128 @@
+//! Per-run outputs under mpirun: every run writes its records file and a folder beside it
+//! with the same stem (figures, report page, summary), and nothing of an earlier run is ever
+//! overwritten.
+
+mod common;
+
+use common::{mpirun, offline, text};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const SMALL: [&str; 12] = [
+    "--ops",
+    "allreduce",
+    "--sizes",
+    "8",
+    "--nrep",
+    "20",
+    "--warmup",
+    "3",
+    "--clock-sync",
+    "offset",
+    "--delay",
+    "50us",
+];
+
+/// Every file under `dir` with its bytes.
+fn contents(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            all.extend(contents(&path));
+        } else {
+            all.insert(path.clone(), std::fs::read(&path).unwrap());
+        }
+    }
+    all
+}
+
+fn launch(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = SMALL.to_vec();
+    args.extend_from_slice(extra);
+    mpirun(2, &args, dir)
+}
+
+fn ok(out: &std::process::Output) {
+    assert!(
+        matches!(out.status.code(), Some(0 | common::NO_VALID_EXIT)),
+        "{}",
+        text(out)
+    );
+}
+
+#[test]
+fn each_run_gets_its_own_folder_and_nothing_is_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    ok(&launch(dir.path(), &[]));
+    let first = contents(&results);
+    let stems: Vec<String> = first
+        .keys()
+        .filter(|p| p.extension().is_some_and(|e| e == "cbor"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(stems.len(), 1, "{:?}", first.keys());
+    let folder = results.join(&stems[0]);
+    for name in ["index.md", "summary.md", "summary.csv"] {
+        assert!(folder.join(name).is_file(), "{name} missing in {folder:?}");
+    }
+    assert!(
+        first
+            .keys()
+            .any(|p| p.starts_with(&folder) && p.extension().is_some_and(|e| e == "png")),
+        "no figure in {folder:?}"
+    );
+    let csv = String::from_utf8(first[&folder.join("summary.csv")].clone()).unwrap();
+    assert!(csv.contains("allreduce"), "{csv}");
+
+    // A second run with the same options: a second records file and folder, the first
+    // run's files byte for byte as they were.
+    ok(&launch(dir.path(), &[]));
+    let second = contents(&results);
+    let cbors = second
+        .keys()
+        .filter(|p| p.extension().is_some_and(|e| e == "cbor"))
+        .count();
+    assert_eq!(cbors, 2);
+    let folders = std::fs::read_dir(&results)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().is_dir())
+        .count();
+    assert_eq!(folders, 2);
+    for (path, bytes) in &first {
+        assert_eq!(&second[path], bytes, "{path:?} changed");
+    }
+
+    // A named run gets the folder of its name; a run into a folder that holds files is
+    // refused before measuring and leaves no records file.
+    ok(&launch(
+        dir.path(),
+        &["--output", "mine.cbor", "--no-summary"],
+    ));
+    assert!(dir.path().join("mine").join("index.md").is_file());
+    assert!(!dir.path().join("mine").join("summary.csv").exists());
+    let refused = launch(dir.path(), &["--output", "again.cbor", "--figures", "mine"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("never overwritten"),
+        "{}",
+        text(&refused)
+    );
+    assert!(!dir.path().join("again.cbor").exists());
+
+    // --no-figures --no-summary: the records alone.
+    ok(&launch(
+        dir.path(),
+        &["--output", "bare.cbor", "--no-figures", "--no-summary"],
+    ));
+    assert!(dir.path().join("bare.cbor").is_file());
+    assert!(!dir.path().join("bare").exists());
+
+    // plot draws into the folder beside the file it reads.
+    std::fs::copy(dir.path().join("bare.cbor"), dir.path().join("copy.cbor")).unwrap();
+    let copy = dir.path().join("copy.cbor");
+    let plotted = offline(&["plot", copy.to_str().unwrap()]);
+    assert!(plotted.status.success(), "{}", text(&plotted));
+    assert!(dir.path().join("copy").join("index.md").is_file());
+}
