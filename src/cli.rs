@@ -8,6 +8,7 @@ use crate::plan::{
     AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
 };
 use crate::plot::{FigureKind, Stat};
+use crate::records::Tag;
 use crate::timeline::GlobalTimes;
 use crate::units::{parse_duration_s, parse_size_bytes};
 use clap::{Args, Parser, Subcommand};
@@ -18,7 +19,11 @@ use std::path::PathBuf;
 /// Run the measurement under MPI (`mpirun -np 4 delaybench --delay-rank 0 --delay 50us`);
 /// analyse, export and plot its records file without MPI.
 #[derive(Debug, Parser)]
-#[command(name = "delaybench", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "delaybench",
+    version = crate::build_info::version_line(),
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -88,6 +93,14 @@ pub enum Command {
         /// One row per rank and repetition (`rank`), or per repetition with t_global (`rep`).
         #[arg(long, value_enum, default_value = "rank")]
         rows: ExportRows,
+    },
+    /// A records file's header made readable: run id, git revision, tags, plan, clock sync,
+    /// wait and window rules, machines and their MPI environment; its block count and how
+    /// the run ended (footer, or what an interrupted run left).
+    Info {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: crate::info::InfoFormat,
     },
     /// Figures (PNG and SVG) of a records file and a report page (index.md): benefit and
     /// t_global vs P, t_global vs size, per-rank timeline, distribution, t_global over the
@@ -399,6 +412,11 @@ pub struct MeasureArgs {
     /// Records file [default: `results/delaybench-<UTC time, µs>-<pid>.cbor`]. Never overwritten.
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// A tag kept in the records header and on every row of `analyze` and `export`, e.g.
+    /// `--tag system=cluster-a --tag mpi=openmpi-4.1` (repeatable; keys of letters, digits,
+    /// `_`, `-`, `.`).
+    #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = parse_tag)]
+    pub tags: Vec<Tag>,
     /// Seed of the run's random generator [default: drawn by rank 0 and recorded].
     #[arg(long)]
     pub seed: Option<u64>,
@@ -481,6 +499,11 @@ pub enum WindowArg {
 fn every_op() -> &'static str {
     static EVERY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     EVERY.get_or_init(|| Op::ALL.map(Op::name).join(","))
+}
+
+fn parse_tag(s: &str) -> Result<Tag, String> {
+    s.parse()
+        .map_err(|e: crate::records::provenance::TagError| e.to_string())
 }
 
 fn parse_op(s: &str) -> Result<Op, String> {

@@ -276,6 +276,17 @@ fn offline(command: Command) -> Result<()> {
                 println!("{}", p.display());
             }
         }
+        Command::Info { file, format } => {
+            let info = delaybench::info::RunInfo::read(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            // A closed pipe (`| head`) is no error for a printer.
+            match info.write(format, &mut std::io::stdout().lock()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    return Err(e).context("cannot print the info");
+                }
+                _ => {}
+            }
+        }
         Command::Completions { shell } => {
             // Generated into memory first: clap_complete panics when stdout closes early
             // (`| head`), and a closed pipe is no error for a script printer.

@@ -126,3 +126,70 @@ fn each_run_gets_its_own_folder_and_nothing_is_overwritten() {
     assert!(plotted.status.success(), "{}", text(&plotted));
     assert!(dir.path().join("copy").join("index.md").is_file());
 }
+
+#[test]
+fn info_shows_tags_revision_and_machines_of_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&launch(
+        dir.path(),
+        &[
+            "--output",
+            "tagged.cbor",
+            "--no-figures",
+            "--tag",
+            "system=ci-box",
+            "--tag",
+            "note=first try",
+        ],
+    ));
+    let file = dir.path().join("tagged.cbor");
+    let version = offline(&["--version"]);
+    let version = String::from_utf8_lossy(&version.stdout).into_owned();
+    // `delaybench 0.1.0 (git <hash or unknown>[, dirty])`
+    let revision = version
+        .split("(git ")
+        .nth(1)
+        .and_then(|r| r.split([',', ')']).next())
+        .unwrap_or_else(|| panic!("no git revision in --version: {version}"));
+    assert!(!revision.is_empty(), "{version}");
+
+    let info = offline(&["info", file.to_str().unwrap()]);
+    assert!(info.status.success(), "{}", text(&info));
+    let shown = String::from_utf8_lossy(&info.stdout);
+    for want in [
+        "tags            system=ci-box, note=first try",
+        &format!("(git {revision}"),
+        "blocks          2",
+        "ended           completed in",
+        "machine ",
+    ] {
+        assert!(shown.contains(want), "`{want}` missing from:\n{shown}");
+    }
+
+    let json = offline(&["info", file.to_str().unwrap(), "--format", "json"]);
+    assert!(json.status.success(), "{}", text(&json));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let prov = &v["header"]["provenance"];
+    assert_eq!(prov["git_revision"], revision);
+    assert_eq!(prov["run_id"].as_str().unwrap().len(), 36);
+    assert_eq!(prov["tags"][1]["value"], "first try");
+    let machine = &prov["machines"][0];
+    assert!(machine["cores_logical"].as_u64().unwrap() >= 1);
+    // Every launcher tells its ranks who they are through such variables (Open MPI's
+    // OMPI_COMM_WORLD_RANK and PMIx, MPICH's PMI_RANK).
+    let env = machine["env"].as_object().unwrap();
+    assert!(
+        env.keys()
+            .any(|k| k.starts_with("OMPI_") || k.starts_with("PMI")),
+        "{env:?}"
+    );
+
+    // A repeated key is refused before measuring; so is a tag without `=`.
+    for bad in [&["--tag", "a=1", "--tag", "a=2"][..], &["--tag", "novalue"]] {
+        let mut args = vec!["--output", "bad.cbor"];
+        args.extend_from_slice(bad);
+        let out = launch(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(!dir.path().join("bad.cbor").exists());
+    }
+}

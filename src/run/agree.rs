@@ -123,6 +123,7 @@ fn resolve(
     hosts: &[String],
     mem_per_rank: Option<u64>,
 ) -> Result<Plan, String> {
+    crate::records::provenance::check_tags(&args.tags).map_err(|e| e.to_string())?;
     let mut plan = args.to_plan(world_size, rand::random());
     plan.validate(world_size, hosts)
         .map_err(|e| e.to_string())?;

@@ -12,6 +12,7 @@ mod gather;
 mod hosts;
 mod interrupt;
 mod kernels;
+mod machines;
 mod measure;
 mod overlap;
 mod pinning;

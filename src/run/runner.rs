@@ -26,6 +26,8 @@ use std::time::Instant;
 pub struct Runner<'w> {
     session: Session<'w>,
     plan: Plan,
+    /// `--tag key=value`, for the header.
+    tags: Vec<Tag>,
     /// On rank 0: what the end of the run makes from the records, and where.
     end: Option<EndOfRun>,
     clock_sync: Box<dyn ClockSync + Send + Sync>,
@@ -66,6 +68,7 @@ impl<'w> Runner<'w> {
             clock_sync: build(plan.clock_sync, &plan.clock_params),
             plan,
             end,
+            tags: args.tags.clone(),
             models: Vec::new(),
             last_sync: Instant::now(),
             started: Instant::now(),
@@ -99,8 +102,9 @@ impl<'w> Runner<'w> {
         self.last_sync = Instant::now();
         self.models = gathered.models.clone();
         self.shared = gathered.shared.clone();
+        let machines = super::machines::gather_machines(world, &self.session.hosts.names);
         if let Some(w) = writer.as_mut() {
-            w.write_header(&self.header(&gathered))?;
+            w.write_header(&self.header(&gathered, machines))?;
         }
         if let Some(w) = writer.as_ref().filter(|_| !self.quiet) {
             eprintln!(
@@ -492,7 +496,7 @@ impl<'w> Runner<'w> {
         base.max(2.0 * window)
     }
 
-    fn header(&self, gathered: &Gathered) -> Header {
+    fn header(&self, gathered: &Gathered, machines: Vec<Machine>) -> Header {
         let clock = self.session.timing.clock.as_ref();
         let world = self.session.world;
         Header {
@@ -536,6 +540,7 @@ impl<'w> Runner<'w> {
             },
             plan: self.plan.clone(),
             study: self.study.clone(),
+            provenance: Provenance::new(self.tags.clone(), machines),
         }
     }
 
