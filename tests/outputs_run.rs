@@ -184,6 +184,38 @@ fn info_shows_tags_revision_and_machines_of_a_run() {
         "{env:?}"
     );
 
+    // Every analyze and export row names the run, its MPI library, hosts and tags.
+    let id = prov["run_id"].as_str().unwrap();
+    let f = file.to_str().unwrap();
+    for args in [
+        &["analyze", f, "--format", "csv"][..],
+        &["export", f, "--rows", "rep"],
+        &["export", f],
+        &["analyze", f, "--trend", "--format", "csv"],
+    ] {
+        let out = offline(args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+        let columns = reader.headers().unwrap().clone();
+        let col = |name: &str| {
+            columns
+                .iter()
+                .position(|c| c == name)
+                .unwrap_or_else(|| panic!("{args:?}: no {name} in {columns:?}"))
+        };
+        let (run, tags, library) = (col("run_id"), col("tags"), col("mpi_library"));
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert!(!rows.is_empty(), "{args:?}");
+        for row in &rows {
+            assert_eq!(&row[run], id, "{args:?}");
+            assert_eq!(&row[tags], "system=ci-box;note=first try", "{args:?}");
+            assert!(
+                !row[library].is_empty() && !row[library].contains('\0'),
+                "{args:?}"
+            );
+        }
+    }
+
     // A repeated key is refused before measuring; so is a tag without `=`.
     for bad in [&["--tag", "a=1", "--tag", "a=2"][..], &["--tag", "novalue"]] {
         let mut args = vec!["--output", "bad.cbor"];

@@ -174,6 +174,53 @@ impl Machine {
     }
 }
 
+/// What tells one launch from another on every row of `analyze` and `export`, from its header:
+/// pooled and concatenated tables keep them apart in a dataframe.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunLabel {
+    /// [`Provenance::run_id`]; for files written before it, `<UTC start>-<seed>`.
+    pub run_id: String,
+    /// The MPI library in one line ([`library_line`]).
+    pub mpi_library: String,
+    /// Per world rank: its host name.
+    pub hosts: Vec<String>,
+    /// The run's distinct hosts in order of their first rank, joined with `,`.
+    pub host_names: String,
+    /// The tags ([`tags_cell`]: `key=value` joined with `;`).
+    pub tags: String,
+}
+
+impl RunLabel {
+    /// The label of the run whose header is `h`.
+    pub fn of(h: &super::Header) -> RunLabel {
+        let run_id = if h.provenance.run_id.is_empty() {
+            format!("{}-{}", h.start_utc, h.plan.seed)
+        } else {
+            h.provenance.run_id.clone()
+        };
+        let mut distinct: Vec<&str> = Vec::new();
+        for host in &h.hosts {
+            if !distinct.contains(&host.as_str()) {
+                distinct.push(host);
+            }
+        }
+        RunLabel {
+            run_id,
+            mpi_library: library_line(&h.mpi_library),
+            host_names: distinct.join(","),
+            hosts: h.hosts.clone(),
+            tags: tags_cell(&h.provenance.tags),
+        }
+    }
+
+    /// The host of rank `rank` of a block whose world ranks are `world_ranks` (empty: world
+    /// ranks 0..P-1); empty when the header does not name it.
+    pub fn host_of(&self, world_ranks: &[u32], rank: usize) -> &str {
+        let world = world_ranks.get(rank).map_or(rank, |&w| w as usize);
+        self.hosts.get(world).map_or("", String::as_str)
+    }
+}
+
 /// `MPI_Get_library_version`'s text (the header's `mpi_library`) in one line: its first
 /// line, without the NUL terminators some libraries leave in it, trimmed.
 pub fn library_line(mpi_library: &str) -> String {
@@ -299,6 +346,27 @@ mod tests {
             ]
         );
         assert_eq!(kept["UCX_TLS"], "rc,sm");
+    }
+
+    #[test]
+    fn run_label_of_new_and_old_headers() {
+        let mut h = crate::records::testdata::header(3);
+        h.hosts = vec!["a".into(), "b".into(), "a".into()];
+        h.mpi_library = "Open MPI v4.1.4\0".into();
+        let l = RunLabel::of(&h);
+        assert_eq!(l.run_id, "00000000-0000-4000-8000-000000000007");
+        assert_eq!(
+            (l.mpi_library.as_str(), l.tags.as_str()),
+            ("Open MPI v4.1.4", "system=test")
+        );
+        assert_eq!(l.host_names, "a,b");
+        assert_eq!(l.host_of(&[], 1), "b");
+        assert_eq!(l.host_of(&[2, 1], 0), "a");
+        assert_eq!(l.host_of(&[], 9), "");
+        // Written before provenance: the old id from start time and seed.
+        h.provenance = Provenance::default();
+        assert_eq!(RunLabel::of(&h).run_id, "2026-01-01T00:00:00Z-7");
+        assert_eq!(RunLabel::of(&h).tags, "");
     }
 
     #[test]
