@@ -71,6 +71,22 @@ impl RunInfo {
         })
     }
 
+    /// The info of a launch already read into its digest (the end-of-run summary's), named
+    /// `file`; `truncated` is not kept by a digest and is given as false.
+    pub fn of_digest(file: &Path, launch: &crate::analysis::LaunchDigest) -> RunInfo {
+        RunInfo {
+            schema: INFO_SCHEMA_NAME,
+            schema_version: INFO_SCHEMA_VERSION,
+            file: file.display().to_string(),
+            header: launch.header.clone(),
+            blocks: launch.blocks.len(),
+            complete: launch.complete,
+            partial_block: launch.partial_block,
+            truncated: false,
+            footer: launch.footer.clone(),
+        }
+    }
+
     /// Writes the info in `format` to `out`.
     ///
     /// Errors: writing to `out` failed.

@@ -8,6 +8,7 @@
 
 use crate::analysis::{analyze_digests, Analysis, Bootstrap};
 use crate::export::{summary_exporter, write_distribution, SummaryFormat};
+use crate::info::{InfoFormat, RunInfo};
 use crate::output_name::{check_fresh_dir, outputs_dir};
 use crate::plot::{write_figures_of_run, PlotRun, Stat};
 use crate::timeline::GlobalTimes;
@@ -18,6 +19,9 @@ use std::path::{Path, PathBuf};
 pub const SUMMARY_MD: &str = "summary.md";
 /// Name of the summary as CSV (the `analyze --format csv` columns) in a run's folder.
 pub const SUMMARY_CSV: &str = "summary.csv";
+/// Name of the run's metadata (what `delaybench info` prints) in a run's folder, so that
+/// the folder shared alone still says what was measured, where and with which build.
+pub const INFO_TXT: &str = "info.txt";
 
 /// What the end of a run makes from its records file, and where.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +30,7 @@ pub struct EndOfRun {
     pub dir: PathBuf,
     /// Draw the figures and the report page (`--no-figures` turns it off).
     pub figures: bool,
-    /// Print the summary table and write [`SUMMARY_MD`] and [`SUMMARY_CSV`]
+    /// Print the summary table and write [`SUMMARY_MD`], [`SUMMARY_CSV`] and [`INFO_TXT`]
     /// (`--no-summary` turns it off).
     pub summary: bool,
 }
@@ -94,7 +98,7 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
                     eprintln!("delaybench: warning: cannot print the summary: {e}");
                 }
                 print_distribution(&run, SummaryFormat::Table, out);
-                match write_summary_files(&a, &run, &end.dir) {
+                match write_summary_files(&a, &run, path, &end.dir) {
                     Ok(n) => written += n,
                     Err(e) => eprintln!("delaybench: warning: summary files not written: {e}"),
                 }
@@ -134,9 +138,14 @@ fn print_distribution(run: &PlotRun, format: SummaryFormat, out: &mut dyn Write)
 }
 
 /// Writes [`SUMMARY_MD`] (the table as Markdown, the distribution after it when delays were
-/// sampled) and [`SUMMARY_CSV`] into `dir`, creating it; never over an existing file.
-/// Returns how many files were written.
-fn write_summary_files(a: &Analysis, run: &PlotRun, dir: &Path) -> std::io::Result<usize> {
+/// sampled), [`SUMMARY_CSV`] and [`INFO_TXT`] (of the records at `records`) into `dir`,
+/// creating it; never over an existing file. Returns how many files were written.
+fn write_summary_files(
+    a: &Analysis,
+    run: &PlotRun,
+    records: &Path,
+    dir: &Path,
+) -> std::io::Result<usize> {
     std::fs::create_dir_all(dir)?;
     let create = |name: &str| {
         std::fs::File::create_new(dir.join(name))
@@ -156,7 +165,10 @@ fn write_summary_files(a: &Analysis, run: &PlotRun, dir: &Path) -> std::io::Resu
         .write(a, &mut csv)
         .map_err(std::io::Error::other)?;
     csv.flush()?;
-    Ok(2)
+    let mut info = create(INFO_TXT)?;
+    RunInfo::of_digest(records, &run.launch).write(InfoFormat::Text, &mut info)?;
+    info.flush()?;
+    Ok(3)
 }
 
 #[cfg(test)]
@@ -206,8 +218,11 @@ mod tests {
         assert!(md.starts_with('|') && md.contains("allreduce"), "{md}");
         let csv = std::fs::read_to_string(tmp.path().join("run").join(SUMMARY_CSV)).unwrap();
         assert_eq!(csv.lines().count(), 3, "{csv}");
-        // Figures were turned off: only the two summary files.
-        assert_eq!(std::fs::read_dir(&end.dir).unwrap().count(), 2);
+        let info = std::fs::read_to_string(tmp.path().join("run").join(INFO_TXT)).unwrap();
+        assert!(info.contains("tags            system=test"), "{info}");
+        assert!(info.contains("blocks          2"), "{info}");
+        // Figures were turned off: only the summary files.
+        assert_eq!(std::fs::read_dir(&end.dir).unwrap().count(), 3);
         // A second summary into the same folder leaves the first one as it was.
         std::fs::write(end.dir.join(SUMMARY_CSV), "first").unwrap();
         print_summary(&path, &end, &mut Vec::new());

@@ -66,11 +66,11 @@ fn table(
 ) -> Result<(), delaybench::export::ExportError> {
     let methods = [TimingMethod::Global, TimingMethod::Max, TimingMethod::Root];
     match option {
-        "--distribution" => write_distribution(&distribution_rows(&r), format, &mut out),
-        "--trend" => write_trend(&trend_rows(&r), format, &mut out),
-        "--overlap" => write_overlap(&overlap_rows(&r), format, &mut out),
-        "--timing" => write_timing(&timing_rows(&r, &methods), format, &mut out),
-        _ => write_truth(&true_start_spread(&r).unwrap(), format, &mut out),
+        "--distribution" => write_distribution(&distribution_rows(r), format, &mut out),
+        "--trend" => write_trend(&trend_rows(r), format, &mut out),
+        "--overlap" => write_overlap(&overlap_rows(r), format, &mut out),
+        "--timing" => write_timing(&timing_rows(r, &methods), format, &mut out),
+        _ => write_truth(&true_start_spread(r).unwrap(), format, &mut out),
     }
 }
 

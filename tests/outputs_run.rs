@@ -64,7 +64,7 @@ fn each_run_gets_its_own_folder_and_nothing_is_overwritten() {
         .collect();
     assert_eq!(stems.len(), 1, "{:?}", first.keys());
     let folder = results.join(&stems[0]);
-    for name in ["index.md", "summary.md", "summary.csv"] {
+    for name in ["index.md", "summary.md", "summary.csv", "info.txt"] {
         assert!(folder.join(name).is_file(), "{name} missing in {folder:?}");
     }
     assert!(
