@@ -222,15 +222,17 @@ impl RunLabel {
 }
 
 /// `MPI_Get_library_version`'s text (the header's `mpi_library`) in one line: its first
-/// line, without the NUL terminators some libraries leave in it, trimmed.
+/// line, without the NUL terminators some libraries leave in it, runs of white space (MPICH
+/// puts a tab after `Version:`) as one space.
 pub fn library_line(mpi_library: &str) -> String {
     mpi_library
         .lines()
         .next()
         .unwrap_or("")
         .replace('\0', "")
-        .trim()
-        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The variables of `env` whose names start with one of [`ENV_PREFIXES`].
@@ -376,8 +378,8 @@ mod tests {
             "Open MPI v4.1.4, package: Debian"
         );
         assert_eq!(
-            library_line("MPICH Version: 4.0\nMPICH Release date: x"),
-            "MPICH Version: 4.0"
+            library_line("MPICH Version:\t4.0.2\nMPICH Release date: x"),
+            "MPICH Version: 4.0.2"
         );
         assert_eq!(library_line(""), "");
     }
