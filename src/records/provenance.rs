@@ -235,10 +235,33 @@ pub fn library_line(mpi_library: &str) -> String {
         .join(" ")
 }
 
-/// The variables of `env` whose names start with one of [`ENV_PREFIXES`].
+/// Parts of a variable's name that mark a credential rather than a setting: Open MPI's
+/// per-job transport key (`OMPI_MCA_orte_precondition_transports`, which PSM and OFI
+/// providers use to tell jobs apart) and anything named a key, secret, token, password or
+/// credential. A records file is meant to be shared, so their values are not kept.
+pub const ENV_REDACTED_NAME_PARTS: [&str; 6] =
+    ["TRANSPORTS", "KEY", "SECRET", "TOKEN", "PASSWORD", "CRED"];
+
+/// What a redacted variable's value reads as in the header.
+pub const REDACTED: &str = "(redacted)";
+
+/// The variables of `env` whose names start with one of [`ENV_PREFIXES`]; the values of
+/// those whose names contain one of [`ENV_REDACTED_NAME_PARTS`] (any case) read
+/// [`REDACTED`], so the name still says that the variable was set.
 pub fn recorded_env(env: impl IntoIterator<Item = (String, String)>) -> BTreeMap<String, String> {
     env.into_iter()
         .filter(|(k, _)| ENV_PREFIXES.iter().any(|p| k.starts_with(p)))
+        .map(|(k, v)| {
+            let upper = k.to_ascii_uppercase();
+            if ENV_REDACTED_NAME_PARTS
+                .iter()
+                .any(|part| upper.contains(part))
+            {
+                (k, REDACTED.to_string())
+            } else {
+                (k, v)
+            }
+        })
         .collect()
 }
 
@@ -348,6 +371,20 @@ mod tests {
             ]
         );
         assert_eq!(kept["UCX_TLS"], "rc,sm");
+    }
+
+    #[test]
+    fn credentials_are_named_but_not_kept() {
+        let env = [
+            ("OMPI_MCA_orte_precondition_transports", "0123abcd-4567ef00"),
+            ("SLURM_JOB_TOKEN", "s3cret"),
+            ("OMPI_MCA_btl", "self,vader"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let kept = recorded_env(env);
+        assert_eq!(kept["OMPI_MCA_orte_precondition_transports"], REDACTED);
+        assert_eq!(kept["SLURM_JOB_TOKEN"], REDACTED);
+        assert_eq!(kept["OMPI_MCA_btl"], "self,vader");
     }
 
     #[test]
