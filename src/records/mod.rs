@@ -7,6 +7,7 @@
 mod cbor;
 mod chunk;
 pub mod frame;
+pub mod noise;
 mod reader;
 mod schema;
 mod stream;

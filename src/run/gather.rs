@@ -42,3 +42,53 @@ pub fn broadcast<T: Wire>(comm: &SimpleCommunicator, value: &T) -> T {
     comm.process_at_rank(0).broadcast_into(&mut packed[..]);
     T::take(&packed)
 }
+
+/// Collective on `comm`: every rank sends `mine`, of any length; rank 0 gets them per rank of
+/// `comm`, in rank order; the other ranks get `None`. Each rank's bytes are padded to the
+/// longest, so memory on rank 0 is (size × the longest).
+pub fn gather_bytes(comm: &SimpleCommunicator, mine: &[u8]) -> Option<Vec<Vec<u8>>> {
+    use mpi::collective::SystemOperation;
+    let len = mine.len() as u64;
+    let mut longest = 0u64;
+    comm.all_reduce_into(&len, &mut longest, SystemOperation::max());
+    let lens = gather_one(comm, len as f64);
+    let mut padded = mine.to_vec();
+    padded.resize(longest as usize, 0);
+    let root = comm.process_at_rank(0);
+    if comm.rank() != 0 {
+        root.gather_into(&padded[..]);
+        return None;
+    }
+    let mut all = vec![0u8; padded.len() * comm.size() as usize];
+    root.gather_into_root(&padded[..], &mut all[..]);
+    let lens = lens.expect("rank 0 gathers the lengths");
+    Some(
+        lens.iter()
+            .enumerate()
+            .map(|(r, &n)| {
+                let at = r * longest as usize;
+                all[at..at + n as usize].to_vec()
+            })
+            .collect(),
+    )
+}
+
+/// [`gather`] of a different number of values per rank.
+pub fn gather_varying<T: Wire>(comm: &SimpleCommunicator, mine: &[T]) -> Option<Vec<Vec<T>>> {
+    let bytes: Vec<u8> = encode(mine).iter().flat_map(|v| v.to_le_bytes()).collect();
+    gather_bytes(comm, &bytes).map(|all| {
+        all.iter()
+            .map(|b| {
+                let values: Vec<f64> = b
+                    .chunks_exact(8)
+                    .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect();
+                if values.is_empty() {
+                    Vec::new()
+                } else {
+                    decode(&values)
+                }
+            })
+            .collect()
+    })
+}
