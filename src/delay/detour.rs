@@ -29,7 +29,7 @@ use super::{DetourSpecError, ReplaySchedule};
 use thiserror::Error;
 
 /// What an injector did between start and stop.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct DetourStats {
     /// Detours run (handler invocations).
     pub fired: u64,

@@ -24,7 +24,7 @@ mod model;
 pub mod models;
 mod ranks;
 
-pub use detour::{DetourError, DetourInjector, DetourStats};
+pub use detour::{DetourError, DetourInjector, DetourStats, LOG_CAPACITY};
 pub use detour_spec::{DetourPhase, DetourSpec, DetourSpecError};
 pub use detour_trace::{DetourArg, ReplayMode, ReplaySchedule, TraceSpec, TraceSpecError};
 pub use list::parse_delay_list;

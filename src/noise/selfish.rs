@@ -271,9 +271,6 @@ mod tests {
         let big = r.detour_duration_s.iter().filter(|&&d| d >= 1e-3).count() as u64;
         assert!(jumps >= 5, "{r:?}");
         assert!(big + 1 >= jumps, "{big} of {jumps}");
-        // Without the jumps, nothing is 1 ms long on an idle clock: the first reading after
-        // each jump starts a detour at a multiple of `every` readings.
-        assert!(r.detour_duration_s.iter().all(|&d| d > 500e-6));
         assert!(r.resolution_s < 1e-5);
         assert!(r.detour_start_local_s.windows(2).all(|w| w[0] < w[1]));
     }

@@ -294,6 +294,19 @@ pub struct DetourRecord {
     /// Per rank: timer expiries lost because the previous signal was still pending (the rank
     /// was descheduled or had the signal blocked); fired + skipped + missed ≈ FREQ × time.
     pub missed: Vec<u64>,
+    /// Per rank: every detour that ran (up to `delay::LOG_CAPACITY` per rank and block), on
+    /// the global clock; empty in files written before applied detours were recorded.
+    #[serde(default)]
+    pub applied: Vec<AppliedDetours>,
+}
+
+/// The detours one rank's injector ran in one block, in the order they ran.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AppliedDetours {
+    /// Per detour: its start on the global clock, seconds.
+    pub start_global_s: F64Array,
+    /// Per detour: how long it held the CPU, seconds.
+    pub duration_s: F64Array,
 }
 
 impl Block {

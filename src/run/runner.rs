@@ -13,7 +13,10 @@ use super::window::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
 use crate::cli::MeasureArgs;
 use crate::clock::shared::SharedVerdict;
 use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
-use crate::delay::{delay_matrix, rank_column, DelayModel, DetourInjector};
+use crate::delay::{
+    delay_matrix, rank_column, DelayModel, DetourError, DetourInjector, DetourStats,
+};
+use crate::noise::replay::{load_trace, schedule_for};
 use crate::plan::{Op, Plan, SyncMethod};
 use crate::records::*;
 use crate::wait::WaitStrategy;
@@ -45,6 +48,8 @@ pub struct Runner<'w> {
     quiet: bool,
     /// On rank 0: the blocks in which no repetition was valid, as `op size P delay`.
     empty_blocks: Vec<String>,
+    /// The noise file replayed as detours (`--detour trace:`), read by every rank.
+    trace: Option<(crate::delay::TraceSpec, crate::records::noise::NoiseRun)>,
 }
 
 impl<'w> Runner<'w> {
@@ -74,6 +79,7 @@ impl<'w> Runner<'w> {
             last_probe: Instant::now(),
             quiet: args.quiet,
             empty_blocks: Vec::new(),
+            trace: None,
         }
     }
 
@@ -89,6 +95,12 @@ impl<'w> Runner<'w> {
     /// Measures the whole plan; errors are this rank's and end the run.
     pub fn run(&mut self, mut writer: Option<RecordsWriter>) -> Result<(), RunError> {
         let world = self.session.world;
+        self.trace = self
+            .plan
+            .detour_trace
+            .as_ref()
+            .map(load_agreed)
+            .transpose()?;
         // The watchdog watches the whole run; ranks waiting for others beat as they poll.
         interrupt::arm("the clock synchronisation".into());
         let gathered = self
@@ -435,40 +447,58 @@ impl<'w> Runner<'w> {
         comm: &SimpleCommunicator,
         kernel: &mut Kernel,
         sync: &mut dyn ProcessSync,
-        spec: BlockSpec,
+        spec_block: BlockSpec,
         comms: Option<&ProbeComms>,
         mut writer: Option<&mut RecordsWriter>,
     ) -> Result<Option<Block>, RunError> {
         let timing = &self.session.timing;
         let sink = writer.as_deref_mut();
-        let mut measured = match self.plan.detour {
-            None => measure_block(comm, kernel, sync, timing, spec, None, comms, sink),
-            Some(detour) => {
-                let first = detour.first_fire_in_s(
-                    timing.global_now(),
-                    0.0,
-                    comm.rank() as u32,
-                    self.plan.seed,
-                );
-                let injector = DetourInjector::start(detour, first)?;
-                let mut m = measure_block(
-                    comm,
-                    kernel,
-                    sync,
-                    timing,
-                    spec,
-                    Some(&injector),
-                    comms,
-                    sink,
-                );
-                let stats = injector.stop();
-                let record = gather_detours(comm, detour.to_string(), &stats);
-                if let Some(b) = m.block.as_mut() {
-                    b.detour = record;
-                }
-                m
+        let periodic = self.plan.detour.map(|detour| {
+            let first = detour.first_fire_in_s(
+                timing.global_now(),
+                0.0,
+                comm.rank() as u32,
+                self.plan.seed,
+            );
+            (detour.to_string(), DetourInjector::start(detour, first))
+        });
+        let replayed = self.trace.as_ref().map(|(spec, run)| {
+            let rank = self.session.world.rank() as u32;
+            let schedule = schedule_for(spec, run, rank, self.plan.seed);
+            match DetourInjector::start_schedule(&schedule, timing.global_now()) {
+                // A recorded rank without detours replays none.
+                Err(DetourError::EmptySchedule) => (spec.to_string(), Ok(None)),
+                started => (spec.to_string(), started.map(Some)),
             }
+        });
+        let (spec, injector) = match (periodic, replayed) {
+            (Some((spec, i)), _) => (Some(spec), i.map(Some)?),
+            (None, Some((spec, i))) => (Some(spec), i?),
+            (None, None) => (None, None),
         };
+        let anchor = clock_pair(timing);
+        let mut measured = measure_block(
+            comm,
+            kernel,
+            sync,
+            timing,
+            spec_block,
+            injector.as_ref(),
+            comms,
+            sink,
+        );
+        if let Some(spec) = spec {
+            let (stats, events) = match injector {
+                Some(i) => i.stop_with_events(),
+                None => (DetourStats::default(), Vec::new()),
+            };
+            let to_global = monotonic_to_global(anchor, clock_pair(timing));
+            let events: Vec<[f64; 2]> = events.iter().map(|e| [to_global(e[0]), e[1]]).collect();
+            let record = gather_detours(comm, spec, &stats, &events);
+            if let Some(b) = measured.block.as_mut() {
+                b.detour = record;
+            }
+        }
         if let Some(e) = measured.write_error.take() {
             return Err(e.into());
         }
@@ -667,4 +697,37 @@ impl<'w> WithSession<'w> for Runner<'w> {
     fn session(&mut self) -> &mut Session<'w> {
         &mut self.session
     }
+}
+
+/// Every rank reads the trace rank 0 checked; a different file (another checksum) on this
+/// rank's host is an error, since the ranks would replay different noise.
+fn load_agreed(
+    agreed: &crate::delay::TraceSpec,
+) -> Result<(crate::delay::TraceSpec, crate::records::noise::NoiseRun), RunError> {
+    let (spec, run) = load_trace(agreed)?;
+    if spec.crc32c != agreed.crc32c {
+        return Err(RunError::BadInput(format!(
+            "{}: this rank reads a different file than rank 0 (CRC-32C {:08x}, rank 0 {:08x}): \
+             give every host the same noise file",
+            spec.path, spec.crc32c, agreed.crc32c
+        )));
+    }
+    Ok((spec, run))
+}
+
+/// A reading of CLOCK_MONOTONIC and of the global clock, taken together (seconds).
+fn clock_pair(timing: &super::timing::Timing) -> (f64, f64) {
+    use crate::clock::Clock;
+    (crate::clock::MonotonicClock.now(), timing.global_now())
+}
+
+/// The linear map from CLOCK_MONOTONIC (the detour log's clock) to the global clock through
+/// two readings of both, taken before and after a block.
+fn monotonic_to_global(a: (f64, f64), b: (f64, f64)) -> impl Fn(f64) -> f64 {
+    let rate = if b.0 > a.0 {
+        (b.1 - a.1) / (b.0 - a.0)
+    } else {
+        1.0
+    };
+    move |m| a.1 + (m - a.0) * rate
 }
