@@ -431,6 +431,10 @@ pub struct MeasureArgs {
     /// Turn drift tracking off (the initial models are used for the whole run).
     #[arg(long)]
     pub no_tracking: bool,
+    /// Skip the noise check: by default every rank runs a 200 ms selfish-detour loop at once
+    /// after the clock synchronisation, recorded in the header (see `delaybench noise`).
+    #[arg(long)]
+    pub no_noise_check: bool,
     /// Watchdog: end the run when a block makes no progress for this long (e.g. 60s), naming
     /// the configuration; the records file keeps every complete block. Off by default.
     #[arg(long, value_parser = parse_positive_duration)]

@@ -27,6 +27,9 @@ pub fn print_summary(path: &Path, figures: &Path, out: &mut dyn Write) {
         }
     };
     eprintln!("delaybench: {}", run.launch.correction.describe());
+    if let Some(check) = &run.launch.header.noise_check {
+        let _ = writeln!(out, "{}", check.line());
+    }
     let file = path.display().to_string();
     match analyze_digests(
         &[file],

@@ -12,7 +12,7 @@
 //! chance level means detours that happen together (a shared interrupt source, co-scheduled
 //! daemons, a hypervisor stealing both cores); close to it, independent noise.
 
-use crate::records::noise::{NoiseRank, NoiseRun};
+use crate::records::noise::NoiseRank;
 use serde::Serialize;
 
 /// Statistics of one scope (a rank, a host, or all ranks). Durations in seconds, shares as
@@ -117,18 +117,18 @@ struct Overlaps {
     cross: Vec<(f64, f64)>,
 }
 
-fn overlaps(run: &NoiseRun) -> Overlaps {
-    let unions: Vec<Union> = run.ranks.iter().map(|r| union_of([r])).collect();
+fn overlaps(ranks: &[NoiseRank]) -> Overlaps {
+    let unions: Vec<Union> = ranks.iter().map(|r| union_of([r])).collect();
     let mut o = Overlaps {
         own: unions.iter().map(length).collect(),
         all: Vec::new(),
         cross: Vec::new(),
     };
-    for (i, r) in run.ranks.iter().enumerate() {
+    for (i, r) in ranks.iter().enumerate() {
         let span = (r.end_global_s - r.start_global_s).max(1e-12);
         let pair = |keep: &dyn Fn(&NoiseRank) -> bool| {
             let others = union_of(
-                run.ranks
+                ranks
                     .iter()
                     .enumerate()
                     .filter(|(j, q)| *j != i && keep(q))
@@ -144,8 +144,8 @@ fn overlaps(run: &NoiseRun) -> Overlaps {
     o
 }
 
-fn stats_of(run: &NoiseRun, scope: String, members: &[usize], o: &Overlaps) -> NoiseStats {
-    let ranks: Vec<&NoiseRank> = members.iter().map(|&i| &run.ranks[i]).collect();
+fn stats_of(all: &[NoiseRank], scope: String, members: &[usize], o: &Overlaps) -> NoiseStats {
+    let ranks: Vec<&NoiseRank> = members.iter().map(|&i| &all[i]).collect();
     let measured: f64 = ranks
         .iter()
         .map(|r| (r.end_global_s - r.start_global_s).max(0.0))
@@ -164,8 +164,8 @@ fn stats_of(run: &NoiseRun, scope: String, members: &[usize], o: &Overlaps) -> N
         let chance: f64 = members.iter().map(|&i| o.own[i] * pairs[i].1).sum();
         (hit / own, chance / own)
     };
-    let several = run.ranks.len() > 1;
-    let hosts_differ = run.ranks.iter().any(|r| r.host != run.ranks[0].host);
+    let several = all.len() > 1;
+    let hosts_differ = all.iter().any(|r| r.host != all[0].host);
     let (correlated_share, correlated_chance) = share(&o.all, several);
     let (cross_host_share, cross_host_chance) = share(&o.cross, hosts_differ);
     let per = |x: f64| {
@@ -192,14 +192,14 @@ fn stats_of(run: &NoiseRun, scope: String, members: &[usize], o: &Overlaps) -> N
     }
 }
 
-/// The report of `run` (module docs).
-pub fn noise_report(run: &NoiseRun) -> NoiseReport {
-    let o = overlaps(run);
-    let per_rank = (0..run.ranks.len())
-        .map(|i| stats_of(run, format!("rank {}", run.ranks[i].rank), &[i], &o))
+/// The report of the ranks of a noise file or check (module docs).
+pub fn noise_report(ranks: &[NoiseRank]) -> NoiseReport {
+    let o = overlaps(ranks);
+    let per_rank = (0..ranks.len())
+        .map(|i| stats_of(ranks, format!("rank {}", ranks[i].rank), &[i], &o))
         .collect();
     let mut hosts: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, r) in run.ranks.iter().enumerate() {
+    for (i, r) in ranks.iter().enumerate() {
         match hosts.iter_mut().find(|(h, _)| *h == r.host) {
             Some((_, m)) => m.push(i),
             None => hosts.push((r.host.clone(), vec![i])),
@@ -207,13 +207,13 @@ pub fn noise_report(run: &NoiseRun) -> NoiseReport {
     }
     let per_host = hosts
         .iter()
-        .map(|(h, m)| stats_of(run, format!("host {h}"), m, &o))
+        .map(|(h, m)| stats_of(ranks, format!("host {h}"), m, &o))
         .collect();
-    let all: Vec<usize> = (0..run.ranks.len()).collect();
+    let all: Vec<usize> = (0..ranks.len()).collect();
     NoiseReport {
         per_rank,
         per_host,
-        total: stats_of(run, "total".into(), &all, &o),
+        total: stats_of(ranks, "total".into(), &all, &o),
     }
 }
 
@@ -234,7 +234,7 @@ mod tests {
             ],
             vec![],
         ]);
-        let rep = noise_report(&run);
+        let rep = noise_report(&run.ranks);
         let r0 = &rep.per_rank[0];
         assert_eq!(r0.detours, 4);
         assert!((r0.per_s - 4.0).abs() < 1e-9);
@@ -255,7 +255,7 @@ mod tests {
         // Rank 0: [100.1, 100.1 + 100 us); rank 1: starts 50 us later, 100 us long.
         // Overlap 50 us on each side: share 100 / 200 = 0.5.
         let run = testdata::run(&[vec![(100.1, 100e-6)], vec![(100.10005, 100e-6)]]);
-        let rep = noise_report(&run);
+        let rep = noise_report(&run.ranks);
         assert!(
             (rep.total.correlated_share - 0.5).abs() < 1e-6,
             "{:?}",
@@ -265,6 +265,6 @@ mod tests {
         assert!((rep.total.correlated_chance - 1e-4).abs() < 1e-9);
         // Apart, nothing is correlated.
         let run = testdata::run(&[vec![(100.1, 100e-6)], vec![(100.5, 100e-6)]]);
-        assert_eq!(noise_report(&run).total.correlated_share, 0.0);
+        assert_eq!(noise_report(&run.ranks).total.correlated_share, 0.0);
     }
 }

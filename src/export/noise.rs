@@ -131,7 +131,7 @@ mod tests {
             "{text}"
         );
         let mut table = Vec::new();
-        write_noise_report(&noise_report(&run), SummaryFormat::Table, &mut table).unwrap();
+        write_noise_report(&noise_report(&run.ranks), SummaryFormat::Table, &mut table).unwrap();
         let t = String::from_utf8(table).unwrap();
         for scope in ["rank 0", "rank 1", "host h", "total"] {
             assert!(t.contains(scope), "{t}");

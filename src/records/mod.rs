@@ -8,6 +8,7 @@ mod cbor;
 mod chunk;
 pub mod frame;
 pub mod noise;
+mod noise_check;
 mod reader;
 mod schema;
 mod stream;
@@ -17,6 +18,7 @@ mod writer;
 
 pub use cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
+pub use noise_check::NoiseCheck;
 pub use reader::{read_records, Records};
 pub use schema::*;
 pub use stream::RecordsStream;

@@ -164,6 +164,10 @@ pub struct Header {
     pub plan: Plan,
     /// Text of the study file (`--config`), if one was used.
     pub study: Option<String>,
+    /// The noise check run before measuring (`--no-noise-check` skips it); `None` in files
+    /// written without one.
+    #[serde(default)]
+    pub noise_check: Option<super::NoiseCheck>,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).

@@ -73,6 +73,7 @@ pub fn header(world_size: u32) -> Header {
             adaptive: None,
         },
         study: None,
+        noise_check: None,
     }
 }
 

@@ -245,7 +245,7 @@ fn report(run: &NoiseRun, args: &NoiseArgs, path: &std::path::Path) -> ExitCode 
     for w in &run.footer.as_ref().expect("a finished run").warnings {
         eprintln!("delaybench: warning: {w}");
     }
-    let rep = noise_report(run);
+    let rep = noise_report(&run.ranks);
     if let Err(e) = write_noise_report(&rep, args.format, &mut std::io::stdout().lock()) {
         eprintln!("delaybench: error: {e}");
         return ExitCode::FAILURE;

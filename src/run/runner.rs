@@ -25,6 +25,11 @@ use mpi::traits::*;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// How long every rank runs the noise check's loop, seconds.
+const NOISE_CHECK_S: f64 = 0.2;
+/// The noise check counts detours longer than this, seconds.
+const NOISE_CHECK_THRESHOLD_S: f64 = 2e-6;
+
 /// One rank's state during a measurement run.
 pub struct Runner<'w> {
     session: Session<'w>,
@@ -50,6 +55,12 @@ pub struct Runner<'w> {
     empty_blocks: Vec<String>,
     /// The noise file replayed as detours (`--detour trace:`), read by every rank.
     trace: Option<(crate::delay::TraceSpec, crate::records::noise::NoiseRun)>,
+    /// `--no-noise-check`.
+    no_noise_check: bool,
+    /// On rank 0: the noise check's result, for the header and the warnings.
+    noise_check: Option<NoiseCheck>,
+    /// Whether noise was already warned about (once per run).
+    noise_warned: bool,
 }
 
 impl<'w> Runner<'w> {
@@ -80,6 +91,9 @@ impl<'w> Runner<'w> {
             quiet: args.quiet,
             empty_blocks: Vec::new(),
             trace: None,
+            no_noise_check: args.no_noise_check,
+            noise_check: None,
+            noise_warned: false,
         }
     }
 
@@ -109,6 +123,10 @@ impl<'w> Runner<'w> {
         self.last_sync = Instant::now();
         self.models = gathered.models.clone();
         self.shared = gathered.shared.clone();
+        if !self.no_noise_check {
+            interrupt::arm("the noise check".into());
+            self.noise_check = self.check_noise();
+        }
         if let Some(w) = writer.as_mut() {
             w.write_header(&self.header(&gathered))?;
         }
@@ -305,6 +323,8 @@ impl<'w> Runner<'w> {
         // Every rank must use the same window; rank 0's is the one.
         comm.process_at_rank(0).broadcast_into(&mut window);
         let mut sync = self.process_sync(window);
+        let op_s = crate::analysis::median(&slowest).unwrap_or(0.0);
+        self.warn_noise(op, bytes, comm.size() as usize, op_s, sync.window_s());
         let mut blocks = Vec::new();
         for (model, matrix) in delays {
             let mut spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
@@ -562,6 +582,7 @@ impl<'w> Runner<'w> {
             },
             plan: self.plan.clone(),
             study: self.study.clone(),
+            noise_check: self.noise_check.clone(),
         }
     }
 
@@ -575,6 +596,65 @@ impl<'w> Runner<'w> {
             crate::units::format_bytes(bytes),
             crate::units::format_duration(window),
             crate::units::format_duration(suggested)
+        );
+        eprintln!("delaybench: warning: {msg}");
+        self.warnings.push(msg);
+    }
+
+    /// The noise check (collective on the world): every rank runs a short selfish-detour
+    /// loop at one global instant on a core of its own; rank 0 gets the result.
+    fn check_noise(&mut self) -> Option<NoiseCheck> {
+        let world = self.session.world;
+        let started = Instant::now();
+        let _pin = self.session.pin_for(world.size() as u32);
+        let check = super::noise::Loop {
+            variant: crate::noise::NoiseVariant::Selfish,
+            duration_s: NOISE_CHECK_S,
+            threshold_s: NOISE_CHECK_THRESHOLD_S,
+            quantum_s: 0.0,
+            inject: None,
+        };
+        let host = self.session.hosts.names[world.rank() as usize].clone();
+        let (mine, _, _) = check.run(world, &self.session, &host);
+        let ranks = super::noise::gather_ranks(world, &mine)?;
+        let report = crate::analysis::noise_report(&ranks);
+        let per =
+            |f: fn(&crate::analysis::NoiseStats) -> f64| report.per_rank.iter().map(f).collect();
+        let result = NoiseCheck {
+            variant: check.variant.name().into(),
+            duration_s: NOISE_CHECK_S,
+            threshold_s: NOISE_CHECK_THRESHOLD_S,
+            cost_s: started.elapsed().as_secs_f64(),
+            per_s: per(|s| s.per_s),
+            lost_share: per(|s| s.lost_share),
+            longest_s: per(|s| s.longest_s),
+            correlated_share: report.total.correlated_share,
+            correlated_chance: report.total.correlated_chance,
+        };
+        if !self.quiet {
+            eprintln!("delaybench: {}", result.line());
+        }
+        Some(result)
+    }
+
+    /// On rank 0, once per run, a warning (also kept in the footer) when the noise check's
+    /// detours are large against this configuration's window or operation time.
+    fn warn_noise(&mut self, op: Op, bytes: u64, p: usize, op_s: f64, window_s: Option<f64>) {
+        if self.noise_warned {
+            return;
+        }
+        let Some(why) = self
+            .noise_check
+            .as_ref()
+            .and_then(|c| c.concern(p, op_s, window_s))
+        else {
+            return;
+        };
+        self.noise_warned = true;
+        let msg = format!(
+            "noise: at {op} {} P={p}, {why}; expect noisy repetitions (see docs/noise.md; \
+             only the first such configuration is named)",
+            crate::units::format_bytes(bytes)
         );
         eprintln!("delaybench: warning: {msg}");
         self.warnings.push(msg);
