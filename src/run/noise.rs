@@ -22,9 +22,9 @@ use mpi::traits::*;
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Seconds between agreeing on the start instant and reaching it: time for the broadcast and
-/// for every rank to settle on its core.
-const START_LEAD_S: f64 = 0.05;
+/// Seconds between agreeing on the start instant and reaching it, for `delaybench noise`:
+/// time for the broadcast and for every rank to settle on its core.
+pub(super) const START_LEAD_S: f64 = 0.05;
 
 /// One noise loop on every rank of `comm` from a common global instant.
 pub(super) struct Loop {
@@ -34,6 +34,9 @@ pub(super) struct Loop {
     pub quantum_s: f64,
     /// Detours injected on one world rank while it runs the loop (a self-check).
     pub inject: Option<(u32, crate::delay::DetourSpec)>,
+    /// Seconds from agreeing on the start instant to the start (a rank that arrives later
+    /// starts late; its own start is recorded).
+    pub lead_s: f64,
 }
 
 impl Loop {
@@ -47,7 +50,7 @@ impl Loop {
         host: &str,
     ) -> (NoiseRank, f64, Vec<String>) {
         let timing = &session.timing;
-        let start = super::gather::broadcast(comm, &(timing.global_now() + START_LEAD_S));
+        let start = super::gather::broadcast(comm, &(timing.global_now() + self.lead_s));
         timing.wait_until_global(start);
         let before = Snapshot::take();
         let me = session.world.rank() as u32;
@@ -151,6 +154,7 @@ fn run(session: &mut Session, args: &NoiseArgs) -> ExitCode {
         threshold_s: args.threshold,
         quantum_s: args.quantum.unwrap_or(0.0),
         inject: args.inject_rank.zip(args.inject_detour),
+        lead_s: START_LEAD_S,
     };
     let size = world.size() as u32;
     let host = session.hosts.names[world.rank() as usize].clone();

@@ -613,6 +613,8 @@ impl<'w> Runner<'w> {
             threshold_s: NOISE_CHECK_THRESHOLD_S,
             quantum_s: 0.0,
             inject: None,
+            // Short: the ranks just left the synchronisation together.
+            lead_s: 0.01,
         };
         let host = self.session.hosts.names[world.rank() as usize].clone();
         let (mine, _, _) = check.run(world, &self.session, &host);
