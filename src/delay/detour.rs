@@ -337,7 +337,10 @@ mod linux {
             schedule: &ReplaySchedule,
             global_now_s: f64,
         ) -> Result<Self, DetourError> {
-            if schedule.offsets_s.is_empty() || !(schedule.period_s > 0.0) {
+            if schedule.offsets_s.is_empty()
+                || schedule.period_s.is_nan()
+                || schedule.period_s <= 0.0
+            {
                 return Err(DetourError::EmptySchedule);
             }
             if ACTIVE

@@ -50,7 +50,7 @@ impl TraceSpec {
             ReplayMode::Aligned => 0.0,
             ReplayMode::Shifted => {
                 let bits = super::detour_spec::splitmix64(
-                    super::detour_spec::splitmix64(seed ^ 0x7472_6163_65) ^ u64::from(rank),
+                    super::detour_spec::splitmix64(seed ^ 0x0074_7261_6365) ^ u64::from(rank),
                 );
                 (bits >> 11) as f64 / (1u64 << 53) as f64 * self.period_s
             }

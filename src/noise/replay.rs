@@ -17,7 +17,7 @@ pub fn load_trace(spec: &TraceSpec) -> Result<(TraceSpec, NoiseRun), RecordsErro
         source,
     })?;
     let period_s = run.header.duration_s;
-    if run.ranks.is_empty() || !(period_s > 0.0) {
+    if run.ranks.is_empty() || period_s.is_nan() || period_s <= 0.0 {
         return Err(RecordsError::NotRecords {
             path: spec.path.clone(),
             reason: "the noise file holds no rank or no measured time to replay".into(),

@@ -58,7 +58,7 @@ pub fn grown_on(before: &CpuTable, after: &CpuTable, cpu: usize) -> Vec<(String,
             (now > was).then(|| (name.clone(), now - was))
         })
         .collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1));
+    out.sort_by_key(|x| std::cmp::Reverse(x.1));
     out
 }
 
