@@ -220,11 +220,32 @@ fn ftq(clock: &dyn Clock, duration_s: f64, threshold_s: f64, quantum_s: f64) -> 
         resolution_s: quantum_s / most,
         ..LoopResult::default()
     };
-    for (k, &c) in counts.iter().enumerate() {
-        let lost = (most - c as f64) / most * quantum_s;
-        if lost > threshold_s {
-            r.push(start + k as f64 * quantum_s, lost);
+    // A detour longer than a quantum leaves whole quanta without work: a run of lossy quanta
+    // whose inner ones did nothing is one detour, from the end of the first quantum's work to
+    // the start of the last one's; an isolated lossy quantum is placed at its start.
+    let lost = |c: u64| (most - c as f64) / most * quantum_s;
+    let mut k = 0;
+    while k < counts.len() {
+        let first = lost(counts[k]);
+        if first <= threshold_s {
+            k += 1;
+            continue;
         }
+        let mut end = k;
+        while end + 1 < counts.len() && counts[end + 1] == 0 {
+            end += 1;
+        }
+        // The quantum in which the thread got back, if it lost anything, ends the detour.
+        if end > k && end + 1 < counts.len() && lost(counts[end + 1]) > 0.0 {
+            end += 1;
+        }
+        if end == k {
+            r.push(start + k as f64 * quantum_s, first);
+        } else {
+            let total: f64 = counts[k..=end].iter().map(|&c| lost(c)).sum();
+            r.push(start + (k + 1) as f64 * quantum_s - first, total);
+        }
+        k = end + 1;
     }
     r
 }
@@ -273,6 +294,31 @@ mod tests {
         assert!(big + 1 >= jumps, "{big} of {jumps}");
         assert!(r.resolution_s < 1e-5);
         assert!(r.detour_start_local_s.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn ftq_joins_a_detour_that_spans_quanta() {
+        let clock = Jumpy {
+            base: MonotonicClock,
+            reads: 0.into(),
+            every: 20_000,
+            jump: 1e-3,
+        };
+        let r = run_loop(NoiseVariant::Ftq, &clock, 0.2, 20e-6, 100e-6);
+        // Each 1 ms jump leaves about ten quanta without work: one detour of about 1 ms (up
+        // to a quantum more, split between the quanta it began and ended in).
+        let ms = r
+            .detour_duration_s
+            .iter()
+            .filter(|&&d| (0.9e-3..1.25e-3).contains(&d))
+            .count();
+        let jumps = clock.reads.load(std::sync::atomic::Ordering::Relaxed) / 20_000;
+        assert!(jumps >= 3, "{jumps}");
+        assert!(
+            ms as u64 + 1 >= jumps,
+            "{ms} of {jumps}: {:?}",
+            r.detour_duration_s
+        );
     }
 
     #[test]
