@@ -91,14 +91,19 @@ impl Loop {
     }
 }
 
-/// Gathers every rank's [`NoiseRank`] on rank 0 of `comm` (as CBOR: lists and names).
+/// Gathers every rank's [`NoiseRank`] on rank 0 of `comm` (as CBOR: lists and names), in
+/// world-rank order.
 pub(super) fn gather_ranks(comm: &SimpleCommunicator, mine: &NoiseRank) -> Option<Vec<NoiseRank>> {
     let mut bytes = Vec::new();
     ciborium::into_writer(mine, &mut bytes).expect("a noise rank serialises");
     super::gather::gather_bytes(comm, &bytes).map(|all| {
-        all.iter()
+        let mut ranks: Vec<NoiseRank> = all
+            .iter()
             .map(|b| ciborium::from_reader(&b[..]).expect("a gathered noise rank decodes"))
-            .collect()
+            .collect();
+        // In world-rank order whatever order the communicator has: replay maps by position.
+        ranks.sort_by_key(|r| r.rank);
+        ranks
     })
 }
 
