@@ -228,3 +228,29 @@ fn a_recorded_trace_replays_as_the_applied_detours() {
         "{matched} of {applied} applied detours follow the trace; not: {misses:#?}"
     );
 }
+
+#[test]
+fn a_bad_trace_is_refused_before_anything_is_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.cbor");
+    let out = offline(&[
+        "--dry-run",
+        "--world-size",
+        "4",
+        "--detour",
+        &format!("trace:{}", missing.display()),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--detour trace:"), "{}", text(&out));
+    let not_noise = dir.path().join("x.cbor");
+    std::fs::write(&not_noise, b"not a noise file").unwrap();
+    let out = offline(&[
+        "--dry-run",
+        "--world-size",
+        "4",
+        "--detour",
+        &format!("trace:{},shifted", not_noise.display()),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("records frame"), "{}", text(&out));
+}
