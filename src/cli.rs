@@ -2,7 +2,7 @@
 
 use crate::analysis::{Bootstrap, TimingMethod};
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
-use crate::delay::{parse_delay_list, DelayModel, DetourSpec, RankSelection};
+use crate::delay::{parse_delay_list, DelayModel, DetourArg, DetourSpec, RankSelection};
 use crate::export::{ExportRows, RankFormat, SummaryFormat};
 use crate::plan::{
     AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
@@ -130,6 +130,11 @@ pub enum Command {
     /// pipelined loop, barrier in the loop, window t_global; for bcast also de Supinski's
     /// OL_i, broadcast rounds and broadcast-barrier). See docs/nonblocking.md.
     Schemes(SchemesArgs),
+    /// Under MPI: the machine's own noise on every rank at once, on the global clock: a
+    /// selfish-detour loop (or FWQ, FTQ) records every detour above a threshold into a noise
+    /// file, reports detours per second, time lost, the longest and correlated detours per
+    /// rank, host and in total, and draws them. See docs/noise.md.
+    Noise(NoiseArgs),
     /// Print a shell completion script: `delaybench completions bash > ~/.local/share/bash-completion/completions/delaybench`.
     Completions {
         /// The shell to complete in.
@@ -289,6 +294,50 @@ pub struct SkewArgs {
     pub format: SummaryFormat,
 }
 
+/// Options of `delaybench noise` (run under mpirun).
+#[derive(Debug, Clone, Args)]
+pub struct NoiseArgs {
+    /// How long every rank runs its noise loop (e.g. 10s).
+    #[arg(long, value_parser = parse_positive_duration, default_value = "10s")]
+    pub duration: f64,
+    /// Detours longer than this are recorded (e.g. 2us); it must exceed the loop's own cost.
+    #[arg(long, value_parser = parse_positive_duration, default_value = "2us")]
+    pub threshold: f64,
+    /// The loop: selfish (selfish detour, consecutive clock reads), fwq (fixed work quanta)
+    /// or ftq (fixed time quanta).
+    #[arg(long, value_enum, default_value = "selfish")]
+    pub variant: crate::noise::NoiseVariant,
+    /// fwq: work per quantum, as time; ftq: the quantum [default: 10us for fwq, 100us for ftq].
+    #[arg(long, value_parser = parse_positive_duration)]
+    pub quantum: Option<f64>,
+    /// Clock synchronisation method for the global clock.
+    #[arg(long, value_enum, default_value = "treefit")]
+    pub clock_sync: ClockSyncMethod,
+    #[command(flatten)]
+    pub params: ClockParamArgs,
+    #[arg(long, value_enum, default_value = "monotonic")]
+    pub clock: ClockSource,
+    /// Noise file [default: `results/noise-<UTC time, µs>-<pid>.cbor`]. Never overwritten.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Directory for the figures (noise_timeline, noise_ecdf).
+    #[arg(long, default_value = "figures")]
+    pub figures: PathBuf,
+    /// Draw no figures.
+    #[arg(long)]
+    pub no_figures: bool,
+    /// The report: table on stdout, or CSV, JSON, Markdown.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: SummaryFormat,
+    /// A self-check: inject these periodic detours (FREQ,DURATION as for --detour) into the
+    /// loop of --inject-rank, to see the loop find them at that rate and length.
+    #[arg(long, requires = "inject_rank")]
+    pub inject_detour: Option<DetourSpec>,
+    /// The world rank that gets --inject-detour.
+    #[arg(long, requires = "inject_detour")]
+    pub inject_rank: Option<u32>,
+}
+
 /// Options of `delaybench schemes` (run under mpirun).
 #[derive(Debug, Clone, Args)]
 pub struct SchemesArgs {
@@ -350,9 +399,11 @@ pub struct MeasureArgs {
     )]
     pub delay: DelayList,
     /// OS-noise detours while the operation runs: FREQ,DURATION[,sync|async], e.g.
-    /// 1kHz,10us (every rank loses 10 us of CPU every ms; phases aligned with sync).
+    /// 1kHz,10us (every rank loses 10 us of CPU every ms; phases aligned with sync); or
+    /// trace:FILE[,aligned|shifted] to replay a noise file of `delaybench noise` (rank r
+    /// replays recorded rank r mod R, on the recorded global phases or shifted per rank).
     #[arg(long)]
-    pub detour: Option<DetourSpec>,
+    pub detour: Option<DetourArg>,
     /// Measured repetitions per configuration.
     #[arg(long, default_value_t = 100)]
     pub nrep: u32,
@@ -394,6 +445,10 @@ pub struct MeasureArgs {
     /// Turn drift tracking off (the initial models are used for the whole run).
     #[arg(long)]
     pub no_tracking: bool,
+    /// Skip the noise check: by default every rank runs a 200 ms selfish-detour loop at once
+    /// after the clock synchronisation, recorded in the header (see `delaybench noise`).
+    #[arg(long)]
+    pub no_noise_check: bool,
     /// Watchdog: end the run when a block makes no progress for this long (e.g. 60s), naming
     /// the configuration; the records file keeps every complete block. Off by default.
     #[arg(long, value_parser = parse_positive_duration)]
@@ -551,7 +606,14 @@ impl MeasureArgs {
             timeout_s: self.timeout,
             delay_ranks: self.delay_ranks.clone(),
             delays: self.delay.0.clone(),
-            detour: self.detour,
+            detour: match &self.detour {
+                Some(DetourArg::Periodic(spec)) => Some(*spec),
+                _ => None,
+            },
+            detour_trace: match &self.detour {
+                Some(DetourArg::Trace(spec)) => Some(spec.clone()),
+                _ => None,
+            },
             nrep: self.nrep_max.unwrap_or(self.nrep),
             warmup: self.warmup,
             sync: self.sync,

@@ -189,6 +189,28 @@ impl RunInfo {
                 ),
             ),
         ];
+        if let Some(d) = &p.detour {
+            rows.push(("detours", d.to_string()));
+        }
+        if let Some(t) = &p.detour_trace {
+            rows.push((
+                "detour trace",
+                format!(
+                    "{} ({}, CRC-32C {:08x}, {} recorded ranks, {} long)",
+                    t.path,
+                    format!("{:?}", t.mode).to_lowercase(),
+                    t.crc32c,
+                    t.recorded_ranks,
+                    format_duration(t.period_s)
+                ),
+            ));
+        }
+        rows.push((
+            "noise check",
+            h.noise_check
+                .as_ref()
+                .map_or("not run".into(), |c| c.line()),
+        ));
         if prov.machines.is_empty() {
             rows.push(("machines", "(not recorded)".into()));
         }
@@ -254,6 +276,61 @@ impl RunInfo {
     }
 }
 
+/// The header of a noise file (`delaybench noise`) readably: what was measured where and how,
+/// the sources of attribution, and how the run ended; the per-rank figures follow as
+/// `delaybench noise` printed them (`crate::export::write_noise_report`).
+pub fn noise_text(run: &crate::records::noise::NoiseRun) -> String {
+    let h = &run.header;
+    let mut rows: Vec<(&str, String)> = vec![
+        (
+            "kind",
+            format!("noise file, format {} v{}", h.format, h.format_version),
+        ),
+        ("started", h.start_utc.clone()),
+        ("written by", format!("delaybench {}", h.tool_version)),
+        ("command", h.command_line.join(" ")),
+        ("MPI library", library_line(&h.mpi_library)),
+        (
+            "ranks",
+            format!("{} on host(s) {}", h.world_size, {
+                let mut hosts = h.hosts.clone();
+                hosts.dedup();
+                hosts.join(", ")
+            }),
+        ),
+        ("clock sync", h.clock_sync.clone()),
+        (
+            "loop",
+            format!(
+                "{} for {}, detours above {}, quantum {}",
+                h.variant,
+                format_duration(h.duration_s),
+                format_duration(h.threshold_s),
+                format_duration(h.quantum_s)
+            ),
+        ),
+    ];
+    for s in &h.sources {
+        rows.push(("source", s.clone()));
+    }
+    if let Some(i) = &h.injected {
+        rows.push(("injected", i.clone()));
+    }
+    rows.push((
+        "ended",
+        match &run.footer {
+            Some(f) => format!("completed in {}", format_duration(f.wall_time_s)),
+            None => "interrupted (no footer): the detours up to then are kept".into(),
+        },
+    ));
+    if let Some(f) = &run.footer {
+        for w in &f.warnings {
+            rows.push(("warning", w.clone()));
+        }
+    }
+    rows.iter().map(|(k, v)| format!("{k:<15} {v}\n")).collect()
+}
+
 fn clock_sync_line(h: &Header) -> String {
     let s = &h.clock_sync;
     let largest_offset = s
@@ -315,6 +392,7 @@ mod tests {
             "clock sync      offset (nonimproving=100)",
             "machine         node0: Linux 6.1.0 #1 SMP x86_64; Example CPU; 2 physical / 4 logical cores",
             "  environment   OMPI_MCA_btl=self,vader",
+            "noise check     not run",
             "blocks          2",
             "ended           completed in",
         ] {

@@ -20,6 +20,7 @@ pub mod info;
 pub mod kernel;
 pub mod limits;
 pub mod measure_options;
+pub mod noise;
 pub mod output_name;
 pub mod plan;
 pub mod plot;

@@ -57,8 +57,13 @@ fn main() -> ExitCode {
         Some(Command::Skew(args)) => delaybench::run::skew_main(args),
         #[cfg(feature = "mpi")]
         Some(Command::Schemes(args)) => delaybench::run::schemes_main(args),
+        #[cfg(feature = "mpi")]
+        Some(Command::Noise(args)) => delaybench::run::noise_main(args),
         #[cfg(not(feature = "mpi"))]
-        None | Some(Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_)) => {
+        None
+        | Some(
+            Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) | Command::Noise(_),
+        ) => {
             // A study file only fills in measurement options: checked, then unused here.
             drop(study);
             without_mpi(cli.command.as_ref())
@@ -81,6 +86,7 @@ fn without_mpi(command: Option<&Command>) -> ExitCode {
         Some(Command::Clocksync(_)) => "`clocksync` without --simulate needs",
         Some(Command::Skew(_)) => "`skew` needs",
         Some(Command::Schemes(_)) => "`schemes` needs",
+        Some(Command::Noise(_)) => "`noise` needs",
         _ => "measuring needs",
     };
     if launched_as_rank_zero() {
@@ -235,7 +241,22 @@ fn offline(command: Command) -> Result<()> {
             rows,
             times,
         } => {
-            export(&file, times.global_times, rows, format)?;
+            if delaybench::records::noise::is_noise_file(&file) {
+                // A noise file holds detours, not blocks: one row per detour.
+                let run = delaybench::records::noise::read_noise(&file)
+                    .with_context(|| format!("reading {}", file.display()))?;
+                eprintln!(
+                    "delaybench: {} is a noise file: one row per detour, global times as recorded",
+                    file.display()
+                );
+                delaybench::export::write_noise_detours(
+                    &run,
+                    format,
+                    &mut std::io::stdout().lock(),
+                )?;
+            } else {
+                export(&file, times.global_times, rows, format)?;
+            }
         }
         Command::Plot {
             file,
@@ -259,6 +280,14 @@ fn offline(command: Command) -> Result<()> {
                     );
                 }
                 write_clock_error_figure(&rows, &out_dir)?
+            } else if delaybench::records::noise::is_noise_file(&file) {
+                let run = delaybench::records::noise::read_noise(&file)
+                    .with_context(|| format!("reading {}", file.display()))?;
+                let paths = delaybench::plot::write_noise_figures(&run, &out_dir)?;
+                if paths.is_empty() {
+                    eprintln!("delaybench: no figure to draw from {}: no rank had a detour above the threshold", file.display());
+                }
+                paths
             } else {
                 // Reduced block by block: medians, intervals and one repetition per block.
                 let run = PlotRun::read(&file, times.global_times)
@@ -281,6 +310,27 @@ fn offline(command: Command) -> Result<()> {
             };
             for p in paths {
                 println!("{}", p.display());
+            }
+        }
+        Command::Info { file, format } if delaybench::records::noise::is_noise_file(&file) => {
+            let run = delaybench::records::noise::read_noise(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let mut out = std::io::stdout().lock();
+            let summary = match format {
+                delaybench::info::InfoFormat::Json => SummaryFormat::Json,
+                delaybench::info::InfoFormat::Text => SummaryFormat::Table,
+            };
+            if summary == SummaryFormat::Table {
+                let _ = std::io::Write::write_all(
+                    &mut out,
+                    delaybench::info::noise_text(&run).as_bytes(),
+                );
+            }
+            let report = delaybench::analysis::noise_report(&run.ranks);
+            match delaybench::export::write_noise_report(&report, summary, &mut out) {
+                Err(delaybench::export::ExportError::Io(e))
+                    if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                r => r.context("cannot print the noise report")?,
             }
         }
         Command::Info { file, format } => {
@@ -306,7 +356,7 @@ fn offline(command: Command) -> Result<()> {
                 _ => {}
             }
         }
-        Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) => {
+        Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) | Command::Noise(_) => {
             unreachable!("MPI commands are dispatched in main")
         }
     }

@@ -4,7 +4,7 @@
 //! it, so every rank runs the same plan. It is also stored in the records header.
 
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
-use crate::delay::{DelayModel, DetourSpec, RankError, RankSelection};
+use crate::delay::{DelayModel, DetourSpec, RankError, RankSelection, TraceSpec};
 pub use crate::kernel::Op;
 pub use crate::measure_options::{AdaptiveSpec, OverlapMode, OverlapSpec};
 use serde::{Deserialize, Serialize};
@@ -120,6 +120,10 @@ pub struct Plan {
     pub delays: Vec<DelayModel>,
     /// OS-noise detours while the operation runs, if any.
     pub detour: Option<DetourSpec>,
+    /// A noise file replayed as detours while the operation runs (`--detour trace:FILE`),
+    /// with its checksum, recorded ranks and length once the run has read it.
+    #[serde(default)]
+    pub detour_trace: Option<TraceSpec>,
     /// Measured repetitions per configuration.
     pub nrep: u32,
     /// Unrecorded warm-up repetitions per (op, bytes, P), also used to size the window.
@@ -302,6 +306,7 @@ mod tests {
             delay_ranks: RankSelection::rank(0),
             delays: vec!["50us".parse().unwrap()],
             detour: None,
+            detour_trace: None,
             nrep: 100,
             warmup: 10,
             sync: SyncMethod::Window,

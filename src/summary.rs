@@ -87,6 +87,9 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
     eprintln!("delaybench: {}", run.launch.correction.describe());
     let mut written = 0;
     if end.summary {
+        if let Some(check) = &run.launch.header.noise_check {
+            let _ = writeln!(out, "{}", check.line());
+        }
         let file = path.display().to_string();
         match analyze_digests(
             &[file],

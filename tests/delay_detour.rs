@@ -140,3 +140,53 @@ fn bad_specs_are_refused() {
         .to_string()
         .contains("shorter than the period"));
 }
+
+/// CLOCK_MONOTONIC, seconds: the injector's clock, used here as the global clock.
+fn monotonic_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+#[test]
+fn a_schedule_replays_at_its_instants_and_logs_each_detour() {
+    use delaybench::delay::ReplaySchedule;
+    let _turn = turn();
+    // A 50 ms recording with detours at +5 ms (200 us) and +30 ms (100 us), repeated, shifted
+    // by 7 ms: due at 7 + 5 + 50 k and 7 + 30 + 50 k ms of the (monotonic) global clock.
+    let schedule = ReplaySchedule::new(&[10.005, 10.030], &[200e-6, 100e-6], 10.0, 0.05, 0.007);
+    let injector = DetourInjector::start_schedule(&schedule, monotonic_s()).unwrap();
+    busy(0.5);
+    let (stats, events) = injector.stop_with_events();
+    assert_eq!(events.len() as u64, stats.fired, "{stats:?}");
+    // 0.5 s: about 20 due; a loaded machine may delay or merge some.
+    assert!(stats.fired >= 10 && stats.fired <= 22, "{stats:?}");
+    let mut on_time = 0;
+    for [start, len] in &events {
+        let due = schedule.due_between(start - 0.02, start + 1e-4);
+        let (t, l) = *due
+            .iter()
+            .rev()
+            .find(|&&(t, _)| t <= start + 1e-4)
+            .unwrap_or_else(|| panic!("nothing due before {start}: {events:?}"));
+        assert!(*len >= 0.999 * l, "ran {len} s for a {l} s detour");
+        if start - t < 2e-3 {
+            on_time += 1;
+        }
+    }
+    assert!(
+        on_time * 2 >= events.len(),
+        "{on_time} of {} on time: {events:?}",
+        events.len()
+    );
+    // An empty schedule is refused.
+    let empty = ReplaySchedule::new(&[], &[], 0.0, 1.0, 0.0);
+    assert!(matches!(
+        DetourInjector::start_schedule(&empty, monotonic_s()),
+        Err(DetourError::EmptySchedule)
+    ));
+}

@@ -7,6 +7,7 @@ mod confidence;
 mod config_stats;
 mod digest;
 mod launches;
+mod noise;
 mod overlap;
 mod sampled;
 mod schemes;
@@ -33,6 +34,7 @@ pub use config_stats::{
 };
 pub use digest::{BlockDigest, LaunchDigest};
 pub use launches::{analyze, analyze_digests, Analysis, LaunchInfo};
+pub use noise::{noise_report, NoiseReport, NoiseStats};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,
     rep_benefits_t0s, BaselineT0, Distribution, NoiseEffect, ValidReps,

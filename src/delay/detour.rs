@@ -12,13 +12,24 @@
 //! dispositions are. A second [`DetourInjector::start`] fails with
 //! [`DetourError::AlreadyActive`] until the first is stopped or dropped.
 //!
+//! [`DetourInjector::start_schedule`] replays a [`ReplaySchedule`] instead (a recorded noise
+//! file, `--detour trace:FILE`): the handler runs the due detour, then re-arms the timer at the
+//! absolute instant of the next one (`timer_settime` is async-signal-safe).
+//!
+//! Every detour that ran is logged (its start on `CLOCK_MONOTONIC` and its length, up to
+//! [`LOG_CAPACITY`] per start), so the records can hold the applied detours themselves
+//! ([`DetourInjector::stop_with_events`]).
+//!
 //! Linux only; elsewhere `start` returns [`DetourError::Unsupported`].
 
-use super::DetourSpecError;
+/// Most detours logged between a start and a stop; later ones still run and are counted.
+pub const LOG_CAPACITY: usize = 1 << 18;
+
+use super::{DetourSpecError, ReplaySchedule};
 use thiserror::Error;
 
 /// What an injector did between start and stop.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct DetourStats {
     /// Detours run (handler invocations).
     pub fired: u64,
@@ -53,6 +64,8 @@ pub enum DetourError {
         call: &'static str,
         cause: std::io::Error,
     },
+    #[error("the replay schedule is empty or has no positive period")]
+    EmptySchedule,
     #[error("detour injection needs Linux (POSIX timers with SIGEV_THREAD_ID)")]
     Unsupported,
 }
@@ -65,10 +78,27 @@ pub use other::DetourInjector;
 
 #[cfg(target_os = "linux")]
 mod linux {
-    use super::{DetourError, DetourStats};
+    use super::{DetourError, DetourStats, ReplaySchedule, LOG_CAPACITY};
     use crate::delay::DetourSpec;
     use std::marker::PhantomData;
-    use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering::SeqCst};
+    use std::sync::atomic::{
+        AtomicBool, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst,
+    };
+
+    /// The applied-detour log: pairs (start ns on CLOCK_MONOTONIC, length ns), owned by the
+    /// running injector.
+    static LOG: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
+    static LOG_LEN: AtomicUsize = AtomicUsize::new(0);
+    /// Replay mode: the schedule (offset ns, length ns pairs within one period), owned by the
+    /// running injector; null for periodic detours.
+    static SCHED: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
+    static SCHED_LEN: AtomicUsize = AtomicUsize::new(0);
+    static SCHED_PERIOD_NS: AtomicI64 = AtomicI64::new(0);
+    /// CLOCK_MONOTONIC ns at which cycle 0 of the schedule begins.
+    static SCHED_CYCLE0_NS: AtomicI64 = AtomicI64::new(0);
+    /// The event the armed timer is for: index and cycle.
+    static SCHED_IDX: AtomicUsize = AtomicUsize::new(0);
+    static SCHED_CYCLE: AtomicI64 = AtomicI64::new(0);
 
     static ACTIVE: AtomicBool = AtomicBool::new(false);
     /// Detours happen only while this is true, so that a run can confine them to the
@@ -102,6 +132,11 @@ mod linux {
     extern "C" fn on_signal(_signal: libc::c_int) {
         // SAFETY: reading and restoring this thread's errno, which timer_getoverrun may set.
         let errno = unsafe { *libc::__errno_location() };
+        if !SCHED.load(SeqCst).is_null() {
+            on_scheduled();
+            unsafe { *libc::__errno_location() = errno };
+            return;
+        }
         if !GATE_OPEN.load(SeqCst) {
             SKIPPED.fetch_add(1, SeqCst);
             return;
@@ -115,6 +150,7 @@ mod linux {
         }
         FIRED.fetch_add(1, SeqCst);
         LOST_NS.fetch_add(now - start, SeqCst);
+        log_event(start, now - start);
         let timer = TIMER.load(SeqCst);
         if TIMER_LIVE.load(SeqCst) {
             // SAFETY: the timer is deleted only after this signal is blocked and drained.
@@ -124,6 +160,99 @@ mod linux {
             }
         }
         unsafe { *libc::__errno_location() = errno };
+    }
+
+    /// Appends one applied detour to the log, if there is room. Async-signal-safe.
+    fn log_event(start_ns: u64, length_ns: u64) {
+        let log = LOG.load(SeqCst);
+        if log.is_null() {
+            return;
+        }
+        let i = LOG_LEN.fetch_add(1, SeqCst);
+        if i < LOG_CAPACITY {
+            // SAFETY: the buffer holds 2 * LOG_CAPACITY values and lives until teardown, which
+            // blocks this signal first.
+            unsafe {
+                *log.add(2 * i) = start_ns;
+                *log.add(2 * i + 1) = length_ns;
+            }
+        }
+    }
+
+    /// The (offset, length) in ns of schedule event `i`. Async-signal-safe.
+    fn sched_event(i: usize) -> (i64, u64) {
+        let s = SCHED.load(SeqCst);
+        // SAFETY: `i < SCHED_LEN`; the buffer lives until teardown, as the log does.
+        unsafe { (*s.add(2 * i) as i64, *s.add(2 * i + 1)) }
+    }
+
+    /// Absolute CLOCK_MONOTONIC ns of the event at (`idx`, `cycle`).
+    fn sched_start_ns(idx: usize, cycle: i64) -> i64 {
+        SCHED_CYCLE0_NS.load(SeqCst) + cycle * SCHED_PERIOD_NS.load(SeqCst) + sched_event(idx).0
+    }
+
+    /// Replay: runs the due event (or counts it skipped when the gate is closed), then arms
+    /// the timer for the next event that has not already ended. Async-signal-safe.
+    fn on_scheduled() {
+        let (idx, cycle) = (SCHED_IDX.load(SeqCst), SCHED_CYCLE.load(SeqCst));
+        let (_, length) = sched_event(idx);
+        if GATE_OPEN.load(SeqCst) {
+            let start = now_ns();
+            let mut now = start;
+            while now - start < length {
+                std::hint::spin_loop();
+                now = now_ns();
+            }
+            FIRED.fetch_add(1, SeqCst);
+            LOST_NS.fetch_add(now - start, SeqCst);
+            log_event(start, now - start);
+        } else {
+            SKIPPED.fetch_add(1, SeqCst);
+        }
+        arm_next(idx, cycle);
+    }
+
+    /// Advances from event (`idx`, `cycle`) to the next one still to come (events already
+    /// over are counted as missed) and arms the timer for it.
+    fn arm_next(mut idx: usize, mut cycle: i64) {
+        let n = SCHED_LEN.load(SeqCst);
+        let now = now_ns() as i64;
+        loop {
+            idx += 1;
+            if idx == n {
+                idx = 0;
+                cycle += 1;
+            }
+            let (_, length) = sched_event(idx);
+            if sched_start_ns(idx, cycle) + length as i64 > now {
+                break;
+            }
+            MISSED.fetch_add(1, SeqCst);
+        }
+        SCHED_IDX.store(idx, SeqCst);
+        SCHED_CYCLE.store(cycle, SeqCst);
+        let at = sched_start_ns(idx, cycle).max(1);
+        let times = libc::itimerspec {
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
+            it_value: libc::timespec {
+                tv_sec: (at / 1_000_000_000) as libc::time_t,
+                tv_nsec: (at % 1_000_000_000) as libc::c_long,
+            },
+        };
+        if TIMER_LIVE.load(SeqCst) {
+            // SAFETY: a live timer; an absolute instant in the past fires at once.
+            unsafe {
+                libc::timer_settime(
+                    TIMER.load(SeqCst),
+                    libc::TIMER_ABSTIME,
+                    &times,
+                    std::ptr::null_mut(),
+                )
+            };
+        }
     }
 
     fn os_error(call: &'static str) -> DetourError {
@@ -165,6 +294,9 @@ mod linux {
         was_blocked: bool,
         start_ns: u64,
         running: bool,
+        /// The applied-detour log and the replay schedule, read by the handler.
+        log: Vec<u64>,
+        schedule: Vec<u64>,
         _same_thread: PhantomData<*const ()>,
     }
 
@@ -190,15 +322,77 @@ mod linux {
             {
                 return Err(DetourError::AlreadyActive);
             }
-            let started = Self::arm(spec, first_fire_in_s);
+            let started = Self::arm(spec, first_fire_in_s, None);
             if started.is_err() {
                 ACTIVE.store(false, SeqCst);
             }
             started
         }
 
-        fn arm(spec: DetourSpec, first_fire_in_s: f64) -> Result<Self, DetourError> {
+        /// Starts replaying `schedule` on the calling thread: each detour at its global
+        /// instant, mapped to CLOCK_MONOTONIC through `global_now_s` (the global clock read
+        /// just now). Errors: [`DetourError::EmptySchedule`], and those of
+        /// [`DetourInjector::start`].
+        pub fn start_schedule(
+            schedule: &ReplaySchedule,
+            global_now_s: f64,
+        ) -> Result<Self, DetourError> {
+            if schedule.offsets_s.is_empty()
+                || schedule.period_s.is_nan()
+                || schedule.period_s <= 0.0
+            {
+                return Err(DetourError::EmptySchedule);
+            }
+            if ACTIVE
+                .compare_exchange(false, true, SeqCst, SeqCst)
+                .is_err()
+            {
+                return Err(DetourError::AlreadyActive);
+            }
+            // A placeholder spec: the handler takes lengths from the schedule.
+            let spec = DetourSpec {
+                freq_hz: 1.0 / schedule.period_s,
+                duration_s: 0.0,
+                phase: crate::delay::DetourPhase::Synchronized,
+            };
+            let started = Self::arm(spec, 0.0, Some((schedule, global_now_s)));
+            if started.is_err() {
+                ACTIVE.store(false, SeqCst);
+            }
+            started
+        }
+
+        fn arm(
+            spec: DetourSpec,
+            first_fire_in_s: f64,
+            replay: Option<(&ReplaySchedule, f64)>,
+        ) -> Result<Self, DetourError> {
             DURATION_NS.store((spec.duration_s * 1e9).round() as u64, SeqCst);
+            let mut log = vec![0u64; 2 * LOG_CAPACITY];
+            LOG_LEN.store(0, SeqCst);
+            LOG.store(log.as_mut_ptr(), SeqCst);
+            let mut schedule = Vec::new();
+            if let Some((s, global_now)) = replay {
+                schedule = s
+                    .offsets_s
+                    .iter()
+                    .zip(&s.durations_s)
+                    .flat_map(|(&o, &d)| [(o * 1e9).round() as u64, (d * 1e9).round() as u64])
+                    .collect();
+                let period_ns = (s.period_s * 1e9).round() as i64;
+                // Cycle 0 starts a period or two before now, so the search below finds the
+                // first event still to come.
+                let m0 = ((global_now - s.base_s) / s.period_s).floor() - 1.0;
+                let cycle0_global = s.base_s + m0 * s.period_s;
+                let cycle0_ns =
+                    now_ns() as i64 + ((cycle0_global - global_now) * 1e9).round() as i64;
+                SCHED_LEN.store(s.offsets_s.len(), SeqCst);
+                SCHED_PERIOD_NS.store(period_ns, SeqCst);
+                SCHED_CYCLE0_NS.store(cycle0_ns, SeqCst);
+                SCHED.store(schedule.as_mut_ptr(), SeqCst);
+            } else {
+                SCHED.store(std::ptr::null_mut(), SeqCst);
+            }
             FIRED.store(0, SeqCst);
             MISSED.store(0, SeqCst);
             LOST_NS.store(0, SeqCst);
@@ -213,6 +407,8 @@ mod linux {
                 was_blocked: false,
                 start_ns: now_ns(),
                 running: true,
+                log,
+                schedule,
                 _same_thread: PhantomData,
             };
             // From here on, dropping `injector` on an error undoes what was done.
@@ -248,6 +444,11 @@ mod linux {
                 it_value: timespec(first_fire_in_s.max(1e-9)),
             };
             injector.start_ns = now_ns();
+            if !injector.schedule.is_empty() {
+                // The event before the first one still to come: (last index, cycle -1).
+                arm_next(SCHED_LEN.load(SeqCst) - 1, -1);
+                return Ok(injector);
+            }
             // SAFETY: `timer` is a live timer; `times` is valid.
             if unsafe { libc::timer_settime(timer, 0, &times, std::ptr::null_mut()) } != 0 {
                 return Err(os_error("timer_settime"));
@@ -263,8 +464,24 @@ mod linux {
 
         /// Stops the detours, restores the signal's previous disposition and this thread's
         /// mask for it, and returns what happened.
-        pub fn stop(mut self) -> DetourStats {
+        pub fn stop(self) -> DetourStats {
+            self.stop_with_events().0
+        }
+
+        /// [`DetourInjector::stop`], also returning every logged detour that ran: (start on
+        /// CLOCK_MONOTONIC, length), seconds, in the order they ran (at most
+        /// [`LOG_CAPACITY`]).
+        pub fn stop_with_events(mut self) -> (DetourStats, Vec<[f64; 2]>) {
             self.teardown();
+            let n = LOG_LEN.load(SeqCst).min(LOG_CAPACITY);
+            let events = self.log[..2 * n]
+                .chunks_exact(2)
+                .map(|e| [e[0] as f64 * 1e-9, e[1] as f64 * 1e-9])
+                .collect();
+            (self.stats(), events)
+        }
+
+        fn stats(&self) -> DetourStats {
             DetourStats {
                 fired: FIRED.load(SeqCst),
                 missed: MISSED.load(SeqCst),
@@ -291,6 +508,8 @@ mod linux {
                     libc::timer_delete(self.timer);
                 }
                 TIMER.store(std::ptr::null_mut(), SeqCst);
+                SCHED.store(std::ptr::null_mut(), SeqCst);
+                LOG.store(std::ptr::null_mut(), SeqCst);
                 let zero = libc::timespec {
                     tv_sec: 0,
                     tv_nsec: 0,
@@ -339,7 +558,7 @@ mod linux {
 
 #[cfg(not(target_os = "linux"))]
 mod other {
-    use super::{DetourError, DetourStats};
+    use super::{DetourError, DetourStats, ReplaySchedule};
     use crate::delay::DetourSpec;
 
     /// Detour injection is Linux only; [`DetourInjector::start`] always fails here.
@@ -354,8 +573,18 @@ mod other {
             Err(DetourError::Unsupported)
         }
 
+        /// Always [`DetourError::Unsupported`] on this platform.
+        pub fn start_schedule(_: &ReplaySchedule, _: f64) -> Result<Self, DetourError> {
+            Err(DetourError::Unsupported)
+        }
+
         /// Never reached: no injector can be started here.
         pub fn set_gate(&self, _open: bool) {}
+
+        /// Never reached: no injector can be started here.
+        pub fn stop_with_events(self) -> (DetourStats, Vec<[f64; 2]>) {
+            (self.stop(), Vec::new())
+        }
 
         /// Never reached: no injector can be started here.
         pub fn stop(self) -> DetourStats {

@@ -137,7 +137,7 @@ impl DetourSpec {
 
 /// SplitMix64 (Steele, Lea and Flood 2014): a stateless mix of 64 bits, here to turn
 /// (seed, rank) into a phase without a generator.
-fn splitmix64(x: u64) -> u64 {
+pub(super) fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

@@ -8,7 +8,8 @@
 //! - [`delay_matrix`]: the delays of one block, shape `[nrep][p]` in seconds, a pure function of
 //!   the plan and a seed, so every MPI rank computes the same matrix without communicating.
 //! - [`DetourSpec`] and [`DetourInjector`]: periodic CPU detours while the operation runs
-//!   (Ferreira, Bridges and Brightwell, SC08), driven by a POSIX timer and a signal handler.
+//!   (Ferreira, Bridges and Brightwell, SC08), driven by a POSIX timer and a signal handler;
+//!   [`TraceSpec`] and [`ReplaySchedule`]: a recorded noise file replayed as detours.
 //!
 //! A *late arrival* (Niethammer et al. 2016, §III-D: one rank enters at t_b = t_a + δ) is a selection such as `0`
 //! with a fixed model; *noise* (Hoefler et al. 2010, §1.2: process skew from operating system noise) is the
@@ -16,14 +17,16 @@
 
 mod detour;
 mod detour_spec;
+mod detour_trace;
 mod list;
 mod matrix;
 mod model;
 pub mod models;
 mod ranks;
 
-pub use detour::{DetourError, DetourInjector, DetourStats};
+pub use detour::{DetourError, DetourInjector, DetourStats, LOG_CAPACITY};
 pub use detour_spec::{DetourPhase, DetourSpec, DetourSpecError};
+pub use detour_trace::{DetourArg, ReplayMode, ReplaySchedule, TraceSpec, TraceSpecError};
 pub use list::parse_delay_list;
 pub use matrix::{delay_matrix, rank_column};
 pub use model::{DelayModel, DelayModelError};

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 const PANEL_W: u32 = 620;
 const PANEL_H: u32 = 440;
 /// Okabe–Ito colours, one per method in order of appearance.
-const COLORS: [(u8, u8, u8); 6] = [
+pub(super) const COLORS: [(u8, u8, u8); 6] = [
     (230, 159, 0),
     (86, 180, 233),
     (0, 158, 115),

@@ -35,6 +35,7 @@ mod hidden;
 mod index;
 mod layout;
 mod naming;
+mod noise;
 mod over_run;
 mod reduced;
 mod render;
@@ -45,6 +46,7 @@ mod timeline;
 mod xy;
 
 pub use clock_error::{plottable_rows, write_clock_error_figure};
+pub use noise::write_noise_figures;
 pub use reduced::{BlockExtras, PlotRun, ValidSet};
 
 use crate::analysis::{config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats};

@@ -168,6 +168,10 @@ pub struct Header {
     /// environment (empty in files written before it was recorded).
     #[serde(default)]
     pub provenance: super::Provenance,
+    /// The noise check run before measuring (`--no-noise-check` skips it); `None` in files
+    /// written without one.
+    #[serde(default)]
+    pub noise_check: Option<super::NoiseCheck>,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).
@@ -298,6 +302,19 @@ pub struct DetourRecord {
     /// Per rank: timer expiries lost because the previous signal was still pending (the rank
     /// was descheduled or had the signal blocked); fired + skipped + missed ≈ FREQ × time.
     pub missed: Vec<u64>,
+    /// Per rank: every detour that ran (up to `delay::LOG_CAPACITY` per rank and block), on
+    /// the global clock; empty in files written before applied detours were recorded.
+    #[serde(default)]
+    pub applied: Vec<AppliedDetours>,
+}
+
+/// The detours one rank's injector ran in one block, in the order they ran.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AppliedDetours {
+    /// Per detour: its start on the global clock, seconds.
+    pub start_global_s: F64Array,
+    /// Per detour: how long it held the CPU, seconds.
+    pub duration_s: F64Array,
 }
 
 impl Block {

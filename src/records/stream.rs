@@ -300,6 +300,11 @@ impl FramePos {
         let Some((kind, payload, len)) = self.next_frame(input)? else {
             return Ok(None);
         };
+        if self.pos == 0 && super::noise::is_noise_header(&payload) {
+            return Err(self.not_records(
+                "it is a noise file written by `delaybench noise`: `export` and `plot` read it",
+            ));
+        }
         let item: Item = self.decode(&payload)?;
         let consistent = matches!(
             (&item, kind),

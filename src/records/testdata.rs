@@ -57,6 +57,7 @@ pub fn header(world_size: u32) -> Header {
                 crate::delay::models::fixed::Fixed { delay_s: 50e-6 },
             )],
             detour: None,
+            detour_trace: None,
             nrep: 5,
             warmup: 0,
             sync: SyncMethod::Window,
@@ -89,6 +90,7 @@ pub fn header(world_size: u32) -> Header {
                 env: [("OMPI_MCA_btl".to_string(), "self,vader".to_string())].into(),
             }],
         },
+        noise_check: None,
     }
 }
 

@@ -127,6 +127,13 @@ fn resolve(
     let mut plan = args.to_plan(world_size, rand::random());
     plan.validate(world_size, hosts)
         .map_err(|e| e.to_string())?;
+    // A trace to replay is read now, so a bad file ends the run before anything is measured;
+    // its checksum, ranks and length go into the plan.
+    if let Some(spec) = &plan.detour_trace {
+        let (filled, _) =
+            crate::noise::replay::load_trace(spec).map_err(|e| format!("--detour {spec}: {e}"))?;
+        plan.detour_trace = Some(filled);
+    }
     limits::check_sizes(&plan, mem_per_rank).map_err(|e| e.to_string())?;
     // A dry run shows the estimate whatever it is; a real run needs --yes past the bound.
     if !(args.yes || args.dry_run) {

@@ -80,3 +80,23 @@ pub fn gather_bytes(comm: &SimpleCommunicator, mine: &[u8]) -> Option<Vec<Vec<u8
             .collect(),
     )
 }
+
+/// [`gather`] of a different number of values per rank.
+pub fn gather_varying<T: Wire>(comm: &SimpleCommunicator, mine: &[T]) -> Option<Vec<Vec<T>>> {
+    let bytes: Vec<u8> = encode(mine).iter().flat_map(|v| v.to_le_bytes()).collect();
+    gather_bytes(comm, &bytes).map(|all| {
+        all.iter()
+            .map(|b| {
+                let values: Vec<f64> = b
+                    .chunks_exact(8)
+                    .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect();
+                if values.is_empty() {
+                    Vec::new()
+                } else {
+                    decode(&values)
+                }
+            })
+            .collect()
+    })
+}

@@ -11,7 +11,8 @@ use crate::delay::{DetourInjector, DetourStats};
 use crate::measure_options::ADAPTIVE_CHECK_EVERY;
 use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
-    append_chunk, AdaptiveRecord, Block, DetourRecord, F64Array, OverlapRecord, RecordsWriter,
+    append_chunk, AdaptiveRecord, AppliedDetours, Block, DetourRecord, F64Array, OverlapRecord,
+    RecordsWriter,
 };
 use crate::timeline::validity;
 use crate::wire::Wire;
@@ -208,11 +209,13 @@ fn join(joined: &mut Option<Block>, first_rep: usize, part: Block) {
 /// the probes taken inside the block so far; collective on the block's communicator.
 type ChunkFn<'a> = dyn FnMut(&LocalRows, usize, &[ClockProbe]) + 'a;
 
-/// Gathers per-rank detour statistics on rank 0 of `comm`.
+/// Gathers per-rank detour statistics and the applied detours (`events`: start on the global
+/// clock and length, seconds) on rank 0 of `comm`.
 pub fn gather_detours(
     comm: &SimpleCommunicator,
     spec: String,
     stats: &DetourStats,
+    events: &[[f64; 2]],
 ) -> Option<DetourRecord> {
     let mine = [
         stats.fired as f64,
@@ -220,13 +223,22 @@ pub fn gather_detours(
         stats.skipped as f64,
         stats.missed as f64,
     ];
-    let all = super::gather::gather_one(comm, mine)?;
+    let all = super::gather::gather_one(comm, mine);
+    let applied = super::gather::gather_varying(comm, events);
+    let (all, applied) = (all?, applied?);
     Some(DetourRecord {
         spec,
         fired: all.iter().map(|r| r[0] as u64).collect(),
         lost_s: all.iter().map(|r| r[1]).collect(),
         skipped: all.iter().map(|r| r[2] as u64).collect(),
         missed: all.iter().map(|r| r[3] as u64).collect(),
+        applied: applied
+            .into_iter()
+            .map(|ev| AppliedDetours {
+                start_global_s: F64Array(ev.iter().map(|e| e[0]).collect()),
+                duration_s: F64Array(ev.iter().map(|e| e[1]).collect()),
+            })
+            .collect(),
     })
 }
 

@@ -1,4 +1,4 @@
-//! The MPI commands: the measurement run, `clocksync` and `skew`. The only layer that uses MPI.
+//! The MPI commands: the measurement run, `clocksync`, `skew`, `schemes` and `noise`. The only layer that uses MPI.
 //!
 //! Measurement sequence (every rank runs the same plan): find the hosts, agree on the plan,
 //! synchronise clocks, then per P on ranks 0..P-1 and per (op, bytes): warm up, size the
@@ -14,6 +14,7 @@ mod interrupt;
 mod kernels;
 mod machines;
 mod measure;
+mod noise;
 mod overlap;
 mod pinning;
 mod report;
@@ -28,6 +29,7 @@ mod transport;
 mod window;
 
 pub use clockeval::main as clocksync_main;
+pub use noise::main as noise_main;
 pub use schemes::main as schemes_main;
 pub use skew::main as skew_main;
 

@@ -170,6 +170,17 @@ pub fn describe_plan(plan: &Plan, world_size: u32) -> String {
             format!("{:?}, window {window}", plan.sync).to_lowercase(),
         ),
         ("clock sync", plan.clock_sync.name().to_string()),
+        (
+            "detours",
+            match (&plan.detour, &plan.detour_trace) {
+                (Some(d), _) => d.to_string(),
+                (None, Some(t)) => format!(
+                    "{t} ({} recorded ranks, {} s, CRC-32C {:08x})",
+                    t.recorded_ranks, t.period_s, t.crc32c
+                ),
+                (None, None) => "none".into(),
+            },
+        ),
         ("seed", plan.seed.to_string()),
         ("estimate", Estimate::of(plan).to_string()),
     ];

@@ -13,7 +13,10 @@ use super::window::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
 use crate::cli::MeasureArgs;
 use crate::clock::shared::SharedVerdict;
 use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
-use crate::delay::{delay_matrix, rank_column, DelayModel, DetourInjector};
+use crate::delay::{
+    delay_matrix, rank_column, DelayModel, DetourError, DetourInjector, DetourStats,
+};
+use crate::noise::replay::{load_trace, schedule_for};
 use crate::plan::{Op, Plan, SyncMethod};
 use crate::records::*;
 use crate::summary::EndOfRun;
@@ -21,6 +24,11 @@ use crate::wait::WaitStrategy;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
+
+/// How long every rank runs the noise check's loop, seconds.
+const NOISE_CHECK_S: f64 = 0.2;
+/// The noise check counts detours longer than this, seconds.
+const NOISE_CHECK_THRESHOLD_S: f64 = 2e-6;
 
 /// One rank's state during a measurement run.
 pub struct Runner<'w> {
@@ -48,6 +56,14 @@ pub struct Runner<'w> {
     quiet: bool,
     /// On rank 0: the blocks in which no repetition was valid, as `op size P delay`.
     empty_blocks: Vec<String>,
+    /// The noise file replayed as detours (`--detour trace:`), read by every rank.
+    trace: Option<(crate::delay::TraceSpec, crate::records::noise::NoiseRun)>,
+    /// `--no-noise-check`.
+    no_noise_check: bool,
+    /// On rank 0: the noise check's result, for the header and the warnings.
+    noise_check: Option<NoiseCheck>,
+    /// Whether noise was already warned about (once per run).
+    noise_warned: bool,
 }
 
 impl<'w> Runner<'w> {
@@ -79,6 +95,10 @@ impl<'w> Runner<'w> {
             last_probe: Instant::now(),
             quiet: args.quiet,
             empty_blocks: Vec::new(),
+            trace: None,
+            no_noise_check: args.no_noise_check,
+            noise_check: None,
+            noise_warned: false,
         }
     }
 
@@ -94,6 +114,12 @@ impl<'w> Runner<'w> {
     /// Measures the whole plan; errors are this rank's and end the run.
     pub fn run(&mut self, mut writer: Option<RecordsWriter>) -> Result<(), RunError> {
         let world = self.session.world;
+        self.trace = self
+            .plan
+            .detour_trace
+            .as_ref()
+            .map(load_agreed)
+            .transpose()?;
         // The watchdog watches the whole run; ranks waiting for others beat as they poll.
         interrupt::arm("the clock synchronisation".into());
         let gathered = self
@@ -103,6 +129,10 @@ impl<'w> Runner<'w> {
         self.models = gathered.models.clone();
         self.shared = gathered.shared.clone();
         let machines = super::machines::gather_machines(world, &self.session.hosts.names);
+        if !self.no_noise_check {
+            interrupt::arm("the noise check".into());
+            self.noise_check = self.check_noise();
+        }
         if let Some(w) = writer.as_mut() {
             w.write_header(&self.header(&gathered, machines))?;
         }
@@ -301,6 +331,8 @@ impl<'w> Runner<'w> {
         // Every rank must use the same window; rank 0's is the one.
         comm.process_at_rank(0).broadcast_into(&mut window);
         let mut sync = self.process_sync(window);
+        let op_s = crate::analysis::median(&slowest).unwrap_or(0.0);
+        self.warn_noise(op, bytes, comm.size() as usize, op_s, sync.window_s());
         let mut blocks = Vec::new();
         for (model, matrix) in delays {
             let mut spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
@@ -443,40 +475,58 @@ impl<'w> Runner<'w> {
         comm: &SimpleCommunicator,
         kernel: &mut Kernel,
         sync: &mut dyn ProcessSync,
-        spec: BlockSpec,
+        spec_block: BlockSpec,
         comms: Option<&ProbeComms>,
         mut writer: Option<&mut RecordsWriter>,
     ) -> Result<Option<Block>, RunError> {
         let timing = &self.session.timing;
         let sink = writer.as_deref_mut();
-        let mut measured = match self.plan.detour {
-            None => measure_block(comm, kernel, sync, timing, spec, None, comms, sink),
-            Some(detour) => {
-                let first = detour.first_fire_in_s(
-                    timing.global_now(),
-                    0.0,
-                    comm.rank() as u32,
-                    self.plan.seed,
-                );
-                let injector = DetourInjector::start(detour, first)?;
-                let mut m = measure_block(
-                    comm,
-                    kernel,
-                    sync,
-                    timing,
-                    spec,
-                    Some(&injector),
-                    comms,
-                    sink,
-                );
-                let stats = injector.stop();
-                let record = gather_detours(comm, detour.to_string(), &stats);
-                if let Some(b) = m.block.as_mut() {
-                    b.detour = record;
-                }
-                m
+        let periodic = self.plan.detour.map(|detour| {
+            let first = detour.first_fire_in_s(
+                timing.global_now(),
+                0.0,
+                comm.rank() as u32,
+                self.plan.seed,
+            );
+            (detour.to_string(), DetourInjector::start(detour, first))
+        });
+        let replayed = self.trace.as_ref().map(|(spec, run)| {
+            let rank = self.session.world.rank() as u32;
+            let schedule = schedule_for(spec, run, rank, self.plan.seed);
+            match DetourInjector::start_schedule(&schedule, timing.global_now()) {
+                // A recorded rank without detours replays none.
+                Err(DetourError::EmptySchedule) => (spec.to_string(), Ok(None)),
+                started => (spec.to_string(), started.map(Some)),
             }
+        });
+        let (spec, injector) = match (periodic, replayed) {
+            (Some((spec, i)), _) => (Some(spec), i.map(Some)?),
+            (None, Some((spec, i))) => (Some(spec), i?),
+            (None, None) => (None, None),
         };
+        let anchor = clock_pair(timing);
+        let mut measured = measure_block(
+            comm,
+            kernel,
+            sync,
+            timing,
+            spec_block,
+            injector.as_ref(),
+            comms,
+            sink,
+        );
+        if let Some(spec) = spec {
+            let (stats, events) = match injector {
+                Some(i) => i.stop_with_events(),
+                None => (DetourStats::default(), Vec::new()),
+            };
+            let to_global = monotonic_to_global(anchor, clock_pair(timing));
+            let events: Vec<[f64; 2]> = events.iter().map(|e| [to_global(e[0]), e[1]]).collect();
+            let record = gather_detours(comm, spec, &stats, &events);
+            if let Some(b) = measured.block.as_mut() {
+                b.detour = record;
+            }
+        }
         if let Some(e) = measured.write_error.take() {
             return Err(e.into());
         }
@@ -541,6 +591,7 @@ impl<'w> Runner<'w> {
             plan: self.plan.clone(),
             study: self.study.clone(),
             provenance: Provenance::new(self.tags.clone(), machines),
+            noise_check: self.noise_check.clone(),
         }
     }
 
@@ -554,6 +605,67 @@ impl<'w> Runner<'w> {
             crate::units::format_bytes(bytes),
             crate::units::format_duration(window),
             crate::units::format_duration(suggested)
+        );
+        eprintln!("delaybench: warning: {msg}");
+        self.warnings.push(msg);
+    }
+
+    /// The noise check (collective on the world): every rank runs a short selfish-detour
+    /// loop at one global instant on a core of its own; rank 0 gets the result.
+    fn check_noise(&mut self) -> Option<NoiseCheck> {
+        let world = self.session.world;
+        let started = Instant::now();
+        let _pin = self.session.pin_for(world.size() as u32);
+        let check = super::noise::Loop {
+            variant: crate::noise::NoiseVariant::Selfish,
+            duration_s: NOISE_CHECK_S,
+            threshold_s: NOISE_CHECK_THRESHOLD_S,
+            quantum_s: 0.0,
+            inject: None,
+            // Short: the ranks just left the synchronisation together.
+            lead_s: 0.01,
+        };
+        let host = self.session.hosts.names[world.rank() as usize].clone();
+        let (mine, _, _) = check.run(world, &self.session, &host);
+        let ranks = super::noise::gather_ranks(world, &mine)?;
+        let report = crate::analysis::noise_report(&ranks);
+        let per =
+            |f: fn(&crate::analysis::NoiseStats) -> f64| report.per_rank.iter().map(f).collect();
+        let result = NoiseCheck {
+            variant: check.variant.name().into(),
+            duration_s: NOISE_CHECK_S,
+            threshold_s: NOISE_CHECK_THRESHOLD_S,
+            cost_s: started.elapsed().as_secs_f64(),
+            per_s: per(|s| s.per_s),
+            lost_share: per(|s| s.lost_share),
+            longest_s: per(|s| s.longest_s),
+            correlated_share: report.total.correlated_share,
+            correlated_chance: report.total.correlated_chance,
+        };
+        if !self.quiet {
+            eprintln!("delaybench: {}", result.line());
+        }
+        Some(result)
+    }
+
+    /// On rank 0, once per run, a warning (also kept in the footer) when the noise check's
+    /// detours are large against this configuration's window or operation time.
+    fn warn_noise(&mut self, op: Op, bytes: u64, p: usize, op_s: f64, window_s: Option<f64>) {
+        if self.noise_warned {
+            return;
+        }
+        let Some(why) = self
+            .noise_check
+            .as_ref()
+            .and_then(|c| c.concern(p, op_s, window_s))
+        else {
+            return;
+        };
+        self.noise_warned = true;
+        let msg = format!(
+            "noise: at {op} {} P={p}, {why}; expect noisy repetitions (see docs/noise.md; \
+             only the first such configuration is named)",
+            crate::units::format_bytes(bytes)
         );
         eprintln!("delaybench: warning: {msg}");
         self.warnings.push(msg);
@@ -676,4 +788,37 @@ impl<'w> WithSession<'w> for Runner<'w> {
     fn session(&mut self) -> &mut Session<'w> {
         &mut self.session
     }
+}
+
+/// Every rank reads the trace rank 0 checked; a different file (another checksum) on this
+/// rank's host is an error, since the ranks would replay different noise.
+fn load_agreed(
+    agreed: &crate::delay::TraceSpec,
+) -> Result<(crate::delay::TraceSpec, crate::records::noise::NoiseRun), RunError> {
+    let (spec, run) = load_trace(agreed)?;
+    if spec.crc32c != agreed.crc32c {
+        return Err(RunError::BadInput(format!(
+            "{}: this rank reads a different file than rank 0 (CRC-32C {:08x}, rank 0 {:08x}): \
+             give every host the same noise file",
+            spec.path, spec.crc32c, agreed.crc32c
+        )));
+    }
+    Ok((spec, run))
+}
+
+/// A reading of CLOCK_MONOTONIC and of the global clock, taken together (seconds).
+fn clock_pair(timing: &super::timing::Timing) -> (f64, f64) {
+    use crate::clock::Clock;
+    (crate::clock::MonotonicClock.now(), timing.global_now())
+}
+
+/// The linear map from CLOCK_MONOTONIC (the detour log's clock) to the global clock through
+/// two readings of both, taken before and after a block.
+fn monotonic_to_global(a: (f64, f64), b: (f64, f64)) -> impl Fn(f64) -> f64 {
+    let rate = if b.0 > a.0 {
+        (b.1 - a.1) / (b.0 - a.0)
+    } else {
+        1.0
+    };
+    move |m| a.1 + (m - a.0) * rate
 }

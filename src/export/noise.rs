@@ -1,0 +1,140 @@
+//! Noise files as tables: the report of `delaybench noise` (per rank, per host, total) and
+//! `export` of a noise file (one row per detour).
+
+use super::plain::{write_csv_rows, write_json_rows, write_rows};
+use super::{ExportError, RankFormat, SummaryFormat};
+use crate::analysis::{NoiseReport, NoiseStats};
+use crate::records::noise::NoiseRun;
+use serde::Serialize;
+use std::io::Write;
+
+const HEADERS: [&str; 11] = [
+    "scope",
+    "ranks",
+    "detours",
+    "per s",
+    "lost %",
+    "longest (us)",
+    "p50 (us)",
+    "p90 (us)",
+    "p99 (us)",
+    "correlated %",
+    "by chance %",
+];
+
+/// Writes the report rows (ranks, then hosts, then the total) in `format` (table:
+/// microseconds and percent; CSV and JSON: seconds and fractions).
+pub fn write_noise_report(
+    report: &NoiseReport,
+    format: SummaryFormat,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let rows: Vec<&NoiseStats> = report
+        .per_rank
+        .iter()
+        .chain(&report.per_host)
+        .chain([&report.total])
+        .collect();
+    let us = |s: f64| {
+        if s.is_finite() {
+            format!("{:.1}", s * 1e6)
+        } else {
+            "-".into()
+        }
+    };
+    let pct = |f: f64| {
+        if f.is_finite() {
+            format!("{:.2}", f * 100.0)
+        } else {
+            "-".into()
+        }
+    };
+    let cells = |r: &&NoiseStats| {
+        vec![
+            r.scope.clone(),
+            r.ranks.to_string(),
+            r.detours.to_string(),
+            format!("{:.1}", r.per_s),
+            pct(r.lost_share),
+            us(r.longest_s),
+            us(r.p50_s),
+            us(r.p90_s),
+            us(r.p99_s),
+            pct(r.correlated_share),
+            pct(r.correlated_chance),
+        ]
+    };
+    write_rows(&rows, format, &HEADERS, cells, out)
+}
+
+/// One detour of a noise file, as `export` writes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DetourRow {
+    pub rank: u32,
+    pub host: String,
+    /// CPU the rank ran on (empty when unknown).
+    pub cpu: Option<u32>,
+    /// Start on the global clock, seconds.
+    pub start_global_s: f64,
+    /// Length, seconds.
+    pub duration_s: f64,
+}
+
+/// Writes every detour of `run`, rank by rank, as CSV or JSON (seconds).
+pub fn write_noise_detours(
+    run: &NoiseRun,
+    format: RankFormat,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let rows: Vec<DetourRow> = run
+        .ranks
+        .iter()
+        .flat_map(|r| {
+            r.detour_start_global_s
+                .0
+                .iter()
+                .zip(&r.detour_duration_s.0)
+                .map(|(&s, &d)| DetourRow {
+                    rank: r.rank,
+                    host: r.host.clone(),
+                    cpu: r.cpu,
+                    start_global_s: s,
+                    duration_s: d,
+                })
+        })
+        .collect();
+    match format {
+        RankFormat::Csv => write_csv_rows(&rows, out),
+        RankFormat::Json => write_json_rows(&rows, out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::noise_report;
+    use crate::records::noise::testdata;
+
+    #[test]
+    fn detours_export_one_row_each_and_the_report_has_every_scope() {
+        let run = testdata::run(&[vec![(100.1, 1e-5), (100.2, 2e-5)], vec![(100.3, 3e-6)]]);
+        let mut csv = Vec::new();
+        write_noise_detours(&run, RankFormat::Csv, &mut csv).unwrap();
+        let text = String::from_utf8(csv).unwrap();
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(
+            text.starts_with("rank,host,cpu,start_global_s,duration_s"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1,h,1,100.3,3e-6") || text.contains("1,h,1,100.3,0.000003"),
+            "{text}"
+        );
+        let mut table = Vec::new();
+        write_noise_report(&noise_report(&run.ranks), SummaryFormat::Table, &mut table).unwrap();
+        let t = String::from_utf8(table).unwrap();
+        for scope in ["rank 0", "rank 1", "host h", "total"] {
+            assert!(t.contains(scope), "{t}");
+        }
+    }
+}
