@@ -7,6 +7,7 @@
 mod cbor;
 mod chunk;
 pub mod frame;
+pub mod job;
 mod reader;
 mod schema;
 mod stream;
@@ -15,6 +16,7 @@ pub mod testdata;
 mod writer;
 
 pub use cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
+pub use job::{JobInfo, RankPlacement};
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
 pub use reader::{read_records, Records};
 pub use schema::*;

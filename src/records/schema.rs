@@ -164,6 +164,11 @@ pub struct Header {
     pub plan: Plan,
     /// Text of the study file (`--config`), if one was used.
     pub study: Option<String>,
+    /// The batch job and the launch: Slurm job, step, nodes and tasks, the PMI, and per rank
+    /// its host, parent process and CPU set (`records::job`); absent in files written before
+    /// it was recorded.
+    #[serde(default)]
+    pub job: Option<super::JobInfo>,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).

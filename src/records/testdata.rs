@@ -72,6 +72,7 @@ pub fn header(world_size: u32) -> Header {
             adaptive: None,
         },
         study: None,
+        job: None,
     }
 }
 

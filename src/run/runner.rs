@@ -45,6 +45,8 @@ pub struct Runner<'w> {
     quiet: bool,
     /// On rank 0: the blocks in which no repetition was valid, as `op size P delay`.
     empty_blocks: Vec<String>,
+    /// On rank 0: the job and the ranks' placement, for the header.
+    job: Option<JobInfo>,
 }
 
 impl<'w> Runner<'w> {
@@ -74,7 +76,18 @@ impl<'w> Runner<'w> {
             last_probe: Instant::now(),
             quiet: args.quiet,
             empty_blocks: Vec::new(),
+            job: None,
         }
+    }
+
+    /// On rank 0, the job and placement (`job::gather`) for the header; a Slurm job whose
+    /// ranks share cores is warned about now and in the footer.
+    pub fn set_job(&mut self, job: Option<JobInfo>) {
+        if let Some(msg) = job.as_ref().and_then(JobInfo::shared_cpus_warning) {
+            eprintln!("delaybench: warning: {msg}");
+            self.warnings.push(msg);
+        }
+        self.job = job;
     }
 
     /// On rank 0, how many blocks had no valid repetition (0 on the other ranks).
@@ -532,6 +545,7 @@ impl<'w> Runner<'w> {
             },
             plan: self.plan.clone(),
             study: self.study.clone(),
+            job: self.job.clone(),
         }
     }
 
