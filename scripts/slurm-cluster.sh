@@ -11,11 +11,15 @@
 #   - STATE/slurm/pmix is the host's own PMIx directory (slurmds sharing one /tmp would
 #     otherwise collide on PMIx's per-job directories);
 #   - /etc/hosts names the emulated hosts.
-# Each host's slurmd gets CpuSpecList = every CPU that is not the host's, so the cores Slurm
+# Every task gets UCX_TLS=tcp,self (a TaskProlog), so that MPICH's messages between hosts
+# cross the veth links instead of shared memory. Each host's slurmd gets CpuSpecList = every CPU that is not the host's, so the cores Slurm
 # hands out on host N are host N's CPU set.
 #
 #   scripts/slurm-cluster.sh check                 exit 0 when Slurm can run here
 #   scripts/slurm-cluster.sh up [-H HOSTS] [-c CORES_PER_HOST] [-s STEP_SECONDS] [-t TASK_PLUGIN]
+#                                                  (TASK_PLUGIN: auto, the default, takes
+#                                                  task/cgroup,task/affinity on a cgroup v1
+#                                                  cpuset hierarchy, else task/affinity)
 #   scripts/slurm-cluster.sh exec [-h HOST] [--] COMMAND...   a Slurm client (srun, sbatch,
 #                                                  squeue, ...) on HOST (default 0, the login
 #                                                  and controller host), SLURM_CONF set
@@ -93,6 +97,7 @@ JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 MailProg=/bin/true
+TaskProlog=$S/etc/task-prolog.sh
 EOF
         for i in $(seq 0 $((hosts - 1))); do
             cpus=$(cat "$STATE/cpus$i")
@@ -104,6 +109,18 @@ EOF
         echo "PartitionName=dbc Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
     } >"$S/etc/slurm.conf"
     echo "PMIxCliTmpDirBase=$S/pmix" >"$S/etc/mpi.conf"
+    # The hosts share one kernel, so UCX (MPICH's transport) finds shared memory between
+    # them and messages would never touch the veth links: every task gets TCP only (unless
+    # the job chose its transports itself), and the one device a host has. Open MPI picks
+    # its TCP BTL between hosts by itself (their host names differ).
+    cat >"$S/etc/task-prolog.sh" <<'EOF'
+#!/bin/sh
+# Slurm TaskProlog of the emulated cluster: lines "export NAME=VALUE" go into the task's
+# environment.
+[ -n "${UCX_TLS:-}" ] || echo "export UCX_TLS=tcp,self"
+[ -n "${UCX_NET_DEVICES:-}" ] || echo "export UCX_NET_DEVICES=eth0"
+EOF
+    chmod 755 "$S/etc/task-prolog.sh"
     # cgroup.conf is read by slurmd 22.05 whatever the plugins; only task/cgroup uses ConstrainCores.
     printf 'CgroupAutomount=no\nConstrainCores=yes\n' >"$S/etc/cgroup.conf"
 }
@@ -122,8 +139,17 @@ wait_file() {
     die "$what did not start (no $f)"
 }
 
+# The last lines of every daemon log, to say why a start failed.
+show_logs() {
+    local f
+    for f in "$S"/log/*.log "$S"/munge/munged.log "$S"/h*/munge/munged.log; do
+        [ -s "$f" ] && { say "--- $f"; tail -n 5 "$f" >&2; }
+    done
+    return 0
+}
+
 cmd_up() {
-    local hosts=2 cores=1 step=1000 task=task/affinity opt
+    local hosts=2 cores=1 step=1000 task=auto opt
     while getopts "H:c:s:t:" opt; do
         case "$opt" in
             H) hosts="$OPTARG" ;;
@@ -134,9 +160,16 @@ cmd_up() {
         esac
     done
     cmd_check || die "cannot run Slurm on the emulated cluster here"
+    if [ "$task" = auto ]; then
+        # task/cgroup confines each step to its cores with a cpuset cgroup, which launchers
+        # inside the job (mpirun's own binding) then respect; Slurm 22.05 does that on a
+        # cgroup v1 cpuset hierarchy. Elsewhere task/affinity alone sets each task's mask.
+        if [ -e /sys/fs/cgroup/cpuset/tasks ]; then task=task/cgroup,task/affinity; else task=task/affinity; fi
+    fi
     cmd_down 2>/dev/null || true
     # Whatever fails from here on, nothing is left behind.
-    trap 'say "start failed; taking everything down"; cmd_down' ERR
+    _up_done=0
+    trap '[ "$_up_done" = 1 ] || { show_logs; say "start failed; taking everything down"; cmd_down; }' EXIT
     "$CLUSTER" up -H "$hosts" -c "$cores" -s "$step" >/dev/null
     local ncpu i anchor
     ncpu=$(nproc --all)
@@ -181,7 +214,7 @@ cmd_up() {
         sleep 0.2
     done
     [ "$idle" -eq "$hosts" ] || { in_host 0 sinfo -N >&2 || true; false; }
-    trap - ERR
+    _up_done=1
     cmd_status
 }
 
@@ -189,6 +222,7 @@ cmd_status() {
     [ -s "$S/run/slurmctld.pid" ] || { say "no Slurm cluster is up"; return 1; }
     "$CLUSTER" status
     in_host 0 sinfo -N -o '%N %T %c %C'
+    echo "TaskPlugin: $(sed -n 's/^TaskPlugin=//p' "$S/etc/slurm.conf")"
 }
 
 cmd_exec() {
@@ -224,6 +258,9 @@ cmd_down() {
     fi
     # The hosts' network namespaces go with every process left in them (job steps too).
     "$CLUSTER" down
+    # task/cgroup's per-node cgroups (slurm_dbc-hostN in each v1 controller), once empty.
+    find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name 'slurm_dbc-host*' 2>/dev/null |
+        while read -r d; do find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true; done
 }
 
 case "${1:-}" in
