@@ -1,6 +1,7 @@
 //! The run's warnings, for every output that shows its numbers (`analyze`, `compare`, figure
 //! subtitles): what the run printed (clock disagreement at the end, shared cores), whether it
-//! was interrupted, and then what the header shows (oversubscribed hosts).
+//! was interrupted, and then what the header shows (oversubscribed hosts, Slurm ranks sharing
+//! cores).
 
 use super::LaunchDigest;
 use crate::records::{Header, Records};
@@ -30,6 +31,13 @@ pub fn launch_warnings(launch: &LaunchDigest) -> Vec<String> {
     out.extend(launch.verdicts.note());
     let Some(footer) = &launch.footer else {
         out.extend(oversubscribed(&launch.header));
+        out.extend(
+            launch
+                .header
+                .job
+                .as_ref()
+                .and_then(|j| j.shared_cpus_warning()),
+        );
         return out;
     };
     for w in &footer.warnings {

@@ -107,6 +107,51 @@ impl JobInfo {
     }
 }
 
+impl JobInfo {
+    /// The job as (label, text) rows for a report page: the batch job (Slurm's id, step,
+    /// nodes, tasks per node, CPU binding), the PMI, and per host its ranks with their CPU sets
+    /// (at most `max_ranks` ranks listed, the rest counted).
+    pub fn summary_rows(&self, max_ranks: usize) -> Vec<(&'static str, String)> {
+        let mut rows = Vec::new();
+        if self.scheduler == "slurm" {
+            let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+            rows.push((
+                "Slurm job",
+                format!(
+                    "job {}, step {}, nodes {}, tasks per node {}, {} tasks, CPU binding {}",
+                    opt(&self.job_id),
+                    self.step_id
+                        .clone()
+                        .unwrap_or_else(|| "- (batch script)".into()),
+                    opt(&self.node_list),
+                    opt(&self.tasks_per_node),
+                    self.ntasks.map_or("-".into(), |n| n.to_string()),
+                    opt(&self.cpu_bind),
+                ),
+            ));
+        }
+        rows.push(("launch (PMI)", self.pmi.clone()));
+        let mut hosts: Vec<(&str, Vec<String>)> = Vec::new();
+        for (rank, r) in self.ranks.iter().enumerate().take(max_ranks) {
+            let cpus = if r.cpus.is_empty() { "?" } else { &r.cpus };
+            let item = format!("{rank} on CPU {cpus}");
+            match hosts.iter_mut().find(|(h, _)| *h == r.host) {
+                Some((_, items)) => items.push(item),
+                None => hosts.push((&r.host, vec![item])),
+            }
+        }
+        let mut placement: Vec<String> = hosts
+            .iter()
+            .map(|(h, items)| format!("{h}: rank {}", items.join(", ")))
+            .collect();
+        if self.ranks.len() > max_ranks {
+            placement.push(format!("{} more ranks", self.ranks.len() - max_ranks));
+        }
+        rows.push(("rank CPUs", placement.join("; ")));
+        rows
+    }
+}
+
 /// CPUs of a CPU list (`0-3,8`); malformed parts are skipped.
 pub fn parse_cpu_list(text: &str) -> Vec<u32> {
     let mut out = Vec::new();
@@ -152,6 +197,31 @@ mod tests {
             cpus: cpus.into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn summary_rows_name_the_job_and_each_ranks_cpus() {
+        let job = JobInfo {
+            scheduler: "slurm".into(),
+            job_id: Some("7".into()),
+            step_id: Some("0".into()),
+            node_list: Some("n[0-1]".into()),
+            tasks_per_node: Some("1(x2)".into()),
+            ntasks: Some(2),
+            cpu_bind: None,
+            pmi: "slurm pmi2".into(),
+            ranks: vec![rank("n0", "0"), rank("n1", "1"), rank("n1", "")],
+        };
+        let rows = job.summary_rows(2);
+        assert_eq!(rows[0].0, "Slurm job");
+        assert!(rows[0]
+            .1
+            .starts_with("job 7, step 0, nodes n[0-1], tasks per node 1(x2), 2 tasks"));
+        assert_eq!(rows[1], ("launch (PMI)", "slurm pmi2".to_string()));
+        assert_eq!(
+            rows[2].1,
+            "n0: rank 0 on CPU 0; n1: rank 1 on CPU 1; 1 more ranks"
+        );
     }
 
     #[test]

@@ -16,8 +16,8 @@ pub mod testdata;
 mod writer;
 
 pub use cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
-pub use job::{JobInfo, RankPlacement};
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
+pub use job::{JobInfo, RankPlacement};
 pub use reader::{read_records, Records};
 pub use schema::*;
 pub use stream::RecordsStream;

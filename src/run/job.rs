@@ -130,7 +130,10 @@ fn task_count_mismatch(env: Env, parent: &str, world_size: u32, library: &str) -
     }
     let offered = env("SLURM_MPI_TYPE").unwrap_or_else(|| "none".into());
     let (name, use_mpi) = if library.contains("Open MPI") {
-        ("Open MPI", "srun --mpi=pmix (Debian's Open MPI has PMIx only)")
+        (
+            "Open MPI",
+            "srun --mpi=pmix (Debian's Open MPI has PMIx only)",
+        )
     } else if library.contains("MPICH") {
         ("MPICH", "srun --mpi=pmi2")
     } else {
