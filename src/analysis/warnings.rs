@@ -87,6 +87,34 @@ mod tests {
     }
 
     #[test]
+    fn an_interrupted_slurm_run_whose_ranks_share_a_core_says_so() {
+        let mut r = records();
+        r.footer = None;
+        let rank = |host: &str, cpus: &str| crate::records::RankPlacement {
+            host: host.into(),
+            cpus: cpus.into(),
+            ..Default::default()
+        };
+        r.header.job = Some(crate::records::JobInfo {
+            scheduler: "slurm".into(),
+            ranks: vec![
+                rank("n0", "0"),
+                rank("n0", "0"),
+                rank("n1", "0"),
+                rank("n1", "1"),
+            ],
+            ..Default::default()
+        });
+        let w = run_warnings(&r);
+        assert!(
+            w.iter()
+                .any(|w| w
+                    .contains("under Slurm, ranks share cores (n0: ranks 0 and 1 share CPU 0)")),
+            "{w:?}"
+        );
+    }
+
+    #[test]
     fn a_clean_run_has_none() {
         assert!(run_warnings(&records()).is_empty());
     }
