@@ -47,6 +47,24 @@ impl SlurmCluster {
 
 impl Drop for SlurmCluster {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            // What Slurm was doing when the test failed: the queue and the daemons' last words.
+            let queue = slurm(&["exec", "--", "squeue", "-a", "-l"]);
+            eprintln!("squeue:\n{}", String::from_utf8_lossy(&queue.stdout));
+            for log in [
+                "slurmctld.log",
+                "slurmd-dbc-host0.log",
+                "slurmd-dbc-host1.log",
+            ] {
+                let text =
+                    std::fs::read_to_string(format!("{STATE}/slurm/log/{log}")).unwrap_or_default();
+                let lines: Vec<&str> = text.lines().collect();
+                eprintln!(
+                    "--- {log}\n{}",
+                    lines[lines.len().saturating_sub(15)..].join("\n")
+                );
+            }
+        }
         let _ = slurm(&["down"]);
     }
 }
@@ -98,7 +116,8 @@ fn client(dir: &Path, args: &[String]) -> Output {
         .args(args)
         .env("DELAYBENCH_CLUSTER_DIR", STATE)
         .current_dir(dir);
-    common::run_mpi_job(cmd, Duration::from_secs(120))
+    // Past the jobs' own time limit (1 min), so that Slurm ends a stuck job and says so first.
+    common::run_mpi_job(cmd, Duration::from_secs(100))
 }
 
 /// Bytes received by host 1 over its veth link so far.
@@ -171,6 +190,7 @@ fn slurm_on_two_emulated_hosts() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
+    let _lock = common::cluster_lock();
     let _cluster = SlurmCluster::up();
     srun_two_hosts(dir.path());
     srun_with_a_pmi_the_library_lacks(dir.path());
@@ -209,7 +229,7 @@ fn check_job(rec: &Records) -> &JobInfo {
 /// the step and the PMI recorded, the messages on the link, the report page showing the job.
 fn srun_two_hosts(dir: &Path) {
     let out_path = dir.join("srun.cbor");
-    let mut args: Vec<String> = ["srun", "-n", "2", "-N", "2", "--cpu-bind=cores"]
+    let mut args: Vec<String> = ["srun", "--time=1", "-n", "2", "-N", "2", "--cpu-bind=cores"]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -265,6 +285,7 @@ fn srun_with_a_pmi_the_library_lacks(dir: &Path) {
     let wrong = if flavor() == "mpich" { "pmix" } else { "pmi2" };
     let mut args: Vec<String> = vec![
         "srun".into(),
+        "--time=1".into(),
         "-n".into(),
         "2".into(),
         "-N".into(),
@@ -296,7 +317,7 @@ fn sbatch_job_script(dir: &Path, launcher: &str) {
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n#SBATCH --time=5\n\
+            "#!/bin/sh\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n#SBATCH --time=1\n\
              {line} {}\n",
             bench_args(&out_path).join(" ")
         ),
@@ -353,7 +374,7 @@ fn sbatch_job_script(dir: &Path, launcher: &str) {
 /// `srun --overcommit -n 4 -N 2`: two ranks per one-core host; the run says they share a core.
 fn ranks_sharing_a_core_are_warned_about(dir: &Path) {
     let out_path = dir.join("shared.cbor");
-    let mut args: Vec<String> = ["srun", "--overcommit", "-n", "4", "-N", "2"]
+    let mut args: Vec<String> = ["srun", "--time=1", "--overcommit", "-n", "4", "-N", "2"]
         .iter()
         .map(|s| s.to_string())
         .collect();
