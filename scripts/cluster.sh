@@ -11,6 +11,8 @@
 #   scripts/cluster.sh run [-n RANKS_PER_HOST] [--mpi openmpi|mpich] [--] EXE ARGS...
 #   scripts/cluster.sh agent HOST COMMAND...      (the launcher agent)
 #   scripts/cluster.sh status | check | down
+#   scripts/cluster.sh slurm up|exec|status|check|down ...   (Slurm on these hosts:
+#                                                 scripts/slurm-cluster.sh)
 #
 # `check` exits 0 when this machine permits the namespaces (tests skip otherwise).
 # State lives in $DELAYBENCH_CLUSTER_DIR (default /tmp/delaybench-cluster).
@@ -186,5 +188,6 @@ case "${1:-}" in
     check) cmd_check ;;
     agent) shift; cmd_agent "$@" ;;
     run) shift; cmd_run "$@" ;;
-    *) die "usage: cluster.sh up|run|agent|status|check|down (see the top of this script)" ;;
+    slurm) shift; exec "$(dirname "$SELF")/slurm-cluster.sh" "$@" ;;
+    *) die "usage: cluster.sh up|run|agent|status|check|down|slurm (see the top of this script)" ;;
 esac

@@ -10,6 +10,11 @@
 #                   mpicc.mpich, ...), installed with apt-get when missing, so both live on
 #                   one machine without update-alternatives. Builds into target/<name>/.
 #
+# Optional parts:
+#   DELAYBENCH_SLURM=1  Debian's slurm-wlm and munge too (apt-get, when missing), for the
+#                       Slurm tests on the emulated cluster (tests/slurm.rs,
+#                       scripts/slurm-cluster.sh); without them those tests skip.
+#
 # Exports: MPICC (read by rsmpi's build), DELAYBENCH_MPIEXEC (the launcher: mpirun or
 # mpiexec), DELAYBENCH_MPI_FLAVOR (openmpi, mpich or other), CARGO_TARGET_DIR for a named
 # MPI, LIBCLANG_PATH when libclang is outside bindgen's default places, and the Open MPI
@@ -68,6 +73,10 @@ _delaybench_setup() {
             ;;
     esac
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    if [ "${DELAYBENCH_SLURM:-0}" = 1 ]; then
+        command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 || missing+=(slurm-wlm)
+        command -v munged >/dev/null 2>&1 || missing+=(munge)
+    fi
     command -v make >/dev/null 2>&1 || missing+=(make)
     if libclang=$(find_libclang); then
         say "libclang for bindgen: $libclang"

@@ -205,6 +205,15 @@ impl RunInfo {
                 ),
             ));
         }
+        match &h.job {
+            Some(job) => {
+                rows.extend(job.summary_rows(32));
+                if let Some(w) = job.shared_cpus_warning() {
+                    rows.push(("shared cores", w));
+                }
+            }
+            None => rows.push(("job", "(not recorded)".into())),
+        }
         rows.push((
             "noise check",
             h.noise_check
@@ -393,6 +402,7 @@ mod tests {
             "machine         node0: Linux 6.1.0 #1 SMP x86_64; Example CPU; 2 physical / 4 logical cores",
             "  environment   OMPI_MCA_btl=self,vader",
             "noise check     not run",
+            "job             (not recorded)",
             "blocks          2",
             "ended           completed in",
         ] {
@@ -431,5 +441,39 @@ mod tests {
         let old: Header = value.deserialized().unwrap();
         assert_eq!(old.provenance, Default::default());
         assert_eq!(old.provenance.revision_word(), "unknown");
+    }
+
+    #[test]
+    fn a_slurm_job_shows_its_id_pmi_and_rank_cpus() {
+        use crate::records::{JobInfo, RankPlacement};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.cbor");
+        let mut header = testdata::header(2);
+        let rank = |host: &str, cpus: &str| RankPlacement {
+            host: host.into(),
+            parent: "slurmstepd".into(),
+            cpus: cpus.into(),
+            ..Default::default()
+        };
+        header.job = Some(JobInfo {
+            scheduler: "slurm".into(),
+            job_id: Some("41".into()),
+            step_id: Some("0".into()),
+            node_list: Some("n[0-1]".into()),
+            pmi: "slurm pmix 4.2".into(),
+            ranks: vec![rank("n0", "0"), rank("n1", "1")],
+            ..Default::default()
+        });
+        let mut w = RecordsWriter::create(&path).unwrap();
+        w.write_header(&header).unwrap();
+        w.finish(&testdata::footer(2)).unwrap();
+        let text = RunInfo::read(&path).unwrap().text();
+        for want in [
+            "Slurm job       job 41, step 0, nodes n[0-1]",
+            "launch (PMI)    slurm pmix 4.2",
+            "rank CPUs       n0: rank 0 on CPU 0; n1: rank 1 on CPU 1",
+        ] {
+            assert!(text.contains(want), "`{want}` missing from:\n{text}");
+        }
     }
 }

@@ -94,6 +94,7 @@ fn two_emulated_hosts() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
+    let _lock = common::cluster_lock();
     let _cluster = Cluster::up(2, 1);
     one_rank_per_host(dir.path());
     if flavor() == "mpich" {

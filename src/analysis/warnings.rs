@@ -1,6 +1,7 @@
 //! The run's warnings, for every output that shows its numbers (`analyze`, `compare`, figure
 //! subtitles): what the run printed (clock disagreement at the end, shared cores), whether it
-//! was interrupted, and then what the header shows (oversubscribed hosts).
+//! was interrupted, and then what the header shows (oversubscribed hosts, Slurm ranks sharing
+//! cores).
 
 use super::LaunchDigest;
 use crate::records::{Header, Records};
@@ -30,6 +31,13 @@ pub fn launch_warnings(launch: &LaunchDigest) -> Vec<String> {
     out.extend(launch.verdicts.note());
     let Some(footer) = &launch.footer else {
         out.extend(oversubscribed(&launch.header));
+        out.extend(
+            launch
+                .header
+                .job
+                .as_ref()
+                .and_then(|j| j.shared_cpus_warning()),
+        );
         return out;
     };
     for w in &footer.warnings {
@@ -76,6 +84,34 @@ mod tests {
             }),
             truncated: false,
         }
+    }
+
+    #[test]
+    fn an_interrupted_slurm_run_whose_ranks_share_a_core_says_so() {
+        let mut r = records();
+        r.footer = None;
+        let rank = |host: &str, cpus: &str| crate::records::RankPlacement {
+            host: host.into(),
+            cpus: cpus.into(),
+            ..Default::default()
+        };
+        r.header.job = Some(crate::records::JobInfo {
+            scheduler: "slurm".into(),
+            ranks: vec![
+                rank("n0", "0"),
+                rank("n0", "0"),
+                rank("n1", "0"),
+                rank("n1", "1"),
+            ],
+            ..Default::default()
+        });
+        let w = run_warnings(&r);
+        assert!(
+            w.iter()
+                .any(|w| w
+                    .contains("under Slurm, ranks share cores (n0: ranks 0 and 1 share CPU 0)")),
+            "{w:?}"
+        );
     }
 
     #[test]

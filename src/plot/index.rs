@@ -53,7 +53,8 @@ pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> Strin
         ),
     ];
     md.push_str("| | |\n|---|---|\n");
-    for (k, v) in rows {
+    let job = h.job.iter().flat_map(|j| j.summary_rows(32));
+    for (k, v) in rows.into_iter().chain(job) {
         let _ = writeln!(md, "| {k} | {} |", v.replace('|', "\\|"));
     }
     md.push_str("\n## Warnings\n\n");

@@ -7,6 +7,7 @@
 mod cbor;
 mod chunk;
 pub mod frame;
+pub mod job;
 pub mod noise;
 mod noise_check;
 pub mod provenance;
@@ -19,6 +20,7 @@ mod writer;
 
 pub use cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
+pub use job::{JobInfo, RankPlacement};
 pub use noise_check::NoiseCheck;
 pub use provenance::{Machine, Provenance, RunLabel, Tag};
 pub use reader::{read_records, Records};

@@ -172,6 +172,11 @@ pub struct Header {
     /// written without one.
     #[serde(default)]
     pub noise_check: Option<super::NoiseCheck>,
+    /// The batch job and the launch: Slurm job, step, nodes and tasks, the PMI, and per rank
+    /// its host, parent process and CPU set (`records::job`); absent in files written before
+    /// it was recorded.
+    #[serde(default)]
+    pub job: Option<super::JobInfo>,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).

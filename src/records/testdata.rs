@@ -91,6 +91,7 @@ pub fn header(world_size: u32) -> Header {
             }],
         },
         noise_check: None,
+        job: None,
     }
 }
 

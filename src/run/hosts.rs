@@ -154,24 +154,11 @@ fn host_loads(names: &[String], masks: &[&[u64]], online: &[u32]) -> Vec<HostLoa
 
 /// `0-3,8` for a CPU mask.
 fn cpu_list(mask: &[u64]) -> String {
-    let set: Vec<usize> = (0..mask.len() * 64)
+    let set: Vec<u32> = (0..mask.len() * 64)
         .filter(|&c| mask[c / 64] >> (c % 64) & 1 == 1)
+        .map(|c| c as u32)
         .collect();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < set.len() {
-        let mut j = i;
-        while j + 1 < set.len() && set[j + 1] == set[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j {
-            set[i].to_string()
-        } else {
-            format!("{}-{}", set[i], set[j])
-        });
-        i = j + 1;
-    }
-    parts.join(",")
+    crate::records::job::cpu_list(&set)
 }
 
 /// This process's CPU affinity mask as 64-bit words, all zero when it cannot be read.

@@ -11,6 +11,7 @@ mod error;
 mod gather;
 mod hosts;
 mod interrupt;
+mod job;
 mod kernels;
 mod machines;
 mod measure;
@@ -51,7 +52,12 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let world = universe.world();
+    if job::check_task_count(mpi::traits::Communicator::size(&world) as u32).is_err() {
+        return ExitCode::from(2);
+    }
     let hosts = hosts::Hosts::discover(&world);
+    let my_host = hosts.names[mpi::traits::Communicator::rank(&world) as usize].clone();
+    let job = job::gather(&world, &my_host);
     let agreed = match agree::agree(&world, &args, &hosts.names) {
         Ok(a) => a,
         Err(e) => {
@@ -72,6 +78,7 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
         );
     }
     let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study, agreed.end);
+    runner.set_job(job);
     match runner.run(agreed.writer) {
         Err(e) => fail(&world, &e.to_string()),
         // 128 + the signal, as shells report a process ended by it.
@@ -110,6 +117,9 @@ fn command(
         return ExitCode::FAILURE;
     };
     let world = universe.world();
+    if job::check_task_count(world.size() as u32).is_err() {
+        return ExitCode::from(2);
+    }
     let Some(procs) = checked_procs(&world, procs) else {
         return ExitCode::from(2);
     };

@@ -64,6 +64,8 @@ pub struct Runner<'w> {
     noise_check: Option<NoiseCheck>,
     /// Whether noise was already warned about (once per run).
     noise_warned: bool,
+    /// On rank 0: the job and the ranks' placement, for the header.
+    job: Option<JobInfo>,
 }
 
 impl<'w> Runner<'w> {
@@ -99,7 +101,18 @@ impl<'w> Runner<'w> {
             no_noise_check: args.no_noise_check,
             noise_check: None,
             noise_warned: false,
+            job: None,
         }
+    }
+
+    /// On rank 0, the job and placement (`job::gather`) for the header; a Slurm job whose
+    /// ranks share cores is warned about now and in the footer.
+    pub fn set_job(&mut self, job: Option<JobInfo>) {
+        if let Some(msg) = job.as_ref().and_then(JobInfo::shared_cpus_warning) {
+            eprintln!("delaybench: warning: {msg}");
+            self.warnings.push(msg);
+        }
+        self.job = job;
     }
 
     /// On rank 0, how many blocks had no valid repetition (0 on the other ranks).
@@ -592,6 +605,7 @@ impl<'w> Runner<'w> {
             study: self.study.clone(),
             provenance: Provenance::new(self.tags.clone(), machines),
             noise_check: self.noise_check.clone(),
+            job: self.job.clone(),
         }
     }
 

@@ -101,3 +101,26 @@ pub fn text(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// The emulated cluster (`scripts/cluster.sh`, `scripts/slurm-cluster.sh`) has fixed names (a
+/// bridge, namespaces, a state directory), and `up` first takes down whatever cluster is up: a
+/// test building it holds this lock, so that test binaries running at the same time (from other
+/// checkouts too) wait for each other instead of tearing down each other's hosts. Released on
+/// drop; keep it alive longer than the cluster's guard.
+pub struct ClusterLock(std::fs::File);
+
+/// Blocks until this process holds the emulated cluster's lock (`flock` on
+/// /tmp/delaybench-cluster.lock).
+pub fn cluster_lock() -> ClusterLock {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open("/tmp/delaybench-cluster.lock")
+        .expect("lock file");
+    // SAFETY: flock on a descriptor this File owns.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+    assert_eq!(rc, 0, "flock: {}", std::io::Error::last_os_error());
+    ClusterLock(file)
+}
