@@ -9,7 +9,7 @@ use crate::plan::{
 };
 use crate::plot::{FigureKind, Stat};
 use crate::timeline::GlobalTimes;
-use crate::units::{parse_duration_s, parse_size_bytes};
+use crate::units::{parse_duration_s, parse_size_bytes, SizeList};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -24,6 +24,18 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub measure: MeasureArgs,
+}
+
+impl Cli {
+    /// Warnings about how the options were written (a size with a decimal unit), for one
+    /// rank to print before anything is measured.
+    pub fn unit_warnings(&self) -> Vec<String> {
+        match &self.command {
+            None => self.measure.unit_warnings(),
+            Some(Command::Schemes(args)) => args.sizes.decimal_notes.clone(),
+            Some(_) => Vec::new(),
+        }
+    }
 }
 
 /// Offline commands: they read a records file and need no MPI ranks.
@@ -261,7 +273,7 @@ pub struct SkewArgs {
     #[arg(long, value_delimiter = ',')]
     pub procs: Vec<u32>,
     /// Barrier calls measured per barrier and P.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, short = 'i', default_value_t = 1000)]
     pub nrep: u32,
     /// Clock synchronisation method for the global clock.
     #[arg(long, value_enum, default_value = "treefit")]
@@ -281,14 +293,15 @@ pub struct SchemesArgs {
     /// Kernels, comma-separated (see the measurement's --ops).
     #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = "bcast,allreduce")]
     pub ops: Vec<Op>,
-    /// Message sizes with units, multiples of 8 bytes.
-    #[arg(long, value_delimiter = ',', value_parser = parse_size_bytes, default_value = "8,64KiB")]
-    pub sizes: Vec<u64>,
+    /// Message sizes with units, multiples of 8 bytes: a list (8,64KiB) or powers of two
+    /// MIN:MAX (8:64KiB, as OSU's -m; also 8..64KiB).
+    #[arg(long, short = 'm', default_value = "8,64KiB")]
+    pub sizes: SizeList,
     /// Process counts P [default: powers of two up to the world size, and the world size].
     #[arg(long, value_delimiter = ',')]
     pub procs: Vec<u32>,
     /// Repetitions (or loop iterations) per scheme, and per destination for OL_i.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, short = 'i', default_value_t = 200)]
     pub nrep: u32,
     /// Window scheme: largest lateness of a rank's start (e.g. 50us) before the repetition is
     /// left out, or `auto` (1 us spinning, 10 us on oversubscribed hosts).
@@ -313,11 +326,12 @@ pub struct MeasureArgs {
     /// MPI-3 nonblocking forms).
     #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = every_op())]
     pub ops: Vec<Op>,
-    /// Message sizes with units (8, 128, 1KiB): bcast = bytes broadcast; reduce/allreduce =
-    /// bytes per rank as f64 elements (multiples of 8); alltoall = bytes to each peer.
-    /// Barriers ignore it.
-    #[arg(long, value_delimiter = ',', value_parser = parse_size_bytes, default_value = "8,128,1024")]
-    pub sizes: Vec<u64>,
+    /// Message sizes with units: a list (8,128,1KiB) or powers of two MIN:MAX as OSU's -m
+    /// writes them (8:1MiB; also 8..1MiB). Units: B, KiB, MiB, GiB (k, M are decimal: a
+    /// warning says so). bcast = bytes broadcast; reduce/allreduce = bytes per rank as f64
+    /// elements (multiples of 8); alltoall = bytes to each peer. Barriers ignore it.
+    #[arg(long, short = 'm', default_value = "8,128,1024")]
+    pub sizes: SizeList,
     /// Process counts P, each measured on ranks 0..P-1
     /// [default: powers of two from 2 up to the world size, and the world size].
     #[arg(long, value_delimiter = ',')]
@@ -339,8 +353,8 @@ pub struct MeasureArgs {
     /// 1kHz,10us (every rank loses 10 us of CPU every ms; phases aligned with sync).
     #[arg(long)]
     pub detour: Option<DetourSpec>,
-    /// Measured repetitions per configuration.
-    #[arg(long, default_value_t = 100)]
+    /// Measured repetitions per configuration (OSU's -i, IMB's -iter).
+    #[arg(long, short = 'i', default_value_t = 100)]
     pub nrep: u32,
     /// Adaptive repetitions: at least this many (with --nrep-max).
     #[arg(long, default_value_t = 20, requires = "nrep_max")]
@@ -363,8 +377,9 @@ pub struct MeasureArgs {
     /// (floor(size / interval) + 1 calls).
     #[arg(long, value_parser = parse_size_bytes, requires = "overlap")]
     pub test_interval: Option<u64>,
-    /// Warm-up repetitions per (op, size, P), not recorded; they also size the window.
-    #[arg(long, default_value_t = 10)]
+    /// Warm-up repetitions per (op, size, P), not recorded; they also size the window (OSU's
+    /// -x).
+    #[arg(long, short = 'x', default_value_t = 10)]
     pub warmup: u32,
     /// Process synchronisation: window (clock-based) or barrier.
     #[arg(long, value_enum, default_value = "window")]
@@ -498,12 +513,18 @@ fn parse_window(s: &str) -> Result<WindowArg, String> {
 }
 
 impl MeasureArgs {
+    /// Warnings about how the options were written (a decimal size unit), for rank 0 to print
+    /// before anything is measured.
+    pub fn unit_warnings(&self) -> Vec<String> {
+        self.sizes.decimal_notes.clone()
+    }
+
     /// The plan these options describe on `world_size` ranks, with `seed` used when none was
     /// given. Not yet validated: see [`Plan::validate`].
     pub fn to_plan(&self, world_size: u32, seed: u64) -> Plan {
         Plan {
             ops: self.ops.clone(),
-            sizes: self.sizes.clone(),
+            sizes: self.sizes.bytes.clone(),
             procs: if self.procs.is_empty() {
                 default_procs(world_size)
             } else {
@@ -685,6 +706,26 @@ mod tests {
     }
 
     #[test]
+    fn osu_and_imb_spellings() {
+        let cli = parse(&["-m", "8:1MiB", "-i", "50", "-x", "5"]).unwrap();
+        let plan = cli.measure.to_plan(4, 0);
+        assert_eq!(plan.sizes, (3..=20).map(|k| 1u64 << k).collect::<Vec<_>>());
+        assert_eq!((plan.nrep, plan.warmup), (50, 5));
+        assert!(cli.unit_warnings().is_empty());
+        let cli = parse(&["--sizes", "8..64,1k"]).unwrap();
+        assert_eq!(cli.measure.to_plan(4, 0).sizes, vec![8, 16, 32, 64, 1000]);
+        let warnings = cli.unit_warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("1000 bytes"), "{warnings:?}");
+        let cli = parse(&["schemes", "-m", "8:32", "-i", "7"]).unwrap();
+        let Some(Command::Schemes(args)) = cli.command else {
+            panic!("not schemes");
+        };
+        assert_eq!((args.sizes.bytes, args.nrep), (vec![8, 16, 32], 7));
+        assert!(parse(&["skew", "-i", "10"]).is_ok());
+    }
+
+    #[test]
     fn bad_input_is_a_parse_error() {
         for args in [
             &["--ops", "allgather"][..],
@@ -692,6 +733,8 @@ mod tests {
             &["--delay", "-5us"],
             &["--window", "-1ms"],
             &["--sizes", "lots"],
+            &["--sizes", "1MiB:8"],
+            &["-m", "0:8"],
             &["--sync", "telepathy"],
         ] {
             let err = parse(args).unwrap_err();

@@ -37,6 +37,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if launched_as_rank_zero() {
+        for w in cli.unit_warnings() {
+            eprintln!("delaybench: warning: {w}");
+        }
+    }
     match cli.command {
         #[cfg(feature = "mpi")]
         None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
