@@ -1,6 +1,6 @@
-//! Exporters: the per-configuration summary as a terminal table, CSV or JSON
-//! (`delaybench analyze`), and one row per (block, repetition, rank) as CSV or JSON
-//! (`delaybench export`). Plain Rust over [`crate::analysis`] and [`crate::records`], no MPI.
+//! Exporters: the per-configuration summary as a terminal table, CSV, TSV, JSON or Markdown
+//! (`delaybench analyze`), and one row per (block, repetition, rank) as CSV, JSON or JSON
+//! Lines (`delaybench export`). Plain Rust over [`crate::analysis`] and [`crate::records`], no MPI.
 //!
 //! Summary exporters sit behind one trait, [`SummaryExporter`], chosen by [`SummaryFormat`]
 //! (hyperfine's exporters are the model): adding a format touches one file and one match arm.
@@ -202,8 +202,11 @@ pub enum RankFormat {
     /// CSV with one row per (block, repetition, rank); times in seconds, full precision.
     #[default]
     Csv,
-    /// JSON array with one object per (block, repetition, rank), one object per line.
+    /// One JSON document: an array with one object per row, one object per line.
     Json,
+    /// JSON Lines (jsonlines.org): one object per row and line, nothing else; each line
+    /// parses alone (`pandas.read_json(..., lines=True)`, `jq -c`).
+    Jsonl,
 }
 
 /// What one exported row stands for (`delaybench export --rows`).
@@ -228,6 +231,13 @@ pub fn write_rank_rows(
     match format {
         RankFormat::Csv => write_rank_csv(records, out),
         RankFormat::Json => write_rank_json(records, out),
+        format @ RankFormat::Jsonl => {
+            let blocks = records
+                .blocks
+                .iter()
+                .map(Ok::<_, crate::records::RecordsError>);
+            write_rows_streamed(&run_id(records), blocks, ExportRows::Rank, format, out)
+        }
     }
 }
 
@@ -304,6 +314,34 @@ mod tests {
         assert_eq!(name(SummaryFormat::Json), "json");
         assert_eq!(name(SummaryFormat::Markdown), "markdown");
         assert_eq!(RankFormat::from_str("json", false), Ok(RankFormat::Json));
+    }
+
+    #[test]
+    fn json_lines_are_each_one_json_object() {
+        let r = records();
+        let out = text(|buf| write_rank_rows(&r, RankFormat::Jsonl, buf));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), rank_rows(&r).len());
+        for line in &lines {
+            let v: serde_json::Value = serde_json::from_str(line).expect("a JSON object");
+            assert_eq!(v["schema_version"], EXPORT_SCHEMA_VERSION, "{line}");
+            let keys = v.as_object().unwrap().len();
+            assert_eq!(keys, RANK_COLUMNS.len(), "{line}");
+        }
+        // The same rows as the JSON document, object for object.
+        let doc: Vec<serde_json::Value> =
+            serde_json::from_str(&text(|buf| write_rank_rows(&r, RankFormat::Json, buf))).unwrap();
+        let each: Vec<serde_json::Value> = lines
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(doc, each);
+        let mut none = records();
+        none.blocks.clear();
+        assert_eq!(
+            text(|buf| write_rank_rows(&none, RankFormat::Jsonl, buf)),
+            ""
+        );
     }
 
     #[test]
