@@ -416,10 +416,10 @@ fn warn_interrupted(file: &Path, recovered: usize, partial_block: bool) {
     );
 }
 
-/// CSV has no place for the runs' warnings: print them on stderr so they are not lost.
-/// (The table, Markdown and JSON carry them.)
+/// CSV and TSV have no place for the runs' warnings: print them on stderr so they are not
+/// lost. (The table, Markdown and JSON carry them.)
 fn warn_outside(a: &Analysis, format: SummaryFormat) {
-    if format == SummaryFormat::Csv {
+    if matches!(format, SummaryFormat::Csv | SummaryFormat::Tsv) {
         for w in &a.warnings {
             eprintln!("delaybench: warning: {w}");
         }

@@ -24,12 +24,13 @@ mod summary_csv;
 mod summary_json;
 mod summary_markdown;
 mod summary_table;
+mod summary_tsv;
 
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
 pub use clocksync::{read_clocksync_csv, write_clocksync, write_simulated, ClockSyncRow};
 pub use compare::write_compare;
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
-pub use plain::{write_csv_rows, write_json_rows, write_plain_table};
+pub use plain::{write_csv_rows, write_json_rows, write_plain_table, write_tsv_rows};
 pub use rank_csv::write_rank_csv;
 pub use rank_json::write_rank_json;
 pub use rank_rows::{
@@ -42,6 +43,7 @@ pub use summary_csv::SummaryCsv;
 pub use summary_json::SummaryJson;
 pub use summary_markdown::SummaryMarkdown;
 pub use summary_table::SummaryTable;
+pub use summary_tsv::SummaryTsv;
 
 use crate::analysis::Analysis;
 use crate::records::Records;
@@ -180,6 +182,9 @@ pub enum SummaryFormat {
     Table,
     /// CSV with one row per configuration; times in seconds, full precision.
     Csv,
+    /// Tab-separated values: the CSV's columns, one value per column (intervals in their own
+    /// columns), for awk, cut and sort.
+    Tsv,
     /// JSON; times in seconds, full precision.
     Json,
     /// GitHub-flavoured Markdown table, for reports and issues.
@@ -191,6 +196,7 @@ pub fn summary_exporter(format: SummaryFormat) -> Box<dyn SummaryExporter> {
     match format {
         SummaryFormat::Table => Box::new(SummaryTable),
         SummaryFormat::Csv => Box::new(SummaryCsv),
+        SummaryFormat::Tsv => Box::new(SummaryTsv),
         SummaryFormat::Json => Box::new(SummaryJson),
         SummaryFormat::Markdown => Box::new(SummaryMarkdown),
     }
@@ -311,6 +317,7 @@ mod tests {
         let name = |f: SummaryFormat| f.to_possible_value().unwrap().get_name().to_string();
         assert_eq!(name(SummaryFormat::Table), "table");
         assert_eq!(name(SummaryFormat::Csv), "csv");
+        assert_eq!(name(SummaryFormat::Tsv), "tsv");
         assert_eq!(name(SummaryFormat::Json), "json");
         assert_eq!(name(SummaryFormat::Markdown), "markdown");
         assert_eq!(RankFormat::from_str("json", false), Ok(RankFormat::Json));
