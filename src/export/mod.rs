@@ -56,7 +56,7 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `hidden_fraction` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 42] = [
+pub const SUMMARY_COLUMNS: [&str; 45] = [
     "schema_version",
     "op",
     "bytes",
@@ -87,6 +87,9 @@ pub const SUMMARY_COLUMNS: [&str; 42] = [
     "t0_median_s",
     "t0_median_ci_lo_s",
     "t0_median_ci_hi_s",
+    "cost_median_s",
+    "cost_median_ci_lo_s",
+    "cost_median_ci_hi_s",
     "benefit_min",
     "benefit_median",
     "benefit_median_ci_lo",

@@ -11,7 +11,7 @@ use std::io::Write;
 /// A human-readable table grouped by op (the op named on the first row of its group), one
 /// line per (op, size, P, delay): n0/nδ valid repetitions (`*` when fewer than
 /// [`FEW_VALID`]), the median t0 and tδ in microseconds with tδ's bootstrap interval, the
-/// benefit from medians in percent with its interval and whether it is significant, its
+/// cost tδ − t0 with its interval, the benefit from medians in percent with its interval and whether it is significant, its
 /// ceiling and hidden fraction, the benefit from minima, and Tukey outlier counts. Baselines
 /// appear as the t0 of their delayed rows (a baseline row only where nothing was delayed).
 /// Notes under the table say which statistic each column uses and repeat the runs' warnings.
@@ -44,6 +44,7 @@ pub(super) fn headers(a: &Analysis) -> Vec<String> {
         "valid\nn0/nd".into(),
         "t0 med\n(us)".into(),
         format!("t_delta med\n[{level} CI] (us)"),
+        format!("cost td-t0\n[{level} CI] (us)"),
         format!("b med\n[{level} CI] (%)"),
         "b sig-\nnificant".into(),
         "b ceil-\ning (%)".into(),
@@ -58,6 +59,8 @@ pub(super) fn headers(a: &Analysis) -> Vec<String> {
 pub(super) fn notes(a: &Analysis) -> Vec<String> {
     let mut lines = vec![
         "t0, t_delta: median t_global of the valid repetitions without and with the delay.".into(),
+        "cost: t_delta - t0, what the late arrival cost (delta when nothing of it was hidden)."
+            .into(),
         format!(
             "[..]: {:.0}% percentile bootstrap interval ({} resamples).",
             a.bootstrap.level * 100.0,
@@ -185,6 +188,12 @@ fn cells(r: &ConfigStats) -> Vec<String> {
             us,
         ),
         with_ci(
+            r.cost_median_s,
+            r.cost_median_ci_lo_s,
+            r.cost_median_ci_hi_s,
+            us,
+        ),
+        with_ci(
             r.benefit_median,
             r.benefit_median_ci_lo,
             r.benefit_median_ci_hi,
@@ -229,6 +238,7 @@ mod tests {
         for name in [
             "t0 med",
             "t_delta med",
+            "cost td-t0",
             "b med",
             "b min",
             "b ceil-",
@@ -259,6 +269,8 @@ mod tests {
             ["allreduce", "8B", "2", "1", "50us", "4/4*", "12.50"]
         );
         assert!(rows[1].contains("62.50 ["), "{}", rows[1]);
+        // The cost, t_delta - t0 = 62.50 - 12.50 us; its interval follows.
+        assert!(rows[1].contains(" 50.00 ["), "{}", rows[1]);
         // b = 0 whose interval contains 0: marked not significant; ceiling 12.5/50.
         assert!(rows[1].contains(" no "), "{}", rows[1]);
         assert!(rows[1].contains("25.0"), "{}", rows[1]);
