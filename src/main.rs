@@ -7,6 +7,7 @@ use delaybench::analysis::{
     LaunchDigest, OverlapRows,
 };
 use delaybench::cli::{Cli, Command};
+use delaybench::exit::{is_broken_pipe, said_once};
 use delaybench::export::{
     read_clocksync_csv, run_id_of, summary_exporter, write_compare, write_distribution,
     write_overlap, write_rows_streamed, write_timing, write_trend, write_truth, ExportError,
@@ -16,6 +17,7 @@ use delaybench::plot::{plottable_rows, write_clock_error_figure, write_figures_o
 use delaybench::records::{Block, Header};
 use delaybench::study::Study;
 use delaybench::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -47,13 +49,8 @@ fn main() -> ExitCode {
         None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
         // Offline: the simulator needs no MPI, so dispatch before MPI is initialised.
         Some(Command::Clocksync(args)) if args.simulate => {
-            match delaybench::simulate::run(&args, &mut std::io::stdout().lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("delaybench: error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            let done = delaybench::simulate::run(&args, &mut std::io::stdout().lock());
+            finish(done.map_err(anyhow::Error::from))
         }
         #[cfg(feature = "mpi")]
         Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args),
@@ -67,13 +64,21 @@ fn main() -> ExitCode {
             drop(study);
             without_mpi(cli.command.as_ref())
         }
-        Some(command) => match offline(command) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("delaybench: error: {e:#}");
-                ExitCode::FAILURE
-            }
-        },
+        Some(command) => finish(offline(command)),
+    }
+}
+
+/// The exit of an offline command: 0 when it succeeded or its output was closed early
+/// (`delaybench export run.cbor | head`), else 1 with the error and its causes, each said
+/// once.
+fn finish(done: Result<()>) -> ExitCode {
+    match done {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("delaybench: error: {}", said_once(e.as_ref()));
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -274,8 +279,9 @@ fn offline(command: Command) -> Result<()> {
                 }
                 paths
             };
+            let out = &mut std::io::stdout().lock();
             for p in paths {
-                println!("{}", p.display());
+                writeln!(out, "{}", p.display())?;
             }
         }
         Command::Completions { shell } => {
@@ -283,12 +289,9 @@ fn offline(command: Command) -> Result<()> {
             // (`| head`), and a closed pipe is no error for a script printer.
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "delaybench", &mut script);
-            match std::io::Write::write_all(&mut std::io::stdout(), &script) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    return Err(e).context("cannot print the completion script");
-                }
-                _ => {}
-            }
+            std::io::stdout()
+                .write_all(&script)
+                .context("cannot print the completion script")?;
         }
         Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) => {
             unreachable!("MPI commands are dispatched in main")

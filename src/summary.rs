@@ -34,8 +34,11 @@ pub fn print_summary(path: &Path, figures: &Path, out: &mut dyn Write) {
         Bootstrap::default(),
     ) {
         Ok(a) => {
-            if let Err(e) = summary_exporter(SummaryFormat::Table).write(&a, out) {
-                eprintln!("delaybench: warning: cannot print the summary: {e}");
+            match summary_exporter(SummaryFormat::Table).write(&a, out) {
+                // Output closed early (`| head`): the reader had what it wanted.
+                Err(e) if crate::exit::is_broken_pipe(&e) => {}
+                Err(e) => eprintln!("delaybench: warning: cannot print the summary: {e}"),
+                Ok(()) => {}
             }
         }
         Err(e) => eprintln!("delaybench: warning: cannot analyse the records: {e}"),

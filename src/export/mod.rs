@@ -158,6 +158,9 @@ pub enum ExportError {
     /// The CSV writer failed (usually an I/O error underneath).
     #[error("cannot write the CSV export: {0}")]
     Csv(#[from] csv::Error),
+    /// A CSV file could not be read (missing, unreadable, or not the expected columns).
+    #[error("cannot read the CSV file: {0}")]
+    ReadCsv(#[source] csv::Error),
     /// The JSON serializer failed (usually an I/O error underneath).
     #[error("cannot write the JSON export: {0}")]
     Json(#[from] serde_json::Error),
