@@ -9,8 +9,8 @@ use crate::units::{format_bytes, format_duration};
 use std::io::Write;
 
 /// A human-readable table grouped by op (the op named on the first row of its group), one
-/// line per (op, size, P, delay): n0/nδ valid repetitions (`*` when fewer than
-/// [`FEW_VALID`]), the median t0 and tδ in microseconds with tδ's bootstrap interval, the
+/// line per (op, size, P, delay): valid/total repetitions of the baseline and of the row
+/// (`*` when fewer than [`FEW_VALID`] are valid), the median t0 and tδ in microseconds with tδ's bootstrap interval, the
 /// cost tδ − t0 with its interval, the benefit from medians in percent with its interval and whether it is significant, its
 /// ceiling and hidden fraction, the benefit from minima, and Tukey outlier counts. Baselines
 /// appear as the t0 of their delayed rows (a baseline row only where nothing was delayed).
@@ -41,7 +41,8 @@ pub(super) fn headers(a: &Analysis) -> Vec<String> {
         "P".into(),
         "hosts".into(),
         "delay".into(),
-        "valid\nn0/nd".into(),
+        "t0 valid\n/total".into(),
+        "valid\n/total".into(),
         "t0 med\n(us)".into(),
         format!("t_delta med\n[{level} CI] (us)"),
         format!("cost td-t0\n[{level} CI] (us)"),
@@ -152,8 +153,13 @@ fn with_ci(
     }
 }
 
+/// `valid/total`, with `*` when fewer than [`FEW_VALID`] repetitions are valid.
+fn counts(valid: u32, total: u32) -> String {
+    let few = if valid < FEW_VALID { "*" } else { "" };
+    format!("{valid}/{total}{few}")
+}
+
 fn cells(r: &ConfigStats) -> Vec<String> {
-    let few = if r.few_valid { "*" } else { "" };
     vec![
         r.op.name().to_string(),
         if r.op.has_payload() {
@@ -175,11 +181,13 @@ fn cells(r: &ConfigStats) -> Vec<String> {
         } else {
             r.delay_model.clone()
         },
+        // The baseline's counts, then the row's own: valid/total means the same in every table.
         if r.is_baseline() {
-            format!("{}/-{few}", r.valid)
+            "-".into()
         } else {
-            format!("{}/{}{few}", r.valid0, r.valid)
+            counts(r.valid0, r.total0)
         },
+        counts(r.valid, r.total),
         us(r.t0_median_s),
         with_ci(
             r.t_global_median_s,
@@ -263,10 +271,10 @@ mod tests {
             .iter()
             .map(|l| l.split_whitespace().collect())
             .collect();
-        assert_eq!(&cells[0][..6], ["barrier", "-", "4", "1", "0", "2/-*"]);
+        assert_eq!(&cells[0][..7], ["barrier", "-", "4", "1", "0", "-", "2/3*"]);
         assert_eq!(
-            &cells[1][..7],
-            ["allreduce", "8B", "2", "1", "50us", "4/4*", "12.50"]
+            &cells[1][..8],
+            ["allreduce", "8B", "2", "1", "50us", "4/5*", "4/5*", "12.50"]
         );
         assert!(rows[1].contains("62.50 ["), "{}", rows[1]);
         // The cost, t_delta - t0 = 62.50 - 12.50 us; its interval follows.
@@ -274,9 +282,10 @@ mod tests {
         // b = 0 whose interval contains 0: marked not significant; ceiling 12.5/50.
         assert!(rows[1].contains(" no "), "{}", rows[1]);
         assert!(rows[1].contains("25.0"), "{}", rows[1]);
+        // No baseline: none of its repetitions, valid or measured.
         assert_eq!(
-            &cells[2][..6],
-            ["iallreduce", "1KiB", "4", "1", "50us", "0/3*"]
+            &cells[2][..7],
+            ["iallreduce", "1KiB", "4", "1", "50us", "0/0*", "3/4*"]
         );
     }
 
