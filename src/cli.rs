@@ -183,7 +183,8 @@ pub struct ClockParamArgs {
     /// Clock sync: consecutive non-improving ping-pongs that end a min-RTT offset measurement.
     #[arg(long, default_value_t = ClockSyncParams::default().nonimproving)]
     pub sync_nonimproving: u32,
-    /// Drift-aware methods (jk, hca, treefit): fit points per linear regression (N_FITPTS).
+    /// Drift-aware methods (jk, hca, hca3, treefit): fit points per linear regression
+    /// (N_FITPTS).
     #[arg(long, default_value_t = ClockSyncParams::default().fitpoints)]
     pub fitpoints: u32,
     /// Drift-aware methods: ping-pongs per fit point (N_EXCHANGES).
@@ -247,7 +248,8 @@ pub struct ClockSyncEvalArgs {
     pub clock: ClockSource,
     #[command(flatten)]
     pub params: ClockParamArgs,
-    /// Table on stdout, or CSV.
+    /// Output on stdout: table, csv, tsv, json or markdown (the CSV file of --output is
+    /// written either way; with --simulate, the simulator's table in that format).
     #[arg(long, value_enum, default_value = "table")]
     pub format: SummaryFormat,
     /// CSV file of the results (for `delaybench plot`)
@@ -282,7 +284,7 @@ pub struct SkewArgs {
     pub params: ClockParamArgs,
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
-    /// Table on stdout, or CSV, or JSON.
+    /// Output on stdout: table, csv, tsv, json or markdown.
     #[arg(long, value_enum, default_value = "table")]
     pub format: SummaryFormat,
 }
@@ -314,7 +316,7 @@ pub struct SchemesArgs {
     pub params: ClockParamArgs,
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
-    /// Table on stdout, or CSV, or JSON.
+    /// Output on stdout: table, csv, tsv, json or markdown.
     #[arg(long, value_enum, default_value = "table")]
     pub format: SummaryFormat,
 }
@@ -381,7 +383,9 @@ pub struct MeasureArgs {
     /// -x).
     #[arg(long, short = 'x', default_value_t = 10)]
     pub warmup: u32,
-    /// Process synchronisation: window (clock-based) or barrier.
+    /// Process synchronisation before each repetition: window (start instants on the global
+    /// clock), barrier (MPI_Barrier), dissemination (delaybench's own barrier),
+    /// double-barrier, or none (back to back, as IMB).
     #[arg(long, value_enum, default_value = "window")]
     pub sync: SyncMethod,
     /// Which ranks form each P: `first` (world ranks 0..P-1) or `spread` (round-robin over
@@ -399,8 +403,9 @@ pub struct MeasureArgs {
     /// the configuration; the records file keeps every complete block. Off by default.
     #[arg(long, value_parser = parse_positive_duration)]
     pub timeout: Option<f64>,
-    /// Window per repetition (e.g. 500us) or `auto`: 2 x the slowest rank's warm-up operation
-    /// time (90th percentile) + the largest delay + the waiting margin.
+    /// Window per repetition (e.g. 500us) or `auto`: 2 x the 90th percentile of the slowest
+    /// rank's warm-up operation time, plus 1.1 x the largest delay drawn, plus 2 x the waiting
+    /// margin, plus 20us (and t_b with --overlap).
     #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
     pub window: WindowArg,
     /// Largest lateness of a rank's start after its instant (e.g. 2us) before the repetition is
@@ -636,7 +641,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_follow_the_issue() {
+    fn defaults_are_the_documented_ones() {
         let cli = parse(&[]).unwrap();
         assert!(cli.command.is_none());
         let plan = cli.measure.to_plan(6, 42);
