@@ -42,7 +42,7 @@ impl Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Statistics per (op, bytes, P, delay): t_global distribution, bootstrap intervals, the
-    /// delay overlap benefit with its interval and ceiling. Several records files of one plan
+    /// cost t_delta - t0 and the delay overlap benefit with their intervals, the ceiling. Several records files of one plan
     /// (several launches) are pooled and their between-launch spread reported.
     Analyze {
         /// Records files written by measurement runs of one plan.
@@ -90,8 +90,11 @@ pub enum Command {
         #[command(flatten)]
         times: TimesArgs,
     },
-    /// One row per (configuration, repetition, rank) with local and global times in seconds.
+    /// Rows of a records file as CSV, JSON or JSON Lines: one per (configuration, repetition,
+    /// rank) with local and global times in seconds, or one per repetition with t_global
+    /// (--rows rep).
     Export {
+        /// Records file written by a measurement run.
         file: PathBuf,
         #[arg(long, value_enum, default_value = "csv")]
         format: RankFormat,

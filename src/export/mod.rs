@@ -211,7 +211,7 @@ pub fn summary_exporter(format: SummaryFormat) -> Box<dyn SummaryExporter> {
 /// Output format of the per-rank export (`delaybench export --format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum RankFormat {
-    /// CSV with one row per (block, repetition, rank); times in seconds, full precision.
+    /// CSV with a header line and one row per line; times in seconds, full precision.
     #[default]
     Csv,
     /// One JSON document: an array with one object per row, one object per line.
