@@ -1,8 +1,9 @@
 //! Percentile bootstrap confidence intervals (Efron and Tibshirani 1993, *An Introduction to
 //! the Bootstrap*, ch. 13) for the median t_global, and for the delay overlap benefit and
-//! the cost tδ − t0 from medians. Resampling uses rand's `StdRng` seeded from [`Bootstrap::seed`], so the same
-//! records give the same intervals on every call (with the same rand and rand_distr
-//! versions).
+//! the cost tδ − t0 from medians. Resampling uses ChaCha12 (`rand_chacha`, a fixed stream,
+//! where rand's `StdRng` may change algorithm between releases) seeded from
+//! [`Bootstrap::seed`], so the same records give the same intervals on every call (with the
+//! same rand_distr version, whose Beta sampling draws the medians).
 //!
 //! Each resample's median is drawn from its exact distribution instead of from n drawn
 //! values (see [`ResampleMedian`]): an interval costs one sort and O(1) per resample, not
@@ -12,8 +13,8 @@
 
 use super::benefit;
 use rand::distr::Open01;
-use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
 use rand_distr::{Beta, Distribution};
 use serde::Serialize;
 use statrs::statistics::{Data, OrderStatistics};
@@ -68,7 +69,7 @@ impl Bootstrap {
         }
         let sorted = sorted(values);
         let median = ResampleMedian::of(&sorted);
-        let mut rng = StdRng::seed_from_u64(self.seed);
+        let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
         let medians = (0..self.resamples).map(|_| median.draw(&mut rng)).collect();
         Some(self.percentiles(medians))
     }
@@ -108,7 +109,7 @@ impl Bootstrap {
         }
         let (b0, bd) = (sorted(baseline_s), sorted(delayed_s));
         let (m0, md) = (ResampleMedian::of(&b0), ResampleMedian::of(&bd));
-        let mut rng = StdRng::seed_from_u64(self.seed);
+        let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
         let values = (0..self.resamples)
             .map(|_| {
                 let t0 = m0.draw(&mut rng);
@@ -173,7 +174,7 @@ impl<'a> ResampleMedian<'a> {
 
     /// One resample's median: the k-th smallest for odd n, the mean of the k-th and the
     /// (k + 1)-th for even n, as [`super::median`] defines it.
-    fn draw(&self, rng: &mut StdRng) -> f64 {
+    fn draw(&self, rng: &mut ChaCha12Rng) -> f64 {
         let n = self.sorted.len();
         let u = self.lower.sample(rng);
         let below = self.at(u);
@@ -201,7 +202,7 @@ mod tests {
 
     /// The median of one resample of `values` drawn value by value, as the bootstrap is
     /// defined: what [`ResampleMedian`] must match in distribution.
-    fn median_by_drawing(values: &[f64], rng: &mut StdRng) -> f64 {
+    fn median_by_drawing(values: &[f64], rng: &mut ChaCha12Rng) -> f64 {
         let n = values.len();
         let mut v: Vec<f64> = (0..n).map(|_| values[rng.random_range(0..n)]).collect();
         v.sort_by(f64::total_cmp);
@@ -246,7 +247,7 @@ mod tests {
             let pmf = enumerated(&values);
             let s = sorted(&values);
             let median = ResampleMedian::of(&s);
-            let mut rng = StdRng::seed_from_u64(11);
+            let mut rng = ChaCha12Rng::seed_from_u64(11);
             let draws = 200_000;
             let mut counts = vec![0usize; pmf.len()];
             for _ in 0..draws {
@@ -279,7 +280,7 @@ mod tests {
                 .collect();
             let s = sorted(&values);
             let median = ResampleMedian::of(&s);
-            let mut rng = StdRng::seed_from_u64(5);
+            let mut rng = ChaCha12Rng::seed_from_u64(5);
             let draws = 3000;
             let mut a: Vec<f64> = (0..draws).map(|_| median.draw(&mut rng)).collect();
             let mut b: Vec<f64> = (0..draws)
