@@ -8,6 +8,13 @@ cd "$(dirname "$0")/.."
 NP="${NP:-4}"
 cargo build --release --quiet
 exe="${CARGO_TARGET_DIR:-target}/release/delaybench"
+# The manual pages, where man finds them for this user (man delaybench, man delaybench-analyze).
+mandir="${XDG_DATA_HOME:-$HOME/.local/share}/man/man1"
+if "$exe" man --dir "$mandir" >/dev/null; then
+    echo "run: manual pages in $mandir (man delaybench)" >&2
+else
+    echo "run: could not install the manual pages in $mandir; delaybench man prints them" >&2
+fi
 mkdir -p results figures
 out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ).cbor"
 echo "run: $DELAYBENCH_MPIEXEC -np $NP $exe --delay-rank 0 --delay 50us --output $out $*" >&2

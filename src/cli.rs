@@ -13,7 +13,7 @@ use crate::units::{parse_duration_s, parse_size_bytes, SizeList};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-/// delaybench: how MPI collectives behave under late arrivals.
+/// Measure how MPI collectives behave under late arrivals.
 ///
 /// Run the measurement under MPI (`mpirun -np 4 delaybench --delay-rank 0 --delay 50us`);
 /// analyse, export and plot its records file without MPI.
@@ -131,6 +131,14 @@ pub enum Command {
     /// pipelined loop, barrier in the loop, window t_global; for bcast also de Supinski's
     /// OL_i, broadcast rounds and broadcast-barrier). See docs/nonblocking.md.
     Schemes(SchemesArgs),
+    /// Print the manual page (roff) to stdout: `delaybench man | man -l -`; with --dir, write
+    /// one page per command there (delaybench.1, delaybench-analyze.1, ...) and print their
+    /// paths.
+    Man {
+        /// Directory for the pages, e.g. ~/.local/share/man/man1 (created when missing).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Print a shell completion script: `delaybench completions bash > ~/.local/share/bash-completion/completions/delaybench`.
     Completions {
         /// The shell to complete in.

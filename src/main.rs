@@ -97,7 +97,8 @@ fn without_mpi(command: Option<&Command>) -> ExitCode {
             "delaybench: error: {what} MPI, and this delaybench was built without MPI (cargo \
              build --no-default-features): rebuild with the default features on a machine with \
              MPI to measure (scripts/setup.sh, then cargo build --release). This build runs the \
-             offline commands: analyze, compare, export, plot, completions, clocksync --simulate."
+             offline commands: analyze, compare, export, plot, completions, man, clocksync \
+             --simulate."
         );
     }
     ExitCode::FAILURE
@@ -292,6 +293,36 @@ fn offline(command: Command) -> Result<()> {
             std::io::stdout()
                 .write_all(&script)
                 .context("cannot print the completion script")?;
+        }
+        Command::Man { dir } => {
+            let out = &mut std::io::stdout().lock();
+            match dir {
+                None => {
+                    // Rendered into memory first, so a closed pipe is one write error.
+                    let mut page = Vec::new();
+                    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+                    out.write_all(&page)?;
+                }
+                Some(dir) => {
+                    std::fs::create_dir_all(&dir)
+                        .with_context(|| format!("cannot create {}", dir.display()))?;
+                    clap_mangen::generate_to(Cli::command(), &dir).with_context(|| {
+                        format!("cannot write the pages into {}", dir.display())
+                    })?;
+                    let mut pages: Vec<_> = std::fs::read_dir(&dir)?
+                        .filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|p| {
+                            p.file_name()
+                                .and_then(|n| n.to_str())
+                                .is_some_and(|n| n.starts_with("delaybench") && n.ends_with(".1"))
+                        })
+                        .collect();
+                    pages.sort();
+                    for p in pages {
+                        writeln!(out, "{}", p.display())?;
+                    }
+                }
+            }
         }
         Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) => {
             unreachable!("MPI commands are dispatched in main")
