@@ -1,7 +1,7 @@
 //! Parsing of quantities with units: durations (`50us`, `1.5ms`) and sizes (`8`, `1KiB`).
 //!
-//! Durations use Go's `time.ParseDuration` grammar (units `ns`, `us`/`µs`, `ms`, `s`, `m`, `h`,
-//! decimals allowed) through the `go-parse-duration` crate; sizes use the `bytesize` crate
+//! Durations are read by the `humantime` crate (units `ns`, `us`/`µs`, `ms`, `s`, `m`, `h` and
+//! their long names, decimals allowed, terms added up: `1ms500us`); sizes use the `bytesize` crate
 //! (`8`, `128B`, `1KiB`, `1kB` = 1000 bytes). Values are returned in seconds (f64) and bytes (u64).
 //!
 //! Size lists ([`parse_size_list`]) also take ranges of powers of two as OSU and IMB users write
@@ -51,18 +51,12 @@ pub fn parse_duration_s(text: &str) -> Result<f64, UnitError> {
     {
         return Err(UnitError::MissingUnit(text.to_string()));
     }
-    // go-parse-duration panics on multi-byte characters, so the micro signs become `u` and any
-    // other non-ASCII text is rejected before it reaches the crate.
+    // Both micro signs (U+00B5 on keyboards, Greek mu U+03BC from some editors) mean `us`;
+    // humantime knows only the first.
     let t = t.replace(['\u{b5}', '\u{3bc}'], "u");
-    if !t.is_ascii() {
-        return Err(UnitError::BadDuration(text.to_string()));
-    }
-    let ns = go_parse_duration::parse_duration(&t)
-        .map_err(|_| UnitError::BadDuration(text.to_string()))?;
-    if ns < 0 {
-        return Err(UnitError::Negative(text.to_string()));
-    }
-    Ok(ns as f64 * 1e-9)
+    humantime::parse_duration(&t)
+        .map(|d| d.as_secs_f64())
+        .map_err(|_| UnitError::BadDuration(text.to_string()))
 }
 
 /// Parses a size such as `8`, `1KiB` or `1kB` into bytes. Errors: [`UnitError::BadSize`].
@@ -201,6 +195,11 @@ mod tests {
         assert!((parse_duration_s("1.5ms").unwrap() - 1.5e-3).abs() < 1e-15);
         assert!((parse_duration_s("2s").unwrap() - 2.0).abs() < 1e-12);
         assert!((parse_duration_s("100ns").unwrap() - 100e-9).abs() < 1e-18);
+        assert!((parse_duration_s("50\u{3bc}s").unwrap() - 50e-6).abs() < 1e-15);
+        assert!((parse_duration_s("1ms500us").unwrap() - 1.5e-3).abs() < 1e-15);
+        assert!((parse_duration_s("2m").unwrap() - 120.0).abs() < 1e-12);
+        assert!((parse_duration_s("1h").unwrap() - 3600.0).abs() < 1e-9);
+        assert_eq!(parse_duration_s("0s").unwrap(), 0.0);
         assert_eq!(parse_duration_s("0").unwrap(), 0.0);
     }
 
