@@ -63,6 +63,9 @@ pub use linux::DetourInjector;
 #[cfg(not(target_os = "linux"))]
 pub use other::DetourInjector;
 
+/// The timer and its signal are libc calls, not nix's: the detour takes a real-time signal
+/// (SIGRTMIN+4 and up, to leave other libraries' signals alone), and nix's `Signal`, which
+/// its `sigaction`, `pthread_sigmask` and `Timer` take, has no real-time signals.
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{DetourError, DetourStats};
@@ -88,20 +91,18 @@ mod linux {
     /// below SIGRTMIN, and the first few above are the ones other libraries reach for first.
     const FIRST_RT_OFFSET: libc::c_int = 4;
 
+    /// CLOCK_MONOTONIC in nanoseconds (0 if it could not be read, which Linux never does).
     fn now_ns() -> u64 {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+        use nix::time::{clock_gettime, ClockId};
+        clock_gettime(ClockId::CLOCK_MONOTONIC).map_or(0, |ts| {
+            ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
+        })
     }
 
     /// The detour. Only async-signal-safe calls (clock_gettime, timer_getoverrun) and atomics.
     extern "C" fn on_signal(_signal: libc::c_int) {
-        // SAFETY: reading and restoring this thread's errno, which timer_getoverrun may set.
-        let errno = unsafe { *libc::__errno_location() };
+        // This thread's errno, which timer_getoverrun may set, is restored on the way out.
+        let errno = nix::errno::Errno::last_raw();
         if !GATE_OPEN.load(SeqCst) {
             SKIPPED.fetch_add(1, SeqCst);
             return;
@@ -123,7 +124,7 @@ mod linux {
                 MISSED.fetch_add(overrun as u64, SeqCst);
             }
         }
-        unsafe { *libc::__errno_location() = errno };
+        nix::errno::Errno::set_raw(errno);
     }
 
     fn os_error(call: &'static str) -> DetourError {
