@@ -72,9 +72,13 @@ fn run(session: &mut Session, procs: Vec<u32>, args: &SchemesArgs) -> ExitCode {
     }
     if world.rank() == 0 {
         compare_with_window(&mut rows);
-        if let Err(e) = write_schemes(&rows, args.format, &mut std::io::stdout().lock()) {
-            eprintln!("delaybench: error: {e}");
-            return ExitCode::FAILURE;
+        match write_schemes(&rows, args.format, &mut std::io::stdout().lock()) {
+            Err(e) if !crate::exit::is_broken_pipe(&e) => {
+                eprintln!("delaybench: error: {e}");
+                return ExitCode::FAILURE;
+            }
+            // Written, or stdout closed early (`| head`): the reader had what it wanted.
+            _ => {}
         }
     }
     ExitCode::SUCCESS
