@@ -8,12 +8,17 @@ cd "$(dirname "$0")/.."
 NP="${NP:-4}"
 cargo build --release --quiet
 exe="${CARGO_TARGET_DIR:-target}/release/delaybench"
-# The manual pages, where man finds them for this user (man delaybench, man delaybench-analyze).
-mandir="${XDG_DATA_HOME:-$HOME/.local/share}/man/man1"
-if "$exe" man --dir "$mandir" >/dev/null; then
-    echo "run: manual pages in $mandir (man delaybench)" >&2
+# The manual pages for this user (man delaybench, man delaybench-analyze). man looks in
+# ~/.local/share/man when ~/.local/bin is on PATH; otherwise MANPATH has to name it.
+manroot="${XDG_DATA_HOME:-$HOME/.local/share}/man"
+if "$exe" man --dir "$manroot/man1" >/dev/null; then
+    if command -v man >/dev/null && man -w delaybench >/dev/null 2>&1; then
+        echo "run: manual pages in $manroot/man1 (man delaybench)" >&2
+    else
+        echo "run: manual pages in $manroot/man1 (MANPATH=$manroot: man delaybench)" >&2
+    fi
 else
-    echo "run: could not install the manual pages in $mandir; delaybench man prints them" >&2
+    echo "run: could not install the manual pages in $manroot/man1; delaybench man prints them" >&2
 fi
 mkdir -p results figures
 out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ).cbor"
