@@ -227,12 +227,11 @@ mod linux {
             injector.was_blocked = unsafe { libc::sigismember(&old_mask, signal) } == 1;
 
             // SAFETY: a zeroed sigevent is valid; the fields set are the Linux ABI for
-            // SIGEV_THREAD_ID. gettid via syscall, since the libc wrapper needs glibc 2.30.
+            // SIGEV_THREAD_ID. nix's gettid is the system call (glibc's wrapper needs 2.30).
             let mut event: libc::sigevent = unsafe { std::mem::zeroed() };
             event.sigev_notify = libc::SIGEV_THREAD_ID;
             event.sigev_signo = signal;
-            event.sigev_notify_thread_id =
-                unsafe { libc::syscall(libc::SYS_gettid) } as libc::c_int;
+            event.sigev_notify_thread_id = nix::unistd::gettid().as_raw();
             let mut timer: libc::timer_t = std::ptr::null_mut();
             // SAFETY: valid pointers to the event and the timer id.
             if unsafe { libc::timer_create(libc::CLOCK_MONOTONIC, &mut event, &mut timer) } != 0 {
