@@ -9,7 +9,7 @@ use crate::plan::{
 };
 use crate::plot::{FigureKind, Stat};
 use crate::timeline::GlobalTimes;
-use crate::units::{parse_duration_s, parse_size_bytes, SizeList};
+use crate::units::{parse_duration_s, Size, SizeList};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -388,8 +388,8 @@ pub struct MeasureArgs {
     pub overlap: Option<OverlapMode>,
     /// With --overlap: call MPI_Test every this many bytes of message during the computation
     /// (floor(size / interval) + 1 calls).
-    #[arg(long, value_parser = parse_size_bytes, requires = "overlap")]
-    pub test_interval: Option<u64>,
+    #[arg(long, requires = "overlap")]
+    pub test_interval: Option<Size>,
     /// Warm-up repetitions per (op, size, P), not recorded; they also size the window (OSU's
     /// -x).
     #[arg(long, short = 'x', default_value_t = 10)]
@@ -532,7 +532,16 @@ impl MeasureArgs {
     /// Warnings about how the options were written (a decimal size unit), for rank 0 to print
     /// before anything is measured.
     pub fn unit_warnings(&self) -> Vec<String> {
-        self.sizes.decimal_notes.clone()
+        let interval = self
+            .test_interval
+            .iter()
+            .filter_map(|s| s.decimal_note.clone());
+        self.sizes
+            .decimal_notes
+            .iter()
+            .cloned()
+            .chain(interval)
+            .collect()
     }
 
     /// The plan these options describe on `world_size` ranks, with `seed` used when none was
@@ -575,7 +584,7 @@ impl MeasureArgs {
             emulate_clock: self.clock_params.emulate_clock.clone(),
             overlap: self.overlap.map(|mode| OverlapSpec {
                 mode,
-                test_interval_bytes: self.test_interval,
+                test_interval_bytes: self.test_interval.as_ref().map(|s| s.bytes),
             }),
             adaptive: self.nrep_max.map(|nrep_max| AdaptiveSpec {
                 nrep_min: self.nrep_min,
@@ -733,6 +742,16 @@ mod tests {
         let warnings = cli.unit_warnings();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("1000 bytes"), "{warnings:?}");
+        let cli = parse(&["--overlap", "time", "--test-interval", "2k"]).unwrap();
+        assert_eq!(
+            cli.measure
+                .to_plan(4, 0)
+                .overlap
+                .unwrap()
+                .test_interval_bytes,
+            Some(2000)
+        );
+        assert_eq!(cli.unit_warnings().len(), 1);
         let cli = parse(&["schemes", "-m", "8:32", "-i", "7"]).unwrap();
         let Some(Command::Schemes(args)) = cli.command else {
             panic!("not schemes");

@@ -70,6 +70,26 @@ pub fn parse_size_bytes(text: &str) -> Result<u64, UnitError> {
         .map_err(|_| UnitError::BadSize(text.to_string()))
 }
 
+/// One size as a flag takes it (`--test-interval 2KiB`): bytes, and the warning for a decimal
+/// unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Size {
+    pub bytes: u64,
+    /// As [`SizeList::decimal_notes`], for this one size.
+    pub decimal_note: Option<String>,
+}
+
+impl std::str::FromStr for Size {
+    type Err = UnitError;
+    /// Errors: [`UnitError::BadSize`].
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Size {
+            bytes: parse_size_bytes(s)?,
+            decimal_note: decimal_note(s)?,
+        })
+    }
+}
+
 /// Message sizes as `--sizes` (`-m`) takes them: the bytes in the order written, and a note
 /// for each term written with a decimal unit.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
