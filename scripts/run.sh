@@ -10,6 +10,18 @@ cd "$(dirname "$0")/.."
 NP="${NP:-4}"
 cargo build --release --quiet
 exe="${CARGO_TARGET_DIR:-target}/release/delaybench"
+# The manual pages for this user (man delaybench, man delaybench-analyze). man looks in
+# ~/.local/share/man when ~/.local/bin is on PATH; otherwise MANPATH has to name it.
+manroot="${XDG_DATA_HOME:-$HOME/.local/share}/man"
+if "$exe" man --dir "$manroot/man1" >/dev/null; then
+    if command -v man >/dev/null && man -w delaybench >/dev/null 2>&1; then
+        echo "run: manual pages in $manroot/man1 (man delaybench)" >&2
+    else
+        echo "run: manual pages in $manroot/man1 (MANPATH=$manroot: man delaybench)" >&2
+    fi
+else
+    echo "run: could not install the manual pages in $manroot/man1; delaybench man prints them" >&2
+fi
 mkdir -p results
 out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ)-$$.cbor"
 echo "run: $DELAYBENCH_MPIEXEC -np $NP $exe --delay-rank 0 --delay 50us --output $out $*" >&2

@@ -10,11 +10,11 @@ use crate::plan::{
 use crate::plot::{FigureKind, Stat};
 use crate::records::Tag;
 use crate::timeline::GlobalTimes;
-use crate::units::{parse_duration_s, parse_size_bytes};
+use crate::units::{parse_duration_s, Size, SizeList};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-/// delaybench: how MPI collectives behave under late arrivals.
+/// Measure how MPI collectives behave under late arrivals.
 ///
 /// Run the measurement under MPI (`mpirun -np 4 delaybench --delay-rank 0 --delay 50us`);
 /// analyse, export and plot its records file without MPI.
@@ -31,11 +31,23 @@ pub struct Cli {
     pub measure: MeasureArgs,
 }
 
+impl Cli {
+    /// Warnings about how the options were written (a size with a decimal unit), for one
+    /// rank to print before anything is measured.
+    pub fn unit_warnings(&self) -> Vec<String> {
+        match &self.command {
+            None => self.measure.unit_warnings(),
+            Some(Command::Schemes(args)) => args.sizes.decimal_notes.clone(),
+            Some(_) => Vec::new(),
+        }
+    }
+}
+
 /// Offline commands: they read a records file and need no MPI ranks.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Statistics per (op, bytes, P, delay): t_global distribution, bootstrap intervals, the
-    /// delay overlap benefit with its interval and ceiling. Several records files of one plan
+    /// cost t_delta - t0 and the delay overlap benefit with their intervals, the ceiling. Several records files of one plan
     /// (several launches) are pooled and their between-launch spread reported.
     Analyze {
         /// Records files written by measurement runs of one plan.
@@ -83,8 +95,11 @@ pub enum Command {
         #[command(flatten)]
         times: TimesArgs,
     },
-    /// One row per (configuration, repetition, rank) with local and global times in seconds.
+    /// Rows of a records file as CSV, JSON or JSON Lines: one per (configuration, repetition,
+    /// rank) with local and global times in seconds, or one per repetition with t_global
+    /// (--rows rep).
     Export {
+        /// Records file written by a measurement run.
         file: PathBuf,
         #[arg(long, value_enum, default_value = "csv")]
         format: RankFormat,
@@ -135,6 +150,14 @@ pub enum Command {
     /// file, reports detours per second, time lost, the longest and correlated detours per
     /// rank, host and in total, and draws them. See docs/noise.md.
     Noise(NoiseArgs),
+    /// Print the manual page (roff) to stdout: `delaybench man | man -l -`; with --dir, write
+    /// one page per command there (delaybench.1, delaybench-analyze.1, ...) and print their
+    /// paths.
+    Man {
+        /// Directory for the pages, e.g. ~/.local/share/man/man1 (created when missing).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Print a shell completion script: `delaybench completions bash > ~/.local/share/bash-completion/completions/delaybench`.
     Completions {
         /// The shell to complete in.
@@ -190,7 +213,8 @@ pub struct ClockParamArgs {
     /// Clock sync: consecutive non-improving ping-pongs that end a min-RTT offset measurement.
     #[arg(long, default_value_t = ClockSyncParams::default().nonimproving)]
     pub sync_nonimproving: u32,
-    /// Drift-aware methods (jk, hca, treefit): fit points per linear regression (N_FITPTS).
+    /// Drift-aware methods (jk, hca, hca3, treefit): fit points per linear regression
+    /// (N_FITPTS).
     #[arg(long, default_value_t = ClockSyncParams::default().fitpoints)]
     pub fitpoints: u32,
     /// Drift-aware methods: ping-pongs per fit point (N_EXCHANGES).
@@ -254,7 +278,8 @@ pub struct ClockSyncEvalArgs {
     pub clock: ClockSource,
     #[command(flatten)]
     pub params: ClockParamArgs,
-    /// Table on stdout, or CSV.
+    /// Output on stdout: table, csv, tsv, json or markdown (the CSV file of --output is
+    /// written either way; with --simulate, the simulator's table in that format).
     #[arg(long, value_enum, default_value = "table")]
     pub format: SummaryFormat,
     /// CSV file of the results (for `delaybench plot`)
@@ -280,7 +305,7 @@ pub struct SkewArgs {
     #[arg(long, value_delimiter = ',')]
     pub procs: Vec<u32>,
     /// Barrier calls measured per barrier and P.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, short = 'i', default_value_t = 1000)]
     pub nrep: u32,
     /// Clock synchronisation method for the global clock.
     #[arg(long, value_enum, default_value = "treefit")]
@@ -289,7 +314,7 @@ pub struct SkewArgs {
     pub params: ClockParamArgs,
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
-    /// Table on stdout, or CSV, or JSON.
+    /// Output on stdout: table, csv, tsv, json or markdown.
     #[arg(long, value_enum, default_value = "table")]
     pub format: SummaryFormat,
 }
@@ -344,14 +369,15 @@ pub struct SchemesArgs {
     /// Kernels, comma-separated (see the measurement's --ops).
     #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = "bcast,allreduce")]
     pub ops: Vec<Op>,
-    /// Message sizes with units, multiples of 8 bytes.
-    #[arg(long, value_delimiter = ',', value_parser = parse_size_bytes, default_value = "8,64KiB")]
-    pub sizes: Vec<u64>,
+    /// Message sizes with units, multiples of 8 bytes: a list (8,64KiB) or powers of two
+    /// MIN:MAX (8:64KiB, as OSU's -m; also 8..64KiB).
+    #[arg(long, short = 'm', default_value = "8,64KiB")]
+    pub sizes: SizeList,
     /// Process counts P [default: powers of two up to the world size, and the world size].
     #[arg(long, value_delimiter = ',')]
     pub procs: Vec<u32>,
     /// Repetitions (or loop iterations) per scheme, and per destination for OL_i.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, short = 'i', default_value_t = 200)]
     pub nrep: u32,
     /// Window scheme: largest lateness of a rank's start (e.g. 50us) before the repetition is
     /// left out, or `auto` (1 us spinning, 10 us on oversubscribed hosts).
@@ -364,7 +390,7 @@ pub struct SchemesArgs {
     pub params: ClockParamArgs,
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
-    /// Table on stdout, or CSV, or JSON.
+    /// Output on stdout: table, csv, tsv, json or markdown.
     #[arg(long, value_enum, default_value = "table")]
     pub format: SummaryFormat,
 }
@@ -376,11 +402,12 @@ pub struct MeasureArgs {
     /// MPI-3 nonblocking forms).
     #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = every_op())]
     pub ops: Vec<Op>,
-    /// Message sizes with units (8, 128, 1KiB): bcast = bytes broadcast; reduce/allreduce =
-    /// bytes per rank as f64 elements (multiples of 8); alltoall = bytes to each peer.
-    /// Barriers ignore it.
-    #[arg(long, value_delimiter = ',', value_parser = parse_size_bytes, default_value = "8,128,1024")]
-    pub sizes: Vec<u64>,
+    /// Message sizes with units: a list (8,128,1KiB) or powers of two MIN:MAX as OSU's -m
+    /// writes them (8:1MiB; also 8..1MiB). Units: B, KiB, MiB, GiB (k, M are decimal: a
+    /// warning says so). bcast = bytes broadcast; reduce/allreduce = bytes per rank as f64
+    /// elements (multiples of 8); alltoall = bytes to each peer. Barriers ignore it.
+    #[arg(long, short = 'm', default_value = "8,128,1024")]
+    pub sizes: SizeList,
     /// Process counts P, each measured on ranks 0..P-1
     /// [default: powers of two from 2 up to the world size, and the world size].
     #[arg(long, value_delimiter = ',')]
@@ -404,8 +431,8 @@ pub struct MeasureArgs {
     /// replays recorded rank r mod R, on the recorded global phases or shifted per rank).
     #[arg(long)]
     pub detour: Option<DetourArg>,
-    /// Measured repetitions per configuration.
-    #[arg(long, default_value_t = 100)]
+    /// Measured repetitions per configuration (OSU's -i, IMB's -iter).
+    #[arg(long, short = 'i', default_value_t = 100)]
     pub nrep: u32,
     /// Adaptive repetitions: at least this many (with --nrep-max).
     #[arg(long, default_value_t = 20, requires = "nrep_max")]
@@ -426,12 +453,15 @@ pub struct MeasureArgs {
     pub overlap: Option<OverlapMode>,
     /// With --overlap: call MPI_Test every this many bytes of message during the computation
     /// (floor(size / interval) + 1 calls).
-    #[arg(long, value_parser = parse_size_bytes, requires = "overlap")]
-    pub test_interval: Option<u64>,
-    /// Warm-up repetitions per (op, size, P), not recorded; they also size the window.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, requires = "overlap")]
+    pub test_interval: Option<Size>,
+    /// Warm-up repetitions per (op, size, P), not recorded; they also size the window (OSU's
+    /// -x).
+    #[arg(long, short = 'x', default_value_t = 10)]
     pub warmup: u32,
-    /// Process synchronisation: window (clock-based) or barrier.
+    /// Process synchronisation before each repetition: window (start instants on the global
+    /// clock), barrier (MPI_Barrier), dissemination (delaybench's own barrier),
+    /// double-barrier, or none (back to back, as IMB).
     #[arg(long, value_enum, default_value = "window")]
     pub sync: SyncMethod,
     /// Which ranks form each P: `first` (world ranks 0..P-1) or `spread` (round-robin over
@@ -453,8 +483,9 @@ pub struct MeasureArgs {
     /// the configuration; the records file keeps every complete block. Off by default.
     #[arg(long, value_parser = parse_positive_duration)]
     pub timeout: Option<f64>,
-    /// Window per repetition (e.g. 500us) or `auto`: 2 x the slowest rank's warm-up operation
-    /// time (90th percentile) + the largest delay + the waiting margin.
+    /// Window per repetition (e.g. 500us) or `auto`: 2 x the 90th percentile of the slowest
+    /// rank's warm-up operation time, plus 1.1 x the largest delay drawn, plus 2 x the waiting
+    /// margin, plus 20us (and t_b with --overlap).
     #[arg(long, value_parser = parse_window, default_value = "auto", allow_hyphen_values = true)]
     pub window: WindowArg,
     /// Largest lateness of a rank's start after its instant (e.g. 2us) before the repetition is
@@ -586,12 +617,27 @@ fn parse_window(s: &str) -> Result<WindowArg, String> {
 }
 
 impl MeasureArgs {
+    /// Warnings about how the options were written (a decimal size unit), for rank 0 to print
+    /// before anything is measured.
+    pub fn unit_warnings(&self) -> Vec<String> {
+        let interval = self
+            .test_interval
+            .iter()
+            .filter_map(|s| s.decimal_note.clone());
+        self.sizes
+            .decimal_notes
+            .iter()
+            .cloned()
+            .chain(interval)
+            .collect()
+    }
+
     /// The plan these options describe on `world_size` ranks, with `seed` used when none was
     /// given. Not yet validated: see [`Plan::validate`].
     pub fn to_plan(&self, world_size: u32, seed: u64) -> Plan {
         Plan {
             ops: self.ops.clone(),
-            sizes: self.sizes.clone(),
+            sizes: self.sizes.bytes.clone(),
             procs: if self.procs.is_empty() {
                 default_procs(world_size)
             } else {
@@ -633,7 +679,7 @@ impl MeasureArgs {
             emulate_clock: self.clock_params.emulate_clock.clone(),
             overlap: self.overlap.map(|mode| OverlapSpec {
                 mode,
-                test_interval_bytes: self.test_interval,
+                test_interval_bytes: self.test_interval.as_ref().map(|s| s.bytes),
             }),
             adaptive: self.nrep_max.map(|nrep_max| AdaptiveSpec {
                 nrep_min: self.nrep_min,
@@ -710,7 +756,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_follow_the_issue() {
+    fn defaults_are_the_documented_ones() {
         let cli = parse(&[]).unwrap();
         assert!(cli.command.is_none());
         let plan = cli.measure.to_plan(6, 42);
@@ -780,6 +826,36 @@ mod tests {
     }
 
     #[test]
+    fn osu_and_imb_spellings() {
+        let cli = parse(&["-m", "8:1MiB", "-i", "50", "-x", "5"]).unwrap();
+        let plan = cli.measure.to_plan(4, 0);
+        assert_eq!(plan.sizes, (3..=20).map(|k| 1u64 << k).collect::<Vec<_>>());
+        assert_eq!((plan.nrep, plan.warmup), (50, 5));
+        assert!(cli.unit_warnings().is_empty());
+        let cli = parse(&["--sizes", "8..64,1k"]).unwrap();
+        assert_eq!(cli.measure.to_plan(4, 0).sizes, vec![8, 16, 32, 64, 1000]);
+        let warnings = cli.unit_warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("1000 bytes"), "{warnings:?}");
+        let cli = parse(&["--overlap", "time", "--test-interval", "2k"]).unwrap();
+        assert_eq!(
+            cli.measure
+                .to_plan(4, 0)
+                .overlap
+                .unwrap()
+                .test_interval_bytes,
+            Some(2000)
+        );
+        assert_eq!(cli.unit_warnings().len(), 1);
+        let cli = parse(&["schemes", "-m", "8:32", "-i", "7"]).unwrap();
+        let Some(Command::Schemes(args)) = cli.command else {
+            panic!("not schemes");
+        };
+        assert_eq!((args.sizes.bytes, args.nrep), (vec![8, 16, 32], 7));
+        assert!(parse(&["skew", "-i", "10"]).is_ok());
+    }
+
+    #[test]
     fn bad_input_is_a_parse_error() {
         for args in [
             &["--ops", "allgather"][..],
@@ -787,6 +863,8 @@ mod tests {
             &["--delay", "-5us"],
             &["--window", "-1ms"],
             &["--sizes", "lots"],
+            &["--sizes", "1MiB:8"],
+            &["-m", "0:8"],
             &["--sync", "telepathy"],
         ] {
             let err = parse(args).unwrap_err();

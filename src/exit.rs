@@ -1,6 +1,102 @@
 //! Exit codes of the binary that scripts read, beside 0 (success), 1 (failure) and 2 (bad
-//! input, nothing measured). Kept out of `run` so that they exist in a build without MPI.
+//! input, nothing measured), and how an error reaches the user: each cause said once, a
+//! closed output pipe no error. Kept out of `run` so that they exist in a build without MPI.
 
 /// Exit code of a run that measured but had a block without any valid repetition: its
 /// records are kept, but scripts must notice (2 is bad input, 3 the `--timeout` watchdog).
 pub const NO_VALID_EXIT: u8 = 4;
+
+use std::error::Error;
+use std::io::ErrorKind;
+
+/// An error and its causes joined by `: `, each said once. A library error whose message
+/// already holds its cause's text (a thiserror `{0}` or `{source}` that is also its
+/// `#[source]`) would otherwise print that text twice, as in "No such file or directory
+/// (os error 2): No such file or directory (os error 2)"; a cause whose text the message so
+/// far contains is left out.
+pub fn said_once(error: &(dyn Error + 'static)) -> String {
+    let mut message = String::new();
+    for cause in causes(error) {
+        let text = cause.to_string();
+        if text.is_empty() || message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
+}
+
+/// True when `error`, or any of its causes, is a write to a closed pipe (`delaybench ... |
+/// head`): the reader had what it wanted, so the command ends quietly with status 0, as
+/// `cat` and `grep` do when their output is closed. Looks inside the csv and serde_json
+/// errors, which carry an I/O error without always giving it as their source.
+pub fn is_broken_pipe(error: &(dyn Error + 'static)) -> bool {
+    causes(error).any(|e| {
+        let kind = if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            Some(io.kind())
+        } else if let Some(json) = e.downcast_ref::<serde_json::Error>() {
+            json.io_error_kind()
+        } else if let Some(csv) = e.downcast_ref::<csv::Error>() {
+            match csv.kind() {
+                csv::ErrorKind::Io(io) => Some(io.kind()),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        kind == Some(ErrorKind::BrokenPipe)
+    })
+}
+
+/// `error` and its sources, outermost first.
+fn causes<'a>(error: &'a (dyn Error + 'static)) -> impl Iterator<Item = &'a (dyn Error + 'static)> {
+    std::iter::successors(Some(error), |e: &&'a (dyn Error + 'static)| (*e).source())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot open records file run.cbor: {0}")]
+    struct Open(#[source] std::io::Error);
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::new(
+            ErrorKind::NotFound,
+            "No such file or directory (os error 2)",
+        );
+        let e = anyhow::Error::new(Open(io)).context("reading run.cbor");
+        // anyhow's own `{:#}` repeats the cause; said_once does not.
+        assert_eq!(
+            format!("{e:#}"),
+            "reading run.cbor: cannot open records file run.cbor: No such file or directory \
+             (os error 2): No such file or directory (os error 2)"
+        );
+        assert_eq!(
+            said_once(e.as_ref()),
+            "reading run.cbor: cannot open records file run.cbor: No such file or directory \
+             (os error 2)"
+        );
+        // A cause the message does not hold is kept.
+        let e = anyhow::anyhow!("disk full").context("cannot write the export");
+        assert_eq!(said_once(e.as_ref()), "cannot write the export: disk full");
+    }
+
+    #[test]
+    fn broken_pipes_are_found_inside_wrappers() {
+        let pipe = || std::io::Error::from(ErrorKind::BrokenPipe);
+        let e = anyhow::Error::new(crate::export::ExportError::from(pipe())).context("export");
+        assert!(is_broken_pipe(e.as_ref()));
+        let csv = crate::export::ExportError::from(csv::Error::from(pipe()));
+        assert!(is_broken_pipe(&csv));
+        let json = crate::export::ExportError::from(serde_json::Error::io(pipe()));
+        assert!(is_broken_pipe(&json));
+        let other = crate::export::ExportError::from(std::io::Error::other("disk full"));
+        assert!(!is_broken_pipe(&other));
+    }
+}

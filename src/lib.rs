@@ -1,6 +1,6 @@
 //! delaybench: how MPI collective operations behave under late arrivals and noise.
 //!
-//! Layers, bottom up (docs/architecture.md draws them): [`units`], [`kernel`] (the registry of
+//! Layers, bottom up (docs/architecture.md draws them): [`units`], [`affinity`], [`kernel`] (the registry of
 //! collective kernels), [`plan`], [`delay`] and [`wait`] (how a rank waits for an instant);
 //! [`clock`], the global clock (models, the synchronisation methods over a transport trait,
 //! drift tracking, post-hoc correction);
@@ -9,6 +9,7 @@
 //! `run` is the only module that uses MPI and is built only with the `mpi` feature (the
 //! default); nothing else imports it.
 
+pub mod affinity;
 pub mod analysis;
 pub mod build_info;
 pub mod cli;

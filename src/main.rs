@@ -7,6 +7,7 @@ use delaybench::analysis::{
     LaunchDigest, OverlapRows,
 };
 use delaybench::cli::{Cli, Command};
+use delaybench::exit::{is_broken_pipe, said_once};
 use delaybench::export::{
     read_clocksync_csv, summary_exporter, with_run_columns, write_compare, write_distribution,
     write_overlap, write_rows_streamed, write_timing, write_trend, write_truth, ExportError,
@@ -17,6 +18,7 @@ use delaybench::plot::{plottable_rows, write_clock_error_figure, write_figures_o
 use delaybench::records::{Block, Header, RunLabel};
 use delaybench::study::Study;
 use delaybench::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -38,18 +40,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if launched_as_rank_zero() {
+        for w in cli.unit_warnings() {
+            eprintln!("delaybench: warning: {w}");
+        }
+    }
     match cli.command {
         #[cfg(feature = "mpi")]
         None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
         // Offline: the simulator needs no MPI, so dispatch before MPI is initialised.
         Some(Command::Clocksync(args)) if args.simulate => {
-            match delaybench::simulate::run(&args, &mut std::io::stdout().lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("delaybench: error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            let done = delaybench::simulate::run(&args, &mut std::io::stdout().lock());
+            finish(done.map_err(anyhow::Error::from))
         }
         #[cfg(feature = "mpi")]
         Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args),
@@ -68,13 +70,21 @@ fn main() -> ExitCode {
             drop(study);
             without_mpi(cli.command.as_ref())
         }
-        Some(command) => match offline(command) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("delaybench: error: {e:#}");
-                ExitCode::FAILURE
-            }
-        },
+        Some(command) => finish(offline(command)),
+    }
+}
+
+/// The exit of an offline command: 0 when it succeeded or its output was closed early
+/// (`delaybench export run.cbor | head`), else 1 with the error and its causes, each said
+/// once.
+fn finish(done: Result<()>) -> ExitCode {
+    match done {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("delaybench: error: {}", said_once(e.as_ref()));
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -94,7 +104,8 @@ fn without_mpi(command: Option<&Command>) -> ExitCode {
             "delaybench: error: {what} MPI, and this delaybench was built without MPI (cargo \
              build --no-default-features): rebuild with the default features on a machine with \
              MPI to measure (scripts/setup.sh, then cargo build --release). This build runs the \
-             offline commands: analyze, compare, export, plot, completions, clocksync --simulate."
+             offline commands: analyze, compare, export, plot, info, completions, man, clocksync \
+             --simulate."
         );
     }
     ExitCode::FAILURE
@@ -308,8 +319,9 @@ fn offline(command: Command) -> Result<()> {
                 }
                 paths
             };
+            let out = &mut std::io::stdout().lock();
             for p in paths {
-                println!("{}", p.display());
+                writeln!(out, "{}", p.display())?;
             }
         }
         Command::Info { file, format } if delaybench::records::noise::is_noise_file(&file) => {
@@ -349,11 +361,38 @@ fn offline(command: Command) -> Result<()> {
             // (`| head`), and a closed pipe is no error for a script printer.
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "delaybench", &mut script);
-            match std::io::Write::write_all(&mut std::io::stdout(), &script) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    return Err(e).context("cannot print the completion script");
+            std::io::stdout()
+                .write_all(&script)
+                .context("cannot print the completion script")?;
+        }
+        Command::Man { dir } => {
+            let out = &mut std::io::stdout().lock();
+            match dir {
+                None => {
+                    // Rendered into memory first, so a closed pipe is one write error.
+                    let mut page = Vec::new();
+                    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+                    out.write_all(&page)?;
                 }
-                _ => {}
+                Some(dir) => {
+                    std::fs::create_dir_all(&dir)
+                        .with_context(|| format!("cannot create {}", dir.display()))?;
+                    clap_mangen::generate_to(Cli::command(), &dir).with_context(|| {
+                        format!("cannot write the pages into {}", dir.display())
+                    })?;
+                    let mut pages: Vec<_> = std::fs::read_dir(&dir)?
+                        .filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|p| {
+                            p.file_name()
+                                .and_then(|n| n.to_str())
+                                .is_some_and(|n| n.starts_with("delaybench") && n.ends_with(".1"))
+                        })
+                        .collect();
+                    pages.sort();
+                    for p in pages {
+                        writeln!(out, "{}", p.display())?;
+                    }
+                }
             }
         }
         Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) | Command::Noise(_) => {
@@ -482,10 +521,10 @@ fn warn_interrupted(file: &Path, recovered: usize, partial_block: bool) {
     );
 }
 
-/// CSV has no place for the runs' warnings: print them on stderr so they are not lost.
-/// (The table, Markdown and JSON carry them.)
+/// CSV and TSV have no place for the runs' warnings: print them on stderr so they are not
+/// lost. (The table, Markdown and JSON carry them.)
 fn warn_outside(a: &Analysis, format: SummaryFormat) {
-    if format == SummaryFormat::Csv {
+    if matches!(format, SummaryFormat::Csv | SummaryFormat::Tsv) {
         for w in &a.warnings {
             eprintln!("delaybench: warning: {w}");
         }

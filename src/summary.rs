@@ -97,8 +97,11 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
             Bootstrap::default(),
         ) {
             Ok(a) => {
-                if let Err(e) = summary_exporter(SummaryFormat::Table).write(&a, out) {
-                    eprintln!("delaybench: warning: cannot print the summary: {e}");
+                match summary_exporter(SummaryFormat::Table).write(&a, out) {
+                    // Output closed early (`| head`): the reader had what it wanted.
+                    Err(e) if crate::exit::is_broken_pipe(&e) => {}
+                    Err(e) => eprintln!("delaybench: warning: cannot print the summary: {e}"),
+                    Ok(()) => {}
                 }
                 print_distribution(&run, SummaryFormat::Table, out);
                 match write_summary_files(&a, &run, path, &end.dir) {

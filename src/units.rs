@@ -1,8 +1,13 @@
 //! Parsing of quantities with units: durations (`50us`, `1.5ms`) and sizes (`8`, `1KiB`).
 //!
-//! Durations use Go's `time.ParseDuration` grammar (units `ns`, `us`/`µs`, `ms`, `s`, `m`, `h`,
-//! decimals allowed) through the `go-parse-duration` crate; sizes use the `bytesize` crate
+//! Durations are read by the `humantime` crate (units `ns`, `us`/`µs`, `ms`, `s`, `m`, `h` and
+//! their long names, decimals allowed, terms added up: `1ms500us`); sizes use the `bytesize` crate
 //! (`8`, `128B`, `1KiB`, `1kB` = 1000 bytes). Values are returned in seconds (f64) and bytes (u64).
+//!
+//! Size lists ([`parse_size_list`]) also take ranges of powers of two as OSU and IMB users write
+//! them: `8:1MiB` (OSU's `-m MIN:MAX`) or `8..1MiB`, each MIN, 2·MIN, 4·MIN, ... up to MAX.
+//! A decimal unit (`1k`, `1MB`: 1000 and 10^6 bytes, bytesize's reading) is accepted but noted,
+//! since benchmark users usually mean 1024 and 2^20 ([`SizeList::decimal_notes`]).
 
 use thiserror::Error;
 
@@ -23,6 +28,9 @@ pub enum UnitError {
         "cannot read size '{0}': expected bytes with an optional unit, e.g. 8, 128, 1KiB, 4MiB"
     )]
     BadSize(String),
+    /// A range of sizes that gives no size or never ends.
+    #[error("size range '{0}' {1}: write MIN:MAX or MIN..MAX with 1 <= MIN <= MAX, e.g. 8:1MiB")]
+    BadRange(String, &'static str),
 }
 
 /// Parses a non-negative duration with a unit into seconds.
@@ -43,18 +51,12 @@ pub fn parse_duration_s(text: &str) -> Result<f64, UnitError> {
     {
         return Err(UnitError::MissingUnit(text.to_string()));
     }
-    // go-parse-duration panics on multi-byte characters, so the micro signs become `u` and any
-    // other non-ASCII text is rejected before it reaches the crate.
+    // Both micro signs (U+00B5 on keyboards, Greek mu U+03BC from some editors) mean `us`;
+    // humantime knows only the first.
     let t = t.replace(['\u{b5}', '\u{3bc}'], "u");
-    if !t.is_ascii() {
-        return Err(UnitError::BadDuration(text.to_string()));
-    }
-    let ns = go_parse_duration::parse_duration(&t)
-        .map_err(|_| UnitError::BadDuration(text.to_string()))?;
-    if ns < 0 {
-        return Err(UnitError::Negative(text.to_string()));
-    }
-    Ok(ns as f64 * 1e-9)
+    humantime::parse_duration(&t)
+        .map(|d| d.as_secs_f64())
+        .map_err(|_| UnitError::BadDuration(text.to_string()))
 }
 
 /// Parses a size such as `8`, `1KiB` or `1kB` into bytes. Errors: [`UnitError::BadSize`].
@@ -66,6 +68,110 @@ pub fn parse_size_bytes(text: &str) -> Result<u64, UnitError> {
     t.parse::<bytesize::ByteSize>()
         .map(|b| b.as_u64())
         .map_err(|_| UnitError::BadSize(text.to_string()))
+}
+
+/// One size as a flag takes it (`--test-interval 2KiB`): bytes, and the warning for a decimal
+/// unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Size {
+    pub bytes: u64,
+    /// As [`SizeList::decimal_notes`], for this one size.
+    pub decimal_note: Option<String>,
+}
+
+impl std::str::FromStr for Size {
+    type Err = UnitError;
+    /// Errors: [`UnitError::BadSize`].
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Size {
+            bytes: parse_size_bytes(s)?,
+            decimal_note: decimal_note(s)?,
+        })
+    }
+}
+
+/// Message sizes as `--sizes` (`-m`) takes them: the bytes in the order written, and a note
+/// for each term written with a decimal unit.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SizeList {
+    /// Sizes in bytes, in the order written; a range adds its sizes in ascending order.
+    pub bytes: Vec<u64>,
+    /// One warning per term with a decimal unit (`1k` = 1000 bytes), for the user to see
+    /// before measuring; empty when every unit was binary or absent.
+    pub decimal_notes: Vec<String>,
+}
+
+/// Parses a comma-separated list of sizes and ranges: `8,128,1KiB`, `8:1MiB` (OSU's
+/// `-m MIN:MAX`) or `8..1MiB`. A range gives MIN, 2·MIN, 4·MIN, ... while at most MAX, as
+/// OSU's loop over message sizes does (so `8:1MiB` is the 18 powers of two from 8 B to 1 MiB,
+/// and a MAX that is no power-of-two multiple of MIN is not itself measured).
+///
+/// Errors: [`UnitError::BadSize`] for a term the size grammar rejects,
+/// [`UnitError::BadRange`] for a range starting at 0 or ending below its start.
+pub fn parse_size_list(text: &str) -> Result<SizeList, UnitError> {
+    let mut list = SizeList::default();
+    for term in text.split(',').map(str::trim) {
+        let range = term
+            .split_once("..")
+            .or_else(|| term.split_once(':'))
+            .map(|(a, b)| (a.trim(), b.trim()));
+        let ends: Vec<&str> = match range {
+            Some((lo, hi)) => vec![lo, hi],
+            None => vec![term],
+        };
+        for end in &ends {
+            if let Some(note) = decimal_note(end)? {
+                list.decimal_notes.push(note);
+            }
+        }
+        match range {
+            None => list.bytes.push(parse_size_bytes(term)?),
+            Some((lo, hi)) => {
+                let (lo, hi) = (parse_size_bytes(lo)?, parse_size_bytes(hi)?);
+                if lo == 0 {
+                    return Err(UnitError::BadRange(term.into(), "starts at 0 bytes"));
+                }
+                if hi < lo {
+                    return Err(UnitError::BadRange(term.into(), "ends below its start"));
+                }
+                let mut b = lo;
+                while b <= hi {
+                    list.bytes.push(b);
+                    match b.checked_mul(2) {
+                        Some(next) => b = next,
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+    Ok(list)
+}
+
+impl std::str::FromStr for SizeList {
+    type Err = UnitError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_size_list(s)
+    }
+}
+
+/// The warning for a size written with a decimal unit (`1k`, `1MB`), or `None` for plain bytes
+/// and binary units (`1KiB`). Errors: [`UnitError::BadSize`] when `term` is no size.
+pub fn decimal_note(term: &str) -> Result<Option<String>, UnitError> {
+    let bytes = parse_size_bytes(term)?;
+    let t = term.trim();
+    let unit = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace());
+    let decimal = !unit.is_empty() && !unit.eq_ignore_ascii_case("b") && !unit.contains(['i', 'I']);
+    if !decimal {
+        return Ok(None);
+    }
+    let number = &t[..t.len() - unit.len()];
+    let prefix = unit[..1].to_ascii_uppercase();
+    Ok(Some(format!(
+        "size '{t}' has a decimal unit and means {bytes} bytes; write {}{prefix}iB for the \
+         power of two",
+        number.trim()
+    )))
 }
 
 /// Formats seconds with a human unit (`50us`, `1.5ms`, `2s`), the inverse of
@@ -109,6 +215,11 @@ mod tests {
         assert!((parse_duration_s("1.5ms").unwrap() - 1.5e-3).abs() < 1e-15);
         assert!((parse_duration_s("2s").unwrap() - 2.0).abs() < 1e-12);
         assert!((parse_duration_s("100ns").unwrap() - 100e-9).abs() < 1e-18);
+        assert!((parse_duration_s("50\u{3bc}s").unwrap() - 50e-6).abs() < 1e-15);
+        assert!((parse_duration_s("1ms500us").unwrap() - 1.5e-3).abs() < 1e-15);
+        assert!((parse_duration_s("2m").unwrap() - 120.0).abs() < 1e-12);
+        assert!((parse_duration_s("1h").unwrap() - 3600.0).abs() < 1e-9);
+        assert_eq!(parse_duration_s("0s").unwrap(), 0.0);
         assert_eq!(parse_duration_s("0").unwrap(), 0.0);
     }
 
@@ -148,6 +259,57 @@ mod tests {
         assert_eq!(parse_size_bytes("4MiB").unwrap(), 4 << 20);
         assert!(parse_size_bytes("-8").is_err());
         assert!(parse_size_bytes("eight").is_err());
+    }
+
+    #[test]
+    fn size_ranges_are_powers_of_two_as_osu_writes_them() {
+        let pow2 = |lo: u32, hi: u32| (lo..=hi).map(|k| 1u64 << k).collect::<Vec<_>>();
+        assert_eq!(parse_size_list("8:1MiB").unwrap().bytes, pow2(3, 20));
+        assert_eq!(parse_size_list("8..1MiB").unwrap().bytes, pow2(3, 20));
+        assert_eq!(parse_size_list("8..1MiB").unwrap().bytes.len(), 18);
+        // Doubling from MIN, as OSU's loop does; MAX itself only when reached.
+        assert_eq!(parse_size_list("24:100").unwrap().bytes, vec![24, 48, 96]);
+        assert_eq!(parse_size_list("64:64").unwrap().bytes, vec![64]);
+        // Lists and ranges mix, in the order written.
+        assert_eq!(
+            parse_size_list("4, 8..32,1KiB").unwrap().bytes,
+            vec![4, 8, 16, 32, 1024]
+        );
+        assert_eq!(
+            parse_size_list("8,128,1024").unwrap().bytes,
+            vec![8, 128, 1024]
+        );
+        assert!(matches!(
+            parse_size_list("0:8"),
+            Err(UnitError::BadRange(_, _))
+        ));
+        assert!(matches!(
+            parse_size_list("1MiB:8"),
+            Err(UnitError::BadRange(_, _))
+        ));
+        assert!(matches!(
+            parse_size_list("8:lots"),
+            Err(UnitError::BadSize(_))
+        ));
+        assert!(parse_size_list("8,,16").is_err());
+    }
+
+    #[test]
+    fn decimal_units_are_noted_binary_ones_are_not() {
+        let l = parse_size_list("8,1KiB,4MiB,128B").unwrap();
+        assert!(l.decimal_notes.is_empty(), "{:?}", l.decimal_notes);
+        for (text, bytes) in [("1k", 1000), ("1MB", 1_000_000), ("2kB", 2000)] {
+            let l = parse_size_list(text).unwrap();
+            assert_eq!(l.bytes, vec![bytes]);
+            assert_eq!(l.decimal_notes.len(), 1, "{text}");
+            let note = &l.decimal_notes[0];
+            assert!(note.contains(&format!("{bytes} bytes")), "{note}");
+            assert!(note.contains("iB"), "{note}");
+        }
+        // Both ends of a range are looked at.
+        let l = parse_size_list("8:1M").unwrap();
+        assert_eq!(l.decimal_notes.len(), 1);
+        assert!(l.decimal_notes[0].contains("1MiB"), "{:?}", l.decimal_notes);
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Percentile bootstrap confidence intervals (Efron and Tibshirani 1993, *An Introduction to
-//! the Bootstrap*, ch. 13) for the median t_global and for the delay overlap benefit from
-//! medians. Resampling uses rand's `StdRng` seeded from [`Bootstrap::seed`], so the same
-//! records give the same intervals on every call (with the same rand and rand_distr
-//! versions).
+//! the Bootstrap*, ch. 13) for the median t_global, and for the delay overlap benefit and
+//! the cost tδ − t0 from medians. Resampling uses ChaCha12 (`rand_chacha`, a fixed stream,
+//! where rand's `StdRng` may change algorithm between releases) seeded from
+//! [`Bootstrap::seed`], so the same records give the same intervals on every call (with the
+//! same rand_distr version, whose Beta sampling draws the medians).
 //!
 //! Each resample's median is drawn from its exact distribution instead of from n drawn
 //! values (see [`ResampleMedian`]): an interval costs one sort and O(1) per resample, not
@@ -12,8 +13,8 @@
 
 use super::benefit;
 use rand::distr::Open01;
-use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
 use rand_distr::{Beta, Distribution};
 use serde::Serialize;
 use statrs::statistics::{Data, OrderStatistics};
@@ -68,7 +69,7 @@ impl Bootstrap {
         }
         let sorted = sorted(values);
         let median = ResampleMedian::of(&sorted);
-        let mut rng = StdRng::seed_from_u64(self.seed);
+        let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
         let medians = (0..self.resamples).map(|_| median.draw(&mut rng)).collect();
         Some(self.percentiles(medians))
     }
@@ -84,21 +85,40 @@ impl Bootstrap {
         delayed_s: &[f64],
         delay_s: f64,
     ) -> Option<Interval> {
+        self.pair_ci(baseline_s, delayed_s, |t0, td| benefit(t0, td, delay_s))
+    }
+
+    /// Interval of the cost of the late arrival, median(`delayed_s`) − median(`baseline_s`)
+    /// (tδ − t0, seconds): resampled as [`Bootstrap::benefit_ci`] resamples, with the same
+    /// draws, so the two intervals of a row come from the same resamples. `None` when either
+    /// has fewer than two values.
+    pub fn cost_ci(&self, baseline_s: &[f64], delayed_s: &[f64]) -> Option<Interval> {
+        self.pair_ci(baseline_s, delayed_s, |t0, td| td - t0)
+    }
+
+    /// Interval of `stat(t0, tδ)` of the medians of two independent samples, each resampled
+    /// with replacement, the baseline's median drawn first in every resample.
+    fn pair_ci(
+        &self,
+        baseline_s: &[f64],
+        delayed_s: &[f64],
+        stat: impl Fn(f64, f64) -> f64,
+    ) -> Option<Interval> {
         if baseline_s.len() < 2 || delayed_s.len() < 2 {
             return None;
         }
         let (b0, bd) = (sorted(baseline_s), sorted(delayed_s));
         let (m0, md) = (ResampleMedian::of(&b0), ResampleMedian::of(&bd));
-        let mut rng = StdRng::seed_from_u64(self.seed);
-        let benefits = (0..self.resamples)
+        let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
+        let values = (0..self.resamples)
             .map(|_| {
                 let t0 = m0.draw(&mut rng);
                 let td = md.draw(&mut rng);
-                benefit(t0, td, delay_s)
+                stat(t0, td)
             })
-            .filter(|b| b.is_finite())
+            .filter(|v| v.is_finite())
             .collect();
-        Some(self.percentiles(benefits))
+        Some(self.percentiles(values))
     }
 
     fn percentiles(&self, stats: Vec<f64>) -> Interval {
@@ -154,7 +174,7 @@ impl<'a> ResampleMedian<'a> {
 
     /// One resample's median: the k-th smallest for odd n, the mean of the k-th and the
     /// (k + 1)-th for even n, as [`super::median`] defines it.
-    fn draw(&self, rng: &mut StdRng) -> f64 {
+    fn draw(&self, rng: &mut ChaCha12Rng) -> f64 {
         let n = self.sorted.len();
         let u = self.lower.sample(rng);
         let below = self.at(u);
@@ -182,7 +202,7 @@ mod tests {
 
     /// The median of one resample of `values` drawn value by value, as the bootstrap is
     /// defined: what [`ResampleMedian`] must match in distribution.
-    fn median_by_drawing(values: &[f64], rng: &mut StdRng) -> f64 {
+    fn median_by_drawing(values: &[f64], rng: &mut ChaCha12Rng) -> f64 {
         let n = values.len();
         let mut v: Vec<f64> = (0..n).map(|_| values[rng.random_range(0..n)]).collect();
         v.sort_by(f64::total_cmp);
@@ -227,7 +247,7 @@ mod tests {
             let pmf = enumerated(&values);
             let s = sorted(&values);
             let median = ResampleMedian::of(&s);
-            let mut rng = StdRng::seed_from_u64(11);
+            let mut rng = ChaCha12Rng::seed_from_u64(11);
             let draws = 200_000;
             let mut counts = vec![0usize; pmf.len()];
             for _ in 0..draws {
@@ -260,7 +280,7 @@ mod tests {
                 .collect();
             let s = sorted(&values);
             let median = ResampleMedian::of(&s);
-            let mut rng = StdRng::seed_from_u64(5);
+            let mut rng = ChaCha12Rng::seed_from_u64(5);
             let draws = 3000;
             let mut a: Vec<f64> = (0..draws).map(|_| median.draw(&mut rng)).collect();
             let mut b: Vec<f64> = (0..draws)
@@ -319,6 +339,23 @@ mod tests {
             (ci.lo - 1.0).abs() < 1e-12 && (ci.hi - 1.0).abs() < 1e-12,
             "{ci:?}"
         );
+    }
+
+    #[test]
+    fn cost_is_the_difference_of_the_medians() {
+        let boot = Bootstrap::default();
+        // Constant samples: tδ − t0 = 30 − 10 = 20 us in every resample.
+        let ci = boot.cost_ci(&[10e-6; 8], &[30e-6; 9]).unwrap();
+        assert!(
+            (ci.lo - 20e-6).abs() < 1e-18 && (ci.hi - 20e-6).abs() < 1e-18,
+            "{ci:?}"
+        );
+        // tδ = t0 + 50 us with the same spread: the interval holds 50 us and is narrow.
+        let t0: Vec<f64> = (0..200).map(|i| 10e-6 + (i % 20) as f64 * 0.1e-6).collect();
+        let td: Vec<f64> = t0.iter().map(|t| t + 50e-6).collect();
+        let ci = boot.cost_ci(&t0, &td).unwrap();
+        assert!(ci.contains(50e-6) && ci.hi - ci.lo < 2e-6, "{ci:?}");
+        assert_eq!(boot.cost_ci(&[1e-6], &td), None);
     }
 
     #[test]

@@ -89,6 +89,14 @@ pub struct ConfigStats {
     pub t0_median_s: Option<f64>,
     pub t0_median_ci_lo_s: Option<f64>,
     pub t0_median_ci_hi_s: Option<f64>,
+    /// What the late arrival cost: tδ − t0 from the medians (`t_global_median_s −
+    /// t0_median_s`), seconds; `None` for a baseline row or without a baseline. For every
+    /// delay model, sampled ones included.
+    pub cost_median_s: Option<f64>,
+    /// Bootstrap interval of `cost_median_s` (baseline and delayed resampled independently,
+    /// the same resamples as the benefit's interval).
+    pub cost_median_ci_lo_s: Option<f64>,
+    pub cost_median_ci_hi_s: Option<f64>,
     /// Delay overlap benefit from the minima (Niethammer et al. 2016, eq. 5, as the paper reports it). Only for
     /// plain late arrivals; sampled delays have `analyze --distribution` instead.
     pub benefit_min: Option<f64>,
@@ -302,6 +310,14 @@ fn row(
     let b_min = pair(|x| x.min).map(|(t0, t)| benefit(t0, t, delay));
     let b_med = pair(|x| x.median).map(|(t0, t)| benefit(t0, t, delay));
     let b_ci = late.then(|| boot.benefit_ci(&t0s, &ts, delay)).flatten();
+    // The cost needs a baseline, not one δ per repetition: every delayed row has one.
+    // (A baseline is the block with δ = 0, as `timeline::pairing` defines it.)
+    let delayed = delay != 0.0;
+    let cost = match (&s0, &s) {
+        (Some(a), Some(b)) if delayed => Some(b.median - a.median),
+        _ => None,
+    };
+    let cost_ci = delayed.then(|| boot.cost_ci(&t0s, &ts)).flatten();
     let ceiling = s0
         .filter(|_| late)
         .and_then(|s0| benefit_ceiling(s0.median, delay));
@@ -344,6 +360,9 @@ fn row(
         t0_median_s: s0.map(|x| x.median),
         t0_median_ci_lo_s: t0_ci.map(|c| c.lo),
         t0_median_ci_hi_s: t0_ci.map(|c| c.hi),
+        cost_median_s: cost,
+        cost_median_ci_lo_s: cost_ci.map(|c| c.lo),
+        cost_median_ci_hi_s: cost_ci.map(|c| c.hi),
         benefit_min: b_min,
         benefit_median: b_med,
         benefit_median_ci_lo: b_ci.map(|c| c.lo),

@@ -367,26 +367,12 @@ where
 
 /// CPUs the calling thread may run on (empty if unknown).
 fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: `set` is a plain bit set the kernel fills in; size and pointer match.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Vec::new();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect()
-    }
+    crate::affinity::allowed_cpus()
 }
 
 /// Pins the calling thread to `cpu`; failures are ignored (pinning only steadies timings).
 fn pin_current_thread(cpu: usize) {
-    // SAFETY: as above; pid 0 is the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
+    let _ = crate::affinity::pin_to(cpu);
 }
 
 #[cfg(test)]

@@ -39,8 +39,8 @@
 //! Error model: a rank's global clock deviates from rank 0's by e(τ) = ε + η·τ, with ε the
 //! intercept error and η the slope error; seconds after the synchronisation η·τ dominates.
 //!
-//! - *Better fit points, hence smaller η.* A fit point of Algorithm 4 (HCA, JK) is receive
-//!   time − remote time − RTT/2 with a *mean* RTT from a separate phase (Algorithm 3): its
+//! - *Better fit points, hence smaller η.* A fit point of Hunold and Carpen-Amarie 2015,
+//!   Algorithm 4 (HCA, JK) is receive time − remote time − RTT/2 with a *mean* RTT from a separate phase (Algorithm 3): its
 //!   error is the whole variation of the return delay, plus a bias whenever the RTT
 //!   distribution during the fit differs from the one Algorithm 3 saw (a scheduling mode, a
 //!   busy link, a parallel pair). The midpoint offset of Niethammer et al. 2016 needs no RTT estimate and cancels

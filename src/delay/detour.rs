@@ -76,6 +76,9 @@ pub use linux::DetourInjector;
 #[cfg(not(target_os = "linux"))]
 pub use other::DetourInjector;
 
+/// The timer and its signal are libc calls, not nix's: the detour takes a real-time signal
+/// (SIGRTMIN+4 and up, to leave other libraries' signals alone), and nix's `Signal`, which
+/// its `sigaction`, `pthread_sigmask` and `Timer` take, has no real-time signals.
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{DetourError, DetourStats, ReplaySchedule, LOG_CAPACITY};
@@ -118,23 +121,21 @@ mod linux {
     /// below SIGRTMIN, and the first few above are the ones other libraries reach for first.
     const FIRST_RT_OFFSET: libc::c_int = 4;
 
+    /// CLOCK_MONOTONIC in nanoseconds (0 if it could not be read, which Linux never does).
     fn now_ns() -> u64 {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+        use nix::time::{clock_gettime, ClockId};
+        clock_gettime(ClockId::CLOCK_MONOTONIC).map_or(0, |ts| {
+            ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
+        })
     }
 
     /// The detour. Only async-signal-safe calls (clock_gettime, timer_getoverrun) and atomics.
     extern "C" fn on_signal(_signal: libc::c_int) {
-        // SAFETY: reading and restoring this thread's errno, which timer_getoverrun may set.
-        let errno = unsafe { *libc::__errno_location() };
+        // This thread's errno, which timer_getoverrun may set, is restored on the way out.
+        let errno = nix::errno::Errno::last_raw();
         if !SCHED.load(SeqCst).is_null() {
             on_scheduled();
-            unsafe { *libc::__errno_location() = errno };
+            nix::errno::Errno::set_raw(errno);
             return;
         }
         if !GATE_OPEN.load(SeqCst) {
@@ -159,7 +160,7 @@ mod linux {
                 MISSED.fetch_add(overrun as u64, SeqCst);
             }
         }
-        unsafe { *libc::__errno_location() = errno };
+        nix::errno::Errno::set_raw(errno);
     }
 
     /// Appends one applied detour to the log, if there is room. Async-signal-safe.
@@ -422,12 +423,11 @@ mod linux {
             injector.was_blocked = unsafe { libc::sigismember(&old_mask, signal) } == 1;
 
             // SAFETY: a zeroed sigevent is valid; the fields set are the Linux ABI for
-            // SIGEV_THREAD_ID. gettid via syscall, since the libc wrapper needs glibc 2.30.
+            // SIGEV_THREAD_ID. nix's gettid is the system call (glibc's wrapper needs 2.30).
             let mut event: libc::sigevent = unsafe { std::mem::zeroed() };
             event.sigev_notify = libc::SIGEV_THREAD_ID;
             event.sigev_signo = signal;
-            event.sigev_notify_thread_id =
-                unsafe { libc::syscall(libc::SYS_gettid) } as libc::c_int;
+            event.sigev_notify_thread_id = nix::unistd::gettid().as_raw();
             let mut timer: libc::timer_t = std::ptr::null_mut();
             // SAFETY: valid pointers to the event and the timer id.
             if unsafe { libc::timer_create(libc::CLOCK_MONOTONIC, &mut event, &mut timer) } != 0 {

@@ -91,13 +91,13 @@ pub fn write_simulated(
     write_rows(rows, format, &SIMULATED_HEADERS, cells, out)
 }
 
-/// Reads a CSV written by [`write_clocksync`]. Errors: [`ExportError::Csv`].
+/// Reads a CSV written by [`write_clocksync`]. Errors: [`ExportError::ReadCsv`].
 pub fn read_clocksync_csv(path: &Path) -> Result<Vec<ClockSyncRow>, ExportError> {
-    let mut reader = csv::Reader::from_path(path)?;
+    let mut reader = csv::Reader::from_path(path).map_err(ExportError::ReadCsv)?;
     reader
         .deserialize()
         .collect::<Result<_, _>>()
-        .map_err(ExportError::from)
+        .map_err(ExportError::ReadCsv)
 }
 
 #[cfg(test)]

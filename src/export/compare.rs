@@ -11,7 +11,7 @@ const HEADERS: [&str; 11] = [
     "size",
     "P",
     "delay",
-    "valid\nA/B",
+    "valid reps\nA/B",
     "t_global med A\n[CI] (us)",
     "t_global med B\n[CI] (us)",
     "B vs A\n(%)",

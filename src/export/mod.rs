@@ -1,6 +1,6 @@
-//! Exporters: the per-configuration summary as a terminal table, CSV or JSON
-//! (`delaybench analyze`), and one row per (block, repetition, rank) as CSV or JSON
-//! (`delaybench export`). Plain Rust over [`crate::analysis`] and [`crate::records`], no MPI.
+//! Exporters: the per-configuration summary as a terminal table, CSV, TSV, JSON or Markdown
+//! (`delaybench analyze`), and one row per (block, repetition, rank) as CSV, JSON or JSON
+//! Lines (`delaybench export`). Plain Rust over [`crate::analysis`] and [`crate::records`], no MPI.
 //!
 //! Summary exporters sit behind one trait, [`SummaryExporter`], chosen by [`SummaryFormat`]
 //! (hyperfine's exporters are the model): adding a format touches one file and one match arm.
@@ -26,13 +26,14 @@ mod summary_csv;
 mod summary_json;
 mod summary_markdown;
 mod summary_table;
+mod summary_tsv;
 
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
 pub use clocksync::{read_clocksync_csv, write_clocksync, write_simulated, ClockSyncRow};
 pub use compare::write_compare;
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use noise::{write_noise_detours, write_noise_report, DetourRow};
-pub use plain::{write_csv_rows, write_json_rows, write_plain_table};
+pub use plain::{write_csv_rows, write_json_rows, write_plain_table, write_tsv_rows};
 pub use rank_csv::write_rank_csv;
 pub use rank_json::write_rank_json;
 pub use rank_rows::{
@@ -46,6 +47,7 @@ pub use summary_csv::SummaryCsv;
 pub use summary_json::SummaryJson;
 pub use summary_markdown::SummaryMarkdown;
 pub use summary_table::SummaryTable;
+pub use summary_tsv::SummaryTsv;
 
 use crate::analysis::Analysis;
 use crate::records::Records;
@@ -58,7 +60,7 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `hidden_fraction` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 46] = [
+pub const SUMMARY_COLUMNS: [&str; 49] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -93,6 +95,9 @@ pub const SUMMARY_COLUMNS: [&str; 46] = [
     "t0_median_s",
     "t0_median_ci_lo_s",
     "t0_median_ci_hi_s",
+    "cost_median_s",
+    "cost_median_ci_lo_s",
+    "cost_median_ci_hi_s",
     "benefit_min",
     "benefit_median",
     "benefit_median_ci_lo",
@@ -167,6 +172,9 @@ pub enum ExportError {
     /// The CSV writer failed (usually an I/O error underneath).
     #[error("cannot write the CSV export: {0}")]
     Csv(#[from] csv::Error),
+    /// A CSV file could not be read (missing, unreadable, or not the expected columns).
+    #[error("cannot read the CSV file: {0}")]
+    ReadCsv(#[source] csv::Error),
     /// The JSON serializer failed (usually an I/O error underneath).
     #[error("cannot write the JSON export: {0}")]
     Json(#[from] serde_json::Error),
@@ -194,6 +202,9 @@ pub enum SummaryFormat {
     Table,
     /// CSV with one row per configuration; times in seconds, full precision.
     Csv,
+    /// Tab-separated values: the CSV's columns, one value per column (intervals in their own
+    /// columns), for awk, cut and sort.
+    Tsv,
     /// JSON; times in seconds, full precision.
     Json,
     /// GitHub-flavoured Markdown table, for reports and issues.
@@ -205,6 +216,7 @@ pub fn summary_exporter(format: SummaryFormat) -> Box<dyn SummaryExporter> {
     match format {
         SummaryFormat::Table => Box::new(SummaryTable),
         SummaryFormat::Csv => Box::new(SummaryCsv),
+        SummaryFormat::Tsv => Box::new(SummaryTsv),
         SummaryFormat::Json => Box::new(SummaryJson),
         SummaryFormat::Markdown => Box::new(SummaryMarkdown),
     }
@@ -213,11 +225,14 @@ pub fn summary_exporter(format: SummaryFormat) -> Box<dyn SummaryExporter> {
 /// Output format of the per-rank export (`delaybench export --format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum RankFormat {
-    /// CSV with one row per (block, repetition, rank); times in seconds, full precision.
+    /// CSV with a header line and one row per line; times in seconds, full precision.
     #[default]
     Csv,
-    /// JSON array with one object per (block, repetition, rank), one object per line.
+    /// One JSON document: an array with one object per row, one object per line.
     Json,
+    /// JSON Lines (jsonlines.org): one object per row and line, nothing else; each line
+    /// parses alone (`pandas.read_json(..., lines=True)`, `jq -c`).
+    Jsonl,
 }
 
 /// What one exported row stands for (`delaybench export --rows`).
@@ -242,6 +257,14 @@ pub fn write_rank_rows(
     match format {
         RankFormat::Csv => write_rank_csv(records, out),
         RankFormat::Json => write_rank_json(records, out),
+        format @ RankFormat::Jsonl => {
+            let blocks = records
+                .blocks
+                .iter()
+                .map(Ok::<_, crate::records::RecordsError>);
+            let run = crate::records::RunLabel::of(&records.header);
+            write_rows_streamed(&run, blocks, ExportRows::Rank, format, out)
+        }
     }
 }
 
@@ -315,9 +338,38 @@ mod tests {
         let name = |f: SummaryFormat| f.to_possible_value().unwrap().get_name().to_string();
         assert_eq!(name(SummaryFormat::Table), "table");
         assert_eq!(name(SummaryFormat::Csv), "csv");
+        assert_eq!(name(SummaryFormat::Tsv), "tsv");
         assert_eq!(name(SummaryFormat::Json), "json");
         assert_eq!(name(SummaryFormat::Markdown), "markdown");
         assert_eq!(RankFormat::from_str("json", false), Ok(RankFormat::Json));
+    }
+
+    #[test]
+    fn json_lines_are_each_one_json_object() {
+        let r = records();
+        let out = text(|buf| write_rank_rows(&r, RankFormat::Jsonl, buf));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), rank_rows(&r).len());
+        for line in &lines {
+            let v: serde_json::Value = serde_json::from_str(line).expect("a JSON object");
+            assert_eq!(v["schema_version"], EXPORT_SCHEMA_VERSION, "{line}");
+            let keys = v.as_object().unwrap().len();
+            assert_eq!(keys, RANK_COLUMNS.len(), "{line}");
+        }
+        // The same rows as the JSON document, object for object.
+        let doc: Vec<serde_json::Value> =
+            serde_json::from_str(&text(|buf| write_rank_rows(&r, RankFormat::Json, buf))).unwrap();
+        let each: Vec<serde_json::Value> = lines
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(doc, each);
+        let mut none = records();
+        none.blocks.clear();
+        assert_eq!(
+            text(|buf| write_rank_rows(&none, RankFormat::Jsonl, buf)),
+            ""
+        );
     }
 
     #[test]

@@ -106,6 +106,13 @@ pub fn write_noise_detours(
     match format {
         RankFormat::Csv => write_csv_rows(&rows, out),
         RankFormat::Json => write_json_rows(&rows, out),
+        RankFormat::Jsonl => {
+            for row in &rows {
+                serde_json::to_writer(&mut *out, row)?;
+                out.write_all(b"\n")?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -122,6 +129,15 @@ mod tests {
         write_noise_detours(&run, RankFormat::Csv, &mut csv).unwrap();
         let text = String::from_utf8(csv).unwrap();
         assert_eq!(text.lines().count(), 4, "{text}");
+        let mut jsonl = Vec::new();
+        write_noise_detours(&run, RankFormat::Jsonl, &mut jsonl).unwrap();
+        let lines: Vec<serde_json::Value> = String::from_utf8(jsonl)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[2]["rank"], 1);
         assert!(
             text.starts_with("rank,host,cpu,start_global_s,duration_s"),
             "{text}"

@@ -1,5 +1,5 @@
-//! Shared writers for row types: the plain table style of every delaybench table, and CSV and
-//! JSON for any serialisable row.
+//! Shared writers for row types: the plain table style of every delaybench table, and CSV,
+//! TSV and JSON for any serialisable row.
 
 use super::{ExportError, SummaryFormat};
 use comfy_table::{presets, CellAlignment, Table, TableComponent};
@@ -37,7 +37,7 @@ pub fn write_plain_table<H: ToString>(
     Ok(())
 }
 
-/// Writes `rows` in `format`: CSV and JSON from their serde fields, the table from `cells` of
+/// Writes `rows` in `format`: CSV, TSV and JSON from their serde fields, the table from `cells` of
 /// each row under `headers`.
 pub fn write_rows<T: Serialize>(
     rows: &[T],
@@ -48,6 +48,7 @@ pub fn write_rows<T: Serialize>(
 ) -> Result<(), ExportError> {
     match format {
         SummaryFormat::Csv => write_csv_rows(rows, out),
+        SummaryFormat::Tsv => write_tsv_rows(None, rows, out),
         SummaryFormat::Json => write_json_rows(rows, out),
         SummaryFormat::Table => write_plain_table(headers, rows.iter().map(cells).collect(), out),
         SummaryFormat::Markdown => {
@@ -92,9 +93,75 @@ pub fn write_csv_rows<T: Serialize>(rows: &[T], out: &mut dyn Write) -> Result<(
     Ok(())
 }
 
+/// Writes `rows` as tab-separated values: a header line, `columns` when given (their serde
+/// field names, in order, so that no rows still give a header) or else the field names, then
+/// one line per row. Only a cell holding a tab, a quote or a line break is quoted (none of
+/// delaybench's numbers, names or flags does), so `awk -F'\t'` splits each line into the
+/// header's fields.
+///
+/// Errors: [`ExportError::Csv`] when writing fails.
+pub fn write_tsv_rows<T: Serialize>(
+    columns: Option<&[&str]>,
+    rows: &[T],
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(b'\t')
+        .has_headers(columns.is_none())
+        .from_writer(out);
+    if let Some(columns) = columns {
+        w.write_record(columns)?;
+    }
+    for row in rows {
+        w.serialize(row)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
 /// Writes `rows` as a pretty JSON array.
 pub fn write_json_rows<T: Serialize>(rows: &[T], out: &mut dyn Write) -> Result<(), ExportError> {
     serde_json::to_writer_pretty(&mut *out, rows)?;
     writeln!(out)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Row {
+        op: &'static str,
+        t_s: Option<f64>,
+        lo_s: f64,
+    }
+
+    #[test]
+    fn any_table_as_tsv_has_one_field_per_column() {
+        let rows = [
+            Row {
+                op: "bcast",
+                t_s: Some(1.5e-6),
+                lo_s: 1e-6,
+            },
+            Row {
+                op: "reduce",
+                t_s: None,
+                lo_s: 2e-6,
+            },
+        ];
+        let mut out = Vec::new();
+        write_rows(&rows, SummaryFormat::Tsv, &[], |_| Vec::new(), &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(
+            lines,
+            [
+                vec!["op", "t_s", "lo_s"],
+                vec!["bcast", "1.5e-6", "1e-6"],
+                vec!["reduce", "", "2e-6"],
+            ]
+        );
+    }
 }

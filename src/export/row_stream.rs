@@ -1,4 +1,5 @@
-//! Export rows written block by block, so a records file larger than memory can be exported: the CSV header or the JSON array's opening
+//! Export rows written block by block, so a records file larger than memory can be exported:
+//! the CSV header or the JSON array's opening (JSON Lines have neither)
 //! once, then each block's rows as the block arrives, then the closing. The whole file is
 //! never held: one block and the writers' buffers.
 
@@ -16,7 +17,8 @@ use std::io::{BufWriter, Write};
 ///
 /// When a block fails to read (a damaged file), the rows of the blocks before it have been
 /// written but the JSON array is left unclosed, so the partial output does not parse as a
-/// complete export; the CSV has no closing, so check the exit status (the command fails).
+/// complete export; CSV and JSON Lines have no closing, so check the exit status (the command
+/// fails).
 ///
 /// Errors: [`ExportError::Records`] with the reader's error; [`ExportError`] when writing
 /// fails.
@@ -51,8 +53,8 @@ pub fn write_rows_streamed<B: Borrow<Block>>(
     sink.close()
 }
 
-/// An export being written: CSV rows after a header line, or JSON objects one per line in
-/// an array.
+/// An export being written: CSV rows after a header line, JSON objects one per line in an
+/// array, or JSON Lines.
 enum RowSink<'a> {
     // Boxed: the CSV writer carries its own buffer state, far larger than the JSON side.
     Csv(Box<csv::Writer<&'a mut dyn Write>>),
@@ -61,6 +63,9 @@ enum RowSink<'a> {
         out: BufWriter<&'a mut dyn Write>,
         written: usize,
     },
+    /// JSON Lines: one object per line and nothing else, so every line parses alone and a
+    /// cut (`head`, an interrupted export) still leaves whole records.
+    JsonLines(BufWriter<&'a mut dyn Write>),
 }
 
 impl<'a> RowSink<'a> {
@@ -85,6 +90,7 @@ impl<'a> RowSink<'a> {
                 out.write_all(b"[")?;
                 RowSink::Json { out, written: 0 }
             }
+            RankFormat::Jsonl => RowSink::JsonLines(BufWriter::new(out)),
         })
     }
 
@@ -95,6 +101,10 @@ impl<'a> RowSink<'a> {
                 out.write_all(if *written == 0 { b"\n" } else { b",\n" })?;
                 serde_json::to_writer(&mut *out, row)?;
                 *written += 1;
+            }
+            RowSink::JsonLines(out) => {
+                serde_json::to_writer(&mut *out, row)?;
+                out.write_all(b"\n")?;
             }
         }
         Ok(())
@@ -107,6 +117,7 @@ impl<'a> RowSink<'a> {
                 out.write_all(b"\n]\n")?;
                 out.flush()?;
             }
+            RowSink::JsonLines(mut out) => out.flush()?,
         }
         Ok(())
     }

@@ -16,7 +16,7 @@ fn values(run: &RunLabel) -> [&str; 4] {
 }
 
 /// Writes the table `write` produces in `format` to `out`, with [`RUN_COLUMNS`] first in
-/// every CSV row (and the header) and as fields of every JSON row object. Table and Markdown
+/// every CSV and TSV row (and the header) and as fields of every JSON row object. Table and Markdown
 /// output pass through unchanged. Cells are copied as text, so numbers keep every digit.
 ///
 /// Errors: those of `write`, and [`ExportError`] when its CSV or JSON does not parse back
@@ -29,13 +29,21 @@ pub fn with_run_columns(
 ) -> Result<(), ExportError> {
     match format {
         SummaryFormat::Table | SummaryFormat::Markdown => write(out),
-        SummaryFormat::Csv => {
+        SummaryFormat::Csv | SummaryFormat::Tsv => {
+            let delimiter = if format == SummaryFormat::Tsv {
+                b'\t'
+            } else {
+                b','
+            };
             let mut table = Vec::new();
             write(&mut table)?;
             let mut reader = csv::ReaderBuilder::new()
                 .has_headers(false)
+                .delimiter(delimiter)
                 .from_reader(&table[..]);
-            let mut w = csv::Writer::from_writer(out);
+            let mut w = csv::WriterBuilder::new()
+                .delimiter(delimiter)
+                .from_writer(out);
             for (i, record) in reader.records().enumerate() {
                 let record = record?;
                 let front = if i == 0 { RUN_COLUMNS } else { values(run) };
@@ -106,6 +114,33 @@ mod tests {
         assert_eq!(
             through(SummaryFormat::Csv, "op\n"),
             "run_id,mpi_library,host_names,tags,op\n"
+        );
+    }
+
+    #[test]
+    fn tsv_rows_start_with_the_run_one_value_per_column() {
+        let out = through(SummaryFormat::Tsv, "op\tmedian_s\nallreduce\t1.5e-5\n");
+        let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(
+            lines,
+            [
+                vec![
+                    "run_id",
+                    "mpi_library",
+                    "host_names",
+                    "tags",
+                    "op",
+                    "median_s"
+                ],
+                vec![
+                    "id-1",
+                    "MPICH Version: 4.0",
+                    "a,b",
+                    "k=v;x=y",
+                    "allreduce",
+                    "1.5e-5"
+                ],
+            ]
         );
     }
 

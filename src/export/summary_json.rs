@@ -113,6 +113,11 @@ mod tests {
         assert_eq!(rows[1]["benefit_significant"], false);
         assert_eq!(rows[0]["benefit_min"], Value::Null);
         assert_eq!(rows[3]["t0_min_s"], Value::Null);
+        let cost = rows[1]["cost_median_s"].as_f64().unwrap();
+        assert!((cost - 50e-6).abs() < 1e-12, "{cost}");
+        assert!(rows[1]["cost_median_ci_lo_s"].as_f64().unwrap() <= cost);
+        assert!(rows[1]["cost_median_ci_hi_s"].as_f64().unwrap() >= cost);
+        assert_eq!(rows[3]["cost_median_s"], Value::Null);
     }
 
     #[test]

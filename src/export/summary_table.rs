@@ -9,9 +9,9 @@ use crate::units::{format_bytes, format_duration};
 use std::io::Write;
 
 /// A human-readable table grouped by op (the op named on the first row of its group), one
-/// line per (op, size, P, delay): n0/nδ valid repetitions (`*` when fewer than
-/// [`FEW_VALID`]), the median t0 and tδ in microseconds with tδ's bootstrap interval, the
-/// benefit from medians in percent with its interval and whether it is significant, its
+/// line per (op, size, P, delay): valid/total repetitions of the baseline and of the row
+/// (`*` when fewer than [`FEW_VALID`] are valid), the median t0 and tδ in microseconds with tδ's bootstrap interval, the
+/// cost tδ − t0 with its interval, the benefit from medians in percent with its interval and whether it is significant, its
 /// ceiling and hidden fraction, the benefit from minima, and Tukey outlier counts. Baselines
 /// appear as the t0 of their delayed rows (a baseline row only where nothing was delayed).
 /// Notes under the table say which statistic each column uses and repeat the runs' warnings.
@@ -41,9 +41,11 @@ pub(super) fn headers(a: &Analysis) -> Vec<String> {
         "P".into(),
         "hosts".into(),
         "delay".into(),
-        "valid\nn0/nd".into(),
+        "t0 valid\n/total".into(),
+        "valid\n/total".into(),
         "t0 med\n(us)".into(),
         format!("t_delta med\n[{level} CI] (us)"),
+        format!("cost td-t0\n[{level} CI] (us)"),
         format!("b med\n[{level} CI] (%)"),
         "b sig-\nnificant".into(),
         "b ceil-\ning (%)".into(),
@@ -58,6 +60,8 @@ pub(super) fn headers(a: &Analysis) -> Vec<String> {
 pub(super) fn notes(a: &Analysis) -> Vec<String> {
     let mut lines = vec![
         "t0, t_delta: median t_global of the valid repetitions without and with the delay.".into(),
+        "cost: t_delta - t0, what the late arrival cost (delta when nothing of it was hidden)."
+            .into(),
         format!(
             "[..]: {:.0}% percentile bootstrap interval ({} resamples).",
             a.bootstrap.level * 100.0,
@@ -149,8 +153,13 @@ fn with_ci(
     }
 }
 
+/// `valid/total`, with `*` when fewer than [`FEW_VALID`] repetitions are valid.
+fn counts(valid: u32, total: u32) -> String {
+    let few = if valid < FEW_VALID { "*" } else { "" };
+    format!("{valid}/{total}{few}")
+}
+
 fn cells(r: &ConfigStats) -> Vec<String> {
-    let few = if r.few_valid { "*" } else { "" };
     vec![
         r.op.name().to_string(),
         if r.op.has_payload() {
@@ -172,16 +181,24 @@ fn cells(r: &ConfigStats) -> Vec<String> {
         } else {
             r.delay_model.clone()
         },
+        // The baseline's counts, then the row's own: valid/total means the same in every table.
         if r.is_baseline() {
-            format!("{}/-{few}", r.valid)
+            "-".into()
         } else {
-            format!("{}/{}{few}", r.valid0, r.valid)
+            counts(r.valid0, r.total0)
         },
+        counts(r.valid, r.total),
         us(r.t0_median_s),
         with_ci(
             r.t_global_median_s,
             r.t_global_median_ci_lo_s,
             r.t_global_median_ci_hi_s,
+            us,
+        ),
+        with_ci(
+            r.cost_median_s,
+            r.cost_median_ci_lo_s,
+            r.cost_median_ci_hi_s,
             us,
         ),
         with_ci(
@@ -229,6 +246,7 @@ mod tests {
         for name in [
             "t0 med",
             "t_delta med",
+            "cost td-t0",
             "b med",
             "b min",
             "b ceil-",
@@ -253,18 +271,21 @@ mod tests {
             .iter()
             .map(|l| l.split_whitespace().collect())
             .collect();
-        assert_eq!(&cells[0][..6], ["barrier", "-", "4", "1", "0", "2/-*"]);
+        assert_eq!(&cells[0][..7], ["barrier", "-", "4", "1", "0", "-", "2/3*"]);
         assert_eq!(
-            &cells[1][..7],
-            ["allreduce", "8B", "2", "1", "50us", "4/4*", "12.50"]
+            &cells[1][..8],
+            ["allreduce", "8B", "2", "1", "50us", "4/5*", "4/5*", "12.50"]
         );
         assert!(rows[1].contains("62.50 ["), "{}", rows[1]);
+        // The cost, t_delta - t0 = 62.50 - 12.50 us; its interval follows.
+        assert!(rows[1].contains(" 50.00 ["), "{}", rows[1]);
         // b = 0 whose interval contains 0: marked not significant; ceiling 12.5/50.
         assert!(rows[1].contains(" no "), "{}", rows[1]);
         assert!(rows[1].contains("25.0"), "{}", rows[1]);
+        // No baseline: none of its repetitions, valid or measured.
         assert_eq!(
-            &cells[2][..6],
-            ["iallreduce", "1KiB", "4", "1", "50us", "0/3*"]
+            &cells[2][..7],
+            ["iallreduce", "1KiB", "4", "1", "50us", "0/0*", "3/4*"]
         );
     }
 

@@ -150,9 +150,12 @@ fn evaluate(
 }
 
 fn report(rows: &[ClockSyncRow], args: &ClockSyncEvalArgs) -> ExitCode {
+    // A closed stdout (`| head`) is no failure: the results file below is still written.
     if let Err(e) = write_clocksync(rows, args.format, &mut std::io::stdout().lock()) {
-        eprintln!("delaybench: error: {e}");
-        return ExitCode::FAILURE;
+        if !crate::exit::is_broken_pipe(&e) {
+            eprintln!("delaybench: error: {e}");
+            return ExitCode::FAILURE;
+        }
     }
     let path = args
         .output

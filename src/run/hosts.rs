@@ -164,26 +164,18 @@ fn cpu_list(mask: &[u64]) -> String {
 /// This process's CPU affinity mask as 64-bit words, all zero when it cannot be read.
 fn affinity_mask() -> [u64; MASK_WORDS] {
     let mut words = [0u64; MASK_WORDS];
-    // SAFETY: cpu_set_t is plain data; sched_getaffinity writes exactly one set.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return words;
-        }
-        for cpu in 0..(MASK_WORDS * 64).min(libc::CPU_SETSIZE as usize) {
-            if libc::CPU_ISSET(cpu, &set) {
-                words[cpu / 64] |= 1 << (cpu % 64);
-            }
+    for cpu in crate::affinity::allowed_cpus() {
+        if cpu < MASK_WORDS * 64 {
+            words[cpu / 64] |= 1 << (cpu % 64);
         }
     }
     words
 }
 
-/// Cores online on this host: the fallback when affinity masks cannot be read.
+/// Cores this process may use (the standard library asks the affinity, then the online
+/// CPUs): the fallback when affinity masks cannot be read.
 fn online_cores() -> u32 {
-    // SAFETY: sysconf has no preconditions.
-    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    n.max(1) as u32
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -17,25 +17,19 @@ use std::time::{Duration, Instant};
 /// the timed region).
 pub const STOP_CHECK_EVERY: usize = 16;
 
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// The number of the signal that asked this rank to stop, 0 for none.
+static SIGNAL: AtomicUsize = AtomicUsize::new(0);
 static AGREED: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_signal(sig: libc::c_int) {
-    // Only an atomic store: async-signal-safe.
-    SIGNAL.store(sig, Ordering::Relaxed);
-}
-
-/// Installs the SIGINT and SIGTERM handlers (restarting interrupted system calls, so MPI's
-/// own waits are not disturbed).
+/// Installs the SIGINT and SIGTERM handlers: each stores its signal's number in [`SIGNAL`]
+/// (signal-hook's flag, an atomic store and so async-signal-safe), and signal-hook installs
+/// them with SA_RESTART, so MPI's own waits are not disturbed. A signal that cannot be hooked
+/// (none is forbidden for these two) leaves the default action: the run then ends as before
+/// the handlers existed, without its clean stop.
 pub fn install() {
-    // SAFETY: the handler only stores to an atomic; sigaction gets a zeroed, filled struct.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_signal as *const () as usize;
-        action.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&mut action.sa_mask);
-        for sig in [libc::SIGINT, libc::SIGTERM] {
-            libc::sigaction(sig, &action, std::ptr::null_mut());
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        if let Err(e) = signal_hook::flag::register_usize(sig, &SIGNAL, sig as usize) {
+            eprintln!("delaybench: warning: cannot handle signal {sig} ({e}): an interrupted run stops without its clean end");
         }
     }
 }
@@ -45,13 +39,13 @@ pub fn install() {
 pub fn agreed(comm: &SimpleCommunicator) -> bool {
     let mine = SIGNAL
         .load(Ordering::Relaxed)
-        .max(i32::from(AGREED.load(Ordering::Relaxed)));
+        .max(usize::from(AGREED.load(Ordering::Relaxed))) as i32;
     let mut any = 0;
     comm.all_reduce_into(&mine, &mut any, SystemOperation::max());
     if any != 0 {
         AGREED.store(true, Ordering::Relaxed);
         if SIGNAL.load(Ordering::Relaxed) == 0 {
-            SIGNAL.store(any, Ordering::Relaxed);
+            SIGNAL.store(any as usize, Ordering::Relaxed);
         }
     }
     any != 0
@@ -64,7 +58,7 @@ pub fn stopping() -> bool {
 
 /// The signal that stopped the run, if any.
 pub fn signal() -> Option<i32> {
-    Some(SIGNAL.load(Ordering::Relaxed)).filter(|&s| s != 0)
+    Some(SIGNAL.load(Ordering::Relaxed) as i32).filter(|&s| s != 0)
 }
 
 /// Milliseconds since [`watchdog`] started at the last sign of progress; 0 = not armed.

@@ -24,7 +24,7 @@ const ACK_TAG: i32 = 7003;
 /// Runs every scheme under MPI and prints the table on rank 0.
 pub fn main(args: SchemesArgs) -> ExitCode {
     let check = |_: &[u32]| {
-        let sizes_ok = args.sizes.iter().all(|&b| b > 0 && b % 8 == 0);
+        let sizes_ok = args.sizes.bytes.iter().all(|&b| b > 0 && b % 8 == 0);
         (args.nrep >= 2 && !args.ops.is_empty() && sizes_ok)
             .then_some(())
             .ok_or_else(|| {
@@ -58,7 +58,7 @@ fn run(session: &mut Session, procs: Vec<u32>, args: &SchemesArgs) -> ExitCode {
             let mut rows = Vec::new();
             for &op in &args.ops {
                 let sizes = if op.has_payload() {
-                    args.sizes.clone()
+                    args.sizes.bytes.clone()
                 } else {
                     vec![0]
                 };
@@ -72,9 +72,13 @@ fn run(session: &mut Session, procs: Vec<u32>, args: &SchemesArgs) -> ExitCode {
     }
     if world.rank() == 0 {
         compare_with_window(&mut rows);
-        if let Err(e) = write_schemes(&rows, args.format, &mut std::io::stdout().lock()) {
-            eprintln!("delaybench: error: {e}");
-            return ExitCode::FAILURE;
+        match write_schemes(&rows, args.format, &mut std::io::stdout().lock()) {
+            Err(e) if !crate::exit::is_broken_pipe(&e) => {
+                eprintln!("delaybench: error: {e}");
+                return ExitCode::FAILURE;
+            }
+            // Written, or stdout closed early (`| head`): the reader had what it wanted.
+            _ => {}
         }
     }
     ExitCode::SUCCESS

@@ -62,9 +62,13 @@ fn run(session: &mut Session, procs: Vec<u32>, args: &SkewArgs) -> ExitCode {
         rows.extend(found.unwrap_or_default());
     }
     if world.rank() == 0 {
-        if let Err(e) = write_skew(&rows, args.format, &mut std::io::stdout().lock()) {
-            eprintln!("delaybench: error: {e}");
-            return ExitCode::FAILURE;
+        match write_skew(&rows, args.format, &mut std::io::stdout().lock()) {
+            Err(e) if !crate::exit::is_broken_pipe(&e) => {
+                eprintln!("delaybench: error: {e}");
+                return ExitCode::FAILURE;
+            }
+            // Written, or stdout closed early (`| head`): the reader had what it wanted.
+            _ => {}
         }
     }
     ExitCode::SUCCESS

@@ -4,9 +4,10 @@
 //!
 //! A rank *started late* when it recorded its start more than the late tolerance after its
 //! start instant (the scheduled window start plus its delay), and *overran its window* when it
-//! ended after the window closed (Hunold and Carpen-Amarie 2016, window-based process
-//! synchronisation: a repetition whose ranks did not start together, or that ran into the next
-//! window, measures something else). Barrier synchronisation has no schedule and no verdict.
+//! ended after the window closed (Hunold and Carpen-Amarie 2015, §2 and §1: in the
+//! window-based scheme all ranks wait for a common start instant, and SKaMPI repeats a
+//! measurement that cannot be completed within its window; a repetition whose ranks did not
+//! start together, or that ran into the next window, measures something else). Barrier synchronisation has no schedule and no verdict.
 
 use crate::records::{Block, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN};
 

@@ -1,0 +1,79 @@
+//! `delaybench man` prints a manual page that man renders, and `man --dir` writes one page
+//! per command.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+#[test]
+fn the_manual_page_is_roff_with_every_option() {
+    let out = common::offline(&["man"]);
+    assert!(out.status.success(), "{}", common::text(&out));
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.contains(".TH delaybench 1"), "{page}");
+    for section in [".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH SUBCOMMANDS"] {
+        assert!(page.contains(section), "{section} missing");
+    }
+    // Options appear as roff escapes them (\- for -).
+    for option in [r"\-\-sizes", r"\-\-nrep", r"\-\-clock\-sync", r"\-\-window"] {
+        assert!(page.contains(option), "{option} missing");
+    }
+    // Rendered by man itself where it is installed.
+    let Ok(mut man) = Command::new("man")
+        .args(["-l", "-"])
+        .env("MANWIDTH", "100")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("man is not installed: the roff was checked, not its rendering");
+        return;
+    };
+    use std::io::Write;
+    man.stdin
+        .take()
+        .unwrap()
+        .write_all(page.as_bytes())
+        .unwrap();
+    let shown = man.wait_with_output().unwrap();
+    // Bold and underline come as overstrikes (c, backspace, c): keep the last character.
+    let mut text = String::new();
+    for c in String::from_utf8_lossy(&shown.stdout).chars() {
+        if c == '\u{8}' {
+            text.pop();
+        } else {
+            text.push(c);
+        }
+    }
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    assert!(
+        text.contains("OPTIONS") && text.contains("--sizes"),
+        "{text}"
+    );
+}
+
+#[test]
+fn man_dir_writes_a_page_per_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("man1");
+    let out = common::offline(&["man", "--dir", pages.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", common::text(&out));
+    for name in [
+        "delaybench.1",
+        "delaybench-analyze.1",
+        "delaybench-export.1",
+    ] {
+        let page = std::fs::read_to_string(pages.join(name)).unwrap();
+        assert!(page.starts_with(".ie") || page.contains(".TH"), "{name}");
+    }
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        listed.lines().any(|l| l.ends_with("delaybench-plot.1")),
+        "{listed}"
+    );
+}
