@@ -21,7 +21,7 @@ mod writer;
 pub use cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
 pub use job::{JobInfo, RankPlacement};
-pub use noise_check::NoiseCheck;
+pub use noise_check::{octave_counts, NoiseCheck, NOISE_OCTAVES};
 pub use provenance::{Machine, Provenance, RunLabel, Tag};
 pub use reader::{read_records, Records};
 pub use schema::*;

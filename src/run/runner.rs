@@ -655,6 +655,10 @@ impl<'w> Runner<'w> {
             longest_s: per(|s| s.longest_s),
             correlated_share: report.total.correlated_share,
             correlated_chance: report.total.correlated_chance,
+            octaves: ranks
+                .iter()
+                .map(|r| crate::records::octave_counts(&r.detour_duration_s.0))
+                .collect(),
         };
         if !self.quiet {
             eprintln!("delaybench: {}", result.line());
