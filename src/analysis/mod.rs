@@ -7,7 +7,7 @@ mod confidence;
 mod config_stats;
 mod digest;
 mod launches;
-mod overlap;
+pub mod overlap;
 mod sampled;
 mod schemes;
 mod skew;
@@ -20,8 +20,8 @@ mod truth;
 
 pub use confidence::ci_rel_half_width;
 pub use overlap::{
-    baseline_overhead, hidden_delay, imb_overlap_pct, osu_overlap_pct, overlap_row, overlap_rows,
-    OverlapRow, OverlapRows,
+    delay_hidden, imb_overlap, imb_overlap_pct, osu_overlap, osu_overlap_pct, overlap_row,
+    overlap_rows, DelayHidden, MpiTimes, OverlapRow, OverlapRows, ToolOverlap,
 };
 mod warnings;
 

@@ -4,7 +4,7 @@ use super::error::RunError;
 use super::hosts::Hosts;
 use super::interrupt;
 use super::kernels::Kernel;
-use super::measure::{auto_window, gather_detours, measure_block, warm_up, BlockSpec};
+use super::measure::{auto_window, gather_detours, measure_block, pure_pass, warm_up, BlockSpec};
 use super::overlap::Compute;
 use super::report::Progress;
 use super::session::{at_p, Gathered, Session, WithSession, SPIN_MARGIN_S};
@@ -282,7 +282,19 @@ impl<'w> Runner<'w> {
         let timing = &self.session.timing;
         let mut kernel = Kernel::new(op, bytes, comm.size() as usize);
         let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
-        let compute = self.overlap_compute(comm, op, bytes, &slowest);
+        // Overlap mode: a pure pass after the warm-up (as OSU and IMB-NBC run one), whose
+        // slowest-rank times size the computation.
+        let pure = self
+            .plan
+            .overlap
+            .filter(|_| op.is_nonblocking())
+            .map(|_| pure_pass(comm, &mut kernel, timing, self.plan.nrep.max(1)));
+        let compute = self.overlap_compute(
+            comm,
+            op,
+            bytes,
+            pure.as_ref().map_or(&slowest[..], |p| &p.slowest_s.0[..]),
+        );
         // Overlap mode adds the computation, t_b long, to what the window must hold.
         let computed = compute.map_or(0.0, |c| c.t_pure_s);
         let suggested = auto_window(&slowest, largest, timing.wait.spin_margin_s()) + computed;
@@ -297,6 +309,7 @@ impl<'w> Runner<'w> {
         for (model, matrix) in delays {
             let mut spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
             spec.compute = compute;
+            spec.pure_pass = pure.clone();
             if let (Some(comms), Some(every)) = (comms, self.plan.track_every_s) {
                 spec.probes = self.probe_if_due(comm, comms, every);
                 spec.track_every_reps = sync
@@ -336,8 +349,9 @@ impl<'w> Runner<'w> {
     }
 
     /// Overlap mode of a nonblocking `op`: the computation sized to t_b, the median of the
-    /// slowest rank's warm-up times (post then wait; Hoefler et al. 2010, Listing 6 takes the maximum over
-    /// ranks of one timed run, the median of several is steadier). Collective on `comm`.
+    /// slowest rank's times in the pure pass (`slowest`; post then wait; Hoefler et al. 2010,
+    /// Listing 6 takes the maximum over ranks of one timed run, the median of several is
+    /// steadier). Collective on `comm`.
     fn overlap_compute(
         &self,
         comm: &SimpleCommunicator,
@@ -424,6 +438,7 @@ impl<'w> Runner<'w> {
             track_every_reps: None,
             chunk_every_reps: None,
             compute: None,
+            pure_pass: None,
             test_interval_bytes: self.plan.overlap.and_then(|o| o.test_interval_bytes),
             adaptive: self.plan.adaptive,
         }
