@@ -271,19 +271,14 @@ fn schemes_prints_every_scheme_at_p_2_and_4() {
     for p in [2, 4] {
         assert_eq!(
             schemes("bcast", p),
-            [
-                "barrier-max",
-                "pipelined",
-                "barrier-loop",
-                "window",
-                "ol-max",
-                "bcast-rounds",
-                "bcast-barrier"
-            ]
+            delaybench::analysis::SCHEMES.map(|s| s.0.to_string())
         );
         assert_eq!(
             schemes("allreduce", p),
-            ["barrier-max", "pipelined", "barrier-loop", "window"]
+            delaybench::analysis::SCHEMES[..8]
+                .iter()
+                .map(|s| s.0.to_string())
+                .collect::<Vec<_>>()
         );
     }
     let window_valid = |r: &serde_json::Value| {
@@ -296,7 +291,13 @@ fn schemes_prints_every_scheme_at_p_2_and_4() {
         let t = r["time_s"].as_f64().unwrap();
         // Positive and below a generous 50 ms per 8 B operation; compared with the window
         // whenever the window kept a valid repetition (a loaded machine may leave none).
-        assert!(t > 0.0 && t < 0.05, "{r}");
+        // MPIBlib's root timing subtracts the confirmation's time and may go below 0 for
+        // small messages; every other scheme is a positive time.
+        if r["scheme"] == "root-mpiblib" {
+            assert!(t.abs() < 0.05, "{r}");
+        } else {
+            assert!(t > 0.0 && t < 0.05, "{r}");
+        }
         assert_eq!(r["n"], 30, "{r}");
         assert_eq!(r["vs_window"].is_null(), window_valid(r) == 0, "{r}");
     }

@@ -37,7 +37,10 @@ pub use sampled::{
     distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,
     rep_benefits_t0s, BaselineT0, Distribution, NoiseEffect, ValidReps,
 };
-pub use schemes::{compare_with_window, SchemeRow, REFERENCE_SCHEME};
+pub use schemes::{
+    compare_with_window, imb_t_avg_max, mpiblib_root, osu_avg_latency, SchemeRow, REFERENCE_SCHEME,
+    SCHEMES,
+};
 pub use skew::{exit_skew, ExitSkew};
 pub use stats::{describe, median, minimum, Outliers, SampleStats};
 pub use tables::{

@@ -37,7 +37,7 @@ const TIMING_HEADERS: [&str; 9] = [
     "valid/total",
     "t_global med (us)",
     "t_max_local med (us)",
-    "t_root med (us)",
+    "rank 0 local med (us)",
     "CI half-width (%)",
 ];
 
