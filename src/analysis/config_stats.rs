@@ -117,13 +117,13 @@ pub struct ConfigStats {
     pub benefit_na: Option<&'static str>,
 }
 
-/// Why the benefit of a block measured with `--overlap` is `n/a`.
-pub const NA_BENEFIT_OVERLAP: &str = "overlap mode: the punctual ranks compute delta longer, so                                       t_delta >= t0 + delta and b <= 0 by construction";
-/// Why the benefit of sampled or all-rank delays is `n/a`.
-pub const NA_BENEFIT_SAMPLED: &str =
-    "sampled or all-rank delays: no single delta (see analyze --distribution)";
+/// Why the benefit of a block measured with `--overlap` is `n/a`: the punctual ranks
+/// compute δ longer, so tδ ≥ t0 + δ and b ≤ 0 by construction.
+pub const NA_BENEFIT_OVERLAP: &str = "overlap mode (b <= 0 by construction)";
+/// Why the benefit of sampled or all-rank delays is `n/a` (see `analyze --distribution`).
+pub const NA_BENEFIT_SAMPLED: &str = "sampled or all-rank delays (no single delta)";
 /// Why a delayed row without a measured baseline has no benefit.
-pub const NA_BENEFIT_NO_BASELINE: &str = "no valid baseline t0 for this op, size and P";
+pub const NA_BENEFIT_NO_BASELINE: &str = "no valid baseline t0";
 
 /// Why several records files cannot be analysed together.
 #[derive(Debug, Error, PartialEq)]

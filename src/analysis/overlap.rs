@@ -11,19 +11,18 @@ use crate::records::{Block, OverlapRecord, Records};
 use crate::timeline::Baselines;
 use serde::Serialize;
 
-/// Why the OSU and IMB columns of a delayed block are `n/a`.
-pub const NA_DELAYED: &str = "delayed block: OSU and IMB assume all ranks start together, \
-                              so the late rank's delay would count as lost overlap";
-/// Why the OSU and IMB columns of a block without a pure pass are `n/a`.
-pub const NA_NO_PURE_PASS: &str = "no pure pass in the records (written before delaybench \
-                                   measured one): OSU and IMB need each rank's pure time";
+/// Why the OSU and IMB columns of a delayed block are `n/a`: both formulas assume that all
+/// ranks start together, so the late rank's delay would count as missing overlap.
+pub const NA_DELAYED: &str = "delayed block (OSU/IMB assume a common start)";
+/// Why the OSU and IMB columns of a block without a pure pass are `n/a` (records written
+/// before delaybench measured each rank's pure time).
+pub const NA_NO_PURE_PASS: &str = "no pure pass in the records (older file)";
 /// Why a baseline has no delay hidden.
-pub const NA_NOT_DELAYED: &str = "baseline: no delay to hide";
+pub const NA_NOT_DELAYED: &str = "baseline (no delay)";
 /// Why a block with sampled or all-rank delays has no delay hidden.
-pub const NA_NOT_LATE_ARRIVAL: &str =
-    "not a plain late arrival (sampled delays or every rank delayed): no single δ";
+pub const NA_NOT_LATE_ARRIVAL: &str = "sampled or all-rank delays (no single δ)";
 /// Why a late arrival without an overlap baseline has no delay hidden.
-pub const NA_NO_BASELINE: &str = "no baseline (δ = 0, overlap mode) of the same op, size and P";
+pub const NA_NO_BASELINE: &str = "no overlap baseline of the same op, size and P";
 /// Why a late arrival without a rank that is punctual in every valid repetition has none.
 pub const NA_NO_PUNCTUAL: &str = "no rank punctual in every valid repetition";
 

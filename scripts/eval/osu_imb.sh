@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Side by side: OSU 7.4 and IMB 2021.9.1 against delaybench's columns named after them.
+# Run by hand (never by the tests); on a quiet machine for numbers worth quoting.
+#
+#   scripts/eval/osu_imb.sh [ROUNDS]          (default 1; the lead runs 5 on a quiet machine)
+#
+# Each round, for P = 2 and 4 (PROCS), runs in turn (order reversed every other round):
+#   - osu_iallreduce, osu_ialltoall, osu_ibcast at 8 B and 64 KiB (-T mpi_float), and
+#     osu_allreduce (blocking);
+#   - IMB-NBC Iallreduce Ialltoall Ibcast and IMB-MPI1 Allreduce at the same sizes
+#     (IMB-NBC reduces floats; it has no option for another type);
+#   - delaybench --overlap time at the same ops and sizes (its δ = 0 blocks; delaybench
+#     reduces f64), then `analyze --overlap` for its OSU and IMB columns;
+#   - delaybench schemes --ops allreduce (osu-7.4-avg, imb-2021-tavg, barrier-max,
+#     pipelined-imb-pre2018, ...);
+#   - the machine's noise: a selfish-detour loop on every core (scripts/eval/selfish.c).
+# Raw outputs go to $OUT (default target/eval/rounds-<UTC>); scripts/eval/osu_imb_summary.py
+# turns them into results.tsv and summary.md (medians over rounds, differences, flags).
+#
+# Environment: EVAL_DIR (tools' build dir), DELAYBENCH (binary; default target/release,
+# built if missing), PROCS ("2 4"), NREP (delaybench repetitions, 1000), NOISE_S (2).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+rounds="${1:-1}"
+PROCS="${PROCS:-2 4}"
+NREP="${NREP:-1000}"
+NOISE_S="${NOISE_S:-2}"
+OUT="${OUT:-$repo/target/eval/rounds-$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$OUT"
+
+# shellcheck source=/dev/null
+. "$repo/scripts/setup.sh" >/dev/null
+launcher="${DELAYBENCH_MPIEXEC:-mpirun}"
+eval "$("$here/build_osu_imb.sh" | sed 's/^/export /')"   # sets OSU and IMB
+DELAYBENCH="${DELAYBENCH:-$repo/target/release/delaybench}"
+if [ ! -x "$DELAYBENCH" ]; then
+    (cd "$repo" && cargo build --release)
+fi
+selfish="$OUT/selfish"
+cc -O2 -o "$selfish" "$here/selfish.c"
+cores="$(nproc)"
+
+{
+    echo "date_utc: $(date -u +%FT%TZ)"
+    echo "host: $(hostname), cores: $cores"
+    echo "mpi: $("$launcher" --version 2>&1 | head -n 1)"
+    echo "delaybench: $("$DELAYBENCH" --version 2>&1 | head -n 1) ($(cd "$repo" && git rev-parse --short HEAD))"
+    echo "osu: $OSU"
+    echo "imb: $IMB"
+    echo "rounds: $rounds, procs: $PROCS, nrep: $NREP"
+    echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$OUT/meta.txt"
+
+printf '8\n65536\n' > "$OUT/msglen"
+
+run_osu() { # round P
+    local r=$1 p=$2 op size
+    for op in iallreduce ialltoall ibcast; do
+        for size in 8 65536; do
+            "$launcher" -np "$p" "$OSU/non_blocking/osu_$op" -m "$size:$size" -T mpi_float \
+                > "$OUT/r$r-p$p-osu-$op-$size.txt" 2>&1
+        done
+    done
+    for size in 8 65536; do
+        "$launcher" -np "$p" "$OSU/blocking/osu_allreduce" -m "$size:$size" -T mpi_float \
+            > "$OUT/r$r-p$p-osu-allreduce-$size.txt" 2>&1
+    done
+}
+
+run_imb() {
+    local r=$1 p=$2
+    "$launcher" -np "$p" "$IMB/IMB-NBC" Iallreduce Ialltoall Ibcast -npmin "$p" \
+        -msglen "$OUT/msglen" > "$OUT/r$r-p$p-imb-nbc.txt" 2>&1
+    "$launcher" -np "$p" "$IMB/IMB-MPI1" Allreduce -npmin "$p" -msglen "$OUT/msglen" \
+        > "$OUT/r$r-p$p-imb-mpi1.txt" 2>&1
+}
+
+run_delaybench() {
+    local r=$1 p=$2 f="$OUT/r$r-p$p-delaybench.cbor"
+    # A delay is required; only the undelayed blocks (δ = 0) enter the comparison.
+    "$launcher" -np "$p" "$DELAYBENCH" --ops iallreduce,ialltoall,ibcast --sizes 8,64KiB \
+        --procs "$p" --delay 50us --overlap time --nrep "$NREP" --output "$f" \
+        --figures "$OUT/figures-r$r-p$p" -q > "$OUT/r$r-p$p-delaybench-run.txt" 2>&1
+    "$DELAYBENCH" analyze "$f" --overlap --format csv > "$OUT/r$r-p$p-delaybench-overlap.csv" \
+        2> "$OUT/r$r-p$p-delaybench-analyze.err"
+    "$launcher" -np "$p" "$DELAYBENCH" schemes --ops allreduce --sizes 8,64KiB --procs "$p" \
+        --nrep "$NREP" --format csv > "$OUT/r$r-p$p-delaybench-schemes.csv" \
+        2> "$OUT/r$r-p$p-delaybench-schemes.err"
+}
+
+run_noise() {
+    local r=$1 c pids=()
+    for c in $(seq 1 "$cores"); do
+        "$selfish" "$NOISE_S" > "$OUT/r$r-noise-core$c.txt" &
+        pids+=("$!")
+    done
+    for pid in "${pids[@]}"; do wait "$pid"; done
+}
+
+for r in $(seq 1 "$rounds"); do
+    echo "round $r of $rounds ($(date -u +%T))" >&2
+    run_noise "$r"
+    for p in $PROCS; do
+        if [ $((r % 2)) -eq 1 ]; then
+            run_osu "$r" "$p"; run_imb "$r" "$p"; run_delaybench "$r" "$p"
+        else
+            run_delaybench "$r" "$p"; run_imb "$r" "$p"; run_osu "$r" "$p"
+        fi
+    done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/meta.txt"
+python3 "$here/osu_imb_summary.py" "$OUT"
+echo "raw outputs and summary: $OUT" >&2
