@@ -10,7 +10,11 @@
 #   - IMB-NBC Iallreduce Ialltoall Ibcast and IMB-MPI1 Allreduce at the same sizes
 #     (IMB-NBC reduces floats; it has no option for another type);
 #   - delaybench --overlap time at the same ops and sizes (its δ = 0 blocks; delaybench
-#     reduces f64), then `analyze --overlap` for its OSU and IMB columns;
+#     reduces f64), then `analyze --overlap` for its OSU and IMB columns. It starts each
+#     repetition after an MPI_Barrier (--sync barrier; SYNC overrides), as OSU and IMB separate
+#     theirs: window starts spread a run over many more scheduler slices, and on a loaded
+#     machine the means over all repetitions that OSU and IMB take then catch far more
+#     descheduling than the tools' own short loops do;
 #   - delaybench schemes --ops allreduce (osu-7.4-avg, imb-2021-tavg, barrier-max,
 #     pipelined-imb-pre2018, ...);
 #   - the machine's noise: a selfish-detour loop on every core (scripts/eval/selfish.c).
@@ -18,7 +22,8 @@
 # turns them into results.tsv and summary.md (medians over rounds, differences, flags).
 #
 # Environment: EVAL_DIR (tools' build dir), DELAYBENCH (binary; default target/release,
-# built if missing), PROCS ("2 4"), NREP (delaybench repetitions, 1000), NOISE_S (2).
+# built if missing), PROCS ("2 4"), NREP (delaybench repetitions, 1000), NOISE_S (2),
+# SYNC (delaybench's --sync for the overlap run, barrier).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -26,6 +31,7 @@ rounds="${1:-1}"
 PROCS="${PROCS:-2 4}"
 NREP="${NREP:-1000}"
 NOISE_S="${NOISE_S:-2}"
+SYNC="${SYNC:-barrier}"
 OUT="${OUT:-$repo/target/eval/rounds-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$OUT"
 
@@ -48,7 +54,7 @@ cores="$(nproc)"
     echo "delaybench: $("$DELAYBENCH" --version 2>&1 | head -n 1) ($(cd "$repo" && git rev-parse --short HEAD))"
     echo "osu: $OSU"
     echo "imb: $IMB"
-    echo "rounds: $rounds, procs: $PROCS, nrep: $NREP"
+    echo "rounds: $rounds, procs: $PROCS, nrep: $NREP, delaybench --sync $SYNC"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$OUT/meta.txt"
 
@@ -80,7 +86,7 @@ run_delaybench() {
     local r=$1 p=$2 f="$OUT/r$r-p$p-delaybench.cbor"
     # A delay is required; only the undelayed blocks (δ = 0) enter the comparison.
     "$launcher" -np "$p" "$DELAYBENCH" --ops iallreduce,ialltoall,ibcast --sizes 8,64KiB \
-        --procs "$p" --delay 50us --overlap time --nrep "$NREP" --output "$f" \
+        --procs "$p" --delay 50us --overlap time --sync "$SYNC" --nrep "$NREP" --output "$f" \
         --figures "$OUT/figures-r$r-p$p" -q > "$OUT/r$r-p$p-delaybench-run.txt" 2>&1
     "$DELAYBENCH" analyze "$f" --overlap --format csv > "$OUT/r$r-p$p-delaybench-overlap.csv" \
         2> "$OUT/r$r-p$p-delaybench-analyze.err"
