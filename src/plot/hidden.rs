@@ -87,8 +87,22 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
         zero_line: false,
         x_format: Default::default(),
         hosts: Vec::new(),
-        warnings: Vec::new(),
+        warnings: na_notes(&delayed),
     }
+}
+
+/// Delayed rows without a delay hidden, counted by reason (they have no point).
+fn na_notes(rows: &[&OverlapRow]) -> Vec<String> {
+    let mut reasons: Vec<&str> = rows.iter().filter_map(|r| r.hidden_na).collect();
+    reasons.sort_unstable();
+    reasons.dedup();
+    reasons
+        .into_iter()
+        .map(|reason| {
+            let n = rows.iter().filter(|r| r.hidden_na == Some(reason)).count();
+            format!("delay hidden n/a for {n} block(s): {reason}")
+        })
+        .collect()
 }
 
 /// Y range in percent: [0, 100] widened to every value, with 5 % headroom beyond it.
@@ -181,6 +195,24 @@ mod tests {
         assert_eq!(allreduce.name, "iallreduce");
         assert_eq!(allreduce.points, vec![(2, Some(90.0)), (4, Some(50.0))]);
         assert_eq!(f.panels[0].series[0].points, vec![(2, Some(100.0))]);
+    }
+
+    #[test]
+    fn blocks_without_a_value_are_counted_in_the_notes() {
+        let mut none = row(Op::Iallreduce, 4, 50e-6, None);
+        none.hidden_na = Some(crate::analysis::overlap::NA_NO_BASELINE);
+        let f = figure(
+            &[row(Op::Iallreduce, 2, 50e-6, Some(0.9)), none],
+            50e-6,
+            "h".into(),
+        );
+        assert_eq!(
+            f.warnings,
+            vec![format!(
+                "delay hidden n/a for 1 block(s): {}",
+                crate::analysis::overlap::NA_NO_BASELINE
+            )]
+        );
     }
 
     #[test]
