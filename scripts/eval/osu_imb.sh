@@ -9,8 +9,9 @@
 #     osu_allreduce (blocking);
 #   - IMB-NBC Iallreduce Ialltoall Ibcast and IMB-MPI1 Allreduce at the same sizes
 #     (IMB-NBC reduces floats; it has no option for another type);
-#   - delaybench --overlap time at the same ops and sizes (its δ = 0 blocks; delaybench
-#     reduces f64), then `analyze --overlap` for its OSU and IMB columns. It starts each
+#   - delaybench --overlap time-own (each rank computes for its own mean pure time, as OSU
+#     and IMB do) at the same ops and sizes (its δ = 0 blocks; delaybench reduces f64), then
+#     `analyze --overlap` for its OSU and IMB columns. It starts each
 #     repetition after an MPI_Barrier (--sync barrier; SYNC overrides), as OSU and IMB separate
 #     theirs: window starts spread a run over many more scheduler slices, and on a loaded
 #     machine the means over all repetitions that OSU and IMB take then catch far more
@@ -90,7 +91,7 @@ run_delaybench() {
     local r=$1 p=$2 f="$OUT/r$r-p$p-delaybench.cbor"
     # A delay is required; only the undelayed blocks (δ = 0) enter the comparison.
     try "$launcher" -np "$p" "$DELAYBENCH" --ops iallreduce,ialltoall,ibcast --sizes 8,64KiB \
-        --procs "$p" --delay 50us --overlap time --sync "$SYNC" --nrep "$NREP" --output "$f" \
+        --procs "$p" --delay 50us --overlap time-own --sync "$SYNC" --nrep "$NREP" --output "$f" \
         --figures "$OUT/figures-r$r-p$p" -q > "$OUT/r$r-p$p-delaybench-run.txt" 2>&1
     try "$DELAYBENCH" analyze "$f" --overlap --format csv > "$OUT/r$r-p$p-delaybench-overlap.csv" \
         2> "$OUT/r$r-p$p-delaybench-analyze.err"

@@ -240,6 +240,7 @@ pub struct Block {
 /// the computation, then waits (t_wait). Arrays `[nrep][nprocs]`, seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OverlapRecord {
+    /// `time-own` (each rank computes for its own mean pure time, as OSU and IMB-NBC do),
     /// `time` (compute for t_pure seconds) or `work` (compute a fixed workload calibrated to
     /// take t_pure on the slowest rank).
     pub mode: String,

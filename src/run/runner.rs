@@ -294,9 +294,19 @@ impl<'w> Runner<'w> {
             op,
             bytes,
             pure.as_ref().map_or(&slowest[..], |p| &p.slowest_s.0[..]),
+            pure.as_ref(),
         );
-        // Overlap mode adds the computation, t_b long, to what the window must hold.
-        let computed = compute.map_or(0.0, |c| c.t_pure_s);
+        // Overlap mode adds the computation, t_b long (time-own: up to the largest rank's
+        // own pure time), to what the window must hold.
+        let computed = compute.map_or(0.0, |c| {
+            let own_max = pure
+                .as_ref()
+                .map_or(0.0, |p| p.mean_s.0.iter().copied().fold(0.0, f64::max));
+            match c.mode {
+                crate::plan::OverlapMode::TimeOwn => c.t_pure_s.max(own_max),
+                _ => c.t_pure_s,
+            }
+        });
         let suggested = auto_window(&slowest, largest, timing.wait.spin_margin_s()) + computed;
         let mut window = self.plan.window_s.unwrap_or(suggested);
         if self.is_root() && window < suggested {
@@ -351,17 +361,23 @@ impl<'w> Runner<'w> {
     /// Overlap mode of a nonblocking `op`: the computation sized to t_b, the median of the
     /// slowest rank's times in the pure pass (`slowest`; post then wait; Hoefler et al. 2010,
     /// Listing 6 takes the maximum over ranks of one timed run, the median of several is
-    /// steadier). Collective on `comm`.
+    /// steadier); with `time-own`, to the rank's own mean in the pure pass `pure`, as OSU 7.4
+    /// and IMB-NBC 2021 do. Collective on `comm`.
     fn overlap_compute(
         &self,
         comm: &SimpleCommunicator,
         op: Op,
         bytes: u64,
         slowest: &[f64],
+        pure: Option<&crate::records::PurePass>,
     ) -> Option<Compute> {
         let spec = self.plan.overlap.filter(|_| op.is_nonblocking())?;
         // Without warm-up there is no t_b yet: the computation is then empty.
-        let t_pure = crate::analysis::median(slowest).unwrap_or(0.0);
+        let t_pure = match (spec.mode, pure) {
+            // As OSU 7.4 and IMB-NBC 2021: each rank its own mean pure time.
+            (crate::plan::OverlapMode::TimeOwn, Some(p)) => p.mean_s.0[comm.rank() as usize],
+            _ => crate::analysis::median(slowest).unwrap_or(0.0),
+        };
         let clock = self.session.timing.clock.as_ref();
         Some(Compute::new(comm, &spec, bytes, t_pure, clock))
     }
