@@ -116,6 +116,44 @@ fn time_based_overlap_runs_for_every_nonblocking_kernel() {
 }
 
 #[test]
+fn time_own_sizes_each_ranks_computation_to_its_own_pure_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(
+        dir.path(),
+        "own.cbor",
+        &[
+            "--ops",
+            "iallreduce",
+            "--sizes",
+            "8",
+            "--nrep",
+            "20",
+            "--overlap",
+            "time-own",
+            "--sync",
+            "barrier",
+        ],
+    );
+    assert_eq!(r.blocks.len(), 2);
+    for b in &r.blocks {
+        let o = b.overlap.as_ref().unwrap();
+        assert_eq!(o.mode, "time-own");
+        let pure = o.pure_pass.as_ref().expect("a pure pass per overlap block");
+        assert_eq!((pure.nrep, pure.mean_s.0.len()), (20, 2));
+        assert_eq!(pure.slowest_s.0.len(), 20);
+        // Rank 0's computation was sized to rank 0's own mean, and every rank computed at
+        // least its own.
+        assert_eq!(o.t_pure_s, pure.mean_s.0[0]);
+        for rep in 0..b.nrep as usize {
+            for rank in 0..2 {
+                let c = o.compute_s.0[b.idx(rep, rank)];
+                assert!(c >= pure.mean_s.0[rank], "rank {rank}: {c} < own mean");
+            }
+        }
+    }
+}
+
+#[test]
 fn overlap_blocks_longer_than_a_chunk_keep_every_chunks_parts() {
     let dir = tempfile::tempdir().unwrap();
     // 1,500 repetitions of 1 ms windows: each block is written as two chunks of about 1 s.
