@@ -177,14 +177,15 @@ pub struct OverlapRow {
     /// the slowest rank's time; older files: over the warm-up).
     pub t_pure_s: f64,
     /// Means over the valid repetitions and all ranks: end − start of a rank (post +
-    /// compute + tests + wait), and each part.
-    pub overall_s: f64,
-    pub compute_s: f64,
-    pub post_s: f64,
-    pub test_s: f64,
-    pub wait_s: f64,
+    /// compute + tests + wait), and each part; `None` without valid repetitions (the OSU
+    /// and IMB columns, over every repetition, may still be there).
+    pub overall_s: Option<f64>,
+    pub compute_s: Option<f64>,
+    pub post_s: Option<f64>,
+    pub test_s: Option<f64>,
+    pub wait_s: Option<f64>,
     /// Time in MPI calls: post + tests + wait.
-    pub overhead_s: f64,
+    pub overhead_s: Option<f64>,
     /// OSU 7.4's times and overlap ([`osu_overlap`]: means over all repetitions, then over
     /// ranks); `None` with the reason in `tools_na`.
     pub osu_t_pure_s: Option<f64>,
@@ -391,12 +392,13 @@ impl OverlapRow {
     }
 }
 
-/// The [`OverlapRow`] of one block measured in overlap mode (`None` otherwise, or without
-/// valid repetitions), given its baseline's [`MpiTimes`] (`None`: no baseline, so no delay
-/// hidden).
+/// The [`OverlapRow`] of one block measured in overlap mode (`None` otherwise, or when it
+/// has neither a valid repetition nor OSU/IMB columns), given its baseline's [`MpiTimes`]
+/// (`None`: no baseline, so no delay hidden).
 pub fn overlap_row(block: &Block, baseline: Option<&MpiTimes>) -> Option<OverlapRow> {
     let o = block.overlap.as_ref()?;
-    let [overall, compute, post, test, wait] = means(block, o)?;
+    let m = means(block, o);
+    let part = |k: usize| m.map(|m| m[k]);
     let valid = (0..block.nrep as usize)
         .filter(|&r| block.rep_valid(r))
         .count();
@@ -409,6 +411,9 @@ pub fn overlap_row(block: &Block, baseline: Option<&MpiTimes>) -> Option<Overlap
             _ => (None, None, Some(NA_NO_PURE_PASS)),
         }
     };
+    if m.is_none() && osu.is_none() {
+        return None;
+    }
     let hidden = hidden_of(
         block.delay_s,
         block.is_late_arrival(),
@@ -425,12 +430,12 @@ pub fn overlap_row(block: &Block, baseline: Option<&MpiTimes>) -> Option<Overlap
         valid: valid as u32,
         total: block.nrep,
         t_pure_s: o.t_pure_s,
-        overall_s: overall,
-        compute_s: compute,
-        post_s: post,
-        test_s: test,
-        wait_s: wait,
-        overhead_s: post + test + wait,
+        overall_s: part(0),
+        compute_s: part(1),
+        post_s: part(2),
+        test_s: part(3),
+        wait_s: part(4),
+        overhead_s: m.map(|m| m[2] + m[3] + m[4]),
         osu_t_pure_s: osu.map(|t| t.t_pure_s),
         osu_t_comp_s: osu.map(|t| t.t_comp_s),
         osu_t_ovrl_s: osu.map(|t| t.t_ovrl_s),
@@ -617,6 +622,20 @@ mod tests {
             |rank| if rank == 0 { 1.0 } else { 5.0 },
         );
         assert!(close(r.hidden_fraction.unwrap(), 1.0), "{r:?}");
+    }
+
+    #[test]
+    fn tools_use_every_repetition_even_without_a_valid_one() {
+        let mut b = two_ranks();
+        b.flags
+            .iter_mut()
+            .for_each(|f| *f = crate::records::FLAG_STARTED_LATE);
+        let row = overlap_row(&b, None).unwrap();
+        assert_eq!((row.valid, row.overall_s), (0, None));
+        assert!(close(row.overlap_osu_pct.unwrap(), 40.0), "{row:?}");
+        // Without the tools' columns either, there is no row.
+        b.overlap.as_mut().unwrap().pure_pass = None;
+        assert_eq!(overlap_row(&b, None), None);
     }
 
     #[test]

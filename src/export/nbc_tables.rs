@@ -101,9 +101,9 @@ pub fn write_overlap(
         let mut c = key(r.op, r.bytes, r.nprocs, r.delay_s);
         c.push(r.mode.clone());
         c.push(format!("{}/{}", r.valid, r.total));
+        c.push(us(r.t_pure_s));
         c.extend(
             [
-                r.t_pure_s,
                 r.overall_s,
                 r.compute_s,
                 r.post_s,
@@ -111,7 +111,8 @@ pub fn write_overlap(
                 r.wait_s,
                 r.overhead_s,
             ]
-            .map(us),
+            // No valid repetition: the OSU and IMB columns may still be there.
+            .map(|v| v.map_or_else(|| "-".to_string(), us)),
         );
         let na = || "n/a".to_string();
         let pct = |v: Option<f64>| v.map_or_else(na, |v| format!("{v:.1}"));
