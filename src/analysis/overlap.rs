@@ -174,7 +174,7 @@ pub struct OverlapRow {
     pub valid: u32,
     pub total: u32,
     /// t_b: the pure time delaybench sized its computation to (median over the pure pass of
-    /// the slowest rank's time; older files: over the warm-up).
+    /// the slowest rank's time; older files: over the warm-up; `time-own`: rank 0's own mean).
     pub t_pure_s: f64,
     /// Means over the valid repetitions and all ranks: end − start of a rank (post +
     /// compute + tests + wait), and each part; `None` without valid repetitions (the OSU
