@@ -23,7 +23,8 @@
 # turns them into results.tsv and summary.md (medians over rounds, differences, flags).
 #
 # Environment: EVAL_DIR (tools' build dir), DELAYBENCH (binary; default target/release,
-# built if missing), PROCS ("2 4"), NREP (delaybench repetitions, 1000), NOISE_S (2),
+# built if missing), PROCS ("2 4"), NREP and NREP_LARGE (delaybench repetitions up to 8 KiB
+# and above, OSU's 1000 and 100), NOISE_S (2),
 # SYNC (delaybench's --sync for the overlap run, barrier).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -31,6 +32,7 @@ repo="$(cd "$here/../.." && pwd)"
 rounds="${1:-1}"
 PROCS="${PROCS:-2 4}"
 NREP="${NREP:-1000}"
+NREP_LARGE="${NREP_LARGE:-100}"
 NOISE_S="${NOISE_S:-2}"
 SYNC="${SYNC:-barrier}"
 OUT="${OUT:-$repo/target/eval/rounds-$(date -u +%Y%m%dT%H%M%SZ)}"
@@ -55,7 +57,7 @@ cores="$(nproc)"
     echo "delaybench: $("$DELAYBENCH" --version 2>&1 | head -n 1) ($(cd "$repo" && git rev-parse --short HEAD))"
     echo "osu: $OSU"
     echo "imb: $IMB"
-    echo "rounds: $rounds, procs: $PROCS, nrep: $NREP, delaybench --sync $SYNC"
+    echo "rounds: $rounds, procs: $PROCS, nrep: $NREP (above 8 KiB: $NREP_LARGE), delaybench --sync $SYNC"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$OUT/meta.txt"
 
@@ -88,13 +90,21 @@ run_imb() {
 }
 
 run_delaybench() {
-    local r=$1 p=$2 f="$OUT/r$r-p$p-delaybench.cbor"
-    # A delay is required; only the undelayed blocks (δ = 0) enter the comparison.
-    try "$launcher" -np "$p" "$DELAYBENCH" --ops iallreduce,ialltoall,ibcast --sizes 8,64KiB \
-        --procs "$p" --delay 50us --overlap time-own --sync "$SYNC" --nrep "$NREP" --output "$f" \
-        --figures "$OUT/figures-r$r-p$p" -q > "$OUT/r$r-p$p-delaybench-run.txt" 2>&1
-    try "$DELAYBENCH" analyze "$f" --overlap --format csv > "$OUT/r$r-p$p-delaybench-overlap.csv" \
-        2> "$OUT/r$r-p$p-delaybench-analyze.err"
+    local r=$1 p=$2 size nrep f
+    # One launch per size, with OSU's repetition counts (1000 up to 8 KiB, 100 above): the
+    # means OSU and IMB take catch descheduling in proportion to how long a loop runs.
+    for size in 8 65536; do
+        nrep=$NREP
+        [ "$size" -gt 8192 ] && nrep=$NREP_LARGE
+        f="$OUT/r$r-p$p-delaybench-$size.cbor"
+        # A delay is required; only the undelayed blocks (δ = 0) enter the comparison.
+        try "$launcher" -np "$p" "$DELAYBENCH" --ops iallreduce,ialltoall,ibcast --sizes "$size" \
+            --procs "$p" --delay 50us --overlap time-own --sync "$SYNC" --nrep "$nrep" \
+            --output "$f" --figures "$OUT/figures-r$r-p$p-$size" -q \
+            > "$OUT/r$r-p$p-delaybench-run-$size.txt" 2>&1
+        try "$DELAYBENCH" analyze "$f" --overlap --format csv \
+            > "$OUT/r$r-p$p-delaybench-overlap-$size.csv" 2> "$OUT/r$r-p$p-delaybench-analyze-$size.err"
+    done
     try "$launcher" -np "$p" "$DELAYBENCH" schemes --ops allreduce --sizes 8,64KiB --procs "$p" \
         --nrep "$NREP" --format csv > "$OUT/r$r-p$p-delaybench-schemes.csv" \
         2> "$OUT/r$r-p$p-delaybench-schemes.err"

@@ -57,7 +57,7 @@ def rows_of(d):
             else:  # bytes reps t_min t_max t_avg
                 add(r, "imb-tavg", bench, size, p, latency_us=float(f[4]))
                 add(r, "imb-tmax", bench, size, p, latency_us=float(f[3]))
-    for path in sorted(glob.glob(os.path.join(d, "r*-p*-delaybench-overlap.csv"))):
+    for path in sorted(glob.glob(os.path.join(d, "r*-p*-delaybench-overlap*.csv"))):
         m = re.search(r"r(\d+)-p(\d+)-", path)
         r, p = int(m[1]), int(m[2])
         for row in csv.DictReader(open(path)):
