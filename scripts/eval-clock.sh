@@ -22,7 +22,7 @@ run_one() { # method tracking length
     [ "$t" = off ] && extra=(--no-tracking)
     "$DELAYBENCH_MPIEXEC" -np 2 "$exe" --ops alltoall --sizes 8 --procs 2 --nrep $((len * 1000)) \
         --window 1ms --warmup 20 --clock-sync "$m" "${extra[@]}" \
-        --emulate-clock "offset=1.5ms*rank,skew=20ppm*rank" --output "$f" --figures "$out/fig" \
+        --emulate-clock "offset=1.5ms*rank,skew=20ppm*rank" --output "$f" --no-figures \
         >/dev/null 2>"$out/err" || { cat "$out/err" >&2; return 1; }
     "$exe" analyze "$f" --truth --format csv 2>/dev/null >"$out/truth.csv"
     "$exe" export "$f" --rows rep --format csv 2>/dev/null >"$out/reps.csv" || true

@@ -18,7 +18,7 @@ for per_host in ${PER_HOST:-1 2}; do
     # the records are complete by then, so a timeout only ends the hang.
     timeout -k 10 600 scripts/cluster.sh run -n "$per_host" --mpi "$DELAYBENCH_MPI_FLAVOR" -- "$exe" \
         --ops allreduce,ialltoall,bcast --sizes 8,64KiB --nrep 200 --subcomm spread \
-        --output "$f" --figures "$out/fig" >"$out/stdout" 2>"$out/stderr" ||
+        --output "$f" --no-figures >"$out/stdout" 2>"$out/stderr" ||
         echo "(launcher exit $?: see the MPICH finalize note)" >&2
     "$exe" export "$f" --rows rep --format csv 2>/dev/null >"$out/reps.csv"
     python3 - "$f" "$out/reps.csv" "$per_host" "$DELAYBENCH_MPI_FLAVOR" <<'PY'

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job: build delaybench, measure late arrivals on real MPI ranks, then print the
-# summary table and write the figures. Extra arguments go to delaybench, e.g.
+# summary table and write the figures, report page and summary into the run's own folder
+# beside its records (results/<name>.cbor and results/<name>/; never overwritten). Extra
+# arguments go to delaybench, e.g.
 #   NP=8 scripts/run.sh --ops allreduce,iallreduce --delay 50us,200us
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,13 +10,13 @@ cd "$(dirname "$0")/.."
 NP="${NP:-4}"
 cargo build --release --quiet
 exe="${CARGO_TARGET_DIR:-target}/release/delaybench"
-mkdir -p results figures
-out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ).cbor"
+mkdir -p results
+out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ)-$$.cbor"
 echo "run: $DELAYBENCH_MPIEXEC -np $NP $exe --delay-rank 0 --delay 50us --output $out $*" >&2
 start=$(date +%s)
 status=0
 "$DELAYBENCH_MPIEXEC" -np "$NP" "$exe" \
-    --delay-rank 0 --delay 50us --output "$out" --figures figures "$@" || status=$?
+    --delay-rank 0 --delay 50us --output "$out" "$@" || status=$?
 # Exit 4: a block had no valid repetition (named in the warning above), typically P = NP
 # ranks sharing too few cores on a busy machine. Every other block is measured, analysed and
 # drawn, which is what this job is for, so it says so and succeeds; anything else fails.
@@ -25,4 +27,4 @@ elif [ "$status" -ne 0 ]; then
     echo "run: delaybench failed with exit status $status" >&2
     exit "$status"
 fi
-echo "run: done in $(( $(date +%s) - start )) s; records $out; figures in figures/" >&2
+echo "run: done in $(( $(date +%s) - start )) s; records $out; figures, report page and summary in ${out%.cbor}/" >&2

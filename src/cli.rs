@@ -8,6 +8,7 @@ use crate::plan::{
     AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
 };
 use crate::plot::{FigureKind, Stat};
+use crate::records::Tag;
 use crate::timeline::GlobalTimes;
 use crate::units::{parse_duration_s, parse_size_bytes};
 use clap::{Args, Parser, Subcommand};
@@ -18,7 +19,11 @@ use std::path::PathBuf;
 /// Run the measurement under MPI (`mpirun -np 4 delaybench --delay-rank 0 --delay 50us`);
 /// analyse, export and plot its records file without MPI.
 #[derive(Debug, Parser)]
-#[command(name = "delaybench", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "delaybench",
+    version = crate::build_info::version_line(),
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -89,14 +94,23 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "rank")]
         rows: ExportRows,
     },
+    /// A records file's header made readable: run id, git revision, tags, plan, clock sync,
+    /// wait and window rules, machines and their MPI environment; its block count and how
+    /// the run ended (footer, or what an interrupted run left).
+    Info {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: crate::info::InfoFormat,
+    },
     /// Figures (PNG and SVG) of a records file and a report page (index.md): benefit and
     /// t_global vs P, t_global vs size, per-rank timeline, distribution, t_global over the
     /// run. A `clocksync` CSV gives the clock error figure instead.
     Plot {
         file: PathBuf,
-        /// Directory for the figures.
-        #[arg(long, default_value = "figures")]
-        out: PathBuf,
+        /// Directory for the figures [default: the file's folder, beside it with its stem:
+        /// `results/run.cbor` → `results/run/`].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
         /// Statistic of the valid repetitions to plot.
         #[arg(long, value_enum, default_value = "median")]
         stat: Stat,
@@ -398,6 +412,11 @@ pub struct MeasureArgs {
     /// Records file [default: `results/delaybench-<UTC time, µs>-<pid>.cbor`]. Never overwritten.
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// A tag kept in the records header and on every row of `analyze` and `export`, e.g.
+    /// `--tag system=cluster-a --tag mpi=openmpi-4.1` (repeatable; keys of letters, digits,
+    /// `_`, `-`, `.`).
+    #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = parse_tag)]
+    pub tags: Vec<Tag>,
     /// Seed of the run's random generator [default: drawn by rank 0 and recorded].
     #[arg(long)]
     pub seed: Option<u64>,
@@ -414,9 +433,18 @@ pub struct MeasureArgs {
     /// (see `configs/`).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Directory for the figures drawn at the end of the run.
-    #[arg(long, default_value = "figures")]
-    pub figures: PathBuf,
+    /// Directory for the figures, report page and summary made at the end of the run
+    /// [default: the records file's folder: `results/<stem>.cbor` gets `results/<stem>/`].
+    /// It must not exist yet or be empty: outputs are never overwritten.
+    #[arg(long, value_name = "DIR")]
+    pub figures: Option<PathBuf>,
+    /// Draw no figures and no report page at the end of the run.
+    #[arg(long, conflicts_with = "figures")]
+    pub no_figures: bool,
+    /// Print no summary table and write no summary files at the end of the run (with
+    /// --no-figures too, the records file is not read back at all).
+    #[arg(long)]
+    pub no_summary: bool,
     /// Print the plan, its block count and estimated duration, then stop: nothing is
     /// measured and no file is written (still under mpirun, which gives the world size).
     #[arg(long)]
@@ -471,6 +499,11 @@ pub enum WindowArg {
 fn every_op() -> &'static str {
     static EVERY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     EVERY.get_or_init(|| Op::ALL.map(Op::name).join(","))
+}
+
+fn parse_tag(s: &str) -> Result<Tag, String> {
+    s.parse()
+        .map_err(|e: crate::records::provenance::TagError| e.to_string())
 }
 
 fn parse_op(s: &str) -> Result<Op, String> {

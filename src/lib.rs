@@ -10,11 +10,13 @@
 //! default); nothing else imports it.
 
 pub mod analysis;
+pub mod build_info;
 pub mod cli;
 pub mod clock;
 pub mod delay;
 pub mod exit;
 pub mod export;
+pub mod info;
 pub mod kernel;
 pub mod limits;
 pub mod measure_options;

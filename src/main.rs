@@ -8,12 +8,13 @@ use delaybench::analysis::{
 };
 use delaybench::cli::{Cli, Command};
 use delaybench::export::{
-    read_clocksync_csv, run_id_of, summary_exporter, write_compare, write_distribution,
+    read_clocksync_csv, summary_exporter, with_run_columns, write_compare, write_distribution,
     write_overlap, write_rows_streamed, write_timing, write_trend, write_truth, ExportError,
     ExportRows, SummaryFormat,
 };
+use delaybench::output_name::outputs_dir;
 use delaybench::plot::{plottable_rows, write_clock_error_figure, write_figures_of_run, PlotRun};
-use delaybench::records::{Block, Header};
+use delaybench::records::{Block, Header, RunLabel};
 use delaybench::study::Study;
 use delaybench::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
 use std::path::Path;
@@ -151,7 +152,8 @@ fn offline(command: Command) -> Result<()> {
                         "--distribution, --trend, --overlap, --timing and --truth take one records file"
                     );
                 };
-                // Each table is a per-block reduction of one pass over the timeline.
+                // Each table is a per-block reduction of one pass over the timeline; CSV and
+                // JSON rows then say which run they come from.
                 if truth {
                     let mut rows = Vec::new();
                     let header = each_block(file, times, |h, b| {
@@ -162,23 +164,29 @@ fn offline(command: Command) -> Result<()> {
                     header.plan.emulate_clock.as_ref().context(
                         "--truth needs a run with --emulate-clock: only then are the true clocks known",
                     )?;
-                    write_truth(&rows, format, out)?;
+                    let run = RunLabel::of(&header);
+                    with_run_columns(&run, format, out, |w| write_truth(&rows, format, w))?;
                 } else if distribution {
                     let mut rows = DistributionRows::default();
-                    each_block(file, times, |_, b| rows.add(&b))?;
-                    write_distribution(&rows.finish(), format, out)?;
+                    let run = RunLabel::of(&each_block(file, times, |_, b| rows.add(&b))?);
+                    let rows = rows.finish();
+                    with_run_columns(&run, format, out, |w| write_distribution(&rows, format, w))?;
                 } else if trend {
                     let mut rows = Vec::new();
-                    each_block(file, times, |_, b| rows.extend(trend_row(&b)))?;
-                    write_trend(&rows, format, out)?;
+                    let run =
+                        RunLabel::of(&each_block(file, times, |_, b| rows.extend(trend_row(&b)))?);
+                    with_run_columns(&run, format, out, |w| write_trend(&rows, format, w))?;
                 } else if overlap {
                     let mut rows = OverlapRows::default();
-                    each_block(file, times, |_, b| rows.add(&b))?;
-                    write_overlap(&rows.finish(), format, out)?;
+                    let run = RunLabel::of(&each_block(file, times, |_, b| rows.add(&b))?);
+                    let rows = rows.finish();
+                    with_run_columns(&run, format, out, |w| write_overlap(&rows, format, w))?;
                 } else {
                     let mut rows = Vec::new();
-                    each_block(file, times, |_, b| rows.push(timing_row(&b, &timing)))?;
-                    write_timing(&rows, format, out)?;
+                    let run = RunLabel::of(&each_block(file, times, |_, b| {
+                        rows.push(timing_row(&b, &timing))
+                    })?);
+                    with_run_columns(&run, format, out, |w| write_timing(&rows, format, w))?;
                 }
             } else {
                 let a = analysis(&files, bootstrap.bootstrap(), times)?;
@@ -236,6 +244,8 @@ fn offline(command: Command) -> Result<()> {
             only,
             times,
         } => {
+            // Beside the file, in its own folder: the outputs of a run follow its data.
+            let out_dir = out.unwrap_or_else(|| outputs_dir(&file));
             let paths = if file.extension().is_some_and(|e| e == "csv") {
                 let rows = read_clocksync_csv(&file)
                     .with_context(|| format!("reading clocksync results {}", file.display()))?;
@@ -248,7 +258,7 @@ fn offline(command: Command) -> Result<()> {
                         file.display()
                     );
                 }
-                write_clock_error_figure(&rows, &out)?
+                write_clock_error_figure(&rows, &out_dir)?
             } else {
                 // Reduced block by block: medians, intervals and one repetition per block.
                 let run = PlotRun::read(&file, times.global_times)
@@ -259,7 +269,7 @@ fn offline(command: Command) -> Result<()> {
                     &run.launch.verdicts,
                     (&run.launch).into(),
                 );
-                let paths = write_figures_of_run(run, &out, stat, only)?;
+                let paths = write_figures_of_run(run, &out_dir, stat, only)?;
                 if paths.is_empty() {
                     eprintln!(
                         "delaybench: no figure to draw from {}: it has no complete block, or \
@@ -271,6 +281,17 @@ fn offline(command: Command) -> Result<()> {
             };
             for p in paths {
                 println!("{}", p.display());
+            }
+        }
+        Command::Info { file, format } => {
+            let info = delaybench::info::RunInfo::read(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            // A closed pipe (`| head`) is no error for a printer.
+            match info.write(format, &mut std::io::stdout().lock()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    return Err(e).context("cannot print the info");
+                }
+                _ => {}
             }
         }
         Command::Completions { shell } => {
@@ -321,9 +342,9 @@ fn export(
 ) -> Result<()> {
     let reading = || format!("reading {}", file.display());
     let mut timeline = Timeline::open(file, times).with_context(reading)?;
-    let id = run_id_of(timeline.header());
+    let run = RunLabel::of(timeline.header());
     let out = &mut std::io::stdout().lock();
-    match write_rows_streamed(&id, timeline.by_ref(), rows, format, out) {
+    match write_rows_streamed(&run, timeline.by_ref(), rows, format, out) {
         Err(ExportError::Records(e)) => return Err(anyhow::Error::new(e).context(reading())),
         other => other?,
     }

@@ -1,21 +1,79 @@
 //! The end-of-run summary: what a measurement run prints and draws once its records file is
 //! complete. It reads that file once through its [`Timeline`](crate::timeline::Timeline) on
 //! the default global times, exactly as `delaybench analyze` and `delaybench plot` do, so the
-//! table at the end of a run is the table `analyze` prints for the same file. Plain Rust, no
-//! MPI: rank 0 calls it after the ranks are done.
+//! table at the end of a run is the table `analyze` prints for the same file. Everything it
+//! writes goes into the run's own folder ([`EndOfRun::dir`], by default beside the records
+//! file with its stem), which it never shares with another run. Plain Rust, no MPI: rank 0
+//! calls it after the ranks are done.
 
-use crate::analysis::{analyze_digests, Bootstrap};
+use crate::analysis::{analyze_digests, Analysis, Bootstrap};
 use crate::export::{summary_exporter, write_distribution, SummaryFormat};
+use crate::info::{InfoFormat, RunInfo};
+use crate::output_name::{check_fresh_dir, outputs_dir};
 use crate::plot::{write_figures_of_run, PlotRun, Stat};
 use crate::timeline::GlobalTimes;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Name of the summary table (Markdown) in a run's folder.
+pub const SUMMARY_MD: &str = "summary.md";
+/// Name of the summary as CSV (the `analyze --format csv` columns) in a run's folder.
+pub const SUMMARY_CSV: &str = "summary.csv";
+/// Name of the run's metadata (what `delaybench info` prints) in a run's folder, so that
+/// the folder shared alone still says what was measured, where and with which build.
+pub const INFO_TXT: &str = "info.txt";
+
+/// What the end of a run makes from its records file, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndOfRun {
+    /// The folder for the figures, the report page (`index.md`) and the summary files.
+    pub dir: PathBuf,
+    /// Draw the figures and the report page (`--no-figures` turns it off).
+    pub figures: bool,
+    /// Print the summary table and write [`SUMMARY_MD`], [`SUMMARY_CSV`] and [`INFO_TXT`]
+    /// (`--no-summary` turns it off).
+    pub summary: bool,
+}
+
+impl EndOfRun {
+    /// The end of the run whose records go to `records`: into `figures` when given
+    /// (`--figures DIR`), else into the records file's folder ([`outputs_dir`]).
+    pub fn new(records: &Path, figures: Option<&Path>, no_figures: bool, no_summary: bool) -> Self {
+        EndOfRun {
+            dir: figures.map_or_else(|| outputs_dir(records), Path::to_path_buf),
+            figures: !no_figures,
+            summary: !no_summary,
+        }
+    }
+
+    /// True when something is to be written into [`EndOfRun::dir`].
+    pub fn writes_files(&self) -> bool {
+        self.figures || self.summary
+    }
+
+    /// Checks, before anything is measured, that the folder can take the outputs without
+    /// overwriting a file: missing or empty (see [`check_fresh_dir`]).
+    ///
+    /// Errors: the message of [`check_fresh_dir`].
+    pub fn check(&self) -> Result<(), String> {
+        if self.writes_files() {
+            check_fresh_dir(&self.dir)
+        } else {
+            Ok(())
+        }
+    }
+}
 
 /// Prints the `analyze` table of the records at `path` (and the distribution table when
-/// delays were sampled) to `out`, writes the figures into `figures`, and says on stderr which
-/// global times were used. Problems are reported on stderr but do not fail: the records are
-/// already safe.
-pub fn print_summary(path: &Path, figures: &Path, out: &mut dyn Write) {
+/// delays were sampled) to `out` and writes it as [`SUMMARY_MD`] and [`SUMMARY_CSV`], draws
+/// the figures and the report page, each as `end` asks, into `end.dir`, and says on stderr
+/// which global times were used and where everything is. Problems are reported on stderr but
+/// do not fail: the records are already safe.
+pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
+    if !end.writes_files() {
+        eprintln!("delaybench: records in {}", path.display());
+        return;
+    }
     let run = match PlotRun::read(path, GlobalTimes::default()) {
         Ok(r) => r,
         Err(e) => {
@@ -27,20 +85,42 @@ pub fn print_summary(path: &Path, figures: &Path, out: &mut dyn Write) {
         }
     };
     eprintln!("delaybench: {}", run.launch.correction.describe());
-    let file = path.display().to_string();
-    match analyze_digests(
-        &[file],
-        std::slice::from_ref(&run.launch),
-        Bootstrap::default(),
-    ) {
-        Ok(a) => {
-            if let Err(e) = summary_exporter(SummaryFormat::Table).write(&a, out) {
-                eprintln!("delaybench: warning: cannot print the summary: {e}");
+    let mut written = 0;
+    if end.summary {
+        let file = path.display().to_string();
+        match analyze_digests(
+            &[file],
+            std::slice::from_ref(&run.launch),
+            Bootstrap::default(),
+        ) {
+            Ok(a) => {
+                if let Err(e) = summary_exporter(SummaryFormat::Table).write(&a, out) {
+                    eprintln!("delaybench: warning: cannot print the summary: {e}");
+                }
+                print_distribution(&run, SummaryFormat::Table, out);
+                match write_summary_files(&a, &run, path, &end.dir) {
+                    Ok(n) => written += n,
+                    Err(e) => eprintln!("delaybench: warning: summary files not written: {e}"),
+                }
             }
+            Err(e) => eprintln!("delaybench: warning: cannot analyse the records: {e}"),
         }
-        Err(e) => eprintln!("delaybench: warning: cannot analyse the records: {e}"),
     }
-    // Sampled delays have no single benefit: show its distribution instead.
+    if end.figures {
+        match write_figures_of_run(run, &end.dir, Stat::Median, None) {
+            Ok(paths) => written += paths.len(),
+            Err(e) => eprintln!("delaybench: warning: figures not written: {e}"),
+        }
+    }
+    eprintln!(
+        "delaybench: records in {}; {written} files (figures, report page, summary) in {}",
+        path.display(),
+        end.dir.display()
+    );
+}
+
+/// Sampled delays have no single benefit: their distribution follows the summary.
+fn print_distribution(run: &PlotRun, format: SummaryFormat, out: &mut dyn Write) {
     let sampled = run
         .launch
         .blocks
@@ -51,17 +131,104 @@ pub fn print_summary(path: &Path, figures: &Path, out: &mut dyn Write) {
             out,
             "\nper-repetition delay overlap benefit and noise amplification:"
         );
-        if let Err(e) = write_distribution(&run.distribution, SummaryFormat::Table, out) {
+        if let Err(e) = write_distribution(&run.distribution, format, out) {
             eprintln!("delaybench: warning: cannot print the distribution: {e}");
         }
     }
-    match write_figures_of_run(run, figures, Stat::Median, None) {
-        Ok(paths) => eprintln!(
-            "delaybench: records in {}; {} figure files in {}",
-            path.display(),
-            paths.len(),
-            figures.display()
-        ),
-        Err(e) => eprintln!("delaybench: warning: figures not written: {e}"),
+}
+
+/// Writes [`SUMMARY_MD`] (the table as Markdown, the distribution after it when delays were
+/// sampled), [`SUMMARY_CSV`] and [`INFO_TXT`] (of the records at `records`) into `dir`,
+/// creating it; never over an existing file. Returns how many files were written.
+fn write_summary_files(
+    a: &Analysis,
+    run: &PlotRun,
+    records: &Path,
+    dir: &Path,
+) -> std::io::Result<usize> {
+    std::fs::create_dir_all(dir)?;
+    let create = |name: &str| {
+        std::fs::File::create_new(dir.join(name))
+            .map(std::io::BufWriter::new)
+            .map_err(|e| {
+                std::io::Error::new(e.kind(), format!("{}: {e}", dir.join(name).display()))
+            })
+    };
+    let mut md = create(SUMMARY_MD)?;
+    summary_exporter(SummaryFormat::Markdown)
+        .write(a, &mut md)
+        .map_err(std::io::Error::other)?;
+    print_distribution(run, SummaryFormat::Markdown, &mut md);
+    md.flush()?;
+    let mut csv = create(SUMMARY_CSV)?;
+    summary_exporter(SummaryFormat::Csv)
+        .write(a, &mut csv)
+        .map_err(std::io::Error::other)?;
+    csv.flush()?;
+    let mut info = create(INFO_TXT)?;
+    RunInfo::of_digest(records, &run.launch).write(InfoFormat::Text, &mut info)?;
+    info.flush()?;
+    Ok(3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_folder_is_beside_the_records_and_flags_turn_parts_off() {
+        let end = EndOfRun::new(Path::new("results/r-1.cbor"), None, false, false);
+        assert_eq!(end.dir, PathBuf::from("results/r-1"));
+        assert!(end.figures && end.summary && end.writes_files());
+        let end = EndOfRun::new(Path::new("r.cbor"), Some(Path::new("figs")), true, false);
+        assert_eq!(end.dir, PathBuf::from("figs"));
+        assert!(!end.figures && end.summary);
+        assert!(!EndOfRun::new(Path::new("r.cbor"), None, true, true).writes_files());
+    }
+
+    #[test]
+    fn a_full_folder_is_refused_unless_nothing_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let records = tmp.path().join("run.cbor");
+        std::fs::create_dir(tmp.path().join("run")).unwrap();
+        std::fs::write(tmp.path().join("run").join("index.md"), "old").unwrap();
+        let end = EndOfRun::new(&records, None, false, false);
+        assert!(end.check().is_err());
+        assert_eq!(EndOfRun::new(&records, None, true, true).check(), Ok(()));
+    }
+
+    #[test]
+    fn summary_files_are_written_once_and_never_over_old_ones() {
+        use crate::records::{testdata, RecordsWriter};
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("run.cbor");
+        let mut w = RecordsWriter::create(&path).unwrap();
+        w.write_header(&testdata::header(2)).unwrap();
+        for delay in [0.0, 50e-6] {
+            let b = testdata::block(crate::plan::Op::Allreduce, 8, 2, delay, 5, 10e-6);
+            w.write_block(&b).unwrap();
+        }
+        w.finish(&testdata::footer(2)).unwrap();
+        let end = EndOfRun::new(&path, None, true, false);
+        let mut table = Vec::new();
+        print_summary(&path, &end, &mut table);
+        let table = String::from_utf8(table).unwrap();
+        assert!(table.contains("allreduce"), "{table}");
+        let md = std::fs::read_to_string(tmp.path().join("run").join(SUMMARY_MD)).unwrap();
+        assert!(md.starts_with('|') && md.contains("allreduce"), "{md}");
+        let csv = std::fs::read_to_string(tmp.path().join("run").join(SUMMARY_CSV)).unwrap();
+        assert_eq!(csv.lines().count(), 3, "{csv}");
+        let info = std::fs::read_to_string(tmp.path().join("run").join(INFO_TXT)).unwrap();
+        assert!(info.contains("tags            system=test"), "{info}");
+        assert!(info.contains("blocks          2"), "{info}");
+        // Figures were turned off: only the summary files.
+        assert_eq!(std::fs::read_dir(&end.dir).unwrap().count(), 3);
+        // A second summary into the same folder leaves the first one as it was.
+        std::fs::write(end.dir.join(SUMMARY_CSV), "first").unwrap();
+        print_summary(&path, &end, &mut Vec::new());
+        assert_eq!(
+            std::fs::read_to_string(end.dir.join(SUMMARY_CSV)).unwrap(),
+            "first"
+        );
     }
 }

@@ -285,9 +285,9 @@ fn summary_equals_a_recomputation_from_the_rank_export() {
     let rank_csv = String::from_utf8(rank_csv).unwrap();
     assert_eq!(
         rank_csv.lines().next().unwrap(),
-        "schema_version,run_id,op,bytes,nprocs,delay_model,delay_s,rep,rank,delayed,\
-         applied_delay_s,scheduled_start_s,t_start_local_s,t_end_local_s,\
-         t_start_global_s,t_end_global_s,valid,invalid_reason,rank_flags"
+        "schema_version,run_id,mpi_library,tags,op,bytes,nprocs,delay_model,delay_s,rep,\
+         rank,host,delayed,applied_delay_s,scheduled_start_s,t_start_local_s,\
+         t_end_local_s,t_start_global_s,t_end_global_s,valid,invalid_reason,rank_flags"
     );
     let lines: Vec<RankLine> = parse_csv(&rank_csv);
 

@@ -8,10 +8,11 @@ use delaybench::analysis::{
     distribution_rows, overlap_rows, timing_rows, trend_rows, true_start_spread, TimingMethod,
 };
 use delaybench::export::{
-    write_distribution, write_overlap, write_timing, write_trend, write_truth, SummaryFormat,
+    with_run_columns, write_distribution, write_overlap, write_timing, write_trend, write_truth,
+    SummaryFormat,
 };
 use delaybench::plan::Op;
-use delaybench::records::{split_block, testdata, RecordsWriter};
+use delaybench::records::{split_block, testdata, RecordsWriter, RunLabel};
 use delaybench::timeline::{read_records_on, GlobalTimes};
 use std::path::Path;
 
@@ -48,20 +49,29 @@ fn write_file(path: &Path, complete: bool) {
     }
 }
 
-/// The table `option` as the whole file in memory gives it.
+/// The table `option` as the whole file in memory gives it, with the run's columns.
 fn in_memory(path: &Path, option: &str, format: SummaryFormat) -> Vec<u8> {
     let (r, _) = read_records_on(path, GlobalTimes::Posthoc).unwrap();
     let mut out = Vec::new();
+    let run = RunLabel::of(&r.header);
+    with_run_columns(&run, format, &mut out, |w| table(&r, option, format, w)).unwrap();
+    out
+}
+
+fn table(
+    r: &delaybench::records::Records,
+    option: &str,
+    format: SummaryFormat,
+    mut out: &mut dyn std::io::Write,
+) -> Result<(), delaybench::export::ExportError> {
     let methods = [TimingMethod::Global, TimingMethod::Max, TimingMethod::Root];
     match option {
-        "--distribution" => write_distribution(&distribution_rows(&r), format, &mut out),
-        "--trend" => write_trend(&trend_rows(&r), format, &mut out),
-        "--overlap" => write_overlap(&overlap_rows(&r), format, &mut out),
-        "--timing" => write_timing(&timing_rows(&r, &methods), format, &mut out),
-        _ => write_truth(&true_start_spread(&r).unwrap(), format, &mut out),
+        "--distribution" => write_distribution(&distribution_rows(r), format, &mut out),
+        "--trend" => write_trend(&trend_rows(r), format, &mut out),
+        "--overlap" => write_overlap(&overlap_rows(r), format, &mut out),
+        "--timing" => write_timing(&timing_rows(r, &methods), format, &mut out),
+        _ => write_truth(&true_start_spread(r).unwrap(), format, &mut out),
     }
-    .unwrap();
-    out
 }
 
 #[test]

@@ -62,8 +62,6 @@ fn run_allowing(per_host: u32, dir: &Path, name: &str, args: &[&str], codes: &[i
         .args(args)
         .arg("--output")
         .arg(&out_path)
-        .arg("--figures")
-        .arg(dir.join("figures"))
         .current_dir(dir);
     let out = common::run_mpi_job(cmd, Duration::from_secs(300));
     assert!(

@@ -11,14 +11,7 @@ use std::path::Path;
 const NONBLOCKING: &str = "ibarrier,ibcast,ireduce,iallreduce,ialltoall";
 
 fn run(dir: &Path, name: &str, args: &[&str]) -> Records {
-    let mut all = vec![
-        "--procs",
-        "2",
-        "--clock-sync",
-        "offset",
-        "--figures",
-        "figs",
-    ];
+    let mut all = vec!["--procs", "2", "--clock-sync", "offset"];
     all.extend_from_slice(args);
     run_records(2, dir, name, &all)
 }

@@ -7,14 +7,14 @@ use super::digest::{BlockDigest, LaunchDigest};
 use super::median;
 use super::stats::{describe, SampleStats};
 use crate::plan::Op;
-use crate::records::Records;
+use crate::records::{Records, RunLabel};
 use crate::timeline::baseline_among;
 use serde::Serialize;
 use thiserror::Error;
 
 /// Version of the `analyze` CSV/JSON schema (columns of [`ConfigStats`]), documented in
 /// `docs/exports.md`. Raised whenever a column is renamed, removed or changes meaning.
-pub const ANALYZE_SCHEMA_VERSION: u32 = 3;
+pub const ANALYZE_SCHEMA_VERSION: u32 = 4;
 
 /// Fewer valid repetitions than this (in the block or its baseline) mark a row `few_valid`:
 /// the median's interval is then wide and the quartiles rest on a handful of values.
@@ -29,6 +29,16 @@ pub const FEW_VALID: u32 = 30;
 pub struct ConfigStats {
     /// [`ANALYZE_SCHEMA_VERSION`], on every row so that a loaded table says what it is.
     pub schema_version: u32,
+    /// The run id of each launch pooled into the row (their distinct values joined with
+    /// ` | `, see [`LaunchLabels`]).
+    pub run_id: String,
+    /// The MPI library in one line, per launch as `run_id`.
+    pub mpi_library: String,
+    /// The hosts of each launch, distinct, in order of first rank, joined with `,`; per
+    /// launch as `run_id`.
+    pub host_names: String,
+    /// The `--tag`s of each launch (`key=value` joined with `;`), per launch as `run_id`.
+    pub tags: String,
     pub op: Op,
     /// Message size in bytes as the kernel defines it (0 for barriers).
     pub bytes: u64,
@@ -207,10 +217,11 @@ pub fn config_stats_of_digests(
             });
         }
     }
+    let labels = LaunchLabels::of(launches);
     Ok(first
         .blocks
         .iter()
-        .map(|block| row(launches, block, boot))
+        .map(|block| row(launches, block, boot, &labels))
         .collect())
 }
 
@@ -254,7 +265,45 @@ fn pooled(blocks: &[&BlockDigest]) -> Vec<f64> {
         .collect()
 }
 
-fn row(launches: &[LaunchDigest], block: &BlockDigest, boot: &Bootstrap) -> ConfigStats {
+/// The run columns of rows pooled over `launches` (every launch has every configuration):
+/// each label's distinct values over the launches, in launch order, joined with ` | `, a
+/// separator that run ids, library lines, host lists (`,`) and tags (`;`) do not use.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LaunchLabels {
+    pub run_id: String,
+    pub mpi_library: String,
+    pub host_names: String,
+    pub tags: String,
+}
+
+impl LaunchLabels {
+    /// The labels of `launches`, from their headers.
+    pub fn of(launches: &[LaunchDigest]) -> LaunchLabels {
+        let labels: Vec<RunLabel> = launches.iter().map(|l| RunLabel::of(&l.header)).collect();
+        let joined = |f: fn(&RunLabel) -> &str| {
+            let mut seen: Vec<&str> = Vec::new();
+            for l in &labels {
+                if !seen.contains(&f(l)) {
+                    seen.push(f(l));
+                }
+            }
+            seen.join(" | ")
+        };
+        LaunchLabels {
+            run_id: joined(|l| &l.run_id),
+            mpi_library: joined(|l| &l.mpi_library),
+            host_names: joined(|l| &l.host_names),
+            tags: joined(|l| &l.tags),
+        }
+    }
+}
+
+fn row(
+    launches: &[LaunchDigest],
+    block: &BlockDigest,
+    boot: &Bootstrap,
+    labels: &LaunchLabels,
+) -> ConfigStats {
     let own = blocks_of(launches, &key(block));
     let base = baselines_of(launches, block);
     let (ts, t0s) = (pooled(&own), pooled(&base));
@@ -302,6 +351,10 @@ fn row(launches: &[LaunchDigest], block: &BlockDigest, boot: &Bootstrap) -> Conf
     let get = |f: fn(&SampleStats) -> f64| s.as_ref().map(f);
     ConfigStats {
         schema_version: ANALYZE_SCHEMA_VERSION,
+        run_id: labels.run_id.clone(),
+        mpi_library: labels.mpi_library.clone(),
+        host_names: labels.host_names.clone(),
+        tags: labels.tags.clone(),
         op: block.op,
         bytes: block.bytes,
         nprocs: block.nprocs,
@@ -512,6 +565,25 @@ mod tests {
         // Each launch alone has tδ = t0 + δ: b = 0 in both.
         assert!(late.benefit_launch_min.unwrap().abs() < 1e-9);
         assert!(late.benefit_launch_max.unwrap().abs() < 1e-9);
+    }
+
+    #[test]
+    fn pooled_rows_name_every_launch_once() {
+        let (a, mut b) = (records(10e-6, 5), records(12e-6, 5));
+        b.header.provenance.run_id = "second".into();
+        b.header.hosts = vec!["node1".into(); b.header.hosts.len()];
+        let rows = config_stats(&[a.clone(), b], &Bootstrap::default()).unwrap();
+        for r in &rows {
+            assert_eq!(r.run_id, "00000000-0000-4000-8000-000000000007 | second");
+            assert_eq!(r.host_names, "node0 | node1");
+            // The same in both launches: said once.
+            assert_eq!(
+                (r.tags.as_str(), r.mpi_library.as_str()),
+                ("system=test", "synthetic")
+            );
+        }
+        let one = config_stats(&[a], &Bootstrap::default()).unwrap();
+        assert_eq!(one[0].run_id, "00000000-0000-4000-8000-000000000007");
     }
 
     #[test]

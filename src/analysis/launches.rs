@@ -5,7 +5,9 @@
 use super::{
     config_stats_of_digests, launch_warnings, AnalysisError, Bootstrap, ConfigStats, LaunchDigest,
 };
-use crate::records::Records;
+use crate::records::{Records, RunLabel};
+use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The analysis of records files of one plan, ready for an exporter.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +23,50 @@ pub struct Analysis {
     /// The global times the rows were computed on, `posthoc` or `online`
     /// ([`crate::timeline::ClockCorrection::name`]); `posthoc` if any launch had them.
     pub global_times: &'static str,
+    /// Per launch, in the order of `files`: what identifies it (the `runs` of the JSON).
+    pub runs: Vec<LaunchInfo>,
+}
+
+/// One launch of an analysis as the `analyze` JSON lists it under `runs`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LaunchInfo {
+    /// The records file as named.
+    pub file: String,
+    /// The run id ([`RunLabel::run_id`]).
+    pub run_id: String,
+    /// The MPI library in one line.
+    pub mpi_library: String,
+    /// Distinct hosts in order of their first rank.
+    pub hosts: Vec<String>,
+    /// The `--tag`s as an object.
+    pub tags: BTreeMap<String, String>,
+    /// Git revision of the delaybench that measured it (`unknown` when not recorded), with
+    /// `-dirty` when its build was.
+    pub git_revision: String,
+}
+
+impl LaunchInfo {
+    fn of(file: &str, launch: &LaunchDigest) -> LaunchInfo {
+        let label = RunLabel::of(&launch.header);
+        let prov = &launch.header.provenance;
+        LaunchInfo {
+            file: file.to_string(),
+            run_id: label.run_id,
+            mpi_library: label.mpi_library,
+            hosts: label
+                .host_names
+                .split(',')
+                .filter(|h| !h.is_empty())
+                .map(str::to_string)
+                .collect(),
+            tags: prov
+                .tags
+                .iter()
+                .map(|t| (t.key.clone(), t.value.clone()))
+                .collect(),
+            git_revision: prov.revision_word(),
+        }
+    }
 }
 
 /// Analyses `launches`, named by `files` (same length and order).
@@ -84,7 +130,13 @@ pub fn analyze_digests(
     } else {
         "online"
     };
+    let runs = files
+        .iter()
+        .zip(launches)
+        .map(|(f, l)| LaunchInfo::of(f, l))
+        .collect();
     Ok(Analysis {
+        runs,
         files: files.to_vec(),
         bootstrap,
         warnings,

@@ -29,10 +29,10 @@ pub use bootstrap::{Bootstrap, Interval};
 pub use compare::{compare, CompareRow, Unmatched, COMPARE_SCHEMA_VERSION};
 pub use config_stats::{
     benefit, benefit_ceiling, config_stats, config_stats_of_digests, AnalysisError, ConfigStats,
-    ANALYZE_SCHEMA_VERSION, FEW_VALID,
+    LaunchLabels, ANALYZE_SCHEMA_VERSION, FEW_VALID,
 };
 pub use digest::{BlockDigest, LaunchDigest};
-pub use launches::{analyze, analyze_digests, Analysis};
+pub use launches::{analyze, analyze_digests, Analysis, LaunchInfo};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,
     rep_benefits_t0s, BaselineT0, Distribution, NoiseEffect, ValidReps,

@@ -19,6 +19,7 @@ mod rank_json;
 mod rank_rows;
 mod rep_rows;
 mod row_stream;
+mod run_columns;
 mod skew;
 mod summary_csv;
 mod summary_json;
@@ -37,6 +38,7 @@ pub use rank_rows::{
 };
 pub use rep_rows::{rep_rows, write_rep_rows, RepRow};
 pub use row_stream::write_rows_streamed;
+pub use run_columns::{with_run_columns, RUN_COLUMNS};
 pub use skew::{write_skew, SkewRow};
 pub use summary_csv::SummaryCsv;
 pub use summary_json::SummaryJson;
@@ -54,8 +56,12 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `benefit_of_ceiling` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 45] = [
+pub const SUMMARY_COLUMNS: [&str; 49] = [
     "schema_version",
+    "run_id",
+    "mpi_library",
+    "host_names",
+    "tags",
     "op",
     "bytes",
     "nprocs",
@@ -104,9 +110,11 @@ pub const SUMMARY_COLUMNS: [&str; 45] = [
 
 /// Column names of the per-rank CSV, in order; the JSON objects have the same keys.
 /// They are the field names of [`RankRow`].
-pub const RANK_COLUMNS: [&str; 19] = [
+pub const RANK_COLUMNS: [&str; 22] = [
     "schema_version",
     "run_id",
+    "mpi_library",
+    "tags",
     "op",
     "bytes",
     "nprocs",
@@ -114,6 +122,7 @@ pub const RANK_COLUMNS: [&str; 19] = [
     "delay_s",
     "rep",
     "rank",
+    "host",
     "delayed",
     "applied_delay_s",
     "scheduled_start_s",
@@ -128,9 +137,12 @@ pub const RANK_COLUMNS: [&str; 19] = [
 
 /// Column names of the per-repetition CSV, in order; the JSON objects have the same keys.
 /// They are the field names of [`RepRow`].
-pub const REP_COLUMNS: [&str; 16] = [
+pub const REP_COLUMNS: [&str; 19] = [
     "schema_version",
     "run_id",
+    "mpi_library",
+    "host_names",
+    "tags",
     "op",
     "bytes",
     "nprocs",
@@ -313,7 +325,7 @@ mod tests {
     fn rank_rows_dispatch_by_format() {
         let r = records();
         let csv = text(|buf| write_rank_rows(&r, RankFormat::Csv, buf));
-        assert!(csv.starts_with("schema_version,run_id,op,bytes,"));
+        assert!(csv.starts_with("schema_version,run_id,mpi_library,tags,op,bytes,"));
         let json = text(|buf| write_rank_rows(&r, RankFormat::Json, buf));
         assert!(json.starts_with('['));
     }

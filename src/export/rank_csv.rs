@@ -1,7 +1,7 @@
 //! Per-rank rows as CSV (`delaybench export --format csv`).
 
-use super::{run_id, write_rows_streamed, ExportError, ExportRows, RankFormat};
-use crate::records::{Records, RecordsError};
+use super::{write_rows_streamed, ExportError, ExportRows, RankFormat};
+use crate::records::{Records, RecordsError, RunLabel};
 use std::io::Write;
 
 /// Writes a header line ([`RANK_COLUMNS`]) and one CSV row per (block, repetition, rank) of
@@ -13,7 +13,7 @@ use std::io::Write;
 pub fn write_rank_csv(records: &Records, out: &mut dyn Write) -> Result<(), ExportError> {
     let blocks = records.blocks.iter().map(Ok::<_, RecordsError>);
     write_rows_streamed(
-        &run_id(records),
+        &RunLabel::of(&records.header),
         blocks,
         ExportRows::Rank,
         RankFormat::Csv,
@@ -32,9 +32,9 @@ mod tests {
         let out = text(|buf| write_rank_csv(&records(), buf));
         assert_eq!(
             out.lines().next().unwrap(),
-            "schema_version,run_id,op,bytes,nprocs,delay_model,delay_s,rep,rank,delayed,\
-             applied_delay_s,scheduled_start_s,t_start_local_s,t_end_local_s,\
-             t_start_global_s,t_end_global_s,valid,invalid_reason,rank_flags"
+            "schema_version,run_id,mpi_library,tags,op,bytes,nprocs,delay_model,delay_s,rep,\
+             rank,host,delayed,applied_delay_s,scheduled_start_s,t_start_local_s,\
+             t_end_local_s,t_start_global_s,t_end_global_s,valid,invalid_reason,rank_flags"
         );
     }
 
@@ -63,32 +63,44 @@ mod tests {
     #[test]
     fn cells_are_names_and_words() {
         let out = text(|buf| write_rank_csv(&records(), buf));
+        let at = |line: usize, column: &str| -> String {
+            let k = RANK_COLUMNS.iter().position(|c| *c == column).unwrap();
+            let mut reader = csv::Reader::from_reader(out.as_bytes());
+            reader.records().nth(line - 1).unwrap().unwrap()[k].to_string()
+        };
         // Delayed allreduce block, rep 0, rank 0: late by 50 us, valid.
-        let line = out.lines().nth(11).unwrap();
-        let cells: Vec<&str> = line.split(',').collect();
-        assert_eq!(
-            &cells[..10],
-            [
-                "2",
-                "2026-01-01T00:00:00Z-7",
-                "allreduce",
-                "8",
-                "2",
-                "50us",
-                "0.00005",
-                "0",
-                "0",
-                "true"
-            ]
-        );
-        assert_eq!((cells[16], cells[17], cells[18]), ("true", "", ""));
+        let want = [
+            ("schema_version", "3"),
+            ("run_id", "00000000-0000-4000-8000-000000000007"),
+            ("mpi_library", "synthetic"),
+            ("tags", "system=test"),
+            ("op", "allreduce"),
+            ("bytes", "8"),
+            ("nprocs", "2"),
+            ("delay_model", "50us"),
+            ("delay_s", "0.00005"),
+            ("rep", "0"),
+            ("rank", "0"),
+            ("host", "node0"),
+            ("delayed", "true"),
+            ("valid", "true"),
+            ("invalid_reason", ""),
+            ("rank_flags", ""),
+        ];
+        for (column, value) in want {
+            assert_eq!(at(11, column), value, "{column}");
+        }
         // Baseline, rep 1, rank 0: not delayed, and invalid (testdata flags rep 1 on rank 1).
-        let cells: Vec<&str> = out.lines().nth(3).unwrap().split(',').collect();
-        assert_eq!(
-            (cells[5], cells[6], cells[7], cells[8], cells[9], cells[16]),
-            ("0", "0.0", "1", "0", "false", "false")
-        );
-        assert_eq!((cells[17], cells[18]), ("window_overrun", ""));
+        for (column, value) in [
+            ("delay_model", "0"),
+            ("delay_s", "0.0"),
+            ("rep", "1"),
+            ("rank", "0"),
+            ("delayed", "false"),
+            ("valid", "false"),
+        ] {
+            assert_eq!(at(3, column), value, "{column}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Per-rank rows as JSON (`delaybench export --format json`).
 
-use super::{run_id, write_rows_streamed, ExportError, ExportRows, RankFormat};
-use crate::records::{Records, RecordsError};
+use super::{write_rows_streamed, ExportError, ExportRows, RankFormat};
+use crate::records::{Records, RecordsError, RunLabel};
 use std::io::Write;
 
 /// Writes one JSON array whose elements are the rows of [`super::rank_rows`] as objects with
@@ -14,7 +14,7 @@ pub fn write_rank_json(records: &Records, out: &mut dyn Write) -> Result<(), Exp
     // millions of rows, and line-wise objects still read well and diff well.
     let blocks = records.blocks.iter().map(Ok::<_, RecordsError>);
     write_rows_streamed(
-        &run_id(records),
+        &RunLabel::of(&records.header),
         blocks,
         ExportRows::Rank,
         RankFormat::Json,

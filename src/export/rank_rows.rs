@@ -3,13 +3,14 @@
 //! join.
 
 use crate::plan::Op;
-use crate::records::{Block, Header, Records, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN};
+use crate::records::{Block, Header, Records, RunLabel, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN};
 use serde::{Deserialize, Serialize};
 
 /// Version of the `export` schemas (columns of [`RankRow`] and [`super::RepRow`]),
 /// documented in `docs/exports.md`. Version 1 had no version column, delay model, reasons,
-/// scheduled start or run id.
-pub const EXPORT_SCHEMA_VERSION: u32 = 2;
+/// scheduled start or run id; version 2 no MPI library, hosts or tags, and its run id was
+/// `<UTC start>-<seed>` (still so for files written before run ids were recorded).
+pub const EXPORT_SCHEMA_VERSION: u32 = 3;
 
 /// What one rank did in one repetition of one block. Times in seconds, sizes in bytes.
 ///
@@ -20,6 +21,10 @@ pub struct RankRow {
     pub schema_version: u32,
     /// The launch these rows come from ([`run_id`]), so exports of several runs concatenate.
     pub run_id: String,
+    /// The MPI library in one line (first line of `MPI_Get_library_version`).
+    pub mpi_library: String,
+    /// The run's `--tag`s, `key=value` joined with `;`.
+    pub tags: String,
     /// Kernel, written by name (`iallreduce`).
     pub op: Op,
     /// Message size in bytes as the kernel defines it (0 for barriers).
@@ -35,6 +40,8 @@ pub struct RankRow {
     pub rep: u32,
     /// Rank within the sub-communicator of P ranks, from 0.
     pub rank: u32,
+    /// Host of this rank (`MPI_Get_processor_name`).
+    pub host: String,
     /// True when this rank was delayed in this repetition: one of the block's fixed delayed
     /// ranks, or given a delay > 0 (ranks drawn per repetition, `random:K`, sampled models).
     pub delayed: bool,
@@ -61,15 +68,14 @@ pub struct RankRow {
     pub rank_flags: String,
 }
 
-/// Identifies one launch: the header's UTC start time and the run's seed
-/// (`2026-01-01T00:00:00Z-7`).
+/// Identifies one launch: the run id of its header ([`RunLabel::run_id`]).
 pub fn run_id(records: &Records) -> String {
     run_id_of(&records.header)
 }
 
 /// [`run_id`] from the header alone, for a file read block by block.
 pub fn run_id_of(header: &Header) -> String {
-    format!("{}-{}", header.start_utc, header.plan.seed)
+    RunLabel::of(header).run_id
 }
 
 /// The flag bits `flags` in words: `started_late`, `window_overrun`, joined by `+`.
@@ -104,19 +110,22 @@ pub fn rank_rows(records: &Records) -> Vec<RankRow> {
 /// The rows of [`rank_rows`], produced one at a time: a run with 1000 repetitions of
 /// 100 configurations at P = 1024 has 10^8 of them, too many to hold in memory.
 pub fn iter_rank_rows(records: &Records) -> impl Iterator<Item = RankRow> + '_ {
-    let id = run_id(records);
+    let label = RunLabel::of(&records.header);
     records
         .blocks
         .iter()
-        .flat_map(move |b| owned_id_rows(b, id.clone()))
+        .flat_map(move |b| owned_id_rows(b, label.clone()))
 }
 
 /// The rows of one block, repetitions then ranks.
-pub(super) fn block_rows<'a>(block: &'a Block, run_id: &str) -> impl Iterator<Item = RankRow> + 'a {
-    owned_id_rows(block, run_id.to_string())
+pub(super) fn block_rows<'a>(
+    block: &'a Block,
+    run: &RunLabel,
+) -> impl Iterator<Item = RankRow> + 'a {
+    owned_id_rows(block, run.clone())
 }
 
-fn owned_id_rows(block: &Block, run_id: String) -> impl Iterator<Item = RankRow> + '_ {
+fn owned_id_rows(block: &Block, run: RunLabel) -> impl Iterator<Item = RankRow> + '_ {
     let p = block.nprocs as usize;
     let nrep = block.nrep as usize;
     // Per repetition and per rank once, not per row: both lookups are O(P).
@@ -129,11 +138,16 @@ fn owned_id_rows(block: &Block, run_id: String) -> impl Iterator<Item = RankRow>
             *d = true;
         }
     }
+    let hosts: Vec<String> = (0..p)
+        .map(|rank| run.host_of(&block.world_ranks, rank).to_string())
+        .collect();
     (0..nrep * p).map(move |i| {
         let (rep, rank) = (i / p, i % p);
         RankRow {
             schema_version: EXPORT_SCHEMA_VERSION,
-            run_id: run_id.clone(),
+            run_id: run.run_id.clone(),
+            mpi_library: run.mpi_library.clone(),
+            tags: run.tags.clone(),
             op: block.op,
             bytes: block.bytes,
             nprocs: block.nprocs,
@@ -141,6 +155,7 @@ fn owned_id_rows(block: &Block, run_id: String) -> impl Iterator<Item = RankRow>
             delay_s: block.delay_s,
             rep: rep as u32,
             rank: rank as u32,
+            host: hosts[rank].clone(),
             delayed: delayed[rank] || block.applied_delay_s.0[i] > 0.0,
             applied_delay_s: block.applied_delay_s.0[i],
             scheduled_start_s: block.scheduled_start_s.0[rep],
@@ -254,7 +269,12 @@ mod tests {
             late[2].scheduled_start_s,
             r.blocks[1].scheduled_start_s.0[1]
         );
-        assert_eq!(late[0].run_id, "2026-01-01T00:00:00Z-7");
+        assert_eq!(late[0].run_id, "00000000-0000-4000-8000-000000000007");
+        assert_eq!(
+            (late[0].mpi_library.as_str(), late[0].tags.as_str()),
+            ("synthetic", "system=test")
+        );
+        assert!(late.iter().all(|x| x.host == "node0"));
         assert!(late
             .iter()
             .all(|x| x.schema_version == EXPORT_SCHEMA_VERSION));

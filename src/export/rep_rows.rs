@@ -1,11 +1,11 @@
 //! One row per (block, repetition) with its t_global (`delaybench export --rows rep`): what
 //! a dataframe needs to redo `analyze` without unrolling ranks.
 
-use super::rank_rows::{flag_words, rep_flags, run_id, EXPORT_SCHEMA_VERSION};
+use super::rank_rows::{flag_words, rep_flags, EXPORT_SCHEMA_VERSION};
 use super::{write_rows_streamed, ExportError, ExportRows, RankFormat};
 use crate::analysis::t_global;
 use crate::plan::Op;
-use crate::records::{Block, Records, RecordsError};
+use crate::records::{Block, Records, RecordsError, RunLabel};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 
@@ -16,8 +16,14 @@ use std::io::Write;
 pub struct RepRow {
     /// [`EXPORT_SCHEMA_VERSION`].
     pub schema_version: u32,
-    /// The launch ([`run_id`]).
+    /// The launch ([`super::run_id`]).
     pub run_id: String,
+    /// The MPI library in one line.
+    pub mpi_library: String,
+    /// The run's distinct hosts in order of their first rank, joined with `,`.
+    pub host_names: String,
+    /// The run's `--tag`s, `key=value` joined with `;`.
+    pub tags: String,
     pub op: Op,
     pub bytes: u64,
     pub nprocs: u32,
@@ -47,15 +53,15 @@ pub struct RepRow {
 
 /// All repetitions of `records`, blocks in measurement order: `sum(nrep)` rows.
 pub fn rep_rows(records: &Records) -> Vec<RepRow> {
-    let id = run_id(records);
+    let label = RunLabel::of(&records.header);
     records
         .blocks
         .iter()
-        .flat_map(|b| (0..b.nrep as usize).map(|rep| rep_row(b, rep, &id)))
+        .flat_map(|b| (0..b.nrep as usize).map(|rep| rep_row(b, rep, &label)))
         .collect()
 }
 
-pub(super) fn rep_row(b: &Block, rep: usize, run_id: &str) -> RepRow {
+pub(super) fn rep_row(b: &Block, rep: usize, run: &RunLabel) -> RepRow {
     let p = b.nprocs as usize;
     let span = rep * p..(rep + 1) * p;
     let fold = |a: &[f64], init: f64, f: fn(f64, f64) -> f64| {
@@ -69,7 +75,10 @@ pub(super) fn rep_row(b: &Block, rep: usize, run_id: &str) -> RepRow {
     let reason = flag_words(rep_flags(b, rep));
     RepRow {
         schema_version: EXPORT_SCHEMA_VERSION,
-        run_id: run_id.to_string(),
+        run_id: run.run_id.clone(),
+        mpi_library: run.mpi_library.clone(),
+        host_names: run.host_names.clone(),
+        tags: run.tags.clone(),
         op: b.op,
         bytes: b.bytes,
         nprocs: b.nprocs,
@@ -98,7 +107,13 @@ pub fn write_rep_rows(
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let blocks = records.blocks.iter().map(Ok::<_, RecordsError>);
-    write_rows_streamed(&run_id(records), blocks, ExportRows::Rep, format, out)
+    write_rows_streamed(
+        &RunLabel::of(&records.header),
+        blocks,
+        ExportRows::Rep,
+        format,
+        out,
+    )
 }
 
 #[cfg(test)]

@@ -5,13 +5,13 @@
 use super::rank_rows::block_rows;
 use super::rep_rows::rep_row;
 use super::{ExportError, ExportRows, RankFormat, RANK_COLUMNS, REP_COLUMNS};
-use crate::records::{Block, RecordsError};
+use crate::records::{Block, RecordsError, RunLabel};
 use serde::Serialize;
 use std::borrow::Borrow;
 use std::io::{BufWriter, Write};
 
-/// Writes the `rows` export of `blocks` (one launch, identified by `run_id`, see
-/// [`super::run_id_of`]) to `out` in `format`, one block at a time. The bytes are those of
+/// Writes the `rows` export of `blocks` (one launch, labelled by `run`: run id, MPI
+/// library, hosts, tags) to `out` in `format`, one block at a time. The bytes are those of
 /// [`super::write_rank_rows`] and [`super::write_rep_rows`] over the same blocks.
 ///
 /// When a block fails to read (a damaged file), the rows of the blocks before it have been
@@ -21,7 +21,7 @@ use std::io::{BufWriter, Write};
 /// Errors: [`ExportError::Records`] with the reader's error; [`ExportError`] when writing
 /// fails.
 pub fn write_rows_streamed<B: Borrow<Block>>(
-    run_id: &str,
+    run: &RunLabel,
     blocks: impl IntoIterator<Item = Result<B, RecordsError>>,
     rows: ExportRows,
     format: RankFormat,
@@ -37,13 +37,13 @@ pub fn write_rows_streamed<B: Borrow<Block>>(
         let b = block.borrow();
         match rows {
             ExportRows::Rank => {
-                for row in block_rows(b, run_id) {
+                for row in block_rows(b, run) {
                     sink.row(&row)?;
                 }
             }
             ExportRows::Rep => {
                 for rep in 0..b.nrep as usize {
-                    sink.row(&rep_row(b, rep, run_id))?;
+                    sink.row(&rep_row(b, rep, run))?;
                 }
             }
         }

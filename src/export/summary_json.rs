@@ -1,7 +1,7 @@
 //! The analysis as JSON (`delaybench analyze --format json`).
 
 use super::{ExportError, SummaryExporter};
-use crate::analysis::{Analysis, ConfigStats, ANALYZE_SCHEMA_VERSION};
+use crate::analysis::{Analysis, ConfigStats, LaunchInfo, ANALYZE_SCHEMA_VERSION};
 use serde::Serialize;
 use std::io::{BufWriter, Write};
 
@@ -15,6 +15,8 @@ struct Document<'a> {
     schema_version: u32,
     tool_version: &'static str,
     files: &'a [String],
+    /// Per file: its run id, MPI library, hosts, tags and git revision.
+    runs: &'a [LaunchInfo],
     /// `posthoc` or `online`: the global times behind every row.
     global_times: &'static str,
     bootstrap: BootstrapInfo,
@@ -31,7 +33,8 @@ struct BootstrapInfo {
 }
 
 /// A pretty-printed JSON object: `schema` (`delaybench-analyze`), `schema_version`,
-/// `tool_version`, `files`, `global_times` (`posthoc` or `online`), `bootstrap` (method, resamples, confidence level, seed),
+/// `tool_version`, `files`, `runs` (per file: run id, MPI library, hosts, tags, git
+/// revision), `global_times` (`posthoc` or `online`), `bootstrap` (method, resamples, confidence level, seed),
 /// `warnings` (the runs' warnings) and `rows`, one object per configuration keyed by
 /// [`super::SUMMARY_COLUMNS`]: the op by name, seconds as full-precision numbers, benefits as
 /// fractions, `null` for `None` (and for non-finite values, which JSON cannot hold).
@@ -45,6 +48,7 @@ impl SummaryExporter for SummaryJson {
             schema_version: ANALYZE_SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION"),
             files: &a.files,
+            runs: &a.runs,
             global_times: a.global_times,
             bootstrap: BootstrapInfo {
                 method: "percentile",
@@ -83,6 +87,13 @@ mod tests {
         assert_eq!(v["schema"], "delaybench-analyze");
         assert_eq!(v["schema_version"], ANALYZE_SCHEMA_VERSION);
         assert_eq!(v["files"][0], "test.cbor");
+        assert_eq!(v["runs"][0]["file"], "test.cbor");
+        assert_eq!(
+            v["runs"][0]["run_id"],
+            "00000000-0000-4000-8000-000000000007"
+        );
+        assert_eq!(v["runs"][0]["tags"]["system"], "test");
+        assert_eq!(v["runs"][0]["hosts"][0], "node0");
         assert_eq!(v["bootstrap"]["resamples"], 2000);
         assert_eq!(v["bootstrap"]["level"], 0.95);
         assert_eq!(v["warnings"][0], a.warnings[0]);

@@ -430,6 +430,10 @@ pub(crate) mod fixtures {
     pub fn stats(op: Op, bytes: u64, p: u32, delay_s: f64) -> ConfigStats {
         ConfigStats {
             schema_version: crate::analysis::ANALYZE_SCHEMA_VERSION,
+            run_id: String::new(),
+            mpi_library: String::new(),
+            host_names: String::new(),
+            tags: String::new(),
             op,
             bytes,
             nprocs: p,

@@ -7,6 +7,7 @@
 mod cbor;
 mod chunk;
 pub mod frame;
+pub mod provenance;
 mod pure_pass;
 mod reader;
 mod schema;
@@ -17,6 +18,7 @@ mod writer;
 
 pub use cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
+pub use provenance::{Machine, Provenance, RunLabel, Tag};
 pub use pure_pass::PurePass;
 pub use reader::{read_records, Records};
 pub use schema::*;

@@ -164,6 +164,10 @@ pub struct Header {
     pub plan: Plan,
     /// Text of the study file (`--config`), if one was used.
     pub study: Option<String>,
+    /// Run id, build revision, `--tag`s, and per host the kernel, CPU, cores and MPI-related
+    /// environment (empty in files written before it was recorded).
+    #[serde(default)]
+    pub provenance: super::Provenance,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).

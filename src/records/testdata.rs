@@ -72,6 +72,23 @@ pub fn header(world_size: u32) -> Header {
             adaptive: None,
         },
         study: None,
+        provenance: Provenance {
+            run_id: "00000000-0000-4000-8000-000000000007".into(),
+            git_revision: "0123456789abcdef0123456789abcdef01234567".into(),
+            git_dirty: Some(false),
+            tags: vec![Tag {
+                key: "system".into(),
+                value: "test".into(),
+            }],
+            machines: vec![Machine {
+                host: "node0".into(),
+                kernel: "Linux 6.1.0 #1 SMP x86_64".into(),
+                cpu_model: "Example CPU".into(),
+                cores_physical: 2,
+                cores_logical: 4,
+                env: [("OMPI_MCA_btl".to_string(), "self,vader".to_string())].into(),
+            }],
+        },
     }
 }
 

@@ -6,15 +6,20 @@ use crate::cli::MeasureArgs;
 use crate::limits::{self, Estimate};
 use crate::plan::Plan;
 use crate::records::{RecordsError, RecordsWriter};
+use crate::summary::EndOfRun;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The plan every rank runs, and on rank 0 the open records file.
+/// The plan every rank runs, and on rank 0 the open records file and what the end of the
+/// run makes from it.
 pub struct Agreed {
     pub plan: Plan,
     pub writer: Option<RecordsWriter>,
+    /// On rank 0 (`None` elsewhere and in a dry run): the folder and parts of the end-of-run
+    /// outputs, checked to overwrite nothing.
+    pub end: Option<EndOfRun>,
 }
 
 /// Collective on `world`. Returns the plan on every rank, or on every rank the same error
@@ -28,6 +33,7 @@ pub fn agree(
 ) -> Result<Agreed, RunError> {
     let mut outcome: Result<Plan, String> = Err(String::new());
     let mut writer = None;
+    let mut end = None;
     let mem = gather_memory(world);
     if world.rank() == 0 {
         let mem_per_rank = limits::memory_per_rank(hosts, &mem);
@@ -37,6 +43,15 @@ pub fn agree(
                 return Ok(plan);
             }
             let path = output_path(args);
+            // Checked before the records file is created, so a refusal leaves nothing behind.
+            let outputs = EndOfRun::new(
+                &path,
+                args.figures.as_deref(),
+                args.no_figures,
+                args.no_summary,
+            );
+            outputs.check()?;
+            end = Some(outputs);
             writer = Some(RecordsWriter::create(&path).map_err(|e| match e {
                 // Only a name the user chose may be blamed on --output.
                 RecordsError::Exists(p) if args.output.is_none() => format!(
@@ -60,7 +75,7 @@ pub fn agree(
     let outcome: Result<Plan, String> = ciborium::from_reader(&bytes[..])
         .map_err(|e| RunError::PlanBroadcast(crate::records::cbor_de_error(&e)))?;
     outcome
-        .map(|plan| Agreed { plan, writer })
+        .map(|plan| Agreed { plan, writer, end })
         .map_err(RunError::BadInput)
 }
 
@@ -108,6 +123,7 @@ fn resolve(
     hosts: &[String],
     mem_per_rank: Option<u64>,
 ) -> Result<Plan, String> {
+    crate::records::provenance::check_tags(&args.tags).map_err(|e| e.to_string())?;
     let mut plan = args.to_plan(world_size, rand::random());
     plan.validate(world_size, hosts)
         .map_err(|e| e.to_string())?;

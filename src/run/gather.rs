@@ -42,3 +42,41 @@ pub fn broadcast<T: Wire>(comm: &SimpleCommunicator, value: &T) -> T {
     comm.process_at_rank(0).broadcast_into(&mut packed[..]);
     T::take(&packed)
 }
+
+/// Collective on `comm`: every rank sends `mine`, of any length (empty sends nothing); rank 0
+/// gets each rank's bytes in rank order, the other ranks `None`. For values without a fixed
+/// [`Wire`] length, encoded by the caller (CBOR).
+pub fn gather_bytes(comm: &SimpleCommunicator, mine: &[u8]) -> Option<Vec<Vec<u8>>> {
+    use mpi::datatype::PartitionMut;
+    // Each rank sends one byte more than it has: an empty buffer made Open MPI's
+    // MPI_Gatherv fail with MPI_ERR_ARG on the sending rank.
+    let framed: Vec<u8> = std::iter::once(0).chain(mine.iter().copied()).collect();
+    let mine = &framed[..];
+    let root = comm.process_at_rank(0);
+    let len = mine.len() as mpi::Count;
+    if comm.rank() != 0 {
+        root.gather_into(&len);
+        root.gather_varcount_into(mine);
+        return None;
+    }
+    let mut counts = vec![0 as mpi::Count; comm.size() as usize];
+    root.gather_into_root(&len, &mut counts[..]);
+    let displs: Vec<mpi::Count> = counts
+        .iter()
+        .scan(0, |at, &c| {
+            let d = *at;
+            *at += c;
+            Some(d)
+        })
+        .collect();
+    let mut all = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
+    let mut part = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+    root.gather_varcount_into_root(mine, &mut part);
+    Some(
+        counts
+            .iter()
+            .zip(&displs)
+            .map(|(&c, &d)| all[d as usize + 1..(d + c) as usize].to_vec())
+            .collect(),
+    )
+}

@@ -12,6 +12,7 @@ mod gather;
 mod hosts;
 mod interrupt;
 mod kernels;
+mod machines;
 mod measure;
 mod overlap;
 mod pinning;
@@ -68,7 +69,7 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
             std::time::Duration::from_secs_f64(t),
         );
     }
-    let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study);
+    let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study, agreed.end);
     match runner.run(agreed.writer) {
         Err(e) => fail(&world, &e.to_string()),
         // 128 + the signal, as shells report a process ended by it.

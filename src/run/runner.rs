@@ -16,17 +16,20 @@ use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
 use crate::delay::{delay_matrix, rank_column, DelayModel, DetourInjector};
 use crate::plan::{Op, Plan, SyncMethod};
 use crate::records::*;
+use crate::summary::EndOfRun;
 use crate::wait::WaitStrategy;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// One rank's state during a measurement run.
 pub struct Runner<'w> {
     session: Session<'w>,
     plan: Plan,
-    figures: PathBuf,
+    /// `--tag key=value`, for the header.
+    tags: Vec<Tag>,
+    /// On rank 0: what the end of the run makes from the records, and where.
+    end: Option<EndOfRun>,
     clock_sync: Box<dyn ClockSync + Send + Sync>,
     /// On rank 0: every world rank's current clock model.
     models: Vec<ClockModel>,
@@ -55,6 +58,7 @@ impl<'w> Runner<'w> {
         plan: Plan,
         args: &MeasureArgs,
         study: Option<String>,
+        end: Option<EndOfRun>,
     ) -> Self {
         let mut hosts = hosts;
         hosts.set_subcomm(plan.subcomm);
@@ -63,7 +67,8 @@ impl<'w> Runner<'w> {
             session,
             clock_sync: build(plan.clock_sync, &plan.clock_params),
             plan,
-            figures: args.figures.clone(),
+            end,
+            tags: args.tags.clone(),
             models: Vec::new(),
             last_sync: Instant::now(),
             started: Instant::now(),
@@ -97,8 +102,9 @@ impl<'w> Runner<'w> {
         self.last_sync = Instant::now();
         self.models = gathered.models.clone();
         self.shared = gathered.shared.clone();
+        let machines = super::machines::gather_machines(world, &self.session.hosts.names);
         if let Some(w) = writer.as_mut() {
-            w.write_header(&self.header(&gathered))?;
+            w.write_header(&self.header(&gathered, machines))?;
         }
         if let Some(w) = writer.as_ref().filter(|_| !self.quiet) {
             eprintln!(
@@ -155,7 +161,9 @@ impl<'w> Runner<'w> {
         if let Some(w) = writer {
             let path = w.path().to_path_buf();
             w.finish(&footer)?;
-            crate::summary::print_summary(&path, &self.figures, &mut std::io::stdout().lock());
+            if let Some(end) = &self.end {
+                crate::summary::print_summary(&path, end, &mut std::io::stdout().lock());
+            }
         }
         Ok(())
     }
@@ -519,7 +527,7 @@ impl<'w> Runner<'w> {
         base.max(2.0 * window)
     }
 
-    fn header(&self, gathered: &Gathered) -> Header {
+    fn header(&self, gathered: &Gathered, machines: Vec<Machine>) -> Header {
         let clock = self.session.timing.clock.as_ref();
         let world = self.session.world;
         Header {
@@ -563,6 +571,7 @@ impl<'w> Runner<'w> {
             },
             plan: self.plan.clone(),
             study: self.study.clone(),
+            provenance: Provenance::new(self.tags.clone(), machines),
         }
     }
 

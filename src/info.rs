@@ -1,0 +1,357 @@
+//! `delaybench info FILE`: a records file's header made readable (plan, clock sync, wait and
+//! window rules, provenance, tags), how many blocks it holds, and how the run ended (its
+//! footer, or how much an interrupted run left). Read through the [`Timeline`] on the online
+//! times: the command describes the file, it does not correct it. Plain Rust, no MPI.
+
+use crate::records::provenance::library_line;
+use crate::records::{Footer, Header, RecordsError};
+use crate::timeline::{GlobalTimes, Timeline};
+use crate::units::{format_bytes, format_duration};
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+/// Name in every `info --format json` document.
+pub const INFO_SCHEMA_NAME: &str = "delaybench-info";
+/// Version of that document's layout.
+pub const INFO_SCHEMA_VERSION: u32 = 1;
+
+/// Output format of `delaybench info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum InfoFormat {
+    /// Labelled lines for reading.
+    #[default]
+    Text,
+    /// One JSON object: the header as recorded, the block count and the footer.
+    Json,
+}
+
+/// What `info` tells about one records file.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunInfo {
+    pub schema: &'static str,
+    pub schema_version: u32,
+    /// The file as named on the command line.
+    pub file: String,
+    /// The header as recorded.
+    pub header: Header,
+    /// Complete blocks in the file (for an interrupted run, those recovered).
+    pub blocks: usize,
+    /// True when the run completed (the footer is there) and nothing was lost.
+    pub complete: bool,
+    /// True when the last block is the complete chunks of a block in flight.
+    pub partial_block: bool,
+    /// True when the file ended inside an item.
+    pub truncated: bool,
+    /// The footer (`None` for an interrupted run).
+    pub footer: Option<Footer>,
+}
+
+impl RunInfo {
+    /// Reads `path` once, block by block, holding one block at a time.
+    ///
+    /// Errors: those of [`Timeline::open`] and of reading its blocks (not a records file,
+    /// damaged in its middle, unreadable).
+    pub fn read(path: &Path) -> Result<RunInfo, RecordsError> {
+        let mut timeline = Timeline::open(path, GlobalTimes::Online)?;
+        for block in timeline.by_ref() {
+            block?;
+        }
+        let end = timeline.end();
+        Ok(RunInfo {
+            schema: INFO_SCHEMA_NAME,
+            schema_version: INFO_SCHEMA_VERSION,
+            file: path.display().to_string(),
+            header: end.header,
+            blocks: end.blocks,
+            complete: end.complete,
+            partial_block: end.partial_block,
+            truncated: end.truncated,
+            footer: end.footer,
+        })
+    }
+
+    /// The info of a launch already read into its digest (the end-of-run summary's), named
+    /// `file`; `truncated` is not kept by a digest and is given as false.
+    pub fn of_digest(file: &Path, launch: &crate::analysis::LaunchDigest) -> RunInfo {
+        RunInfo {
+            schema: INFO_SCHEMA_NAME,
+            schema_version: INFO_SCHEMA_VERSION,
+            file: file.display().to_string(),
+            header: launch.header.clone(),
+            blocks: launch.blocks.len(),
+            complete: launch.complete,
+            partial_block: launch.partial_block,
+            truncated: false,
+            footer: launch.footer.clone(),
+        }
+    }
+
+    /// Writes the info in `format` to `out`.
+    ///
+    /// Errors: writing to `out` failed.
+    pub fn write(&self, format: InfoFormat, out: &mut dyn Write) -> std::io::Result<()> {
+        match format {
+            InfoFormat::Text => out.write_all(self.text().as_bytes()),
+            InfoFormat::Json => {
+                serde_json::to_writer_pretty(&mut *out, self)?;
+                out.write_all(b"\n")
+            }
+        }
+    }
+
+    /// The info as labelled lines.
+    pub fn text(&self) -> String {
+        let h = &self.header;
+        let p = &h.plan;
+        let prov = &h.provenance;
+        let list = |items: Vec<String>| items.join(", ");
+        let mut rows: Vec<(&str, String)> = vec![
+            ("file", self.file.clone()),
+            (
+                "run id",
+                or_unknown(&prov.run_id, "(not recorded: written before run ids)"),
+            ),
+            ("started", h.start_utc.clone()),
+            (
+                "written by",
+                format!(
+                    "delaybench {} (git {}), records format {} v{}",
+                    h.tool_version,
+                    prov.revision_word(),
+                    h.format,
+                    h.format_version
+                ),
+            ),
+            ("command", h.command_line.join(" ")),
+            (
+                "tags",
+                if prov.tags.is_empty() {
+                    "none".into()
+                } else {
+                    list(prov.tags.iter().map(|t| t.to_string()).collect())
+                },
+            ),
+            ("MPI library", library_line(&h.mpi_library)),
+            (
+                "ranks",
+                format!(
+                    "{} on {} host(s): {}",
+                    h.world_size,
+                    h.wait.hosts.len(),
+                    list(
+                        h.wait
+                            .hosts
+                            .iter()
+                            .map(|l| format!("{} ({} ranks, {} cores)", l.host, l.ranks, l.cores))
+                            .collect()
+                    )
+                ),
+            ),
+            ("ops", list(p.ops.iter().map(|o| o.to_string()).collect())),
+            (
+                "sizes",
+                list(p.sizes.iter().map(|&b| format_bytes(b)).collect()),
+            ),
+            ("P", list(p.procs.iter().map(|n| n.to_string()).collect())),
+            ("late ranks", p.delay_ranks.to_string()),
+            ("delays", list(p.delays.iter().map(|d| d.label()).collect())),
+            ("repetitions", format!("{} (+{} warm-up)", p.nrep, p.warmup)),
+            ("process sync", format!("{:?}", p.sync).to_lowercase()),
+            ("seed", p.seed.to_string()),
+            (
+                "clock",
+                format!(
+                    "{}, resolution {}, timer delay {}",
+                    h.clock.source,
+                    format_duration(h.clock.resolution_s),
+                    format_duration(h.clock.timer_delay_s)
+                ),
+            ),
+            ("clock sync", clock_sync_line(h)),
+            (
+                "drift tracking",
+                match p.track_every_s {
+                    Some(t) => format!("probes every {}", format_duration(t)),
+                    None => "off".into(),
+                },
+            ),
+            ("window", h.window_rule.clone()),
+            (
+                "wait",
+                format!(
+                    "{}; spin margin {}; late tolerance {}",
+                    h.wait.rule,
+                    format_duration(h.wait.spin_margin_s),
+                    h.wait
+                        .late_tolerance_s
+                        .map_or("per strategy".into(), format_duration)
+                ),
+            ),
+        ];
+        if prov.machines.is_empty() {
+            rows.push(("machines", "(not recorded)".into()));
+        }
+        for m in &prov.machines {
+            let cores = match m.cores_physical {
+                0 => format!("{} logical cores", m.cores_logical),
+                n => format!("{n} physical / {} logical cores", m.cores_logical),
+            };
+            rows.push((
+                "machine",
+                format!(
+                    "{}: {}; {}; {cores}",
+                    m.host,
+                    or_unknown(&m.kernel, "kernel unknown"),
+                    or_unknown(&m.cpu_model, "CPU unknown")
+                ),
+            ));
+            for (k, v) in &m.env {
+                rows.push(("  environment", format!("{k}={v}")));
+            }
+        }
+        if h.study.is_some() {
+            rows.push((
+                "study file",
+                "recorded (info --format json shows it)".into(),
+            ));
+        }
+        rows.push(("blocks", self.blocks.to_string()));
+        rows.push(("ended", self.ended()));
+        if let Some(f) = &self.footer {
+            for w in &f.warnings {
+                rows.push(("warning", w.clone()));
+            }
+        }
+        rows.iter().map(|(k, v)| format!("{k:<15} {v}\n")).collect()
+    }
+
+    /// How the run ended, in words.
+    fn ended(&self) -> String {
+        match &self.footer {
+            Some(f) if self.complete => format!(
+                "completed in {} (wall time on rank 0); largest clock offset change at the end \
+                 {}; {} warning(s)",
+                format_duration(f.wall_time_s),
+                format_duration(f.max_abs_offset_change_s),
+                f.warnings.len()
+            ),
+            _ => format!(
+                "interrupted: no footer; {} complete block(s) recovered{}{}",
+                self.blocks,
+                if self.partial_block {
+                    ", the last one partial"
+                } else {
+                    ""
+                },
+                if self.truncated {
+                    "; the item in flight was lost"
+                } else {
+                    ""
+                }
+            ),
+        }
+    }
+}
+
+fn clock_sync_line(h: &Header) -> String {
+    let s = &h.clock_sync;
+    let largest_offset = s
+        .models
+        .iter()
+        .map(|m| m.intercept_s.abs())
+        .fold(0.0, f64::max);
+    let params = if s.params.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", s.params.join(", "))
+    };
+    format!(
+        "{}{params} in {}; largest offset to rank 0 {}",
+        s.method,
+        format_duration(s.duration_s),
+        format_duration(largest_offset)
+    )
+}
+
+fn or_unknown(s: &str, instead: &str) -> String {
+    if s.is_empty() {
+        instead.into()
+    } else {
+        s.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{testdata, RecordsWriter};
+
+    fn write(path: &Path, footer: bool) {
+        let mut w = RecordsWriter::create(path).unwrap();
+        w.write_header(&testdata::header(2)).unwrap();
+        for delay in [0.0, 50e-6] {
+            let b = testdata::block(crate::plan::Op::Allreduce, 8, 2, delay, 5, 10e-6);
+            w.write_block(&b).unwrap();
+        }
+        if footer {
+            w.finish(&testdata::footer(2)).unwrap();
+        }
+    }
+
+    #[test]
+    fn text_shows_plan_provenance_blocks_and_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.cbor");
+        write(&path, true);
+        let info = RunInfo::read(&path).unwrap();
+        assert_eq!((info.blocks, info.complete), (2, true));
+        let text = info.text();
+        for want in [
+            "run id          00000000-0000-4000-8000-000000000007",
+            "(git 0123456789abcdef0123456789abcdef01234567)",
+            "tags            system=test",
+            "ops             allreduce, iallreduce",
+            "clock sync      offset (nonimproving=100)",
+            "machine         node0: Linux 6.1.0 #1 SMP x86_64; Example CPU; 2 physical / 4 logical cores",
+            "  environment   OMPI_MCA_btl=self,vader",
+            "blocks          2",
+            "ended           completed in",
+        ] {
+            assert!(text.contains(want), "`{want}` missing from:\n{text}");
+        }
+    }
+
+    #[test]
+    fn an_interrupted_run_says_so_and_json_carries_the_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.cbor");
+        write(&path, false);
+        let info = RunInfo::read(&path).unwrap();
+        assert!(!info.complete);
+        assert!(info
+            .text()
+            .contains("interrupted: no footer; 2 complete block(s)"));
+        let mut out = Vec::new();
+        info.write(InfoFormat::Json, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["schema"], INFO_SCHEMA_NAME);
+        assert_eq!(v["blocks"], 2);
+        assert_eq!(v["footer"], serde_json::Value::Null);
+        assert_eq!(v["header"]["provenance"]["tags"][0]["key"], "system");
+        assert_eq!(v["header"]["world_size"], 2);
+    }
+
+    #[test]
+    fn a_file_without_provenance_still_reads() {
+        // A header as older versions wrote it: no `provenance` key at all.
+        let header = testdata::header(2);
+        let mut value = ciborium::Value::serialized(&header).unwrap();
+        if let ciborium::Value::Map(entries) = &mut value {
+            entries.retain(|(k, _)| k.as_text() != Some("provenance"));
+        }
+        let old: Header = value.deserialized().unwrap();
+        assert_eq!(old.provenance, Default::default());
+        assert_eq!(old.provenance.revision_word(), "unknown");
+    }
+}
