@@ -15,14 +15,22 @@ pub enum OverlapMode {
     /// Work-based: compute a fixed workload λ calibrated to take t_b, the maximum λ over
     /// ranks (Hoefler et al. 2010, §4.1 steps 1-8); overheads that slow the computation then show.
     Work,
+    /// Time-based, sized as OSU 7.4 and IMB-NBC 2021 size it: each rank busy-computes for its
+    /// own mean time in the pure pass, not for the common t_b (`osu_iallreduce.c` passes the
+    /// rank's own `latency_in_secs` to `dummy_compute`; `IMB_iallreduce` its own `t_pure` to
+    /// `IMB_cpu_exploit`). For comparisons with those tools.
+    #[value(name = "time-own")]
+    #[serde(rename = "time-own")]
+    TimeOwn,
 }
 
 impl OverlapMode {
-    /// `time` or `work`, as recorded.
+    /// `time`, `work` or `time-own`, as recorded.
     pub fn name(self) -> &'static str {
         match self {
             OverlapMode::Time => "time",
             OverlapMode::Work => "work",
+            OverlapMode::TimeOwn => "time-own",
         }
     }
 }
@@ -101,6 +109,18 @@ pub enum AdaptiveError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn modes_are_recorded_and_parsed_by_the_same_name() {
+        use clap::ValueEnum;
+        for mode in OverlapMode::value_variants() {
+            let parsed = OverlapMode::from_str(mode.name(), false).unwrap();
+            assert_eq!(parsed, *mode);
+            let json = serde_json::to_string(mode).unwrap();
+            assert_eq!(json, format!("\"{}\"", mode.name()));
+        }
+        assert_eq!(OverlapMode::TimeOwn.name(), "time-own");
+    }
 
     #[test]
     fn tests_per_message_follow_000() {

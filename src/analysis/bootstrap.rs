@@ -121,6 +121,24 @@ impl Bootstrap {
         Some(self.percentiles(values))
     }
 
+    /// Interval of mean(`a`) − mean(`b`) for two independently measured samples: each
+    /// resample draws `a` and `b` independently, each with replacement, `a.len()` and
+    /// `b.len()` values. `None` when either has fewer than two values.
+    pub fn mean_difference_ci(&self, a: &[f64], b: &[f64]) -> Option<Interval> {
+        if a.len() < 2 || b.len() < 2 {
+            return None;
+        }
+        let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
+        let mut mean = |v: &[f64]| {
+            (0..v.len())
+                .map(|_| v[rng.random_range(0..v.len())])
+                .sum::<f64>()
+                / v.len() as f64
+        };
+        let diffs = (0..self.resamples).map(|_| mean(a) - mean(b)).collect();
+        Some(self.percentiles(diffs))
+    }
+
     fn percentiles(&self, stats: Vec<f64>) -> Interval {
         let alpha = (1.0 - self.level) / 2.0;
         let mut data = Data::new(stats);

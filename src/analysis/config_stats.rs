@@ -14,7 +14,7 @@ use thiserror::Error;
 
 /// Version of the `analyze` CSV/JSON schema (columns of [`ConfigStats`]), documented in
 /// `docs/exports.md`. Raised whenever a column is renamed, removed or changes meaning.
-pub const ANALYZE_SCHEMA_VERSION: u32 = 3;
+pub const ANALYZE_SCHEMA_VERSION: u32 = 4;
 
 /// Fewer valid repetitions than this (in the block or its baseline) mark a row `few_valid`:
 /// the median's interval is then wide and the quartiles rest on a handful of values.
@@ -97,8 +97,9 @@ pub struct ConfigStats {
     /// the same resamples as the benefit's interval).
     pub cost_median_ci_lo_s: Option<f64>,
     pub cost_median_ci_hi_s: Option<f64>,
-    /// Delay overlap benefit from the minima (Niethammer et al. 2016, eq. 5, as the paper reports it). Only for
-    /// plain late arrivals; sampled delays have `analyze --distribution` instead.
+    /// Delay overlap benefit from the minima (Niethammer et al. 2016, eq. 5, as the paper
+    /// reports it). Only for plain late arrivals measured without `--overlap`; otherwise
+    /// `None` with the reason in `benefit_na`.
     pub benefit_min: Option<f64>,
     /// Delay overlap benefit from the medians.
     pub benefit_median: Option<f64>,
@@ -108,12 +109,12 @@ pub struct ConfigStats {
     /// False when the interval of `benefit_median` contains 0: the data cannot tell the
     /// benefit from none.
     pub benefit_significant: Option<bool>,
-    /// Largest benefit possible, min(t0, δ) / max(t0, δ) from the median t0: since
-    /// tδ ≥ max(t0, δ), b cannot exceed it (see [`benefit_ceiling`]).
+    /// Bound on `benefit_median`, min(t0, δ) / max(t0, δ) from the median t0, under the
+    /// assumption tδ ≥ t0 (see [`benefit_ceiling`]; delaybench's own).
     pub benefit_ceiling: Option<f64>,
     /// `benefit_median / benefit_ceiling`: the part of what could be hidden that was
-    /// (1 = as well as possible, 0 = nothing, < 0 = the delay cost extra).
-    pub hidden_fraction: Option<f64>,
+    /// (1 = as well as the bound allows, 0 = nothing, < 0 = the delay cost extra).
+    pub benefit_of_ceiling: Option<f64>,
     /// Smallest and largest per-launch median t_global (equal for one launch).
     pub launch_median_min_s: Option<f64>,
     pub launch_median_max_s: Option<f64>,
@@ -124,7 +125,23 @@ pub struct ConfigStats {
     /// Smallest and largest per-launch benefit from medians.
     pub benefit_launch_min: Option<f64>,
     pub benefit_launch_max: Option<f64>,
+    /// Bound on `benefit_min`: min(t0, δ) / max(t0, δ) from the minimum t0, under the
+    /// assumption tδ ≥ t0 (the same statistic as the benefit it bounds).
+    pub benefit_ceiling_min: Option<f64>,
+    /// True when a benefit exceeds its ceiling (from medians or from minima): then tδ < t0,
+    /// the delayed operation ran faster than the baseline, and the bound did not hold.
+    pub above_ceiling: Option<bool>,
+    /// Why a delayed row has no benefit (`None` where it has one, and for baselines).
+    pub benefit_na: Option<&'static str>,
 }
+
+/// Why the benefit of a block measured with `--overlap` is `n/a`: the punctual ranks
+/// compute δ longer, so tδ ≥ t0 + δ and b ≤ 0 by construction.
+pub const NA_BENEFIT_OVERLAP: &str = "overlap mode (b <= 0 by construction)";
+/// Why the benefit of sampled or all-rank delays is `n/a` (see `analyze --distribution`).
+pub const NA_BENEFIT_SAMPLED: &str = "sampled or all-rank delays (no single delta)";
+/// Why a delayed row without a measured baseline has no benefit.
+pub const NA_BENEFIT_NO_BASELINE: &str = "no valid baseline t0";
 
 /// Why several records files cannot be analysed together.
 #[derive(Debug, Error, PartialEq)]
@@ -140,11 +157,13 @@ pub enum AnalysisError {
     DifferentPlans { launch: usize, detail: String },
 }
 
-/// The largest delay overlap benefit possible for baseline t0 and delay δ (seconds):
-/// min(t0, δ) / max(t0, δ). The delayed operation cannot end before the late rank arrived
-/// (tδ ≥ δ) nor run faster than undelayed (tδ ≥ t0, up to noise), and b (Niethammer et al. 2016, eq. 5) falls
-/// as tδ grows, so b ≤ (t0 + δ − max) / max. With δ = 50 us and t0 = 2 us that is 4 %: "100 %
-/// = hidden perfectly" holds only when t0 = δ. `None` when t0 or δ is not positive.
+/// The largest delay overlap benefit for baseline t0 and delay δ (seconds), under the
+/// assumption tδ ≥ t0: min(t0, δ) / max(t0, δ). delaybench's own bound, not from the paper.
+/// The delayed operation cannot end before the late rank arrived (tδ ≥ δ, always) and, if it
+/// does not run faster than undelayed (tδ ≥ t0: assumed, and checked by `above_ceiling`), b
+/// (Niethammer et al. 2016, eq. 5) falls as tδ grows, so b ≤ (t0 + δ − max) / max. With
+/// δ = 50 us and t0 = 2 us that is 4 %: "100 % = hidden perfectly" holds only when t0 = δ.
+/// `None` when t0 or δ is not positive.
 pub fn benefit_ceiling(t0_s: f64, delay_s: f64) -> Option<f64> {
     (t0_s > 0.0 && delay_s > 0.0).then(|| t0_s.min(delay_s) / t0_s.max(delay_s))
 }
@@ -300,8 +319,11 @@ fn row(
     let s0 = describe(&t0s);
     let t_ci = boot.median_ci(&ts);
     let t0_ci = boot.median_ci(&t0s);
-    // A benefit needs one δ for every repetition: plain late arrivals only.
-    let late = own.iter().all(|b| b.late_arrival);
+    // A benefit needs one δ for every repetition (plain late arrivals only) and the same
+    // work on every rank with and without delay (not overlap mode, where the punctual ranks
+    // compute δ longer).
+    let overlap = own.iter().any(|b| b.overlap);
+    let late = own.iter().all(|b| b.late_arrival) && !overlap;
     let delay = block.delay_s;
     let pair = |f: fn(&SampleStats) -> f64| match (&s0, &s) {
         (Some(a), Some(b)) if late => Some((f(a), f(b))),
@@ -319,8 +341,26 @@ fn row(
     };
     let cost_ci = delayed.then(|| boot.cost_ci(&t0s, &ts)).flatten();
     let ceiling = s0
-        .filter(|_| late)
+        .filter(|_| late && s.is_some())
         .and_then(|s0| benefit_ceiling(s0.median, delay));
+    let ceiling_min = s0
+        .filter(|_| late && s.is_some())
+        .and_then(|s0| benefit_ceiling(s0.min, delay));
+    // A tiny tolerance: b = ceiling exactly when tδ = max(t0, δ).
+    let above = |b: Option<f64>, c: Option<f64>| b.zip(c).map(|(b, c)| b > c + 1e-12);
+    let above_ceiling = match (above(b_med, ceiling), above(b_min, ceiling_min)) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(false) || b.unwrap_or(false)),
+    };
+    let benefit_na = if delay <= 0.0 || b_med.is_some() {
+        None
+    } else if overlap {
+        Some(NA_BENEFIT_OVERLAP)
+    } else if !late {
+        Some(NA_BENEFIT_SAMPLED)
+    } else {
+        Some(NA_BENEFIT_NO_BASELINE)
+    };
     let launch = between_launches(&own, &base, delay, late);
     let count = |bs: &[&BlockDigest]| bs.iter().map(|b| b.nrep).sum::<u32>();
     let (valid, valid0) = (ts.len() as u32, t0s.len() as u32);
@@ -369,12 +409,15 @@ fn row(
         benefit_median_ci_hi: b_ci.map(|c| c.hi),
         benefit_significant: b_ci.map(|c| !c.contains(0.0)),
         benefit_ceiling: ceiling,
-        hidden_fraction: b_med.zip(ceiling).map(|(b, c)| b / c),
+        benefit_of_ceiling: b_med.zip(ceiling).map(|(b, c)| b / c),
         launch_median_min_s: launch.median_min,
         launch_median_max_s: launch.median_max,
         launch_median_cv: launch.median_cv,
         benefit_launch_min: launch.benefit_min,
         benefit_launch_max: launch.benefit_max,
+        benefit_ceiling_min: ceiling_min,
+        above_ceiling,
+        benefit_na,
     }
 }
 
@@ -589,5 +632,56 @@ mod tests {
         assert_eq!(late.benefit_significant, None);
         assert!(!late.few_valid, "39 valid repetitions on both sides");
         assert!(late.t_global_median_s.is_some());
+        assert_eq!(late.benefit_na, Some(NA_BENEFIT_SAMPLED));
+    }
+
+    #[test]
+    fn ceiling_from_the_benefits_statistic() {
+        // Minima: t0 10 us, tδ 60 us; medians: t0 12.5 us, tδ 62.5 us (see one_launch_by_hand).
+        let rows = config_stats(&[records(10e-6, 5)], &Bootstrap::default()).unwrap();
+        let late = &rows[1];
+        assert!(close(late.benefit_ceiling_min, 10.0 / 50.0));
+        assert!(close(late.benefit_ceiling, 12.5 / 50.0));
+        assert!(
+            close(late.benefit_of_ceiling, 0.0) || late.benefit_of_ceiling.unwrap().abs() < 1e-9
+        );
+        assert_eq!((late.above_ceiling, late.benefit_na), (Some(false), None));
+        assert_eq!(rows[0].above_ceiling, None);
+    }
+
+    #[test]
+    fn a_benefit_above_its_bound_is_flagged() {
+        // Valid reps take 100, 120, 130, 140 us (t0 median 125 us); the delayed block ends
+        // 100 us earlier than t0 + δ: tδ median 75 us, b = (125 + 50 − 75) / 75 = 4/3, far
+        // above the bound min(125, 50) / max(125, 50) = 0.4: there tδ < t0.
+        let mut r = records(100e-6, 5);
+        for x in r.blocks[1].t_end_global_s.0.iter_mut() {
+            *x -= 100e-6;
+        }
+        let rows = config_stats(&[r], &Bootstrap::default()).unwrap();
+        let late = &rows[1];
+        assert!(close(late.benefit_median, 4.0 / 3.0), "{late:?}");
+        assert!(close(late.benefit_ceiling, 0.4));
+        assert_eq!(late.above_ceiling, Some(true));
+        let warnings = super::super::launches::metric_warnings(&rows);
+        assert!(
+            warnings[0].starts_with("1 configuration(s) have a benefit above"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn no_benefit_in_overlap_mode() {
+        let mut r = records(10e-6, 5);
+        r.blocks = r.blocks.into_iter().map(testdata::with_overlap).collect();
+        let rows = config_stats(&[r], &Bootstrap::default()).unwrap();
+        let late = &rows[1];
+        assert_eq!((late.benefit_median, late.benefit_min), (None, None));
+        assert_eq!(
+            (late.benefit_ceiling, late.benefit_ceiling_min),
+            (None, None)
+        );
+        assert_eq!(late.benefit_na, Some(NA_BENEFIT_OVERLAP));
+        assert_eq!(rows[0].benefit_na, None, "a baseline has nothing to be n/a");
     }
 }

@@ -25,6 +25,8 @@ pub struct BlockDigest {
     pub nrep: u32,
     /// [`Block::is_late_arrival`].
     pub late_arrival: bool,
+    /// Measured in overlap mode (`--overlap`, a nonblocking kernel with computation).
+    pub overlap: bool,
     /// t_global of every valid repetition, seconds, in repetition order (Niethammer et al.
     /// 2016, eq. 4).
     pub t_globals: Vec<f64>,
@@ -50,6 +52,7 @@ impl BlockDigest {
             delay_s: block.delay_s,
             nrep: block.nrep,
             late_arrival: block.is_late_arrival(),
+            overlap: block.overlap.is_some(),
             t_globals,
         }
     }

@@ -81,6 +81,30 @@ pub fn analyze(
     analyze_digests(files, &digests, bootstrap)
 }
 
+/// What the rows' metrics could not say: configurations whose benefit exceeded its bound
+/// (the bound assumes tδ ≥ t0) and delayed configurations without a benefit, by reason.
+pub fn metric_warnings(rows: &[ConfigStats]) -> Vec<String> {
+    let mut out = Vec::new();
+    let above = rows
+        .iter()
+        .filter(|r| r.above_ceiling == Some(true))
+        .count();
+    if above > 0 {
+        out.push(format!(
+            "{above} configuration(s) have a benefit above its bound min(t0, delta) / max(t0, \
+             delta): there t_delta < t0, so the bound's assumption did not hold"
+        ));
+    }
+    let mut reasons: Vec<&str> = rows.iter().filter_map(|r| r.benefit_na).collect();
+    reasons.sort_unstable();
+    reasons.dedup();
+    for reason in reasons {
+        let n = rows.iter().filter(|r| r.benefit_na == Some(reason)).count();
+        out.push(format!("benefit n/a for {n} configuration(s): {reason}"));
+    }
+    out
+}
+
 /// [`analyze`] of launches read block by block ([`LaunchDigest::read`]).
 ///
 /// Errors: those of [`super::config_stats`].
@@ -91,7 +115,7 @@ pub fn analyze_digests(
 ) -> Result<Analysis, AnalysisError> {
     let rows = config_stats_of_digests(launches, &bootstrap)?;
     let several = launches.len() > 1;
-    let warnings = files
+    let mut warnings: Vec<String> = files
         .iter()
         .zip(launches)
         .flat_map(|(f, r)| {
@@ -100,6 +124,7 @@ pub fn analyze_digests(
                 .map(move |w| if several { format!("{f}: {w}") } else { w })
         })
         .collect();
+    warnings.extend(metric_warnings(&rows));
     let global_times = if launches.iter().any(|l| l.correction.is_posthoc()) {
         "posthoc"
     } else {

@@ -8,7 +8,7 @@ mod config_stats;
 mod digest;
 mod launches;
 mod noise;
-mod overlap;
+pub mod overlap;
 mod sampled;
 mod schemes;
 mod skew;
@@ -21,8 +21,8 @@ mod truth;
 
 pub use confidence::ci_rel_half_width;
 pub use overlap::{
-    baseline_overhead, hidden_delay, imb_overlap_pct, osu_overlap_pct, overlap_row, overlap_rows,
-    OverlapRow, OverlapRows,
+    delay_hidden, imb_overlap, imb_overlap_pct, osu_overlap, osu_overlap_pct, overlap_row,
+    overlap_rows, DelayHidden, MpiTimes, OverlapRow, OverlapRows, ToolOverlap,
 };
 mod warnings;
 
@@ -39,7 +39,10 @@ pub use sampled::{
     distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,
     rep_benefits_t0s, BaselineT0, Distribution, NoiseEffect, ValidReps,
 };
-pub use schemes::{compare_with_window, SchemeRow, REFERENCE_SCHEME};
+pub use schemes::{
+    compare_with_window, imb_t_avg_max, mpiblib_root, osu_avg_latency, SchemeRow, REFERENCE_SCHEME,
+    SCHEMES,
+};
 pub use skew::{exit_skew, ExitSkew};
 pub use stats::{describe, median, minimum, Outliers, SampleStats};
 pub use tables::{

@@ -119,7 +119,9 @@ impl DistributionRows {
     pub fn add_with(&mut self, block: &Block, times: &BlockTimes) {
         self.baselines
             .offer(block, || Some(BaselineT0::of(&times.t_globals)));
-        if !block.is_baseline() {
+        // Overlap mode: the punctual ranks compute δ longer, so b_i ≤ 0 by construction
+        // (docs/metrics.md); such blocks get no row.
+        if !block.is_baseline() && block.overlap.is_none() {
             let head = Head::of(block);
             // The first baseline of a key is the one every block of it pairs with, so a row
             // made now is the row the end of the pass would make.
@@ -250,6 +252,24 @@ mod tests {
         // Against the slower baseline the rows differ, so the pairing above is tested.
         let other = distribution_row(&early, &valid_t_globals(&slower)).unwrap();
         assert_ne!(other, want[0]);
+    }
+
+    #[test]
+    fn no_per_repetition_benefit_in_overlap_mode() {
+        let base = testdata::block(Op::Iallreduce, 8, 2, 0.0, 5, 10e-6);
+        let late = testdata::block(Op::Iallreduce, 8, 2, 50e-6, 5, 10e-6);
+        let plain = Records {
+            header: testdata::header(2),
+            blocks: vec![base.clone(), late.clone()],
+            footer: None,
+            truncated: false,
+        };
+        assert_eq!(distribution_rows(&plain).len(), 1);
+        let overlap = Records {
+            blocks: vec![testdata::with_overlap(base), testdata::with_overlap(late)],
+            ..plain
+        };
+        assert!(distribution_rows(&overlap).is_empty());
     }
 
     #[test]

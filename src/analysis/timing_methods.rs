@@ -13,7 +13,10 @@ pub enum TimingMethod {
     Global,
     /// t_max_local: max over ranks of (local end − local start) (the *maximum* method of Lastovetsky, Rychkov and O'Flynn 2008).
     Max,
-    /// t_root: the local time of rank 0, the root of rooted kernels (Lastovetsky, Rychkov and O'Flynn 2008).
+    /// t_root: rank 0's own local time (rank 0 is the root of rooted kernels). Not MPIBlib's
+    /// root timing (Lastovetsky, Rychkov and O'Flynn 2008, §2), which waits for a
+    /// confirmation from every rank and subtracts its time: that needs messages the
+    /// measurement loop does not send, and is `delaybench schemes`' `root-mpiblib`.
     Root,
 }
 
@@ -27,7 +30,8 @@ pub fn t_max_local(block: &Block, rep: usize) -> f64 {
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
-/// t_root of repetition `rep`, seconds: rank 0's local end − start.
+/// t_root of repetition `rep`, seconds: rank 0's local end − start (no confirmation; see
+/// [`TimingMethod::Root`]).
 pub fn t_root(block: &Block, rep: usize) -> f64 {
     let i = block.idx(rep, 0);
     block.t_end_local_s.0[i] - block.t_start_local_s.0[i]

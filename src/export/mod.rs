@@ -58,9 +58,9 @@ use thiserror::Error;
 ///
 /// They are the field names of [`crate::analysis::ConfigStats`] (schema
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
-/// `*_s` columns, bytes in `bytes`, benefits and `hidden_fraction` as fractions (1 = 100 %),
+/// `*_s` columns, bytes in `bytes`, benefits and `benefit_of_ceiling` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 49] = [
+pub const SUMMARY_COLUMNS: [&str; 52] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -104,12 +104,15 @@ pub const SUMMARY_COLUMNS: [&str; 49] = [
     "benefit_median_ci_hi",
     "benefit_significant",
     "benefit_ceiling",
-    "hidden_fraction",
+    "benefit_of_ceiling",
     "launch_median_min_s",
     "launch_median_max_s",
     "launch_median_cv",
     "benefit_launch_min",
     "benefit_launch_max",
+    "benefit_ceiling_min",
+    "above_ceiling",
+    "benefit_na",
 ];
 
 /// Column names of the per-rank CSV, in order; the JSON objects have the same keys.

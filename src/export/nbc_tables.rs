@@ -7,7 +7,7 @@ use crate::plan::Op;
 use crate::units::{format_bytes, format_duration};
 use std::io::Write;
 
-const OVERLAP_HEADERS: [&str; 16] = [
+const OVERLAP_HEADERS: [&str; 19] = [
     "op",
     "size",
     "P",
@@ -21,9 +21,12 @@ const OVERLAP_HEADERS: [&str; 16] = [
     "test (us)",
     "wait (us)",
     "overhead (us)",
-    "overlap OSU (%)",
-    "overlap IMB-NBC (%)",
-    "delay hidden (us, %)",
+    "OSU 7.4 t_pure (us)",
+    "overlap OSU 7.4 (%)",
+    "IMB 2021 t_pure (us)",
+    "overlap IMB-NBC 2021 (%)",
+    "delay hidden (us, %) [95% CI]",
+    "n/a because",
 ];
 
 const TIMING_HEADERS: [&str; 9] = [
@@ -34,7 +37,7 @@ const TIMING_HEADERS: [&str; 9] = [
     "valid/total",
     "t_global med (us)",
     "t_max_local med (us)",
-    "t_root med (us)",
+    "rank 0 local med (us)",
     "CI half-width (%)",
 ];
 
@@ -98,9 +101,9 @@ pub fn write_overlap(
         let mut c = key(r.op, r.bytes, r.nprocs, r.delay_s);
         c.push(r.mode.clone());
         c.push(format!("{}/{}", r.valid, r.total));
+        c.push(us(r.t_pure_s));
         c.extend(
             [
-                r.t_pure_s,
                 r.overall_s,
                 r.compute_s,
                 r.post_s,
@@ -108,13 +111,42 @@ pub fn write_overlap(
                 r.wait_s,
                 r.overhead_s,
             ]
-            .map(us),
+            // No valid repetition: the OSU and IMB columns may still be there.
+            .map(|v| v.map_or_else(|| "-".to_string(), us)),
         );
-        c.push(format!("{:.1}", r.overlap_osu_pct));
-        c.push(format!("{:.1}", r.overlap_imb_pct));
+        let na = || "n/a".to_string();
+        let pct = |v: Option<f64>| v.map_or_else(na, |v| format!("{v:.1}"));
+        c.push(r.osu_t_pure_s.map_or_else(na, us));
+        c.push(pct(r.overlap_osu_pct));
+        c.push(r.imb_t_pure_s.map_or_else(na, us));
+        c.push(pct(r.overlap_imb_pct));
         c.push(match (r.hidden_delay_s, r.hidden_fraction) {
-            (Some(h), Some(f)) => format!("{} ({:.0}%)", us(h), f * 100.0),
-            _ => "-".into(),
+            (Some(h), Some(f)) => match (r.hidden_ci_lo, r.hidden_ci_hi) {
+                (Some(lo), Some(hi)) => format!(
+                    "{} ({:.0}%) [{:.0}, {:.0}]",
+                    us(h),
+                    f * 100.0,
+                    lo * 100.0,
+                    hi * 100.0
+                ),
+                _ => format!("{} ({:.0}%)", us(h), f * 100.0),
+            },
+            _ => na(),
+        });
+        // The reasons, OSU/IMB first, then the delay hidden's (a baseline's is obvious).
+        let reasons: Vec<String> = [
+            r.tools_na.map(|w| format!("OSU/IMB: {w}")),
+            r.hidden_na
+                .filter(|w| *w != crate::analysis::overlap::NA_NOT_DELAYED)
+                .map(|w| format!("hidden: {w}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        c.push(if reasons.is_empty() {
+            "-".into()
+        } else {
+            reasons.join("; ")
         });
         c
     };

@@ -117,8 +117,8 @@ mod tests {
             );
             assert_eq!(num(cell(&rec, line, "benefit_median")), row.benefit_median);
             assert_eq!(
-                num(cell(&rec, line, "hidden_fraction")),
-                row.hidden_fraction
+                num(cell(&rec, line, "benefit_of_ceiling")),
+                row.benefit_of_ceiling
             );
         }
     }

@@ -49,7 +49,7 @@ pub(super) fn headers(a: &Analysis) -> Vec<String> {
         format!("b med\n[{level} CI] (%)"),
         "b sig-\nnificant".into(),
         "b ceil-\ning (%)".into(),
-        "hidden\n(%)".into(),
+        "b / ceil-\ning (%)".into(),
         "b min\n(%)".into(),
         "outliers\nlow/high".into(),
     ]
@@ -71,9 +71,12 @@ pub(super) fn notes(a: &Analysis) -> Vec<String> {
         "  (Niethammer et al. 2016, eq. 5); b min: the same from minima, as that paper reports it;"
             .into(),
         "  significant no: the interval holds 0.".into(),
-        "b ceiling: min(t0, delta) / max(t0, delta), the largest b possible (t_delta >= both);"
+        "b ceiling: min(t0, delta) / max(t0, delta) from median t0: the largest b IF t_delta >= t0"
             .into(),
-        "  hidden: b med / ceiling, 100% = hidden as well as the ceiling allows.".into(),
+        "  (delaybench's bound; !: b exceeded it, so t_delta < t0); b / ceiling: 100% = as well"
+            .into(),
+        "  as the bound allows. n/a: overlap mode (b <= 0 by construction) or sampled delays."
+            .into(),
         "outliers: repetitions beyond Tukey's 1.5 IQR fences, counted and kept in every statistic."
             .into(),
         format!(
@@ -201,19 +204,26 @@ fn cells(r: &ConfigStats) -> Vec<String> {
             r.cost_median_ci_hi_s,
             us,
         ),
-        with_ci(
-            r.benefit_median,
-            r.benefit_median_ci_lo,
-            r.benefit_median_ci_hi,
-            percent,
-        ),
+        if r.benefit_na.is_some() {
+            "n/a".into()
+        } else {
+            with_ci(
+                r.benefit_median,
+                r.benefit_median_ci_lo,
+                r.benefit_median_ci_hi,
+                percent,
+            )
+        },
         match r.benefit_significant {
             Some(true) => "yes".into(),
             Some(false) => "no".into(),
             None => "-".into(),
         },
-        percent(r.benefit_ceiling),
-        percent(r.hidden_fraction),
+        match r.above_ceiling {
+            Some(true) => format!("{}!", percent(r.benefit_ceiling)),
+            _ => percent(r.benefit_ceiling),
+        },
+        percent(r.benefit_of_ceiling),
         percent(r.benefit_min),
         format!("{}/{}", r.outliers_low, r.outliers_high),
     ]

@@ -94,7 +94,7 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
                             points: points(
                                 rows.iter().copied(),
                                 |r| r.nprocs,
-                                |r| r.benefit_ceiling.map(|c| c * 100.0),
+                                |r| stat.benefit_ceiling(r).map(|c| c * 100.0),
                             ),
                             intervals: Vec::new(),
                         },
@@ -129,9 +129,9 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
             style: SeriesStyle::for_op(op, family_color(op)),
         })
         .collect();
-    if delayed.iter().any(|r| r.benefit_ceiling.is_some()) {
+    if delayed.iter().any(|r| stat.benefit_ceiling(r).is_some()) {
         legend.push(LegendEntry {
-            label: "ceiling min(t0, δ) / max(t0, δ), in the kernel's colour".to_string(),
+            label: "bound min(t0, δ) / max(t0, δ) if tδ ≥ t0, in the kernel's colour".to_string(),
             style: SeriesStyle::reference(CEILING_LEGEND_COLOR),
         });
     }
@@ -146,7 +146,7 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
             "b = (t0 + δ − tδ) / tδ",
             "0 % = delay just adds",
             "below 0 = delay costs extra",
-            "no b can exceed its dotted ceiling (100 % only when t0 = δ)",
+            "dotted: delaybench's bound on b if tδ ≥ t0 (100 % only when t0 = δ)",
         ]
         .into_iter()
         .chain(stat.error_bars())
@@ -160,7 +160,7 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
         zero_line: true,
         x_format: Default::default(),
         hosts: Vec::new(),
-        warnings: Vec::new(),
+        warnings: benefit_notes(&delayed),
     }
 }
 
@@ -194,6 +194,29 @@ pub(super) fn drawables(data: &RunData, stat: Stat) -> Vec<Drawable> {
         .collect()
 }
 
+/// What the figure cannot show: configurations whose b is `n/a` (with the reason) and those
+/// whose b exceeded its bound (so tδ < t0 there and the bound did not hold).
+fn benefit_notes(rows: &[&ConfigStats]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut reasons: Vec<&str> = rows.iter().filter_map(|r| r.benefit_na).collect();
+    reasons.sort_unstable();
+    reasons.dedup();
+    for reason in reasons {
+        let n = rows.iter().filter(|r| r.benefit_na == Some(reason)).count();
+        notes.push(format!("b n/a for {n} configuration(s): {reason}"));
+    }
+    let above = rows
+        .iter()
+        .filter(|r| r.above_ceiling == Some(true))
+        .count();
+    if above > 0 {
+        notes.push(format!(
+            "{above} configuration(s) exceed their bound: there tδ < t0, the bound's assumption"
+        ));
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +231,7 @@ mod tests {
         r.benefit_median_ci_lo = b.map(|b| b - 0.05);
         r.benefit_median_ci_hi = b.map(|b| b + 0.05);
         r.benefit_ceiling = Some(0.5);
+        r.benefit_ceiling_min = Some(0.5);
         r
     }
 
@@ -299,7 +323,7 @@ mod tests {
             labels[..4],
             ["barrier", "ibarrier", "allreduce", "iallreduce"]
         );
-        assert!(labels[4].starts_with("ceiling"));
+        assert!(labels[4].starts_with("bound"));
         // Sampled delays have no ceiling: no reference line, no legend entry.
         let no_ceiling: Vec<ConfigStats> = sample()
             .into_iter()

@@ -26,8 +26,14 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
         .into_iter()
         .map(|key| PanelSpec {
             title: key.title(),
-            // Hidden shares are clipped to [0, δ]: a fixed 0-100 % axis compares panels.
-            y: YAxis::linear((0.0, 100.0)),
+            // Not clipped: the axis holds 0-100 % (panels compare) and every value and
+            // interval end beyond it.
+            y: YAxis::linear(hidden_range(delayed.iter().flat_map(|r| {
+                [r.hidden_fraction, r.hidden_ci_lo, r.hidden_ci_hi]
+                    .into_iter()
+                    .flatten()
+                    .map(|f| f * 100.0)
+            }))),
             series: ops
                 .iter()
                 .map(|&op| SeriesSpec {
@@ -41,7 +47,13 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
                         |r| r.nprocs,
                         |r| r.hidden_fraction.map(|f| f * 100.0),
                     ),
-                    intervals: Vec::new(),
+                    intervals: delayed
+                        .iter()
+                        .filter(|r| r.op == op && SizeKey::of(r.op, r.bytes) == key)
+                        .filter_map(|r| {
+                            Some((r.nprocs, r.hidden_ci_lo? * 100.0, r.hidden_ci_hi? * 100.0))
+                        })
+                        .collect(),
                 })
                 // A kernel without rows in this panel (ibarrier among sizes) gets no line.
                 .filter(|s| !s.points.is_empty())
@@ -56,8 +68,9 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
         ),
         subtitle: [
             "punctual ranks post, compute t_b + δ, then wait",
-            "hidden = δ − (their MPI time − baseline MPI time)",
-            "100 % = the whole delay hidden",
+            "hidden = δ − (their MPI time − the same ranks' baseline MPI time), not clipped",
+            "100 % = the whole delay hidden; bars: 95 % bootstrap interval",
+            "delaybench's own metric",
         ]
         .join(PART_SEP),
         x_label: "processes P".to_string(),
@@ -74,8 +87,35 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
         zero_line: false,
         x_format: Default::default(),
         hosts: Vec::new(),
-        warnings: Vec::new(),
+        warnings: na_notes(&delayed),
     }
+}
+
+/// Delayed rows without a delay hidden, counted by reason (they have no point).
+fn na_notes(rows: &[&OverlapRow]) -> Vec<String> {
+    let mut reasons: Vec<&str> = rows.iter().filter_map(|r| r.hidden_na).collect();
+    reasons.sort_unstable();
+    reasons.dedup();
+    reasons
+        .into_iter()
+        .map(|reason| {
+            let n = rows.iter().filter(|r| r.hidden_na == Some(reason)).count();
+            format!("delay hidden n/a for {n} block(s): {reason}")
+        })
+        .collect()
+}
+
+/// Y range in percent: [0, 100] widened to every value, with 5 % headroom beyond it.
+fn hidden_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold((0.0f64, 100.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let pad = (hi - lo) * 0.05;
+    (
+        if lo < 0.0 { lo - pad } else { 0.0 },
+        if hi > 100.0 { hi + pad } else { 100.0 },
+    )
 }
 
 /// The hidden-delay figures of `rows`, one per δ > 0 with a hidden share, stems
@@ -116,16 +156,27 @@ mod tests {
             valid: 1,
             total: 1,
             t_pure_s: 1e-6,
-            overall_s: 2e-6,
-            compute_s: 1e-6,
-            post_s: 0.0,
-            test_s: 0.0,
-            wait_s: 1e-6,
-            overhead_s: 1e-6,
-            overlap_osu_pct: 0.0,
-            overlap_imb_pct: 0.0,
+            overall_s: Some(2e-6),
+            compute_s: Some(1e-6),
+            post_s: Some(0.0),
+            test_s: Some(0.0),
+            wait_s: Some(1e-6),
+            overhead_s: Some(1e-6),
+            osu_t_pure_s: None,
+            osu_t_comp_s: None,
+            osu_t_ovrl_s: None,
+            overlap_osu_pct: None,
+            imb_t_pure_s: None,
+            imb_t_comp_s: None,
+            imb_t_ovrl_s: None,
+            overlap_imb_pct: None,
+            imb_rank: None,
+            tools_na: Some(crate::analysis::overlap::NA_DELAYED),
             hidden_delay_s: hidden.map(|h| h * delay_s),
             hidden_fraction: hidden,
+            hidden_ci_lo: None,
+            hidden_ci_hi: None,
+            hidden_na: None,
         }
     }
 
@@ -144,6 +195,31 @@ mod tests {
         assert_eq!(allreduce.name, "iallreduce");
         assert_eq!(allreduce.points, vec![(2, Some(90.0)), (4, Some(50.0))]);
         assert_eq!(f.panels[0].series[0].points, vec![(2, Some(100.0))]);
+    }
+
+    #[test]
+    fn blocks_without_a_value_are_counted_in_the_notes() {
+        let mut none = row(Op::Iallreduce, 4, 50e-6, None);
+        none.hidden_na = Some(crate::analysis::overlap::NA_NO_BASELINE);
+        let f = figure(
+            &[row(Op::Iallreduce, 2, 50e-6, Some(0.9)), none],
+            50e-6,
+            "h".into(),
+        );
+        assert_eq!(
+            f.warnings,
+            vec![format!(
+                "delay hidden n/a for 1 block(s): {}",
+                crate::analysis::overlap::NA_NO_BASELINE
+            )]
+        );
+    }
+
+    #[test]
+    fn the_axis_holds_values_outside_0_to_100() {
+        assert_eq!(hidden_range([50.0]), (0.0, 100.0));
+        let (lo, hi) = hidden_range([-20.0, 110.0]);
+        assert!(lo < -20.0 && hi > 110.0, "{lo} {hi}");
     }
 
     #[test]

@@ -101,6 +101,15 @@ impl Stat {
         }
     }
 
+    /// The bound on [`Stat::benefit`] from the same statistic's t0, under the assumption
+    /// tδ ≥ t0 ([`crate::analysis::benefit_ceiling`]), as a fraction.
+    pub fn benefit_ceiling(self, row: &ConfigStats) -> Option<f64> {
+        match self {
+            Stat::Min => row.benefit_ceiling_min,
+            Stat::Median => row.benefit_ceiling,
+        }
+    }
+
     /// The confidence interval (fractions) of [`Stat::benefit`], if the statistic has one.
     pub fn benefit_ci(self, row: &ConfigStats) -> Option<(f64, f64)> {
         match self {
@@ -298,7 +307,9 @@ impl RunData {
 
     /// A panel-grid figure with the run's warnings under its subtitle.
     pub(crate) fn grid(&self, mut f: spec::FigureSpec) -> render::Drawable {
-        f.warnings = self.warnings.clone();
+        // The figure's own notes (n/a, bounds exceeded) follow the run's warnings.
+        let own = std::mem::take(&mut f.warnings);
+        f.warnings = self.warnings.iter().cloned().chain(own).collect();
         render::Drawable::Grid(f)
     }
 }
@@ -463,12 +474,15 @@ pub(crate) mod fixtures {
             benefit_median_ci_hi: None,
             benefit_significant: None,
             benefit_ceiling: None,
-            hidden_fraction: None,
+            benefit_of_ceiling: None,
             launch_median_min_s: None,
             launch_median_max_s: None,
             launch_median_cv: None,
             benefit_launch_min: None,
             benefit_launch_max: None,
+            benefit_ceiling_min: None,
+            above_ceiling: None,
+            benefit_na: None,
         }
     }
 

@@ -126,6 +126,7 @@ pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
             compute_s: cut(&o.compute_s),
             test_s: cut(&o.test_s),
             wait_s: cut(&o.wait_s),
+            pure_pass: o.pure_pass.clone(),
             ..*o
         }),
         // Only the per-block values are cloned: `..block.clone()` would copy every array of a
@@ -182,6 +183,11 @@ mod tests {
             compute_s: series(200.0),
             test_s: series(300.0),
             wait_s: series(400.0),
+            pure_pass: Some(crate::records::PurePass {
+                nrep: 5,
+                mean_s: F64Array(vec![1e-5, 2e-5]),
+                slowest_s: F64Array(vec![2e-5; 5]),
+            }),
         });
         let mut last = split_block(&whole, 3..5);
         last.adaptive = Some(crate::records::AdaptiveRecord {

@@ -253,11 +253,13 @@ pub struct Block {
 /// the computation, then waits (t_wait). Arrays `[nrep][nprocs]`, seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OverlapRecord {
+    /// `time-own` (each rank computes for its own mean pure time, as OSU and IMB-NBC do),
     /// `time` (compute for t_pure seconds) or `work` (compute a fixed workload calibrated to
     /// take t_pure on the slowest rank).
     pub mode: String,
     /// t_b: the pure operation time (post then wait, no computation), the median over the
-    /// warm-up repetitions of the slowest rank's time, seconds.
+    /// pure pass of the slowest rank's time (files without `pure_pass`: over the warm-up),
+    /// seconds.
     pub t_pure_s: f64,
     /// Work-based: the workload λ in loop iterations (maximum over ranks); 0 when time-based.
     pub workload: u64,
@@ -273,6 +275,10 @@ pub struct OverlapRecord {
     pub test_s: F64Array,
     /// Time in `MPI_Wait`.
     pub wait_s: F64Array,
+    /// The pure pass before the overlapped repetitions, per rank (absent in files written
+    /// before it was measured: the OSU and IMB overlap columns are then `n/a`).
+    #[serde(default)]
+    pub pure_pass: Option<super::PurePass>,
 }
 
 /// The end of an adaptive block (Lastovetsky, Rychkov and O'Flynn 2008, §3): repetitions stop once the Student's t confidence

@@ -186,6 +186,87 @@ pub fn with_overlap(mut b: Block) -> Block {
         compute_s: col(|_| 8e-6),
         test_s: col(|_| 0.0),
         wait_s: col(|i| (i % 3) as f64 * 1e-6),
+        pure_pass: None,
+    });
+    b
+}
+
+/// One rank's repetition in [`overlap_block`], seconds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Parts {
+    pub post: f64,
+    pub compute: f64,
+    pub test: f64,
+    pub wait: f64,
+    /// Applied delay of the rank.
+    pub delay: f64,
+}
+
+impl Parts {
+    /// Post 1 us, compute 10 us, no tests, `wait` seconds, applied delay `delay` seconds.
+    pub fn simple(delay: f64, wait: f64) -> Parts {
+        Parts {
+            post: 1e-6,
+            compute: 10e-6,
+            test: 0.0,
+            wait,
+            delay,
+        }
+    }
+}
+
+/// A time-based overlap block of `op` (t_b 10 us) with `nprocs` ranks and `nrep` valid
+/// repetitions, nominal delay `delay_s`, in which repetition `rep` of rank `rank` is
+/// `parts(rep, rank)`: it starts at its applied delay after the repetition's start instant
+/// and ends post + compute + test + wait later (local = global times). `pure`: the per-rank
+/// means of the pure pass, if it was measured.
+pub fn overlap_block(
+    op: Op,
+    nprocs: u32,
+    nrep: u32,
+    delay_s: f64,
+    parts: impl Fn(usize, usize) -> Parts,
+    pure: Option<Vec<f64>>,
+) -> Block {
+    let mut b = block(op, 8, nprocs, delay_s, nrep, 10e-6);
+    let n = b.t_start_local_s.0.len();
+    let (mut post, mut comp, mut test, mut wait) =
+        (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let mut delayed = Vec::new();
+    for rep in 0..nrep as usize {
+        for rank in 0..nprocs as usize {
+            let i = b.idx(rep, rank);
+            let x = parts(rep, rank);
+            (post[i], comp[i], test[i], wait[i]) = (x.post, x.compute, x.test, x.wait);
+            let start = b.scheduled_start_s.0[rep] + x.delay;
+            let end = start + x.post + x.compute + x.test + x.wait;
+            b.applied_delay_s.0[i] = x.delay;
+            b.t_start_local_s.0[i] = start;
+            b.t_start_global_s.0[i] = start;
+            b.t_end_local_s.0[i] = end;
+            b.t_end_global_s.0[i] = end;
+            if x.delay > 0.0 && !delayed.contains(&(rank as u32)) {
+                delayed.push(rank as u32);
+            }
+        }
+    }
+    b.delayed_ranks = delayed;
+    b.flags.iter_mut().for_each(|f| *f = 0);
+    b.overlap = Some(OverlapRecord {
+        mode: "time".into(),
+        t_pure_s: 10e-6,
+        workload: 0,
+        test_interval_bytes: None,
+        tests_per_rep: 0,
+        post_s: F64Array(post),
+        compute_s: F64Array(comp),
+        test_s: F64Array(test),
+        wait_s: F64Array(wait),
+        pure_pass: pure.map(|m| PurePass {
+            nrep,
+            mean_s: F64Array(m),
+            slowest_s: F64Array(vec![10e-6; nrep as usize]),
+        }),
     });
     b
 }

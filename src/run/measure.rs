@@ -12,7 +12,7 @@ use crate::measure_options::ADAPTIVE_CHECK_EVERY;
 use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
     append_chunk, AdaptiveRecord, AppliedDetours, Block, DetourRecord, F64Array, OverlapRecord,
-    RecordsWriter,
+    PurePass, RecordsWriter,
 };
 use crate::timeline::validity;
 use crate::wire::Wire;
@@ -58,6 +58,40 @@ pub fn warm_up(
     slowest
 }
 
+/// The pure pass of an overlap block, as OSU 7.4 (`osu_iallreduce.c` & co.) and IMB-NBC 2021
+/// (`IMB_iallreduce_pure` & co.) time it before their overlapped loop: `nrep` repetitions of
+/// (clock, post, wait, clock, `MPI_Barrier`) on every rank. Returns, on every rank, each
+/// rank's mean time and each repetition's slowest rank time, seconds. Collective on `comm`.
+pub fn pure_pass(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    timing: &Timing,
+    nrep: u32,
+) -> PurePass {
+    comm.barrier();
+    let mine: Vec<f64> = (0..nrep)
+        .map(|_| {
+            let t = timing.clock.now();
+            kernel.run(comm);
+            let took = timing.clock.now() - t;
+            comm.barrier();
+            took
+        })
+        .collect();
+    let mean = mine.iter().sum::<f64>() / mine.len().max(1) as f64;
+    let mut means = vec![0.0; comm.size() as usize];
+    comm.all_gather_into(&mean, &mut means[..]);
+    let mut slowest = vec![0.0; mine.len()];
+    if !mine.is_empty() {
+        comm.all_reduce_into(&mine[..], &mut slowest[..], SystemOperation::max());
+    }
+    PurePass {
+        nrep,
+        mean_s: F64Array(means),
+        slowest_s: F64Array(slowest),
+    }
+}
+
 /// Automatic window in seconds: 2 x the 90th percentile of the slowest rank's warm-up
 /// operation time, plus 1.1 x the largest delay (the others wait inside the operation for
 /// the late rank, then need the operation's own tail), plus twice the waiting margin, plus
@@ -96,6 +130,8 @@ pub struct BlockSpec {
     pub track_every_reps: Option<usize>,
     /// Overlap mode: what to compute between post and wait (nonblocking kernels only).
     pub compute: Option<Compute>,
+    /// Overlap mode: the pure pass the computation was sized from, for the records.
+    pub pure_pass: Option<PurePass>,
     /// Overlap mode: message bytes per `MPI_Test` call, for the records.
     pub test_interval_bytes: Option<u64>,
     /// Adaptive repetitions: `my_delays` then covers `nrep_max` repetitions.
@@ -524,6 +560,7 @@ fn gather(
             compute_s: column(|r| r.parts.compute_s),
             test_s: column(|r| r.parts.test_s),
             wait_s: column(|r| r.parts.wait_s),
+            pure_pass: spec.pure_pass.clone(),
         }),
         adaptive: rows.adaptive.clone(),
         flags_online: Vec::new(),

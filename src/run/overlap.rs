@@ -14,7 +14,8 @@ use std::hint::black_box;
 #[derive(Debug, Clone, Copy)]
 pub struct Compute {
     pub mode: OverlapMode,
-    /// t_b, seconds: the pure operation time the computation is sized to.
+    /// t_b, seconds: the pure operation time the computation is sized to (`time-own`: this
+    /// rank's own mean in the pure pass).
     pub t_pure_s: f64,
     /// Work-based: loop iterations λ (maximum over ranks); 0 when time-based.
     pub workload: u64,
@@ -47,7 +48,7 @@ impl Compute {
         clock: &dyn Clock,
     ) -> Compute {
         let workload = match spec.mode {
-            OverlapMode::Time => 0,
+            OverlapMode::Time | OverlapMode::TimeOwn => 0,
             OverlapMode::Work => {
                 let mine = calibrate(t_pure_s, clock);
                 let mut max = 0u64;
@@ -73,7 +74,7 @@ impl Compute {
     fn segment(&self, extra_s: f64, clock: &dyn Clock) {
         let n = self.segments() as f64;
         match self.mode {
-            OverlapMode::Time => {
+            OverlapMode::Time | OverlapMode::TimeOwn => {
                 let until = clock.now() + (self.t_pure_s + extra_s) / n;
                 while clock.now() < until {
                     std::hint::spin_loop();

@@ -4,7 +4,7 @@ use super::error::RunError;
 use super::hosts::Hosts;
 use super::interrupt;
 use super::kernels::Kernel;
-use super::measure::{auto_window, gather_detours, measure_block, warm_up, BlockSpec};
+use super::measure::{auto_window, gather_detours, measure_block, pure_pass, warm_up, BlockSpec};
 use super::overlap::Compute;
 use super::report::Progress;
 use super::session::{at_p, Gathered, Session, WithSession, SPIN_MARGIN_S};
@@ -333,9 +333,31 @@ impl<'w> Runner<'w> {
         let timing = &self.session.timing;
         let mut kernel = Kernel::new(op, bytes, comm.size() as usize);
         let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
-        let compute = self.overlap_compute(comm, op, bytes, &slowest);
-        // Overlap mode adds the computation, t_b long, to what the window must hold.
-        let computed = compute.map_or(0.0, |c| c.t_pure_s);
+        // Overlap mode: a pure pass after the warm-up (as OSU and IMB-NBC run one), whose
+        // slowest-rank times size the computation.
+        let pure = self
+            .plan
+            .overlap
+            .filter(|_| op.is_nonblocking())
+            .map(|_| pure_pass(comm, &mut kernel, timing, self.plan.nrep.max(1)));
+        let compute = self.overlap_compute(
+            comm,
+            op,
+            bytes,
+            pure.as_ref().map_or(&slowest[..], |p| &p.slowest_s.0[..]),
+            pure.as_ref(),
+        );
+        // Overlap mode adds the computation, t_b long (time-own: up to the largest rank's
+        // own pure time), to what the window must hold.
+        let computed = compute.map_or(0.0, |c| {
+            let own_max = pure
+                .as_ref()
+                .map_or(0.0, |p| p.mean_s.0.iter().copied().fold(0.0, f64::max));
+            match c.mode {
+                crate::plan::OverlapMode::TimeOwn => c.t_pure_s.max(own_max),
+                _ => c.t_pure_s,
+            }
+        });
         let suggested = auto_window(&slowest, largest, timing.wait.spin_margin_s()) + computed;
         let mut window = self.plan.window_s.unwrap_or(suggested);
         if self.is_root() && window < suggested {
@@ -350,6 +372,7 @@ impl<'w> Runner<'w> {
         for (model, matrix) in delays {
             let mut spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
             spec.compute = compute;
+            spec.pure_pass = pure.clone();
             if let (Some(comms), Some(every)) = (comms, self.plan.track_every_s) {
                 spec.probes = self.probe_if_due(comm, comms, every);
                 spec.track_every_reps = sync
@@ -389,18 +412,25 @@ impl<'w> Runner<'w> {
     }
 
     /// Overlap mode of a nonblocking `op`: the computation sized to t_b, the median of the
-    /// slowest rank's warm-up times (post then wait; Hoefler et al. 2010, Listing 6 takes the maximum over
-    /// ranks of one timed run, the median of several is steadier). Collective on `comm`.
+    /// slowest rank's times in the pure pass (`slowest`; post then wait; Hoefler et al. 2010,
+    /// Listing 6 takes the maximum over ranks of one timed run, the median of several is
+    /// steadier); with `time-own`, to the rank's own mean in the pure pass `pure`, as OSU 7.4
+    /// and IMB-NBC 2021 do. Collective on `comm`.
     fn overlap_compute(
         &self,
         comm: &SimpleCommunicator,
         op: Op,
         bytes: u64,
         slowest: &[f64],
+        pure: Option<&crate::records::PurePass>,
     ) -> Option<Compute> {
         let spec = self.plan.overlap.filter(|_| op.is_nonblocking())?;
         // Without warm-up there is no t_b yet: the computation is then empty.
-        let t_pure = crate::analysis::median(slowest).unwrap_or(0.0);
+        let t_pure = match (spec.mode, pure) {
+            // As OSU 7.4 and IMB-NBC 2021: each rank its own mean pure time.
+            (crate::plan::OverlapMode::TimeOwn, Some(p)) => p.mean_s.0[comm.rank() as usize],
+            _ => crate::analysis::median(slowest).unwrap_or(0.0),
+        };
         let clock = self.session.timing.clock.as_ref();
         Some(Compute::new(comm, &spec, bytes, t_pure, clock))
     }
@@ -477,6 +507,7 @@ impl<'w> Runner<'w> {
             track_every_reps: None,
             chunk_every_reps: None,
             compute: None,
+            pure_pass: None,
             test_interval_bytes: self.plan.overlap.and_then(|o| o.test_interval_bytes),
             adaptive: self.plan.adaptive,
         }

@@ -7,7 +7,9 @@ use super::measure::{auto_window, warm_up};
 use super::session::Session;
 use super::timing::Timing;
 use super::window::{ProcessSync, WindowSync};
-use crate::analysis::{compare_with_window, median, SchemeRow};
+use crate::analysis::{
+    compare_with_window, imb_t_avg_max, median, mpiblib_root, osu_avg_latency, SchemeRow,
+};
 use crate::cli::{SchemesArgs, WindowArg};
 use crate::clock::build;
 use crate::export::write_schemes;
@@ -96,20 +98,32 @@ fn schemes(
     let slowest = warm_up(comm, &mut kernel, timing, 20);
     // The window scheme first: it needs the warm-up's operation times to size its window.
     let (window_s, valid) = window(comm, &mut kernel, timing, nrep, &slowest);
+    // OSU 7.4 and IMB 2021 time the same loop (clock, op, clock, barrier) and differ in how
+    // they combine ranks: one loop serves both.
+    let per_rank = timed_then_barrier(comm, &mut kernel, timing, nrep);
+    let (imb_avg, imb_max) = imb_t_avg_max(&per_rank);
     let mut times = vec![
+        ("osu-7.4-avg", osu_avg_latency(&per_rank), nrep),
+        ("imb-2021-tavg", imb_avg, nrep),
+        ("imb-2021-tmax", imb_max, nrep),
         (
             "barrier-max",
             barrier_max(comm, &mut kernel, timing, nrep),
             nrep,
         ),
         (
-            "pipelined",
+            "pipelined-imb-pre2018",
             pipelined(comm, &mut kernel, timing, nrep),
             nrep,
         ),
         (
             "barrier-loop",
             barrier_loop(comm, &mut kernel, timing, nrep),
+            nrep,
+        ),
+        (
+            "root-mpiblib",
+            root_mpiblib(comm, &mut kernel, timing, nrep),
             nrep,
         ),
         ("window", window_s, valid),
@@ -152,8 +166,82 @@ fn max_over_ranks(comm: &SimpleCommunicator, value: f64) -> f64 {
     max
 }
 
-/// (1) `MPI_Barrier` before each repetition, the local time of each rank, the maximum over
-/// ranks per repetition, the median over repetitions (OSU; the *maximum* method of Lastovetsky, Rychkov and O'Flynn 2008).
+/// OSU 7.4 (`osu_allreduce.c` & co.) and IMB-MPI1 2021 (`-sync 1`): one barrier, then
+/// `nrep` times (clock, op, clock, `MPI_Barrier`); each rank's mean time per op, seconds,
+/// `[rank]`, on every rank.
+fn timed_then_barrier(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    timing: &Timing,
+    nrep: u32,
+) -> Vec<f64> {
+    comm.barrier();
+    let mut sum = 0.0;
+    for _ in 0..nrep {
+        let t = timing.clock.now();
+        kernel.run(comm);
+        sum += timing.clock.now() - t;
+        comm.barrier();
+    }
+    let mine = sum / nrep as f64;
+    let mut all = vec![0.0; comm.size() as usize];
+    comm.all_gather_into(&mine, &mut all[..]);
+    all
+}
+
+/// MPIBlib's root timing (Lastovetsky, Rychkov and O'Flynn 2008, §2), rank 0 as the root:
+/// first the mean time of one empty confirmation message, from `nrep` ping-pongs with each
+/// other rank (half the round trip); then `nrep` times: barrier, the root's clock, the
+/// operation, every other rank sends an empty confirmation, the root receives all of them,
+/// the root's clock. Returns [`mpiblib_root`] on rank 0, NaN elsewhere.
+fn root_mpiblib(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
+    let (me, root) = (comm.rank(), comm.process_at_rank(0));
+    let token = [0u8; 0];
+    let mut sink = [0u8; 0];
+    // The confirmation's own time, measured here, in this run.
+    let mut one_way = Vec::new();
+    for i in 1..comm.size() {
+        let peer = comm.process_at_rank(i);
+        comm.barrier();
+        for _ in 0..nrep {
+            let t = timing.clock.now();
+            if me == 0 {
+                peer.send_with_tag(&token[..], ACK_TAG);
+                peer.receive_into_with_tag(&mut sink[..], ACK_TAG);
+                one_way.push((timing.clock.now() - t) / 2.0);
+            } else if me == i {
+                root.receive_into_with_tag(&mut sink[..], ACK_TAG);
+                root.send_with_tag(&token[..], ACK_TAG);
+            }
+        }
+    }
+    let confirmation = one_way.iter().sum::<f64>() / one_way.len().max(1) as f64;
+    let mut root_s = Vec::with_capacity(nrep as usize);
+    for _ in 0..nrep {
+        comm.barrier();
+        let t = timing.clock.now();
+        kernel.run(comm);
+        if me == 0 {
+            for _ in 1..comm.size() {
+                comm.any_process()
+                    .receive_into_with_tag(&mut sink[..], ACK_TAG);
+            }
+            root_s.push(timing.clock.now() - t);
+        } else {
+            root.send_with_tag(&token[..], ACK_TAG);
+        }
+    }
+    if me == 0 {
+        mpiblib_root(&root_s, confirmation)
+    } else {
+        f64::NAN
+    }
+}
+
+/// delaybench's own: `MPI_Barrier` before each repetition, the local time of each rank, the
+/// maximum over ranks per repetition, the median over repetitions (the *maximum* method of
+/// Lastovetsky, Rychkov and O'Flynn 2008 after a barrier; neither OSU nor IMB, which average
+/// per rank first).
 fn barrier_max(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
     let mine: Vec<f64> = (0..nrep)
         .map(|_| {
@@ -168,8 +256,10 @@ fn barrier_max(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, 
     median(&max).unwrap_or(f64::NAN)
 }
 
-/// (2) One barrier, then `nrep` operations back to back, the loop time divided by `nrep`,
-/// the maximum over ranks (mpptest, IMB): consecutive operations overlap (pipelining).
+/// One barrier, then `nrep` operations back to back, the loop time divided by `nrep`, the
+/// maximum over ranks: mpptest and IMB before 2018, as Lastovetsky, Rychkov and O'Flynn
+/// (2008, §2) describe them (IMB 2018 and later put a barrier after each call, `-sync`).
+/// Consecutive operations overlap (pipelining).
 fn pipelined(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
     comm.barrier();
     let t = timing.clock.now();
@@ -179,7 +269,7 @@ fn pipelined(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nr
     max_over_ranks(comm, (timing.clock.now() - t) / nrep as f64)
 }
 
-/// (3) A loop of (barrier, operation), its time divided by `nrep`, the maximum over ranks
+/// A loop of (barrier, operation), its time divided by `nrep`, the maximum over ranks
 /// (Phloem): the barrier's own time is included.
 fn barrier_loop(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
     let t = timing.clock.now();
@@ -190,7 +280,7 @@ fn barrier_loop(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing,
     max_over_ranks(comm, (timing.clock.now() - t) / nrep as f64)
 }
 
-/// (4) Window synchronisation on the global clock: the median t_global of the repetitions
+/// Window synchronisation on the global clock: the median t_global of the repetitions
 /// that started on time and ended inside their window (Niethammer et al. 2016, eq. 4; Hunold and Carpen-Amarie 2015, scheme 4), and how
 /// many those were (NaN seconds if none).
 fn window(
@@ -288,8 +378,9 @@ fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32)
     }
 }
 
-/// Broadcast rounds (de Supinski and Karonis 1999, §3): `nrep` rounds of one broadcast from every root in order
-/// 0..P-1, the time per broadcast, the maximum over ranks. Pipelining makes it a lower bound.
+/// Broadcast rounds (de Supinski and Karonis 1999, §3): `nrep` rounds of one broadcast from
+/// every root in order 0..P-1, the time per broadcast as task 0 measures it (the paper uses
+/// task 0's measurements). Pipelining makes it a lower bound. NaN on other ranks.
 fn bcast_rounds(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
     comm.barrier();
     let t = timing.clock.now();
@@ -299,11 +390,22 @@ fn bcast_rounds(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep
         }
     }
     let per = (timing.clock.now() - t) / (nrep as f64 * comm.size() as f64);
-    max_over_ranks(comm, per)
+    task0(comm, per)
 }
 
-/// Broadcast-barrier (de Supinski and Karonis 1999, §3): `nrep` (broadcast, barrier) pairs, the time per pair, the
-/// maximum over ranks. Includes the barrier, so an upper bound.
+/// `value` on rank 0 (task 0, whose measurements de Supinski and Karonis 1999 report), NaN
+/// elsewhere; collective-free.
+fn task0(comm: &SimpleCommunicator, value: f64) -> f64 {
+    if comm.rank() == 0 {
+        value
+    } else {
+        f64::NAN
+    }
+}
+
+/// Broadcast-barrier (de Supinski and Karonis 1999, §3): `nrep` (broadcast, barrier) pairs,
+/// the time per pair as task 0 measures it. Includes the barrier, so an upper bound. NaN on
+/// other ranks.
 fn bcast_barrier(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
     comm.barrier();
     let t = timing.clock.now();
@@ -312,5 +414,5 @@ fn bcast_barrier(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nre
         root.broadcast_into(buf);
         comm.barrier();
     }
-    max_over_ranks(comm, (timing.clock.now() - t) / nrep as f64)
+    task0(comm, (timing.clock.now() - t) / nrep as f64)
 }
