@@ -2,8 +2,7 @@
 //! size, one line per kernel (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
 
 use super::layout::{benefit_range, YAxis, PART_SEP};
-use super::naming::figure_stems;
-use super::naming::{pretty_bytes, pretty_duration, same_delay};
+use super::naming::{model_stems, pretty_bytes, DelayKey};
 use super::render::Drawable;
 use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -57,11 +56,11 @@ pub fn ops_of<'a>(rows: impl IntoIterator<Item = &'a ConfigStats>) -> Vec<Op> {
     ops
 }
 
-/// The benefit figure of the rows with nominal delay `delay_s` (seconds), values in percent.
-pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> FigureSpec {
+/// The benefit figure of the rows of delay model `key`, values in percent.
+pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) -> FigureSpec {
     let delayed: Vec<&ConfigStats> = rows
         .iter()
-        .filter(|r| same_delay(r.delay_s, delay_s))
+        .filter(|r| key.matches(&r.delay_model, r.delay_s))
         .collect();
     let keys = sorted_distinct(delayed.iter().map(|r| SizeKey::of(r.op, r.bytes)));
     let mut panels: Vec<PanelSpec> = keys
@@ -138,8 +137,8 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
     FigureSpec {
         stem,
         title: format!(
-            "Delay overlap benefit vs P, δ = {} ({})",
-            pretty_duration(delay_s),
+            "Delay overlap benefit vs P, {} ({})",
+            key.describe(),
             stat.describe()
         ),
         subtitle: [
@@ -185,8 +184,8 @@ pub(super) fn drawables(data: &RunData, stat: Stat) -> Vec<Drawable> {
     let delays = data.delays();
     delays
         .iter()
-        .zip(figure_stems("benefit", &delays))
-        .map(|(&d, stem)| {
+        .zip(model_stems("benefit_vs_p", &delays))
+        .map(|(d, stem)| {
             let mut f = figure(&data.stats, d, stat, stem);
             f.hosts = data.hosts.clone();
             data.grid(f)
@@ -227,7 +226,7 @@ mod tests {
 
     #[test]
     fn panels_are_barrier_first_then_sizes() {
-        let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "s".into());
         let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(titles, vec!["no payload (barrier)", "8 B", "1 KiB"]);
         let names: Vec<&str> = fig.panels[0]
@@ -250,7 +249,7 @@ mod tests {
 
     #[test]
     fn series_hold_percent_points_in_p_order_without_missing_values() {
-        let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "s".into());
         let panel = &fig.panels[1];
         assert_eq!(panel.series.len(), 4, "two kernels, each with its ceiling");
         let allreduce = &panel.series[0];
@@ -277,7 +276,7 @@ mod tests {
         assert!(iallreduce.style.dashed && iallreduce.style.marker == Marker::Square);
         assert_eq!(iallreduce.style.color, allreduce.style.color);
         // Minima are picked with Stat::Min.
-        let fig = figure(&sample(), 50e-6, Stat::Min, "s".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Min, "s".into());
         assert!((fig.panels[1].series[0].points[0].1.unwrap() + 10.0).abs() < 1e-9);
         assert!(
             fig.panels[1].series[0].intervals.is_empty(),
@@ -288,7 +287,7 @@ mod tests {
 
     #[test]
     fn y_range_is_shared_and_holds_every_point_and_zero() {
-        let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "s".into());
         let y = fig.panels[0].y;
         assert!(fig.panels.iter().all(|p| p.y == y));
         assert!(y.lo < -20.0 && y.hi > 60.0 && !y.log);
@@ -308,7 +307,12 @@ mod tests {
                 r
             })
             .collect();
-        let fig = figure(&no_ceiling, 50e-6, Stat::Median, "s".into());
+        let fig = figure(
+            &no_ceiling,
+            &DelayKey::fixed(50e-6),
+            Stat::Median,
+            "s".into(),
+        );
         assert_eq!(fig.legend.len(), 4);
         assert!(fig
             .panels
@@ -319,7 +323,7 @@ mod tests {
 
     #[test]
     fn other_delays_are_not_mixed_in() {
-        let fig = figure(&sample(), 10e-6, Stat::Median, "s".into());
+        let fig = figure(&sample(), &DelayKey::fixed(10e-6), Stat::Median, "s".into());
         assert_eq!(fig.panels.len(), 1);
         assert_eq!(fig.panels[0].series[0].points.len(), 1);
         assert_eq!(fig.procs, vec![16]);

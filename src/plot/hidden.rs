@@ -4,7 +4,7 @@
 
 use super::benefit::{sorted_distinct, SizeKey};
 use super::layout::{YAxis, PART_SEP};
-use super::naming::{figure_stems, pretty_duration, same_delay};
+use super::naming::{figure_stems, DelayKey};
 use super::render::Drawable;
 use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -14,11 +14,12 @@ use crate::analysis::OverlapRow;
 use crate::plan::Op;
 
 /// The figure of the rows with nominal delay `delay_s` (seconds), values in percent.
+///
+/// Only fixed delays have a hidden share (a late arrival of exactly δ), so overlap rows, which
+/// carry δ but no model label, are keyed by δ.
 pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
-    let delayed: Vec<&OverlapRow> = rows
-        .iter()
-        .filter(|r| same_delay(r.delay_s, delay_s))
-        .collect();
+    let key = DelayKey::fixed(delay_s);
+    let delayed: Vec<&OverlapRow> = rows.iter().filter(|r| key.matches("", r.delay_s)).collect();
     let mut ops = sorted_distinct(delayed.iter().map(|r| r.op));
     ops.sort_by_key(|&op| op_order(op));
     let style = |op: Op| SeriesStyle::for_op(op, family_color(op));
@@ -51,8 +52,8 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
     FigureSpec {
         stem,
         title: format!(
-            "Late arrival hidden by computation vs P, δ = {} (overlap mode)",
-            pretty_duration(delay_s)
+            "Late arrival hidden by computation vs P, {} (overlap mode)",
+            key.describe()
         ),
         subtitle: [
             "punctual ranks post, compute t_b + δ, then wait",

@@ -289,9 +289,14 @@ fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> 
 }
 
 impl RunData {
-    /// The distinct nominal delays δ of the run, ascending (0 included).
-    pub(crate) fn delays(&self) -> Vec<f64> {
-        naming::distinct_delays(self.stats.iter().map(|r| r.delay_s))
+    /// The distinct delay models of the run with δ > 0, ascending in δ: the key of every
+    /// figure that depends on the delay.
+    pub(crate) fn delays(&self) -> Vec<naming::DelayKey> {
+        naming::distinct_models(
+            self.stats
+                .iter()
+                .map(|r| (r.delay_model.as_str(), r.delay_s)),
+        )
     }
 
     /// A panel-grid figure with the run's warnings under its subtitle.

@@ -4,8 +4,7 @@
 //! undelayed and under δ, at the smallest size and largest P; the repetition shown is the one
 //! with the median t_global, so the picture is typical, not the best or worst case.
 
-use super::naming::delay_stems;
-use super::naming::{pretty_duration, same_delay};
+use super::naming::{model_stems, DelayKey};
 use super::over_run::{config_title, largest_p_configs};
 use super::render::Drawable;
 use super::spec::{family_color, LegendEntry, SeriesStyle};
@@ -112,8 +111,8 @@ pub fn rank_names(p: usize, delayed: &[usize]) -> Vec<String> {
 
 /// The family the timeline shows: the first of the run's kernels measured under δ, and the
 /// size and P it is shown at (smallest size, largest P).
-fn chosen(blocks: &[BlockDigest], delay_s: f64) -> Option<(Family, u64, u32)> {
-    let delayed = |b: &&BlockDigest| same_delay(b.delay_s, delay_s);
+fn chosen(blocks: &[BlockDigest], key: &DelayKey) -> Option<(Family, u64, u32)> {
+    let delayed = |b: &&BlockDigest| key.matches(&b.delay_model, b.delay_s);
     let first = blocks.iter().find(delayed)?.op.family();
     let bytes = blocks
         .iter()
@@ -127,20 +126,27 @@ fn chosen(blocks: &[BlockDigest], delay_s: f64) -> Option<(Family, u64, u32)> {
     Some((first, bytes, p))
 }
 
-/// The timeline figure for nominal delay `delay_s` (seconds), or `None` without a delayed
-/// block that has a valid repetition.
-pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
+/// The timeline figure for delay model `key`, or `None` without a delayed block that has a
+/// valid repetition.
+pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> {
     let blocks = &data.run.launch.blocks;
-    let (family, bytes, p) = chosen(blocks, delay_s)?;
+    let (family, bytes, p) = chosen(blocks, key)?;
     let mut panels = Vec::new();
     let mut x_hi: f64 = 0.0;
     // The family's kernels, blocking first (Op::ALL lists each blocking kernel first).
     let ops = Op::ALL.iter().copied().filter(|op| op.family() == family);
     for op in ops {
-        for d in [0.0, delay_s] {
+        for delayed in [false, true] {
             // The median repetition was kept, cut out of its block, while the file was read.
             let found = blocks.iter().zip(&data.run.extras).find(|(b, _)| {
-                b.op == op && b.bytes == bytes && b.nprocs == p && same_delay(b.delay_s, d)
+                b.op == op
+                    && b.bytes == bytes
+                    && b.nprocs == p
+                    && if delayed {
+                        key.matches(&b.delay_model, b.delay_s)
+                    } else {
+                        b.delay_s == 0.0
+                    }
             });
             let Some((rep, one)) = found.and_then(|(_, x)| x.median.as_ref()) else {
                 continue;
@@ -156,10 +162,10 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
                 title: format!(
                     "{}, {}: repetition {rep}",
                     config_title(op, bytes, p),
-                    if d == 0.0 {
-                        "undelayed".to_string()
+                    if delayed {
+                        key.describe()
                     } else {
-                        format!("δ = {}", pretty_duration(d))
+                        "undelayed".to_string()
                     }
                 ),
                 x: XyAxis {
@@ -181,7 +187,7 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
             });
         }
     }
-    if !panels.iter().any(|p: &XyPanel| p.title.contains("δ =")) {
+    if !panels.iter().any(|p: &XyPanel| p.title.contains("δ ")) {
         return None;
     }
     // One time scale for all panels, so the undelayed and delayed traces compare by length.
@@ -192,8 +198,8 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
     Some(XyFigure {
         stem,
         title: format!(
-            "Per-rank timeline of the median repetition, δ = {}",
-            pretty_duration(delay_s)
+            "Per-rank timeline of the median repetition, {}",
+            key.describe()
         ),
         subtitle: [
             "each bar: one rank on the global clock",
@@ -226,8 +232,8 @@ pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
     let delays = data.delays();
     delays
         .iter()
-        .zip(delay_stems("timeline", &delays))
-        .filter_map(|(&d, stem)| figure(data, d, stem))
+        .zip(model_stems("timeline", &delays))
+        .filter_map(|(d, stem)| figure(data, d, stem))
         .map(Drawable::Custom)
         .collect()
 }
@@ -315,7 +321,7 @@ mod tests {
             footer: None,
             truncated: false,
         };
-        let fig = figure(&RunData::new(&r), 50e-6, "t".into()).unwrap();
+        let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "t".into()).unwrap();
         let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(
             titles,
@@ -329,6 +335,6 @@ mod tests {
         assert_eq!(fig.panels[1].y_names, vec!["0 (late)", "1"]);
         assert!(fig.panels.iter().all(|p| p.x.hi == fig.panels[0].x.hi));
         assert!(fig.panels[0].x.hi > 62.0);
-        assert!(figure(&RunData::new(&r), 10e-6, "t".into()).is_none());
+        assert!(figure(&RunData::new(&r), &DelayKey::fixed(10e-6), "t".into()).is_none());
     }
 }
