@@ -29,6 +29,7 @@
 
 mod benefit;
 mod clock_error;
+mod context;
 mod ecdf;
 mod fonts;
 mod hidden;
@@ -195,6 +196,8 @@ pub struct RunData {
     pub warnings: Vec<String>,
     /// Distinct hosts per P, ascending in P (see [`spec::hosts_per_p`]).
     pub hosts: Vec<(u32, u32)>,
+    /// The run's identity line ([`context::run_context`]), the last line of every subtitle.
+    pub context: String,
 }
 
 impl RunData {
@@ -210,6 +213,7 @@ impl RunData {
             config_stats_of_digests(std::slice::from_ref(&run.launch), &Bootstrap::default())
                 .expect("one launch always has a plan of its own");
         RunData {
+            context: context::run_context(&run.launch.header, 1),
             warnings: launch_warnings(&run.launch),
             hosts: spec::hosts_per_p(&run.launch.blocks),
             stats,
@@ -257,7 +261,7 @@ pub fn write_figures_of_run(
     };
     let mut specs: Vec<render::Drawable> = Vec::new();
     for kind in kinds {
-        specs.extend(build(kind, &data, stat));
+        specs.extend(build_stamped(kind, &data, stat));
     }
     if specs.is_empty() {
         return Ok(Vec::new());
@@ -272,6 +276,15 @@ pub fn write_figures_of_run(
     }
     written.push(index::write_index(&data, &specs, stat, out_dir)?);
     Ok(written)
+}
+
+/// [`build`] with the run's identity line under each figure's subtitle.
+fn build_stamped(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> {
+    let mut figs = build(kind, data, stat);
+    for f in &mut figs {
+        f.add_context(&data.context);
+    }
+    figs
 }
 
 /// The figures of one kind, ready to draw (none when the records lack what it needs): the
@@ -399,6 +412,30 @@ mod tests {
         assert!(all.iter().all(|p| p.exists()));
         let md = std::fs::read_to_string(dir.path().join("index.md")).unwrap();
         assert_eq!(md.matches("![").count(), 5, "{md}");
+    }
+
+    #[test]
+    fn every_subtitle_names_library_hosts_and_nrep() {
+        let mut r = records(&[0.0, 50e-6]);
+        r.header.mpi_library = "Open MPI v4.1.4, package: Debian".into();
+        let data = RunData::new(&r);
+        let figs: Vec<render::Drawable> = FigureKind::ALL
+            .iter()
+            .flat_map(|&k| build_stamped(k, &data, Stat::Median))
+            .collect();
+        assert!(figs.len() >= 5);
+        for f in &figs {
+            let s = f.subtitle();
+            for want in [
+                "Open MPI v4.1.4",
+                "1 host: node0",
+                "nrep ",
+                "late: rank 0",
+                "sync",
+            ] {
+                assert!(s.contains(want), "{}: {want:?} not in {s:?}", f.stem());
+            }
+        }
     }
 
     #[test]

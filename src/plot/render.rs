@@ -75,6 +75,17 @@ impl Drawable {
         }
     }
 
+    /// Adds `context` (the run's identity) as the subtitle's last line.
+    pub fn add_context(&mut self, context: &str) {
+        let sub = match self {
+            Drawable::Grid(f) => &mut f.subtitle,
+            Drawable::Custom(f) => &mut f.subtitle,
+        };
+        if !context.is_empty() {
+            *sub = format!("{sub}\n{context}");
+        }
+    }
+
     fn warnings(&self) -> &[String] {
         match self {
             Drawable::Grid(f) => &f.warnings,
@@ -147,7 +158,12 @@ impl Layout {
         // A one-panel figure is narrower than its title; wrap rather than cut.
         let text_w = width - 2 * LEGEND_PAD;
         let title = wrap_text(spec.title(), text_w, |t| bold_text_width(t, TITLE_SIZE));
-        let subtitle = wrap_text(spec.subtitle(), text_w, |t| text_width(t, SUBTITLE_SIZE));
+        // Lines of the subtitle (how to read it, then the run's identity) wrap separately.
+        let subtitle = spec
+            .subtitle()
+            .lines()
+            .flat_map(|l| wrap_text(l, text_w, |t| text_width(t, SUBTITLE_SIZE)))
+            .collect::<Vec<_>>();
         let warnings: Vec<String> = spec
             .warnings()
             .iter()
