@@ -12,7 +12,9 @@ use delaybench::export::{
     write_overlap, write_rows_streamed, write_timing, write_trend, write_truth, ExportError,
     ExportRows, SummaryFormat,
 };
-use delaybench::plot::{plottable_rows, write_clock_error_figure, write_figures_of_run, PlotRun};
+use delaybench::plot::{
+    plottable_rows, write_clock_error_figure, write_figures, PlotOptions, PlotRun,
+};
 use delaybench::records::{Block, Header};
 use delaybench::study::Study;
 use delaybench::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
@@ -230,13 +232,18 @@ fn offline(command: Command) -> Result<()> {
             export(&file, times.global_times, rows, format)?;
         }
         Command::Plot {
-            file,
+            files,
             out,
             stat,
             only,
+            select,
             times,
         } => {
+            let file = files[0].clone();
             let paths = if file.extension().is_some_and(|e| e == "csv") {
+                if files.len() > 1 {
+                    anyhow::bail!("plot draws one clocksync CSV at a time");
+                }
                 let rows = read_clocksync_csv(&file)
                     .with_context(|| format!("reading clocksync results {}", file.display()))?;
                 let (_, skipped) = plottable_rows(&rows);
@@ -251,19 +258,29 @@ fn offline(command: Command) -> Result<()> {
                 write_clock_error_figure(&rows, &out)?
             } else {
                 // Reduced block by block: medians, intervals and one repetition per block.
-                let run = PlotRun::read(&file, times.global_times)
-                    .with_context(|| format!("reading {}", file.display()))?;
-                announce_end(
-                    &file,
-                    &run.launch.correction,
-                    &run.launch.verdicts,
-                    (&run.launch).into(),
-                );
-                let paths = write_figures_of_run(run, &out, stat, only)?;
+                let mut runs = Vec::with_capacity(files.len());
+                for file in &files {
+                    let run = PlotRun::read(file, times.global_times)
+                        .with_context(|| format!("reading {}", file.display()))?;
+                    announce_end(
+                        file,
+                        &run.launch.correction,
+                        &run.launch.verdicts,
+                        (&run.launch).into(),
+                    );
+                    runs.push(run);
+                }
+                let opts = PlotOptions {
+                    stat,
+                    only,
+                    selection: select.selection(),
+                };
+                let paths = write_figures(runs, &out, &opts)?;
                 if paths.is_empty() {
                     eprintln!(
                         "delaybench: no figure to draw from {}: it has no complete block, or \
-                         none of what --only asks for (δ > 0, two sizes, overlap mode)",
+                         none of what --only, --op, --size, --procs and --delay ask for \
+                         (δ > 0, two sizes, overlap mode)",
                         file.display()
                     );
                 }

@@ -97,10 +97,16 @@ pub fn figures(rows: &[OverlapRow]) -> Vec<FigureSpec> {
 
 /// The `hidden_vs_p_{δ}` figures of a run measured in overlap mode.
 pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    figures(&data.run.overlap_rows())
+    let rows: Vec<OverlapRow> = data
+        .run
+        .overlap_rows()
         .into_iter()
-        .map(|f| data.grid(f))
-        .collect()
+        .filter(|r| {
+            data.selection
+                .keeps_overlap(r.op, r.bytes, r.nprocs, r.delay_s)
+        })
+        .collect();
+    figures(&rows).into_iter().map(|f| data.grid(f)).collect()
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ mod naming;
 mod over_run;
 mod reduced;
 mod render;
+mod select;
 mod spec;
 mod tglobal;
 mod thin;
@@ -47,8 +48,11 @@ mod xy;
 
 pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use reduced::{BlockExtras, PlotRun, ValidSet};
+pub use select::Selection;
 
-use crate::analysis::{config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats};
+use crate::analysis::{
+    config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats, LaunchDigest,
+};
 use crate::records::Records;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -184,12 +188,33 @@ pub enum PlotError {
     /// Nothing drawable in the input.
     #[error("nothing to plot: {what} (re-run the measurement that produced it)")]
     NoData { what: String },
+    /// Several records files that are not launches of one plan cannot be pooled.
+    #[error("cannot pool the records files: {reason} (give launches of one plan, or compare two runs with `delaybench compare A B --figures DIR`)")]
+    Pool { reason: String },
+}
+
+/// What `plot` draws: the statistic, one figure kind or all, and the configurations.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlotOptions {
+    pub stat: Stat,
+    /// Only this kind; `None`: every kind the records can give.
+    pub only: Option<FigureKind>,
+    /// The configurations drawn (`--op/--size/--procs/--delay`).
+    pub selection: Selection,
 }
 
 /// What every figure of one run is drawn from: the run reduced block by block
 /// ([`PlotRun`]), its per-configuration statistics, its warnings and the host count per P.
+/// Several launches of one plan are pooled: the statistics come from all of them, the
+/// figures of single repetitions (timeline, heatmaps, ECDF, t_global over the run) from the
+/// first.
 pub struct RunData {
+    /// The first launch, reduced to the selected blocks.
     pub run: PlotRun,
+    /// Every launch's digest when several were pooled (the first included), else empty.
+    pub launches: Vec<LaunchDigest>,
+    /// The configurations drawn.
+    pub selection: Selection,
     /// [`config_stats_of_digests`] of the run, one launch.
     pub stats: Vec<ConfigStats>,
     /// [`launch_warnings`] of the run.
@@ -213,12 +238,62 @@ impl RunData {
             config_stats_of_digests(std::slice::from_ref(&run.launch), &Bootstrap::default())
                 .expect("one launch always has a plan of its own");
         RunData {
+            launches: Vec::new(),
+            selection: Selection::default(),
             context: context::run_context(&run.launch.header, 1),
             warnings: launch_warnings(&run.launch),
             hosts: spec::hosts_per_p(&run.launch.blocks),
             stats,
             run,
         }
+    }
+}
+
+impl RunData {
+    /// The data of launches `runs` of one plan (at least one), reduced to `selection`:
+    /// statistics pooled over the launches, single-repetition figures from the first.
+    ///
+    /// Errors: [`PlotError::NoData`] for no run, [`PlotError::Pool`] when the launches are not
+    /// of one plan.
+    pub fn of_runs(runs: Vec<PlotRun>, selection: &Selection) -> Result<RunData, PlotError> {
+        let mut runs: Vec<PlotRun> = runs.into_iter().map(|r| selection.apply(r)).collect();
+        if runs.is_empty() {
+            return Err(PlotError::NoData {
+                what: "no records file".into(),
+            });
+        }
+        let first = runs.remove(0);
+        if runs.is_empty() {
+            let mut data = RunData::of_run(first);
+            data.selection = selection.clone();
+            return Ok(data);
+        }
+        let launches: Vec<LaunchDigest> = std::iter::once(first.launch.clone())
+            .chain(runs.into_iter().map(|r| r.launch))
+            .collect();
+        let stats = config_stats_of_digests(&launches, &Bootstrap::default()).map_err(|e| {
+            PlotError::Pool {
+                reason: e.to_string(),
+            }
+        })?;
+        let warnings = launches
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| {
+                launch_warnings(l)
+                    .into_iter()
+                    .map(move |w| format!("launch {}: {w}", i + 1))
+            })
+            .collect();
+        Ok(RunData {
+            context: context::run_context(&first.launch.header, launches.len()),
+            hosts: spec::hosts_per_p(&first.launch.blocks),
+            warnings,
+            stats,
+            launches,
+            selection: selection.clone(),
+            run: first,
+        })
     }
 }
 
@@ -254,7 +329,26 @@ pub fn write_figures_of_run(
     stat: Stat,
     only: Option<FigureKind>,
 ) -> Result<Vec<PathBuf>, PlotError> {
-    let data = RunData::of_run(run);
+    let opts = PlotOptions {
+        stat,
+        only,
+        selection: Selection::default(),
+    };
+    write_figures(vec![run], out_dir, &opts)
+}
+
+/// [`write_figures_of_run`] of one or more launches of one plan (pooled, see
+/// [`RunData::of_runs`]) with the options of `plot`: the figures of `opts.only` (or every
+/// kind) for the selected configurations, then `index.md`.
+///
+/// Errors: as [`write_run_figures`], and those of [`RunData::of_runs`].
+pub fn write_figures(
+    runs: Vec<PlotRun>,
+    out_dir: &Path,
+    opts: &PlotOptions,
+) -> Result<Vec<PathBuf>, PlotError> {
+    let data = RunData::of_runs(runs, &opts.selection)?;
+    let (stat, only) = (opts.stat, opts.only);
     let kinds: Vec<FigureKind> = match only {
         Some(k) => vec![k],
         None => FigureKind::ALL.to_vec(),
@@ -281,7 +375,11 @@ pub fn write_figures_of_run(
 /// [`build`] with the run's identity line under each figure's subtitle.
 fn build_stamped(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> {
     let mut figs = build(kind, data, stat);
+    let selected = data.selection.describe();
     for f in &mut figs {
+        if !selected.is_empty() {
+            f.add_context(&selected);
+        }
         f.add_context(&data.context);
     }
     figs

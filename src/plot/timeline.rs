@@ -27,6 +27,9 @@ const MAX_RANK_LABELS: usize = 16;
 const WAIT_COLOR: (u8, u8, u8) = (200, 200, 200);
 /// Half a bar's height, in ranks.
 const HALF: f64 = 0.3;
+/// Configurations one timeline figure shows at most (two panels each): more panels would be
+/// too small to read; the subtitle says how many were left out.
+const MAX_CONFIGS: usize = 4;
 
 /// The valid repetition (of a block whose valid repetitions and t_globals are `times`) whose
 /// t_global is the median (the lower one of an even count), or
@@ -126,16 +129,58 @@ fn chosen(blocks: &[BlockDigest], key: &DelayKey) -> Option<(Family, u64, u32)> 
     Some((first, bytes, p))
 }
 
+/// The (op, bytes, P) the timeline of `key` shows, and a note on what it left out. Without a
+/// selection: the blocking and nonblocking kernel of the first family, at its smallest size
+/// and largest P. With `plot --op/--size/--procs`: every selected configuration measured
+/// under `key`, up to [`MAX_CONFIGS`].
+fn configs(data: &RunData, key: &DelayKey) -> (Vec<(Op, u64, u32)>, Option<String>) {
+    let blocks = &data.run.launch.blocks;
+    let mut all: Vec<(Op, u64, u32)> = blocks
+        .iter()
+        .filter(|b| key.matches(&b.delay_model, b.delay_s))
+        .map(|b| (b.op, b.bytes, b.nprocs))
+        .collect();
+    all.sort_by_key(|&(op, bytes, p)| (super::spec::op_order(op), bytes, p));
+    all.dedup();
+    if data.selection.is_everything() {
+        let Some((family, bytes, p)) = chosen(blocks, key) else {
+            return (Vec::new(), None);
+        };
+        // The family's kernels, blocking first (Op::ALL lists each blocking kernel first).
+        let shown: Vec<(Op, u64, u32)> = Op::ALL
+            .iter()
+            .filter(|op| op.family() == family)
+            .map(|&op| (op, bytes, p))
+            .filter(|c| all.contains(c))
+            .collect();
+        let note = (all.len() > shown.len()).then(|| {
+            format!(
+                "{} of {} configurations shown; choose others with plot --op, --size, --procs",
+                shown.len(),
+                all.len()
+            )
+        });
+        return (shown, note);
+    }
+    let note = (all.len() > MAX_CONFIGS).then(|| {
+        format!(
+            "the first {MAX_CONFIGS} of {} selected configurations; narrow the selection to see others",
+            all.len()
+        )
+    });
+    all.truncate(MAX_CONFIGS);
+    (all, note)
+}
+
 /// The timeline figure for delay model `key`, or `None` without a delayed block that has a
 /// valid repetition.
 pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> {
     let blocks = &data.run.launch.blocks;
-    let (family, bytes, p) = chosen(blocks, key)?;
+    let (shown, note) = configs(data, key);
+    let families = super::benefit::sorted_distinct(shown.iter().map(|c| c.0.family()));
     let mut panels = Vec::new();
     let mut x_hi: f64 = 0.0;
-    // The family's kernels, blocking first (Op::ALL lists each blocking kernel first).
-    let ops = Op::ALL.iter().copied().filter(|op| op.family() == family);
-    for op in ops {
+    for (op, bytes, p) in shown {
         for delayed in [false, true] {
             // The median repetition was kept, cut out of its block, while the file was read.
             let found = blocks.iter().zip(&data.run.extras).find(|(b, _)| {
@@ -194,7 +239,20 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
     for panel in &mut panels {
         panel.x.hi = x_hi * 1.08;
     }
-    let op_color = family.color();
+    let mut legend = vec![
+        LegendEntry {
+            label: "delay before entering".into(),
+            style: SeriesStyle::new(false, DELAY_COLOR),
+        },
+        LegendEntry {
+            label: "late start (not a delay)".into(),
+            style: SeriesStyle::new(false, WAIT_COLOR),
+        },
+    ];
+    legend.extend(families.iter().map(|f| LegendEntry {
+        label: format!("inside {f} (nonblocking: post to wait)"),
+        style: SeriesStyle::new(false, f.color()),
+    }));
     Some(XyFigure {
         stem,
         title: format!(
@@ -207,23 +265,14 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
             "the late rank's bar starts after its delay",
             "dotted: t_global (latest end − earliest start)",
         ]
+        .into_iter()
+        .map(String::from)
+        .chain(note)
+        .collect::<Vec<_>>()
         .join(super::layout::PART_SEP),
         warnings: data.warnings.clone(),
         panels,
-        legend: vec![
-            LegendEntry {
-                label: "delay before entering".into(),
-                style: SeriesStyle::new(false, DELAY_COLOR),
-            },
-            LegendEntry {
-                label: "late start (not a delay)".into(),
-                style: SeriesStyle::new(false, WAIT_COLOR),
-            },
-            LegendEntry {
-                label: format!("inside {family} (nonblocking: post to wait)"),
-                style: SeriesStyle::new(false, op_color),
-            },
-        ],
+        legend,
     })
 }
 
@@ -336,5 +385,47 @@ mod tests {
         assert!(fig.panels.iter().all(|p| p.x.hi == fig.panels[0].x.hi));
         assert!(fig.panels[0].x.hi > 62.0);
         assert!(figure(&RunData::new(&r), &DelayKey::fixed(10e-6), "t".into()).is_none());
+        // Without a selection the figure says what it left out.
+        assert!(
+            fig.subtitle.contains("2 of 4 configurations shown"),
+            "{}",
+            fig.subtitle
+        );
+    }
+
+    #[test]
+    fn a_selection_draws_each_selected_configuration() {
+        let mut blocks = Vec::new();
+        for op in [Op::Allreduce, Op::Bcast] {
+            for bytes in [8, 1024] {
+                for d in [0.0, 50e-6] {
+                    blocks.push(testdata::block(op, bytes, 2, d, 5, 10e-6));
+                }
+            }
+        }
+        let r = Records {
+            header: testdata::header(2),
+            blocks,
+            footer: None,
+            truncated: false,
+        };
+        let sel = crate::plot::Selection {
+            sizes: vec![1024],
+            ..Default::default()
+        };
+        let data = RunData::of_runs(vec![crate::plot::PlotRun::of(&r)], &sel).unwrap();
+        let fig = figure(&data, &DelayKey::fixed(50e-6), "t".into()).unwrap();
+        let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            vec![
+                "bcast, 1 KiB, P = 2, undelayed: repetition 2",
+                "bcast, 1 KiB, P = 2, δ = 50 µs: repetition 2",
+                "allreduce, 1 KiB, P = 2, undelayed: repetition 2",
+                "allreduce, 1 KiB, P = 2, δ = 50 µs: repetition 2",
+            ]
+        );
+        assert_eq!(fig.legend.len(), 4, "one colour per family shown");
+        assert!(!fig.subtitle.contains("shown"));
     }
 }
