@@ -12,8 +12,8 @@ use super::Stat;
 use crate::analysis::ConfigStats;
 use crate::plan::Op;
 
-/// Grey of the ceiling's legend sample: each panel draws the ceiling in its kernel's colour.
-const CEILING_LEGEND_COLOR: (u8, u8, u8) = (90, 90, 90);
+/// Grey of the benefit ceiling: a reference, not a measurement, so it takes no kernel's colour.
+const CEILING_COLOR: (u8, u8, u8) = (90, 90, 90);
 
 /// Which panel a row belongs to. Barriers have no payload and their own panel, first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -71,36 +71,33 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
                 .copied()
                 .filter(|r| SizeKey::of(r.op, r.bytes) == key)
                 .collect();
-            let series = ops_of(in_panel.iter().copied())
+            // One ceiling per panel: at each P the highest of its kernels' ceilings, so no
+            // kernel's b lies above it; a ceiling per kernel stacked up to eight dotted lines.
+            let ceiling = SeriesSpec {
+                name: "ceiling".to_string(),
+                style: SeriesStyle::reference(CEILING_COLOR),
+                points: ceiling_points(&in_panel),
+                intervals: Vec::new(),
+            };
+            // A ceiling without values (sampled delays) is no missing measurement; it is drawn
+            // first, under the measurements.
+            let series: Vec<SeriesSpec> = Some(ceiling)
+                .filter(|c| c.values().next().is_some())
                 .into_iter()
-                .flat_map(|op| {
+                .chain(ops_of(in_panel.iter().copied()).into_iter().map(|op| {
                     let rows: Vec<&ConfigStats> =
                         in_panel.iter().copied().filter(|r| r.op == op).collect();
-                    [
-                        SeriesSpec {
-                            name: op.name().to_string(),
-                            style: SeriesStyle::for_op(op, family_color(op)),
-                            points: points(
-                                rows.iter().copied(),
-                                |r| r.nprocs,
-                                |r| stat.benefit(r).map(|b| b * 100.0),
-                            ),
-                            intervals: intervals(&rows, stat),
-                        },
-                        SeriesSpec {
-                            name: format!("ceiling, {op}"),
-                            style: SeriesStyle::reference(family_color(op)),
-                            points: points(
-                                rows.iter().copied(),
-                                |r| r.nprocs,
-                                |r| r.benefit_ceiling.map(|c| c * 100.0),
-                            ),
-                            intervals: Vec::new(),
-                        },
-                    ]
-                })
-                // A reference without values (sampled delays) is no missing measurement.
-                .filter(|s| !s.style.reference || s.values().next().is_some())
+                    SeriesSpec {
+                        name: op.name().to_string(),
+                        style: SeriesStyle::for_op(op, family_color(op)),
+                        points: points(
+                            rows.iter().copied(),
+                            |r| r.nprocs,
+                            |r| stat.benefit(r).map(|b| b * 100.0),
+                        ),
+                        intervals: intervals(&rows, stat),
+                    }
+                }))
                 .collect();
             PanelSpec {
                 title: key.title(),
@@ -130,8 +127,8 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
         .collect();
     if delayed.iter().any(|r| r.benefit_ceiling.is_some()) {
         legend.push(LegendEntry {
-            label: "ceiling min(t0, δ) / max(t0, δ), in the kernel's colour".to_string(),
-            style: SeriesStyle::reference(CEILING_LEGEND_COLOR),
+            label: "ceiling min(t0, δ) / max(t0, δ), highest of the panel's kernels".to_string(),
+            style: SeriesStyle::reference(CEILING_COLOR),
         });
     }
     FigureSpec {
@@ -145,7 +142,7 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
             "b = (t0 + δ − tδ) / tδ",
             "0 % = delay just adds",
             "below 0 = delay costs extra",
-            "no b can exceed its dotted ceiling (100 % only when t0 = δ)",
+            "no b can exceed the dotted ceiling (100 % only when t0 = δ)",
         ]
         .into_iter()
         .chain(stat.error_bars())
@@ -161,6 +158,29 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
         hosts: Vec::new(),
         warnings: Vec::new(),
     }
+}
+
+/// The panel's ceiling in percent per P: the highest [`ConfigStats::benefit_ceiling`] of its
+/// rows at that P (`None` where no row has one).
+fn ceiling_points(rows: &[&ConfigStats]) -> Vec<(u32, Option<f64>)> {
+    let mut pts: Vec<(u32, Option<f64>)> = Vec::new();
+    for r in rows {
+        let c = r
+            .benefit_ceiling
+            .map(|c| c * 100.0)
+            .filter(|c| c.is_finite());
+        match pts.iter_mut().find(|(p, _)| *p == r.nprocs) {
+            Some(slot) => {
+                slot.1 = match (slot.1, c) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                }
+            }
+            None => pts.push((r.nprocs, c)),
+        }
+    }
+    pts.sort_by_key(|p| p.0);
+    pts
 }
 
 /// Error bars of `rows` in percent: the benefit interval per P (the first row of a P, as
@@ -234,15 +254,7 @@ mod tests {
             .iter()
             .map(|s| s.name.as_str())
             .collect();
-        assert_eq!(
-            names,
-            vec![
-                "barrier",
-                "ceiling, barrier",
-                "ibarrier",
-                "ceiling, ibarrier"
-            ]
-        );
+        assert_eq!(names, vec!["ceiling", "barrier", "ibarrier"]);
         // P of other delays and of the baseline stay out of the axis.
         assert_eq!(fig.procs, vec![2, 4, 8]);
     }
@@ -251,8 +263,8 @@ mod tests {
     fn series_hold_percent_points_in_p_order_without_missing_values() {
         let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "s".into());
         let panel = &fig.panels[1];
-        assert_eq!(panel.series.len(), 4, "two kernels, each with its ceiling");
-        let allreduce = &panel.series[0];
+        assert_eq!(panel.series.len(), 3, "two kernels and one ceiling");
+        let allreduce = &panel.series[1];
         assert_eq!(allreduce.name, "allreduce");
         // P = 8 was measured without a value: a gap, not a point.
         let expected = [(2u32, Some(-20.0)), (4, Some(10.0)), (8, None)];
@@ -269,7 +281,7 @@ mod tests {
         assert_eq!(ps, vec![2, 4]);
         assert!((allreduce.intervals[0].1 + 25.0).abs() < 1e-9);
         assert!((allreduce.intervals[0].2 + 15.0).abs() < 1e-9);
-        let ceiling = &panel.series[1];
+        let ceiling = &panel.series[0];
         assert!(ceiling.style.reference && ceiling.intervals.is_empty());
         assert_eq!(ceiling.values().next(), Some((2, 50.0)));
         let iallreduce = &panel.series[2];
@@ -277,9 +289,9 @@ mod tests {
         assert_eq!(iallreduce.style.color, allreduce.style.color);
         // Minima are picked with Stat::Min.
         let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Min, "s".into());
-        assert!((fig.panels[1].series[0].points[0].1.unwrap() + 10.0).abs() < 1e-9);
+        assert!((fig.panels[1].series[1].points[0].1.unwrap() + 10.0).abs() < 1e-9);
         assert!(
-            fig.panels[1].series[0].intervals.is_empty(),
+            fig.panels[1].series[1].intervals.is_empty(),
             "minima have none"
         );
         assert!(fig.title.contains("minimum") && fig.title.contains("50 µs"));
@@ -319,6 +331,26 @@ mod tests {
             .iter()
             .flat_map(|p| &p.series)
             .all(|s| !s.style.reference));
+    }
+
+    #[test]
+    fn one_ceiling_per_panel_the_highest_of_its_kernels() {
+        let mut rows = sample();
+        rows[0].benefit_ceiling = Some(0.8); // iallreduce, 8 B, P = 4
+        let fig = figure(&rows, &DelayKey::fixed(50e-6), Stat::Median, "s".into());
+        for panel in &fig.panels {
+            let refs: Vec<&SeriesSpec> =
+                panel.series.iter().filter(|s| s.style.reference).collect();
+            assert_eq!(refs.len(), 1, "{}: one ceiling", panel.title);
+            assert_eq!(refs[0].style.color, CEILING_COLOR, "grey, not a kernel's");
+        }
+        let ceiling = &fig.panels[1].series[0];
+        assert_eq!(
+            ceiling.points,
+            vec![(2, Some(50.0)), (4, Some(80.0)), (8, Some(50.0))]
+        );
+        let refs = fig.legend.iter().filter(|e| e.style.reference).count();
+        assert_eq!(refs, 1, "one legend entry for the ceilings");
     }
 
     #[test]

@@ -38,6 +38,8 @@ const FAINT_GRID_COLOR: RGBColor = RGBColor(238, 238, 238);
 const SUBTITLE_COLOR: RGBColor = RGBColor(70, 70, 70);
 const NOTE_COLOR: RGBColor = RGBColor(150, 40, 40);
 const REF_W: u32 = 1;
+/// Opacity of reference lines in panels over P.
+const REF_ALPHA: f64 = 0.65;
 const REF_DASH: u32 = 3;
 const REF_GAP: u32 = 4;
 /// Half width of an error bar's caps, pixels.
@@ -368,8 +370,9 @@ fn draw_panel<DB: DrawingBackend>(
         }
     }
     for s in &panel.series {
+        // References (the benefit ceiling) are thin and translucent: context, not data.
         let line = if s.style.reference {
-            rgb(s.style.color).stroke_width(REF_W)
+            rgb(s.style.color).mix(REF_ALPHA).stroke_width(REF_W)
         } else {
             rgb(s.style.color).stroke_width(LINE_W)
         };
