@@ -17,7 +17,14 @@ use crate::plan::Op;
 ///
 /// Only fixed delays have a hidden share (a late arrival of exactly δ), so overlap rows, which
 /// carry δ but no model label, are keyed by δ.
-pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
+///
+/// `ci` gives a row's interval of the hidden share (fractions), drawn as error bars.
+pub fn figure(
+    rows: &[OverlapRow],
+    delay_s: f64,
+    stem: String,
+    ci: &dyn Fn(&OverlapRow) -> Option<(f64, f64)>,
+) -> FigureSpec {
     let key = DelayKey::fixed(delay_s);
     let delayed: Vec<&OverlapRow> = rows.iter().filter(|r| key.matches("", r.delay_s)).collect();
     let mut ops = sorted_distinct(delayed.iter().map(|r| r.op));
@@ -31,18 +38,31 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
             y: YAxis::linear((0.0, 100.0)),
             series: ops
                 .iter()
-                .map(|&op| SeriesSpec {
-                    name: op.name().to_string(),
-                    style: style(op),
-                    points: points(
-                        delayed
-                            .iter()
-                            .copied()
-                            .filter(|r| r.op == op && SizeKey::of(r.op, r.bytes) == key),
-                        |r| r.nprocs,
-                        |r| r.hidden_fraction.map(|f| f * 100.0),
-                    ),
-                    intervals: Vec::new(),
+                .map(|&op| {
+                    let mine: Vec<&OverlapRow> = delayed
+                        .iter()
+                        .copied()
+                        .filter(|r| r.op == op && SizeKey::of(r.op, r.bytes) == key)
+                        .collect();
+                    let mut intervals: Vec<(u32, f64, f64)> = Vec::new();
+                    for r in mine.iter().filter(|r| r.hidden_fraction.is_some()) {
+                        if intervals.iter().all(|i| i.0 != r.nprocs) {
+                            if let Some((lo, hi)) = ci(r) {
+                                intervals.push((r.nprocs, lo * 100.0, hi * 100.0));
+                            }
+                        }
+                    }
+                    intervals.sort_by_key(|i| i.0);
+                    SeriesSpec {
+                        name: op.name().to_string(),
+                        style: style(op),
+                        points: points(
+                            mine.iter().copied(),
+                            |r| r.nprocs,
+                            |r| r.hidden_fraction.map(|f| f * 100.0),
+                        ),
+                        intervals,
+                    }
                 })
                 // A kernel without rows in this panel (ibarrier among sizes) gets no line.
                 .filter(|s| !s.points.is_empty())
@@ -59,6 +79,7 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
             "punctual ranks post, compute t_b + δ, then wait",
             "hidden = δ − (their MPI time − baseline MPI time)",
             "100 % = the whole delay hidden",
+            "error bars: 95 % bootstrap interval over repetitions",
         ]
         .join(PART_SEP),
         x_label: "processes P".to_string(),
@@ -81,7 +102,10 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
 
 /// The hidden-delay figures of `rows`, one per δ > 0 with a hidden share, stems
 /// `hidden_vs_p_{δ}`.
-pub fn figures(rows: &[OverlapRow]) -> Vec<FigureSpec> {
+pub fn figures(
+    rows: &[OverlapRow],
+    ci: &dyn Fn(&OverlapRow) -> Option<(f64, f64)>,
+) -> Vec<FigureSpec> {
     let delays = super::naming::distinct_delays(
         rows.iter()
             .filter(|r| r.hidden_fraction.is_some())
@@ -91,7 +115,7 @@ pub fn figures(rows: &[OverlapRow]) -> Vec<FigureSpec> {
     delays
         .iter()
         .zip(stems)
-        .map(|(&d, stem)| figure(rows, d, stem))
+        .map(|(&d, stem)| figure(rows, d, stem, ci))
         .collect()
 }
 
@@ -106,7 +130,17 @@ pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
                 .keeps_overlap(r.op, r.bytes, r.nprocs, r.delay_s)
         })
         .collect();
-    figures(&rows).into_iter().map(|f| data.grid(f)).collect()
+    let boot = crate::analysis::Bootstrap::default();
+    let ci = |r: &OverlapRow| {
+        data.run
+            .hidden
+            .interval(r.op, r.bytes, r.nprocs, r.delay_s, &boot)
+            .map(|i| (i.lo, i.hi))
+    };
+    figures(&rows, &ci)
+        .into_iter()
+        .map(|f| data.grid(f))
+        .collect()
 }
 
 #[cfg(test)]
@@ -144,19 +178,26 @@ mod tests {
             row(Op::Iallreduce, 4, 50e-6, Some(0.5)),
             row(Op::Ibarrier, 2, 50e-6, Some(1.0)),
         ];
-        let f = figure(&rows, 50e-6, "hidden_vs_p_50us".into());
+        let ci = |r: &OverlapRow| r.hidden_fraction.map(|f| (f - 0.1, f + 0.05));
+        let f = figure(&rows, 50e-6, "hidden_vs_p_50us".into(), &ci);
         assert_eq!(f.procs, vec![2, 4]);
         assert_eq!(f.panels.len(), 2, "barrier panel and 8 B panel");
         let allreduce = &f.panels[1].series[0];
         assert_eq!(allreduce.name, "iallreduce");
         assert_eq!(allreduce.points, vec![(2, Some(90.0)), (4, Some(50.0))]);
         assert_eq!(f.panels[0].series[0].points, vec![(2, Some(100.0))]);
+        // Error bars in percent at every point with a share.
+        let bars = &allreduce.intervals;
+        assert_eq!(bars.len(), 2);
+        assert!((bars[0].1 - 80.0).abs() < 1e-9 && (bars[0].2 - 95.0).abs() < 1e-9);
+        assert!(f.subtitle.contains("error bars"));
     }
 
     #[test]
     fn a_figure_per_delay_with_something_hidden() {
-        assert!(figures(&[row(Op::Iallreduce, 2, 0.0, None)]).is_empty());
-        let f = figures(&[row(Op::Iallreduce, 2, 50e-6, Some(0.7))]);
+        let none = |_: &OverlapRow| None;
+        assert!(figures(&[row(Op::Iallreduce, 2, 0.0, None)], &none).is_empty());
+        let f = figures(&[row(Op::Iallreduce, 2, 50e-6, Some(0.7))], &none);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].stem, "hidden_vs_p_50us");
     }

@@ -33,6 +33,7 @@ mod context;
 mod ecdf;
 mod fonts;
 mod hidden;
+mod hidden_ci;
 mod index;
 mod layout;
 mod naming;

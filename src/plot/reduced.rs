@@ -86,6 +86,8 @@ pub struct PlotRun {
     overlap: OverlapRows,
     /// `analyze --distribution` of the run.
     pub distribution: Vec<DistributionRow>,
+    /// Per-repetition MPI times of the overlap blocks, for the hidden share's intervals.
+    pub hidden: super::hidden_ci::HiddenSamples,
 }
 
 impl PlotRun {
@@ -129,6 +131,7 @@ struct Pass {
     extras: Vec<BlockExtras>,
     overlap: OverlapRows,
     distribution: DistributionRows,
+    hidden: super::hidden_ci::HiddenSamples,
 }
 
 impl Pass {
@@ -137,6 +140,7 @@ impl Pass {
         let times = BlockTimes::of(block);
         self.extras.push(BlockExtras::with_times(block, &times));
         self.overlap.add(block);
+        self.hidden.add(block);
         self.distribution.add_with(block, &times);
         self.digests
             .push(BlockDigest::with_t_globals(block, times.t_globals));
@@ -149,6 +153,7 @@ impl Pass {
             extras: self.extras,
             overlap: self.overlap,
             distribution: self.distribution.finish(),
+            hidden: self.hidden,
         }
     }
 }
