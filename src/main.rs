@@ -260,7 +260,7 @@ fn offline(command: Command) -> Result<()> {
                 // Reduced block by block: medians, intervals and one repetition per block.
                 let mut runs = Vec::with_capacity(files.len());
                 for file in &files {
-                    let run = PlotRun::read(file, times.global_times)
+                    let run = PlotRun::read_selected(file, times.global_times, &select.selection())
                         .with_context(|| format!("reading {}", file.display()))?;
                     announce_end(
                         file,

@@ -86,6 +86,7 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
                 ],
                 marks: vec![(adds, " t0 + δ".into())],
                 y_names: Vec::new(),
+                heat: None,
             })
         })
         .collect();

@@ -32,6 +32,8 @@ mod clock_error;
 mod context;
 mod ecdf;
 mod fonts;
+mod heat;
+mod heatmap;
 mod hidden;
 mod hidden_ci;
 mod index;
@@ -156,11 +158,17 @@ pub enum FigureKind {
     /// Overlap mode: the share of the late arrival hidden by computation vs P.
     #[value(name = "hidden_vs_p")]
     HiddenVsP,
+    /// Heatmap of each rank's lateness (start − earliest start) per repetition.
+    #[value(name = "rank_lateness")]
+    RankLateness,
+    /// Heatmap of each rank's exit time (end − earliest start) per repetition.
+    #[value(name = "rank_exit")]
+    RankExit,
 }
 
 impl FigureKind {
     /// Every kind, in the order the report lists them.
-    pub const ALL: [FigureKind; 7] = [
+    pub const ALL: [FigureKind; 9] = [
         FigureKind::BenefitVsP,
         FigureKind::TGlobalVsP,
         FigureKind::TGlobalVsSize,
@@ -168,6 +176,8 @@ impl FigureKind {
         FigureKind::Ecdf,
         FigureKind::OverRun,
         FigureKind::HiddenVsP,
+        FigureKind::RankLateness,
+        FigureKind::RankExit,
     ];
 }
 
@@ -397,6 +407,8 @@ fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> 
         FigureKind::Ecdf => ecdf::drawables(data, stat),
         FigureKind::OverRun => over_run::drawables(data, stat),
         FigureKind::HiddenVsP => hidden::drawables(data, stat),
+        FigureKind::RankLateness => heatmap::lateness(data, stat),
+        FigureKind::RankExit => heatmap::exit(data, stat),
     }
 }
 
@@ -505,12 +517,14 @@ mod tests {
                 "t_global_vs_p_50us",
                 "timeline_50us",
                 "t_global_ecdf_50us",
-                "t_global_over_run"
+                "t_global_over_run",
+                "rank_lateness_50us",
+                "rank_exit_50us"
             ]
         );
         assert!(all.iter().all(|p| p.exists()));
         let md = std::fs::read_to_string(dir.path().join("index.md")).unwrap();
-        assert_eq!(md.matches("![").count(), 5, "{md}");
+        assert_eq!(md.matches("![").count(), 7, "{md}");
     }
 
     #[test]

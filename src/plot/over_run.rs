@@ -125,6 +125,7 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
                 lines,
                 marks: Vec::new(),
                 y_names: Vec::new(),
+                heat: None,
             }
         })
         .collect();

@@ -88,6 +88,8 @@ pub struct PlotRun {
     pub distribution: Vec<DistributionRow>,
     /// Per-repetition MPI times of the overlap blocks, for the hidden share's intervals.
     pub hidden: super::hidden_ci::HiddenSamples,
+    /// Per-rank lateness and exit times of the largest P of each delayed configuration.
+    pub heat: super::heat::HeatBlocks,
 }
 
 impl PlotRun {
@@ -107,8 +109,23 @@ impl PlotRun {
     ///
     /// Errors: those of [`Timeline::open`] and its iteration.
     pub fn read(path: &Path, choice: GlobalTimes) -> Result<Self, RecordsError> {
+        Self::read_selected(path, choice, &super::Selection::default())
+    }
+
+    /// [`PlotRun::read`] keeping only the blocks `selection` keeps (`plot --op/--size/--procs/
+    /// --delay`): the others are skipped as they are read.
+    ///
+    /// Errors: as [`PlotRun::read`].
+    pub fn read_selected(
+        path: &Path,
+        choice: GlobalTimes,
+        selection: &super::Selection,
+    ) -> Result<Self, RecordsError> {
         let mut timeline = Timeline::open(path, choice)?;
-        let mut pass = Pass::default();
+        let mut pass = Pass {
+            selection: selection.clone(),
+            ..Pass::default()
+        };
         for block in timeline.by_ref() {
             pass.add(&block?);
         }
@@ -132,12 +149,19 @@ struct Pass {
     overlap: OverlapRows,
     distribution: DistributionRows,
     hidden: super::hidden_ci::HiddenSamples,
+    heat: super::heat::HeatBlocks,
+    /// Blocks outside it are skipped as they are read.
+    selection: super::Selection,
 }
 
 impl Pass {
     /// Every reduction of `block`, its valid repetitions and t_globals found once.
     fn add(&mut self, block: &Block) {
+        if !self.selection.keeps_block(block) {
+            return;
+        }
         let times = BlockTimes::of(block);
+        self.heat.add(block);
         self.extras.push(BlockExtras::with_times(block, &times));
         self.overlap.add(block);
         self.hidden.add(block);
@@ -154,6 +178,7 @@ impl Pass {
             overlap: self.overlap,
             distribution: self.distribution.finish(),
             hidden: self.hidden,
+            heat: self.heat,
         }
     }
 }

@@ -455,6 +455,18 @@ fn draw_sample<DB: DrawingBackend>(
     style: SeriesStyle,
 ) -> DrawResult<DB> {
     let color = rgb(style.color);
+    if style.marker == Marker::Swatch {
+        let h = LEGEND_ROW_H as i32 / 3;
+        let w = LEGEND_SAMPLE_W as i32 / 2;
+        area.draw(&Rectangle::new(
+            [(x + w, y - h), (x + 2 * w, y + h)],
+            color.filled(),
+        ))?;
+        return area.draw(&Rectangle::new(
+            [(x + w, y - h), (x + 2 * w, y + h)],
+            RGBColor(120, 120, 120).stroke_width(1),
+        ));
+    }
     let (line, dash, gap) = if style.reference {
         (color.stroke_width(REF_W), REF_DASH, REF_GAP)
     } else {
@@ -473,7 +485,7 @@ fn draw_sample<DB: DrawingBackend>(
     }
     let mid = (x + end) / 2;
     match style.marker {
-        Marker::None => Ok(()),
+        Marker::None | Marker::Swatch => Ok(()),
         Marker::Circle => area.draw(&Circle::new((mid, y), CIRCLE_R, color.filled())),
         Marker::Square => {
             let (a, b) = (
@@ -678,6 +690,18 @@ fn draw_xy_panel<DB: DrawingBackend>(
         .bold_line_style(GRID_COLOR)
         .light_line_style(FAINT_GRID_COLOR)
         .draw()?;
+    if let Some(h) = &panel.heat {
+        // One rectangle per cell, in axis coordinates, so cells meet without gaps.
+        let cells = (0..h.rows).flat_map(|r| (0..h.cols).map(move |c| (r, c)));
+        chart.draw_series(cells.map(|(r, c)| {
+            let v = f64::from(h.values[r * h.cols + c]);
+            let (x0, y0) = (h.x0 + c as f64 * h.x_step, h.y0 + r as f64 * h.y_step);
+            Rectangle::new(
+                [(x0, y0), (x0 + h.x_step, y0 + h.y_step)],
+                rgb(super::xy::heat_color(v, h.lo, h.hi)).filled(),
+            )
+        }))?;
+    }
     for b in &panel.bars {
         let color = rgb(b.color);
         chart.draw_series(std::iter::once(Rectangle::new(

@@ -48,7 +48,12 @@ impl Selection {
         self.keeps_config(b.op, b.bytes, b.nprocs) && self.keeps_delay(&b.delay_model, b.delay_s)
     }
 
-    /// `run` with only the selected blocks (and their distribution rows).
+    /// True when a records block is selected.
+    pub fn keeps_block(&self, b: &crate::records::Block) -> bool {
+        self.keeps_config(b.op, b.bytes, b.nprocs) && self.keeps_delay(&b.delay_model, b.delay_s)
+    }
+
+    /// `run` with only the selected blocks (and their distribution rows and heatmaps).
     pub fn apply(&self, mut run: PlotRun) -> PlotRun {
         if self.is_everything() {
             return run;
@@ -61,6 +66,10 @@ impl Selection {
                 run.extras.push(x);
             }
         }
+        run.heat.blocks.retain(|h| {
+            self.keeps_config(h.op, h.bytes, h.nprocs)
+                && self.keeps_delay(&h.delay_model, h.delay_s)
+        });
         run.distribution.retain(|r| {
             self.keeps_config(r.op, r.bytes, r.nprocs) && self.keeps_delay(&r.delay_model, 1.0)
         });

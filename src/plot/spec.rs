@@ -15,6 +15,8 @@ pub enum Marker {
     Square,
     /// No marker: reference lines such as the benefit ceiling, which are not measurements.
     None,
+    /// A filled box without a line: a colour of a heatmap's scale, in legends only.
+    Swatch,
 }
 
 /// How a series is drawn.

@@ -229,6 +229,7 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
                 lines: Vec::new(),
                 marks: vec![(t_global(block, 0) * US, " t_global".into())],
                 y_names: rank_names(p as usize, &delayed_ranks),
+                heat: None,
             });
         }
     }
