@@ -6,7 +6,7 @@
 
 use super::heat::HeatBlock;
 use super::layout::PART_SEP;
-use super::naming::{model_stems, pretty_duration, DelayKey};
+use super::naming::{model_stems, DelayKey};
 use super::over_run::config_title;
 use super::render::Drawable;
 use super::spec::{op_order, LegendEntry, Marker, SeriesStyle};
@@ -141,7 +141,7 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
                 ""
             };
             LegendEntry {
-                label: format!("{}{top}", pretty_duration(v * 1e-6)),
+                label: format!("{} µs{top}", short_us(v)),
                 style: swatch(heat_color(v, lo, hi)),
             }
         })
@@ -158,6 +158,18 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
         panels,
         legend,
     })
+}
+
+/// `v` µs with about three significant digits: `0`, `1.37`, `13.7`, `137`.
+fn short_us(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 fn swatch(color: (u8, u8, u8)) -> SeriesStyle {
@@ -227,10 +239,12 @@ mod tests {
                 assert_eq!(panel.y_names[0], "0 (late)");
             }
             assert_eq!(fig.legend.len(), LEGEND_STEPS + 1);
+            assert_eq!(fig.legend[0].label, "0 µs");
         }
         let late = figure(&data, HeatKind::Lateness, &key, "h".into()).unwrap();
         // The late rank 0 sets the top of the lateness scale: 50 us.
         assert!((late.panels[0].heat.as_ref().unwrap().hi - 50.0).abs() < 1e-3);
+        assert_eq!(late.legend[2].label, "25.0 µs");
         assert!(figure(&data, HeatKind::Exit, &DelayKey::fixed(1e-6), "h".into()).is_none());
     }
 }
