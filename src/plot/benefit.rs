@@ -78,6 +78,7 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
                 style: SeriesStyle::reference(CEILING_COLOR),
                 points: ceiling_points(&in_panel),
                 intervals: Vec::new(),
+                boxes: Vec::new(),
             };
             // A ceiling without values (sampled delays) is no missing measurement; it is drawn
             // first, under the measurements.
@@ -96,6 +97,7 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
                             |r| stat.benefit(r).map(|b| b * 100.0),
                         ),
                         intervals: intervals(&rows, stat),
+                        boxes: Vec::new(),
                     }
                 }))
                 .collect();

@@ -62,6 +62,7 @@ pub fn figure(
                             |r| r.hidden_fraction.map(|f| f * 100.0),
                         ),
                         intervals,
+                        boxes: Vec::new(),
                     }
                 })
                 // A kernel without rows in this panel (ibarrier among sizes) gets no line.

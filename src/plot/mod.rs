@@ -30,6 +30,7 @@
 mod benefit;
 mod clock_error;
 mod context;
+mod distribution;
 mod ecdf;
 mod fonts;
 mod heat;
@@ -164,11 +165,18 @@ pub enum FigureKind {
     /// Heatmap of each rank's exit time (end − earliest start) per repetition.
     #[value(name = "rank_exit")]
     RankExit,
+    /// `analyze --distribution`: the per-repetition benefit's median, quartiles and 5–95 %
+    /// range per kernel vs P.
+    #[value(name = "benefit_distribution")]
+    BenefitDistribution,
+    /// `analyze --distribution` of noise blocks (every rank delayed): noise amplification vs P.
+    #[value(name = "noise_amplification")]
+    NoiseAmplification,
 }
 
 impl FigureKind {
     /// Every kind, in the order the report lists them.
-    pub const ALL: [FigureKind; 9] = [
+    pub const ALL: [FigureKind; 11] = [
         FigureKind::BenefitVsP,
         FigureKind::TGlobalVsP,
         FigureKind::TGlobalVsSize,
@@ -178,6 +186,8 @@ impl FigureKind {
         FigureKind::HiddenVsP,
         FigureKind::RankLateness,
         FigureKind::RankExit,
+        FigureKind::BenefitDistribution,
+        FigureKind::NoiseAmplification,
     ];
 }
 
@@ -409,6 +419,8 @@ fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> 
         FigureKind::HiddenVsP => hidden::drawables(data, stat),
         FigureKind::RankLateness => heatmap::lateness(data, stat),
         FigureKind::RankExit => heatmap::exit(data, stat),
+        FigureKind::BenefitDistribution => distribution::benefit_drawables(data, stat),
+        FigureKind::NoiseAmplification => distribution::amplification_drawables(data, stat),
     }
 }
 
@@ -519,12 +531,13 @@ mod tests {
                 "t_global_ecdf_50us",
                 "t_global_over_run",
                 "rank_lateness_50us",
-                "rank_exit_50us"
+                "rank_exit_50us",
+                "benefit_distribution_50us"
             ]
         );
         assert!(all.iter().all(|p| p.exists()));
         let md = std::fs::read_to_string(dir.path().join("index.md")).unwrap();
-        assert_eq!(md.matches("![").count(), 7, "{md}");
+        assert_eq!(md.matches("![").count(), 8, "{md}");
     }
 
     #[test]

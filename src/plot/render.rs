@@ -42,6 +42,9 @@ const REF_W: u32 = 1;
 const REF_ALPHA: f64 = 0.65;
 const REF_DASH: u32 = 3;
 const REF_GAP: u32 = 4;
+/// Width of a box (an interquartile range), pixels, and its opacity.
+const BOX_W: u32 = 12;
+const BOX_ALPHA: f64 = 0.35;
 /// Half width of an error bar's caps, pixels.
 const CAP_HALF: i32 = 5;
 
@@ -351,6 +354,14 @@ fn draw_panel<DB: DrawingBackend>(
     };
     for s in &panel.series {
         let color = rgb(s.style.color);
+        // Boxes first, under everything: a wide translucent bar from low to high.
+        for &(x, lo, hi) in &s.boxes {
+            let x = f64::from(x);
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x, lo), (x, hi)],
+                color.mix(BOX_ALPHA).stroke_width(BOX_W),
+            )))?;
+        }
         // Error bars under the lines and markers: the interval, with caps at both ends.
         for &(x, lo, hi) in &s.intervals {
             let x = f64::from(x);

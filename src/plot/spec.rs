@@ -100,6 +100,9 @@ pub struct SeriesSpec {
     /// Confidence intervals drawn as error bars: (x, low, high) in the figure's unit; empty
     /// when the statistic has none (minima) or the series is a reference line.
     pub intervals: Vec<(u32, f64, f64)>,
+    /// Boxes drawn as wide translucent bars: (x, low, high), e.g. the interquartile range of
+    /// a distribution whose whiskers are the `intervals`; usually empty.
+    pub boxes: Vec<(u32, f64, f64)>,
 }
 
 impl SeriesSpec {
@@ -333,6 +336,7 @@ mod tests {
             style: SeriesStyle::for_op(Op::Bcast, (0, 0, 0)),
             points: pts,
             intervals: Vec::new(),
+            boxes: Vec::new(),
         };
         assert_eq!(s.values().count(), 3);
         assert_eq!(

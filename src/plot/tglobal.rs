@@ -176,6 +176,7 @@ pub fn figure_along(
                             .map(|(p, t)| (p, t.map(|t| t * US_PER_S)))
                             .collect(),
                         intervals: cis,
+                        boxes: Vec::new(),
                     }
                 })
                 .collect();
