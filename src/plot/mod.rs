@@ -38,6 +38,7 @@ mod heatmap;
 mod hidden;
 mod hidden_ci;
 mod index;
+mod launches;
 mod layout;
 mod naming;
 mod over_run;
@@ -172,11 +173,15 @@ pub enum FigureKind {
     /// `analyze --distribution` of noise blocks (every rank delayed): noise amplification vs P.
     #[value(name = "noise_amplification")]
     NoiseAmplification,
+    /// Several launches of one plan pooled: each launch's median t_global vs P beside the
+    /// pooled median and its interval.
+    #[value(name = "launch_spread")]
+    LaunchSpread,
 }
 
 impl FigureKind {
     /// Every kind, in the order the report lists them.
-    pub const ALL: [FigureKind; 11] = [
+    pub const ALL: [FigureKind; 12] = [
         FigureKind::BenefitVsP,
         FigureKind::TGlobalVsP,
         FigureKind::TGlobalVsSize,
@@ -188,6 +193,7 @@ impl FigureKind {
         FigureKind::RankExit,
         FigureKind::BenefitDistribution,
         FigureKind::NoiseAmplification,
+        FigureKind::LaunchSpread,
     ];
 }
 
@@ -421,6 +427,7 @@ fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> 
         FigureKind::RankExit => heatmap::exit(data, stat),
         FigureKind::BenefitDistribution => distribution::benefit_drawables(data, stat),
         FigureKind::NoiseAmplification => distribution::amplification_drawables(data, stat),
+        FigureKind::LaunchSpread => launches::drawables(data, stat),
     }
 }
 
