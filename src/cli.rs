@@ -73,6 +73,10 @@ pub enum Command {
         b: PathBuf,
         #[arg(long, value_enum, default_value = "table")]
         format: SummaryFormat,
+        /// Also draw the comparison (median t_global and benefit of A and B vs P, with
+        /// intervals) as PNG and SVG figures into this directory.
+        #[arg(long, value_name = "DIR")]
+        figures: Option<PathBuf>,
         #[command(flatten)]
         bootstrap: BootstrapArgs,
         #[command(flatten)]

@@ -13,7 +13,8 @@ use delaybench::export::{
     ExportRows, SummaryFormat,
 };
 use delaybench::plot::{
-    plottable_rows, write_clock_error_figure, write_figures, PlotOptions, PlotRun,
+    plottable_rows, write_clock_error_figure, write_compare_figures, write_figures, PlotOptions,
+    PlotRun, Side,
 };
 use delaybench::records::{Block, Header};
 use delaybench::study::Study;
@@ -192,12 +193,16 @@ fn offline(command: Command) -> Result<()> {
             a,
             b,
             format,
+            figures,
             bootstrap,
             times,
         } => {
             let boot = bootstrap.bootstrap();
             let times = times.global_times;
-            let (sa, sb) = (analysis(&[a], boot, times)?, analysis(&[b], boot, times)?);
+            let (sa, sb) = (
+                analysis(&[a.clone()], boot, times)?,
+                analysis(&[b.clone()], boot, times)?,
+            );
             for (side, x) in [("A", &sa), ("B", &sb)] {
                 for w in &x.warnings {
                     eprintln!("delaybench: warning: {side} ({}): {w}", x.files[0]);
@@ -222,6 +227,17 @@ fn offline(command: Command) -> Result<()> {
                 );
             }
             write_compare(&rows, format, &mut std::io::stdout().lock())?;
+            if let Some(dir) = figures {
+                // The headers name each side's library, hosts and date under every figure.
+                let side = |path: &Path| -> Result<Side> {
+                    let t = Timeline::open(path, GlobalTimes::Online)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    Ok(Side::of(path, t.header()))
+                };
+                for p in write_compare_figures(&rows, &side(&a)?, &side(&b)?, &dir)? {
+                    eprintln!("delaybench: figure {}", p.display());
+                }
+            }
         }
         Command::Export {
             file,

@@ -29,6 +29,7 @@
 
 mod benefit;
 mod clock_error;
+mod compare;
 mod context;
 mod distribution;
 mod ecdf;
@@ -52,6 +53,7 @@ mod timeline;
 mod xy;
 
 pub use clock_error::{plottable_rows, write_clock_error_figure};
+pub use compare::{write_compare_figures, Side};
 pub use reduced::{BlockExtras, PlotRun, ValidSet};
 pub use select::Selection;
 

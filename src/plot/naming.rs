@@ -83,7 +83,9 @@ impl DelayKey {
     /// The delay for titles and legends: `δ = 50 µs` for a fixed delay, `δ ~ exp:20us
     /// (mean 20 µs)` for a model sampled per repetition and rank.
     pub fn describe(&self) -> String {
-        if self.is_fixed() {
+        if self.delay_s == 0.0 {
+            "undelayed (δ = 0)".to_string()
+        } else if self.is_fixed() {
             format!("δ = {}", pretty_duration(self.delay_s))
         } else {
             format!(
