@@ -210,8 +210,17 @@ pub(super) fn drawables(data: &RunData, stat: Stat) -> Vec<Drawable> {
         .map(|(d, stem)| {
             let mut f = figure(&data.stats, d, stat, stem);
             f.hosts = data.hosts.clone();
-            data.grid(f)
+            (d, f)
         })
+        // A sampled model has no benefit from medians (δ varies per repetition and rank):
+        // benefit_distribution shows its per-repetition benefit instead of empty panels.
+        .filter(|(d, f)| {
+            d.is_fixed()
+                || f.panels
+                    .iter()
+                    .any(|p| p.series.iter().any(|s| s.values().next().is_some()))
+        })
+        .map(|(_, f)| data.grid(f))
         .collect()
 }
 

@@ -8,7 +8,7 @@ use super::layout::{
     Log2Axis, YAxis, HEADER_PAD, LEGEND_ENTRY_GAP, LEGEND_GAP, LEGEND_PAD, LEGEND_ROW_H,
     LEGEND_SAMPLE_W, PANEL_H, PANEL_W, SUBTITLE_LINE_H, TITLE_LINE_H,
 };
-use super::spec::{FigureSpec, LegendEntry, Marker, PanelSpec, SeriesStyle};
+use super::spec::{FigureSpec, LegendEntry, Marker, PanelSpec, SeriesSpec, SeriesStyle};
 use super::xy::{Join, XyAxis, XyFigure, XyPanel};
 use super::PlotError;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
@@ -42,6 +42,8 @@ const REF_W: u32 = 1;
 const REF_ALPHA: f64 = 0.65;
 const REF_DASH: u32 = 3;
 const REF_GAP: u32 = 4;
+/// Horizontal offset between kernels in panels with boxes, as a share of the x axis (log2).
+const DODGE_STEP: f64 = 0.025;
 /// Width of a box (an interquartile range), pixels, and its opacity.
 const BOX_W: u32 = 12;
 const BOX_ALPHA: f64 = 0.35;
@@ -349,14 +351,26 @@ fn draw_panel<DB: DrawingBackend>(
             BLACK.stroke_width(1),
         ))?;
     }
-    let xy = |pts: Vec<(u32, f64)>| -> Vec<(f64, f64)> {
-        pts.into_iter().map(|(p, v)| (f64::from(p), v)).collect()
+    // Panels with boxes (distributions) set each kernel slightly apart in x, so boxes and
+    // whiskers of kernels at the same P do not hide each other.
+    let dodged: Vec<&SeriesSpec> = panel.series.iter().filter(|s| !s.style.reference).collect();
+    let dodge = panel.series.iter().any(|s| !s.boxes.is_empty()) && dodged.len() > 1;
+    let step = (axis.hi - axis.lo) * DODGE_STEP;
+    let xs = |s: &SeriesSpec, p: u32| -> f64 {
+        let x = f64::from(p);
+        match dodged.iter().position(|d| std::ptr::eq(*d, s)) {
+            Some(k) if dodge => x * ((k as f64 - (dodged.len() - 1) as f64 / 2.0) * step).exp2(),
+            _ => x,
+        }
+    };
+    let xy = |s: &SeriesSpec, pts: Vec<(u32, f64)>| -> Vec<(f64, f64)> {
+        pts.into_iter().map(|(p, v)| (xs(s, p), v)).collect()
     };
     for s in &panel.series {
         let color = rgb(s.style.color);
         // Boxes first, under everything: a wide translucent bar from low to high.
         for &(x, lo, hi) in &s.boxes {
-            let x = f64::from(x);
+            let x = xs(s, x);
             chart.draw_series(std::iter::once(PathElement::new(
                 vec![(x, lo), (x, hi)],
                 color.mix(BOX_ALPHA).stroke_width(BOX_W),
@@ -364,7 +378,7 @@ fn draw_panel<DB: DrawingBackend>(
         }
         // Error bars under the lines and markers: the interval, with caps at both ends.
         for &(x, lo, hi) in &s.intervals {
-            let x = f64::from(x);
+            let x = xs(s, x);
             chart.draw_series(std::iter::once(PathElement::new(
                 vec![(x, lo), (x, hi)],
                 color.mix(0.7).stroke_width(1),
@@ -389,11 +403,11 @@ fn draw_panel<DB: DrawingBackend>(
         };
         for run in s.runs() {
             if s.style.reference {
-                chart.draw_series(DashedLineSeries::new(xy(run), REF_DASH, REF_GAP, line))?;
+                chart.draw_series(DashedLineSeries::new(xy(s, run), REF_DASH, REF_GAP, line))?;
             } else if s.style.dashed {
-                chart.draw_series(DashedLineSeries::new(xy(run), DASH, DASH_GAP, line))?;
+                chart.draw_series(DashedLineSeries::new(xy(s, run), DASH, DASH_GAP, line))?;
             } else {
-                chart.draw_series(LineSeries::new(xy(run), line))?;
+                chart.draw_series(LineSeries::new(xy(s, run), line))?;
             }
         }
     }
@@ -406,7 +420,7 @@ fn draw_panel<DB: DrawingBackend>(
     {
         let color = rgb(s.style.color);
         let (a, b) = ((-SQUARE_HALF, -SQUARE_HALF), (SQUARE_HALF, SQUARE_HALF));
-        chart.draw_series(xy(s.values().collect()).into_iter().map(|c| {
+        chart.draw_series(xy(s, s.values().collect()).into_iter().map(|c| {
             EmptyElement::at(c)
                 + Rectangle::new([a, b], WHITE.filled())
                 + Rectangle::new([a, b], color.stroke_width(2))
@@ -419,7 +433,7 @@ fn draw_panel<DB: DrawingBackend>(
     {
         let color = rgb(s.style.color);
         chart.draw_series(
-            xy(s.values().collect())
+            xy(s, s.values().collect())
                 .into_iter()
                 .map(|c| Circle::new(c, CIRCLE_R, color.filled())),
         )?;
