@@ -48,8 +48,27 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
         })
     };
     let delay_s = key.delay_s;
-    let panels: Vec<XyPanel> = largest_p_configs(blocks)
+    // Per kernel and size the largest P whose baseline and delayed block both have valid
+    // repetitions: on an oversubscribed machine the largest P may have none.
+    let shown = largest_p_configs(blocks)
         .into_iter()
+        .filter_map(|(op, bytes, top)| {
+            let mut ps: Vec<u32> = blocks
+                .iter()
+                .filter(|b| b.op == op && b.bytes == bytes && b.nprocs <= top)
+                .map(|b| b.nprocs)
+                .collect();
+            ps.sort_unstable_by(|a, b| b.cmp(a));
+            ps.dedup();
+            ps.into_iter()
+                .find(|&p| {
+                    [false, true]
+                        .iter()
+                        .all(|&d| find(op, bytes, p, d).is_some_and(|b| !b.t_globals.is_empty()))
+                })
+                .map(|p| (op, bytes, p))
+        });
+    let panels: Vec<XyPanel> = shown
         .filter_map(|(op, bytes, p)| {
             let (base, late) = (find(op, bytes, p, false)?, find(op, bytes, p, true)?);
             let (t0s, ts) = (us(base.t_globals.clone()), us(late.t_globals.clone()));

@@ -40,6 +40,11 @@ pub struct HeatBlock {
 }
 
 impl HeatBlock {
+    /// True when some cell has a value (some repetition was valid).
+    pub fn any_valid(&self) -> bool {
+        self.lateness_us.iter().any(|v| !v.is_nan())
+    }
+
     /// The grids of `block`.
     pub fn of(block: &Block) -> Self {
         let p = block.nprocs as usize;
@@ -99,8 +104,16 @@ impl HeatBlocks {
         let same = |h: &HeatBlock| {
             h.op == block.op && h.bytes == block.bytes && h.delay_model == block.delay_model
         };
+        // A block without a valid repetition (oversubscribed, the largest P) is all grey: a
+        // smaller P with valid ones shows more.
+        let valid = (0..block.nrep as usize).any(|r| block.rep_valid(r));
         match self.blocks.iter_mut().find(|h| same(h)) {
-            Some(h) if h.nprocs < block.nprocs => *h = HeatBlock::of(block),
+            Some(h)
+                if (h.nprocs < block.nprocs && (valid || !h.any_valid()))
+                    || (valid && !h.any_valid()) =>
+            {
+                *h = HeatBlock::of(block)
+            }
             Some(_) => {}
             None => self.blocks.push(HeatBlock::of(block)),
         }
@@ -145,6 +158,11 @@ mod tests {
             hs.add(&testdata::block(Op::Allreduce, 8, p, 0.0, 5, 10e-6));
         }
         assert_eq!(hs.blocks.len(), 1);
+        assert_eq!(hs.blocks[0].nprocs, 8);
+        // A larger P without a valid repetition does not replace one with.
+        let mut none = testdata::block(Op::Allreduce, 8, 16, 50e-6, 5, 10e-6);
+        none.flags.iter_mut().for_each(|f| *f = 1);
+        hs.add(&none);
         assert_eq!(hs.blocks[0].nprocs, 8);
     }
 }

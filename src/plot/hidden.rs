@@ -140,7 +140,10 @@ pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
     };
     figures(&rows, &ci)
         .into_iter()
-        .map(|f| data.grid(f))
+        .map(|mut f| {
+            f.hosts = data.hosts.clone();
+            data.grid(f)
+        })
         .collect()
 }
 

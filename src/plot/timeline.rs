@@ -5,7 +5,7 @@
 //! with the median t_global, so the picture is typical, not the best or worst case.
 
 use super::naming::{model_stems, DelayKey};
-use super::over_run::{config_title, largest_p_configs};
+use super::over_run::config_title;
 use super::render::Drawable;
 use super::spec::{family_color, LegendEntry, SeriesStyle};
 use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
@@ -112,10 +112,11 @@ pub fn rank_names(p: usize, delayed: &[usize]) -> Vec<String> {
         .collect()
 }
 
-/// The family the timeline shows: the first of the run's kernels measured under δ, and the
-/// size and P it is shown at (smallest size, largest P).
-fn chosen(blocks: &[BlockDigest], key: &DelayKey) -> Option<(Family, u64, u32)> {
-    let delayed = |b: &&BlockDigest| key.matches(&b.delay_model, b.delay_s);
+/// The family the timeline shows: the first of the run's kernels measured under `key` with a
+/// valid repetition, and the size and P it is shown at (smallest size, largest P with a
+/// valid repetition: on an oversubscribed machine the largest P may have none).
+fn chosen(blocks: &[&BlockDigest], key: &DelayKey) -> Option<(Family, u64, u32)> {
+    let delayed = |b: &&&BlockDigest| key.matches(&b.delay_model, b.delay_s);
     let first = blocks.iter().find(delayed)?.op.family();
     let bytes = blocks
         .iter()
@@ -123,9 +124,12 @@ fn chosen(blocks: &[BlockDigest], key: &DelayKey) -> Option<(Family, u64, u32)> 
         .filter(|b| b.op.family() == first)
         .map(|b| b.bytes)
         .min()?;
-    let (_, _, p) = largest_p_configs(blocks)
-        .into_iter()
-        .find(|&(op, b, _)| op.family() == first && b == bytes)?;
+    let p = blocks
+        .iter()
+        .filter(delayed)
+        .filter(|b| b.op.family() == first && b.bytes == bytes)
+        .map(|b| b.nprocs)
+        .max()?;
     Some((first, bytes, p))
 }
 
@@ -134,7 +138,16 @@ fn chosen(blocks: &[BlockDigest], key: &DelayKey) -> Option<(Family, u64, u32)> 
 /// and largest P. With `plot --op/--size/--procs`: every selected configuration measured
 /// under `key`, up to [`MAX_CONFIGS`].
 fn configs(data: &RunData, key: &DelayKey) -> (Vec<(Op, u64, u32)>, Option<String>) {
-    let blocks = &data.run.launch.blocks;
+    // Blocks with a valid repetition only: the others have nothing to draw.
+    let blocks: Vec<&BlockDigest> = data
+        .run
+        .launch
+        .blocks
+        .iter()
+        .zip(&data.run.extras)
+        .filter(|(_, x)| x.median.is_some())
+        .map(|(b, _)| b)
+        .collect();
     let mut all: Vec<(Op, u64, u32)> = blocks
         .iter()
         .filter(|b| key.matches(&b.delay_model, b.delay_s))
@@ -143,7 +156,7 @@ fn configs(data: &RunData, key: &DelayKey) -> (Vec<(Op, u64, u32)>, Option<Strin
     all.sort_by_key(|&(op, bytes, p)| (super::spec::op_order(op), bytes, p));
     all.dedup();
     if data.selection.is_everything() {
-        let Some((family, bytes, p)) = chosen(blocks, key) else {
+        let Some((family, bytes, p)) = chosen(&blocks, key) else {
             return (Vec::new(), None);
         };
         // The family's kernels, blocking first (Op::ALL lists each blocking kernel first).
