@@ -198,6 +198,37 @@ mod tests {
     }
 
     #[test]
+    fn drawables_of_a_run_carry_bootstrap_error_bars() {
+        use crate::records::{testdata, Records};
+        let mut blocks = Vec::new();
+        for p in [2, 4] {
+            for d in [0.0, 5e-6] {
+                let mut b = testdata::block(Op::Iallreduce, 8, p, d, 30, 10e-6);
+                b.flags.iter_mut().for_each(|f| *f = 0);
+                blocks.push(testdata::with_overlap(b));
+            }
+        }
+        let r = Records {
+            header: testdata::header(4),
+            blocks,
+            footer: None,
+            truncated: false,
+        };
+        let figs = drawables(&RunData::new(&r), crate::plot::Stat::Median);
+        assert_eq!(figs.len(), 1);
+        let Drawable::Grid(f) = &figs[0] else {
+            panic!("a panel grid");
+        };
+        let s = &f.panels[0].series[0];
+        assert_eq!(s.values().count(), 2, "{:?}", s.points);
+        assert_eq!(s.intervals.len(), 2, "an error bar at each P");
+        for (&(p, lo, hi), (q, v)) in s.intervals.iter().zip(s.values()) {
+            assert_eq!(p, q);
+            assert!(lo <= v && v <= hi && hi - lo > 0.0, "{lo} <= {v} <= {hi}");
+        }
+    }
+
+    #[test]
     fn a_figure_per_delay_with_something_hidden() {
         let none = |_: &OverlapRow| None;
         assert!(figures(&[row(Op::Iallreduce, 2, 0.0, None)], &none).is_empty());
