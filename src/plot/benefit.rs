@@ -156,6 +156,7 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
         panels,
         legend,
         zero_line: true,
+        dodge: false,
         x_format: Default::default(),
         hosts: Vec::new(),
         warnings: Vec::new(),

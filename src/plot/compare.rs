@@ -204,6 +204,7 @@ fn figure(
             },
         ],
         zero_line: is_benefit,
+        dodge: true,
         x_format: Default::default(),
         hosts: Vec::new(),
         warnings: Vec::new(),

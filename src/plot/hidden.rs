@@ -95,6 +95,7 @@ pub fn figure(
             })
             .collect(),
         zero_line: false,
+        dodge: false,
         x_format: Default::default(),
         hosts: Vec::new(),
         warnings: Vec::new(),

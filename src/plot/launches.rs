@@ -157,6 +157,7 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<FigureSpec
         panels,
         legend,
         zero_line: false,
+        dodge: false,
         x_format: Default::default(),
         hosts: data.hosts.clone(),
         warnings: Vec::new(),

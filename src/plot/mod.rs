@@ -652,6 +652,7 @@ pub(crate) mod fixtures {
             panels: Vec::new(),
             legend: Vec::new(),
             zero_line: false,
+            dodge: false,
             x_format: Default::default(),
             hosts: Vec::new(),
             warnings: Vec::new(),

@@ -351,10 +351,10 @@ fn draw_panel<DB: DrawingBackend>(
             BLACK.stroke_width(1),
         ))?;
     }
-    // Panels with boxes (distributions) set each kernel slightly apart in x, so boxes and
-    // whiskers of kernels at the same P do not hide each other.
+    // Figures that ask for it (distributions, comparisons) set each series slightly apart in
+    // x, so boxes and error bars at the same P do not hide each other.
     let dodged: Vec<&SeriesSpec> = panel.series.iter().filter(|s| !s.style.reference).collect();
-    let dodge = panel.series.iter().any(|s| !s.boxes.is_empty()) && dodged.len() > 1;
+    let dodge = spec.dodge && dodged.len() > 1;
     let step = (axis.hi - axis.lo) * DODGE_STEP;
     let xs = |s: &SeriesSpec, p: u32| -> f64 {
         let x = f64::from(p);

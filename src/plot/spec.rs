@@ -164,6 +164,9 @@ pub struct FigureSpec {
     pub legend: Vec<LegendEntry>,
     /// Draw a horizontal line at y = 0 (the benefit's "delay just adds" level).
     pub zero_line: bool,
+    /// Set the series of a panel slightly apart in x (not the references), so error bars and
+    /// boxes of series at the same P do not cover each other.
+    pub dodge: bool,
     /// How x values are labelled: process counts or message sizes.
     pub x_format: XFormat,
     /// Distinct hosts per P: tick labels read `P (hosts)` when they differ between

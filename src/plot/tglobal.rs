@@ -234,6 +234,7 @@ pub fn figure_along(
         panels,
         legend,
         zero_line: false,
+        dodge: false,
         x_format: match along {
             Along::Procs => XFormat::Count,
             Along::Size => XFormat::Bytes,
