@@ -234,7 +234,13 @@ pub(crate) fn compare_figures(rows: &[CompareRow], a: &Side, b: &Side) -> Vec<Dr
         models
             .iter()
             .zip(model_stems("compare_benefit", &models))
-            .filter_map(|(k, stem)| figure(rows, k, benefit, true, [a, b], stem)),
+            .filter_map(|(k, stem)| figure(rows, k, benefit, true, [a, b], stem))
+            // Sampled models have no benefit from medians: no empty figure for them.
+            .filter(|f| {
+                f.panels
+                    .iter()
+                    .any(|p| p.series.iter().any(|s| s.values().next().is_some()))
+            }),
     );
     figs.into_iter()
         .map(|f| {

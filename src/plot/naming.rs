@@ -96,6 +96,16 @@ impl DelayKey {
         }
     }
 
+    /// The delay in a few characters, for panel titles: `δ = 50 µs`, or the model's label
+    /// (`exp:20us`) for a sampled model.
+    pub fn short(&self) -> String {
+        if self.is_fixed() {
+            self.describe()
+        } else {
+            self.model.clone()
+        }
+    }
+
     /// The part of a file name that names the model: `50us`, `exp-20us`,
     /// `uniform-0s..100us`; only ASCII letters, digits, `.`, `_` and `-`.
     pub fn file_part(&self) -> String {

@@ -10,7 +10,7 @@ use super::render::Drawable;
 use super::spec::{family_color, LegendEntry, SeriesStyle};
 use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
 use super::RunData;
-use crate::analysis::{t_global, BlockDigest, BlockTimes};
+use crate::analysis::{BlockDigest, BlockTimes};
 use crate::kernel::Family;
 use crate::plan::Op;
 use crate::records::Block;
@@ -212,7 +212,8 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
             let (rep, block) = (*rep, one);
             let color = SeriesStyle::for_op(op, family_color(op)).color;
             let bars = rep_bars(block, 0, color);
-            x_hi = bars.iter().map(|b| b.x1).fold(x_hi, f64::max);
+            let latest_end = bars.iter().map(|b| b.x1).fold(0.0, f64::max);
+            x_hi = x_hi.max(latest_end);
             let delayed_ranks: Vec<usize> = (0..p as usize)
                 .filter(|&r| block.applied_delay_s.0[block.idx(0, r)] > 0.0)
                 .collect();
@@ -221,7 +222,7 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
                     "{}, {}: repetition {rep}",
                     config_title(op, bytes, p),
                     if delayed {
-                        key.describe()
+                        key.short()
                     } else {
                         "undelayed".to_string()
                     }
@@ -240,7 +241,9 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
                 },
                 bars,
                 lines: Vec::new(),
-                marks: vec![(t_global(block, 0) * US, " t_global".into())],
+                // Bars start at the repetition's start instant, which may precede the
+                // earliest start: the line marks the latest end, where t_global ends.
+                marks: vec![(latest_end, " latest end".into())],
                 y_names: rank_names(p as usize, &delayed_ranks),
                 heat: None,
             });
@@ -277,7 +280,7 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
             "each bar: one rank on the global clock",
             "coloured: inside the operation, from its start to its return",
             "the late rank's bar starts after its delay",
-            "dotted: t_global (latest end − earliest start)",
+            "dotted: the latest end (t_global = latest end − earliest start)",
         ]
         .into_iter()
         .map(String::from)
