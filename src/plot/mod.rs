@@ -3,7 +3,7 @@
 //! warnings under every subtitle, and a report page (`index.md`) with a caption per figure and
 //! the run's metadata. Plain Rust over [`Records`] and [`ConfigStats`], no MPI.
 //!
-//! [`write_run_figures`] draws what the records contain, each kind once per δ > 0 where it
+//! [`write_run_figures`] draws what the records contain, each kind once per delay model where it
 //! depends on δ (see [`FigureKind`] for the list and the paper figure each follows):
 //!
 //! - `benefit_vs_p_{δ}`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (Niethammer et al. 2016, eq. 5) in
@@ -18,7 +18,17 @@
 //! - `t_global_ecdf_{δ}`: the empirical distribution of t_global, δ = 0 against δ.
 //! - `t_global_over_run`: t_global of every repetition against its index, which exposes
 //!   clock drift and warm-up.
-//! - `hidden_vs_p_{δ}` (overlap mode only).
+//! - `hidden_vs_p_{δ}` (overlap mode only), with bootstrap intervals.
+//! - `rank_lateness_{δ}`, `rank_exit_{δ}`: rank × repetition heatmaps of lateness and exit time.
+//! - `benefit_distribution_{δ}`, `noise_amplification_{δ}`: what `analyze --distribution`
+//!   computes.
+//! - `launch_spread_{δ}`: several launches of one plan pooled, each launch's median.
+//!
+//! `{δ}` names the delay model (`50us`, `exp-20us`), not the nominal δ, so models with one
+//! mean do not collide. Every subtitle ends with the run's identity (MPI library, hosts, date,
+//! late ranks, nrep, sync methods). [`Selection`] (`plot --op/--size/--procs/--delay`) chooses
+//! the configurations every figure draws. `compare A B --figures DIR` draws two runs side by
+//! side ([`write_compare_figures`]).
 //!
 //! P (or the size) is on a log2 axis with a labelled tick at every value measured (thinned
 //! when labels would collide); tick labels carry the host count, `P (hosts)`, when the P span
