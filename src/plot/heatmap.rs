@@ -26,7 +26,8 @@ pub enum HeatKind {
 /// Colour-scale steps named in the legend.
 const LEGEND_STEPS: usize = 5;
 /// The top of the colour scale is this quantile of the cells, so one outlier does not turn
-/// every other cell dark; larger values take the top colour.
+/// every other cell dark; larger values take the top colour (the exit scale's bottom is the
+/// opposite quantile).
 const SCALE_QUANTILE: f64 = 0.99;
 
 impl HeatKind {
@@ -64,11 +65,17 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
         .filter(|v| v.is_finite())
         .collect();
     all.sort_by(f32::total_cmp);
-    let hi = all
-        .get(((all.len().saturating_sub(1)) as f64 * SCALE_QUANTILE).round() as usize)
-        .map_or(1.0, |&v| f64::from(v))
-        .max(1e-3);
-    let lo = 0.0;
+    let at = |q: f64| {
+        all.get(((all.len().saturating_sub(1)) as f64 * q).round() as usize)
+            .map(|&v| f64::from(v))
+    };
+    // Lateness starts at 0 (the earliest rank); exit times all include the operation, so
+    // their scale starts at the low quantile, or every cell would share one colour.
+    let lo = match kind {
+        HeatKind::Lateness => 0.0,
+        HeatKind::Exit => at(1.0 - SCALE_QUANTILE).unwrap_or(0.0).max(0.0),
+    };
+    let hi = at(SCALE_QUANTILE).unwrap_or(1.0).max(lo + 1e-3);
     let binned = blocks.iter().any(|h| h.rank_step > 1 || h.rep_step > 1);
     let panels = blocks
         .iter()
@@ -137,6 +144,8 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
             let v = lo + (hi - lo) * i as f64 / (LEGEND_STEPS - 1) as f64;
             let top = if i + 1 == LEGEND_STEPS {
                 " or more"
+            } else if i == 0 && lo > 0.0 {
+                " or less"
             } else {
                 ""
             };
@@ -239,7 +248,12 @@ mod tests {
                 assert_eq!(panel.y_names[0], "0 (late)");
             }
             assert_eq!(fig.legend.len(), LEGEND_STEPS + 1);
-            assert_eq!(fig.legend[0].label, "0 µs");
+            let first = &fig.legend[0].label;
+            match kind {
+                HeatKind::Lateness => assert_eq!(first, "0 µs"),
+                // Exit times start at the operation time: the scale starts there too.
+                HeatKind::Exit => assert!(first.ends_with("µs or less") && first != "0 µs or less"),
+            }
         }
         let late = figure(&data, HeatKind::Lateness, &key, "h".into()).unwrap();
         // The late rank 0 sets the top of the lateness scale: 50 us.
