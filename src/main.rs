@@ -200,8 +200,8 @@ fn offline(command: Command) -> Result<()> {
             let boot = bootstrap.bootstrap();
             let times = times.global_times;
             let (sa, sb) = (
-                analysis(&[a.clone()], boot, times)?,
-                analysis(&[b.clone()], boot, times)?,
+                analysis(std::slice::from_ref(&a), boot, times)?,
+                analysis(std::slice::from_ref(&b), boot, times)?,
             );
             for (side, x) in [("A", &sa), ("B", &sb)] {
                 for w in &x.warnings {

@@ -26,12 +26,15 @@ fn rows_of<'a>(rows: &'a [DistributionRow], key: &DelayKey) -> Vec<&'a Distribut
         .collect()
 }
 
+/// The 5th, 25th, 50th, 75th and 95th percentiles of a row.
+type Quantiles = (f64, f64, f64, f64, f64);
+
 /// One point per P of `rows` (the first row of a P), ascending.
 fn per_p(
     rows: &[&DistributionRow],
-    value: impl Fn(&DistributionRow) -> Option<(f64, f64, f64, f64, f64)>,
-) -> Vec<(u32, Option<(f64, f64, f64, f64, f64)>)> {
-    let mut out: Vec<(u32, Option<(f64, f64, f64, f64, f64)>)> = Vec::new();
+    value: impl Fn(&DistributionRow) -> Option<Quantiles>,
+) -> Vec<(u32, Option<Quantiles>)> {
+    let mut out: Vec<(u32, Option<Quantiles>)> = Vec::new();
     for r in rows {
         if out.iter().all(|o| o.0 != r.nprocs) {
             out.push((r.nprocs, value(r)));
