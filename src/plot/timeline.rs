@@ -193,6 +193,8 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
     let families = super::benefit::sorted_distinct(shown.iter().map(|c| c.0.family()));
     let mut panels = Vec::new();
     let mut x_hi: f64 = 0.0;
+    // A figure needs a delayed panel: undelayed ones alone show nothing of the delay.
+    let mut any_delayed = false;
     for (op, bytes, p) in shown {
         for delayed in [false, true] {
             // The median repetition was kept, cut out of its block, while the file was read.
@@ -210,6 +212,7 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
                 continue;
             };
             let (rep, block) = (*rep, one);
+            any_delayed |= delayed;
             let color = SeriesStyle::for_op(op, family_color(op)).color;
             let bars = rep_bars(block, 0, color);
             let latest_end = bars.iter().map(|b| b.x1).fold(0.0, f64::max);
@@ -249,7 +252,7 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
             });
         }
     }
-    if !panels.iter().any(|p: &XyPanel| p.title.contains("δ ")) {
+    if !any_delayed {
         return None;
     }
     // One time scale for all panels, so the undelayed and delayed traces compare by length.
