@@ -90,6 +90,10 @@ pub enum Command {
         b: PathBuf,
         #[arg(long, value_enum, default_value = "table")]
         format: SummaryFormat,
+        /// Also draw the comparison (median t_global and benefit of A and B vs P, with
+        /// intervals) as PNG and SVG figures into this directory.
+        #[arg(long, value_name = "DIR")]
+        figures: Option<PathBuf>,
         #[command(flatten)]
         bootstrap: BootstrapArgs,
         #[command(flatten)]
@@ -119,11 +123,15 @@ pub enum Command {
     },
     /// Figures (PNG and SVG) of a records file and a report page (index.md): benefit and
     /// t_global vs P, t_global vs size, per-rank timeline, distribution, t_global over the
-    /// run. A `clocksync` CSV gives the clock error figure instead.
+    /// run, per-rank heatmaps, benefit distribution. Several records files of one plan are
+    /// pooled (statistics over all launches, plus their spread). A `clocksync` CSV gives the
+    /// clock error figure instead.
     Plot {
-        file: PathBuf,
-        /// Directory for the figures [default: the file's folder, beside it with its stem:
-        /// `results/run.cbor` → `results/run/`].
+        /// Records files of one plan (launches pooled), or one `clocksync` CSV or noise file.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        /// Directory for the figures [default: the first file's folder, beside it with its
+        /// stem: `results/run.cbor` → `results/run/`].
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Statistic of the valid repetitions to plot.
@@ -132,6 +140,8 @@ pub enum Command {
         /// Draw only this figure.
         #[arg(long, value_enum, value_name = "NAME")]
         only: Option<FigureKind>,
+        #[command(flatten)]
+        select: SelectArgs,
         #[command(flatten)]
         times: TimesArgs,
     },
@@ -164,6 +174,40 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// Which configurations `plot` draws; each option left out selects all of its dimension.
+#[derive(Debug, Clone, Args)]
+pub struct SelectArgs {
+    /// Draw only these kernels, comma-separated (allreduce,iallreduce).
+    #[arg(long = "op", value_delimiter = ',', value_parser = parse_op, value_name = "OPS")]
+    pub ops: Vec<Op>,
+    /// Draw only these message sizes with units (8,1KiB); barriers are kept.
+    #[arg(long = "size", value_delimiter = ',', value_parser = crate::units::parse_size_bytes, value_name = "SIZES")]
+    pub sizes: Vec<u64>,
+    /// Draw only these process counts P (2,4).
+    #[arg(long = "procs", value_delimiter = ',', value_name = "P")]
+    pub procs: Vec<u32>,
+    /// Draw only these delay models, in the grammar of the measurement's --delay (50us,exp:20us);
+    /// the undelayed baseline is always kept.
+    #[arg(long = "delay", value_parser = parse_delays, allow_hyphen_values = true, value_name = "DELAYS")]
+    pub delays: Option<DelayList>,
+}
+
+impl SelectArgs {
+    /// The selection for [`crate::plot`].
+    pub fn selection(&self) -> crate::plot::Selection {
+        crate::plot::Selection {
+            ops: self.ops.clone(),
+            sizes: self.sizes.clone(),
+            procs: self.procs.clone(),
+            delays: self
+                .delays
+                .iter()
+                .flat_map(|l| l.0.iter().map(|m| m.label()))
+                .collect(),
+        }
+    }
 }
 
 /// Which global times an offline command reads, the same option for every command.

@@ -14,7 +14,10 @@ use delaybench::export::{
     ExportRows, SummaryFormat,
 };
 use delaybench::output_name::outputs_dir;
-use delaybench::plot::{plottable_rows, write_clock_error_figure, write_figures_of_run, PlotRun};
+use delaybench::plot::{
+    plottable_rows, write_clock_error_figure, write_compare_figures, write_figures, PlotOptions,
+    PlotRun, Side,
+};
 use delaybench::records::{Block, Header, RunLabel};
 use delaybench::study::Study;
 use delaybench::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
@@ -215,12 +218,16 @@ fn offline(command: Command) -> Result<()> {
             a,
             b,
             format,
+            figures,
             bootstrap,
             times,
         } => {
             let boot = bootstrap.bootstrap();
             let times = times.global_times;
-            let (sa, sb) = (analysis(&[a], boot, times)?, analysis(&[b], boot, times)?);
+            let (sa, sb) = (
+                analysis(std::slice::from_ref(&a), boot, times)?,
+                analysis(std::slice::from_ref(&b), boot, times)?,
+            );
             for (side, x) in [("A", &sa), ("B", &sb)] {
                 for w in &x.warnings {
                     eprintln!("delaybench: warning: {side} ({}): {w}", x.files[0]);
@@ -245,6 +252,17 @@ fn offline(command: Command) -> Result<()> {
                 );
             }
             write_compare(&rows, format, &mut std::io::stdout().lock())?;
+            if let Some(dir) = figures {
+                // The headers name each side's library, hosts and date under every figure.
+                let side = |path: &Path| -> Result<Side> {
+                    let t = Timeline::open(path, GlobalTimes::Online)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    Ok(Side::of(path, t.header()))
+                };
+                for p in write_compare_figures(&rows, &side(&a)?, &side(&b)?, &dir)? {
+                    eprintln!("delaybench: figure {}", p.display());
+                }
+            }
         }
         Command::Export {
             file,
@@ -270,15 +288,20 @@ fn offline(command: Command) -> Result<()> {
             }
         }
         Command::Plot {
-            file,
+            files,
             out,
             stat,
             only,
+            select,
             times,
         } => {
+            let file = files[0].clone();
             // Beside the file, in its own folder: the outputs of a run follow its data.
             let out_dir = out.unwrap_or_else(|| outputs_dir(&file));
             let paths = if file.extension().is_some_and(|e| e == "csv") {
+                if files.len() > 1 {
+                    anyhow::bail!("plot draws one clocksync CSV at a time");
+                }
                 let rows = read_clocksync_csv(&file)
                     .with_context(|| format!("reading clocksync results {}", file.display()))?;
                 let (_, skipped) = plottable_rows(&rows);
@@ -301,19 +324,29 @@ fn offline(command: Command) -> Result<()> {
                 paths
             } else {
                 // Reduced block by block: medians, intervals and one repetition per block.
-                let run = PlotRun::read(&file, times.global_times)
-                    .with_context(|| format!("reading {}", file.display()))?;
-                announce_end(
-                    &file,
-                    &run.launch.correction,
-                    &run.launch.verdicts,
-                    (&run.launch).into(),
-                );
-                let paths = write_figures_of_run(run, &out_dir, stat, only)?;
+                let mut runs = Vec::with_capacity(files.len());
+                for file in &files {
+                    let run = PlotRun::read_selected(file, times.global_times, &select.selection())
+                        .with_context(|| format!("reading {}", file.display()))?;
+                    announce_end(
+                        file,
+                        &run.launch.correction,
+                        &run.launch.verdicts,
+                        (&run.launch).into(),
+                    );
+                    runs.push(run);
+                }
+                let opts = PlotOptions {
+                    stat,
+                    only,
+                    selection: select.selection(),
+                };
+                let paths = write_figures(runs, &out_dir, &opts)?;
                 if paths.is_empty() {
                     eprintln!(
                         "delaybench: no figure to draw from {}: it has no complete block, or \
-                         none of what --only asks for (δ > 0, two sizes, overlap mode)",
+                         none of what --only, --op, --size, --procs and --delay ask for \
+                         (δ > 0, two sizes, overlap mode)",
                         file.display()
                     );
                 }

@@ -7,7 +7,10 @@ mod common;
 
 use delaybench::kernel::Family;
 use delaybench::plan::Op;
-use delaybench::plot::{write_run_figures, FigureKind, PlotError, Stat};
+use delaybench::plot::{
+    write_compare_figures, write_figures, write_run_figures, FigureKind, PlotError, PlotOptions,
+    PlotRun, Selection, Side, Stat,
+};
 use delaybench::records::{testdata, Block, Records, FLAG_WINDOW_OVERRUN};
 use std::path::Path;
 
@@ -106,6 +109,12 @@ fn writes_benefit_and_t_global_figures_as_png_and_svg() {
             "t_global_ecdf_50us.svg",
             "t_global_over_run.png",
             "t_global_over_run.svg",
+            "rank_lateness_50us.png",
+            "rank_lateness_50us.svg",
+            "rank_exit_50us.png",
+            "rank_exit_50us.svg",
+            "benefit_distribution_50us.png",
+            "benefit_distribution_50us.svg",
             "index.md",
         ]
     );
@@ -182,7 +191,7 @@ fn writes_benefit_and_t_global_figures_as_png_and_svg() {
         );
     }
     let page = std::fs::read_to_string(out.join("index.md")).unwrap();
-    assert_eq!(page.matches("![").count(), 6, "{page}");
+    assert_eq!(page.matches("![").count(), 9, "{page}");
 }
 
 #[test]
@@ -198,9 +207,9 @@ fn one_figure_pair_per_delay_and_single_p_still_draws() {
     let dir = tempfile::tempdir().unwrap();
     let recs = records(&[4], &[10e-6, 1.5e-3]);
     let written = write_run_figures(&recs, dir.path(), Stat::Median, None).unwrap();
-    // Five kinds per δ (benefit, t_global vs P and vs size, timeline, ECDF), one over the
-    // run, each as PNG and SVG, and the page.
-    assert_eq!(written.len(), (2 * 5 + 1) * 2 + 1, "{:?}", names(&written));
+    // Eight kinds per δ (benefit, t_global vs P and vs size, timeline, ECDF, two heatmaps,
+    // benefit distribution), one over the run, each as PNG and SVG, and the page.
+    assert_eq!(written.len(), (2 * 8 + 1) * 2 + 1, "{:?}", names(&written));
     for stem in [
         "benefit_vs_p_10us",
         "benefit_vs_p_1.5ms",
@@ -306,4 +315,168 @@ fn plot_of_a_clocksync_csv_with_inf_skips_those_rows_and_never_hangs() {
     let said = common::text(&out);
     assert!(!out.status.success(), "{said}");
     assert!(said.contains("nothing to plot"), "{said}");
+}
+
+/// The texts of every SVG in `paths`, by file stem.
+fn svgs(paths: &[std::path::PathBuf]) -> Vec<(String, String)> {
+    paths
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .map(|p| {
+            (
+                p.file_stem().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_figure_names_library_hosts_date_late_ranks_nrep_and_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = small_records();
+    r.header.mpi_library = "Open MPI v4.1.4, package: Debian OpenMPI".into();
+    let written = write_run_figures(&r, dir.path(), Stat::Median, None).unwrap();
+    let all = svgs(&written);
+    assert!(all.len() >= 9);
+    for (stem, svg) in &all {
+        for text in [
+            "Open MPI v4.1.4",
+            "1 host: node0",
+            "2026-01-01 00:00 UTC",
+            "late: rank 0",
+            "nrep ",
+            "sync, clock sync",
+        ] {
+            assert!(svg.contains(text), "{stem} SVG lacks {text:?}");
+        }
+        assert!(
+            !svg.contains("package: Debian"),
+            "{stem}: library not shortened"
+        );
+    }
+}
+
+#[test]
+fn op_size_procs_and_delay_choose_what_is_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = PlotOptions {
+        stat: Stat::Median,
+        only: None,
+        selection: Selection {
+            ops: vec![Op::Iallreduce],
+            sizes: vec![1024],
+            procs: vec![2, 4],
+            delays: Vec::new(),
+        },
+    };
+    let written = write_figures(vec![PlotRun::of(&small_records())], dir.path(), &opts).unwrap();
+    for (stem, svg) in svgs(&written) {
+        assert!(
+            !svg.contains("ibarrier"),
+            "{stem} draws an unselected kernel"
+        );
+        assert!(!svg.contains("8 B"), "{stem} draws an unselected size");
+        assert!(
+            svg.contains("selected: iallreduce, 1 KiB, P = 2, 4"),
+            "{stem}"
+        );
+    }
+    let timeline = std::fs::read_to_string(dir.path().join("timeline_50us.svg")).unwrap();
+    assert!(
+        timeline.contains("iallreduce, 1 KiB, P = 4"),
+        "largest selected P"
+    );
+    assert!(!timeline.contains("P = 8"));
+    assert!(
+        timeline.contains("iallreduce, 1 KiB, P = 2"),
+        "each selected P"
+    );
+}
+
+#[test]
+fn delay_models_with_one_mean_get_their_own_figures() {
+    let mut r = records(&[2, 4], &[20e-6]);
+    let extra: Vec<Block> = r
+        .blocks
+        .iter()
+        .filter(|b| b.delay_s > 0.0)
+        .map(|b| {
+            let mut e = b.clone();
+            e.delay_model = "exp:20us".into();
+            e
+        })
+        .collect();
+    r.blocks.extend(extra);
+    let dir = tempfile::tempdir().unwrap();
+    let written = write_run_figures(&r, dir.path(), Stat::Median, None).unwrap();
+    let names = names(&written);
+    for stem in ["t_global_vs_p", "timeline", "rank_lateness"] {
+        assert!(names.contains(&format!("{stem}_20us.png")), "{names:?}");
+        assert!(names.contains(&format!("{stem}_exp-20us.png")), "{names:?}");
+    }
+    let fixed = std::fs::read_to_string(dir.path().join("t_global_vs_p_20us.svg")).unwrap();
+    let exp = std::fs::read_to_string(dir.path().join("t_global_vs_p_exp-20us.svg")).unwrap();
+    assert!(fixed.contains("δ = 20 µs") && !fixed.contains("exp:20us"));
+    assert!(exp.contains("δ ~ exp:20us (mean 20 µs)"));
+}
+
+#[test]
+fn heatmaps_and_the_pooled_spread_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = PlotOptions::default();
+    let runs = vec![PlotRun::of(&small_records()), PlotRun::of(&small_records())];
+    let written = write_figures(runs, dir.path(), &opts).unwrap();
+    let names = names(&written);
+    for n in [
+        "rank_lateness_50us.png",
+        "rank_exit_50us.png",
+        "launch_spread_50us.png",
+    ] {
+        assert!(names.contains(&n.to_string()), "{names:?}");
+    }
+    let spread = std::fs::read_to_string(dir.path().join("launch_spread_50us.svg")).unwrap();
+    for text in ["launch 1", "launch 2", "pooled median", "2 launches pooled"] {
+        assert!(spread.contains(text), "spread SVG lacks {text:?}");
+    }
+    // Launches of different plans are refused, with a way out.
+    let mut other = small_records();
+    other.header.plan.nrep += 1;
+    let runs = vec![PlotRun::of(&small_records()), PlotRun::of(&other)];
+    let err = write_figures(runs, dir.path(), &opts).unwrap_err();
+    assert!(matches!(err, PlotError::Pool { .. }), "{err}");
+}
+
+#[test]
+fn compare_figures_show_both_runs_with_intervals() {
+    use delaybench::analysis::{compare, config_stats, Bootstrap};
+    let a = small_records();
+    let mut b = small_records();
+    b.header.mpi_library = "MPICH Version:\t4.2.0".into();
+    let boot = Bootstrap::default();
+    let (sa, sb) = (
+        config_stats(std::slice::from_ref(&a), &boot).unwrap(),
+        config_stats(std::slice::from_ref(&b), &boot).unwrap(),
+    );
+    let (rows, _) = compare(&sa, &sb);
+    let dir = tempfile::tempdir().unwrap();
+    let side = |name: &str, r: &Records| Side::of(Path::new(name), &r.header);
+    let written =
+        write_compare_figures(&rows, &side("a.cbor", &a), &side("b.cbor", &b), dir.path()).unwrap();
+    assert_eq!(
+        names(&written),
+        vec![
+            "compare_t_global_undelayed.png",
+            "compare_t_global_undelayed.svg",
+            "compare_t_global_50us.png",
+            "compare_t_global_50us.svg",
+            "compare_benefit_50us.png",
+            "compare_benefit_50us.svg",
+        ]
+    );
+    for (stem, svg) in svgs(&written) {
+        for text in ["A: a.cbor", "B: b.cbor", "MPICH 4.2.0", "bootstrap"] {
+            assert!(svg.contains(text), "{stem} SVG lacks {text:?}");
+        }
+    }
 }

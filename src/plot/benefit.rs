@@ -2,8 +2,7 @@
 //! size, one line per kernel (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
 
 use super::layout::{benefit_range, YAxis, PART_SEP};
-use super::naming::figure_stems;
-use super::naming::{pretty_bytes, pretty_duration, same_delay};
+use super::naming::{model_stems, pretty_bytes, DelayKey};
 use super::render::Drawable;
 use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -13,8 +12,8 @@ use super::Stat;
 use crate::analysis::ConfigStats;
 use crate::plan::Op;
 
-/// Grey of the ceiling's legend sample: each panel draws the ceiling in its kernel's colour.
-const CEILING_LEGEND_COLOR: (u8, u8, u8) = (90, 90, 90);
+/// Grey of the benefit ceiling: a reference, not a measurement, so it takes no kernel's colour.
+const CEILING_COLOR: (u8, u8, u8) = (90, 90, 90);
 
 /// Which panel a row belongs to. Barriers have no payload and their own panel, first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -57,11 +56,11 @@ pub fn ops_of<'a>(rows: impl IntoIterator<Item = &'a ConfigStats>) -> Vec<Op> {
     ops
 }
 
-/// The benefit figure of the rows with nominal delay `delay_s` (seconds), values in percent.
-pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> FigureSpec {
+/// The benefit figure of the rows of delay model `key`, values in percent.
+pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) -> FigureSpec {
     let delayed: Vec<&ConfigStats> = rows
         .iter()
-        .filter(|r| same_delay(r.delay_s, delay_s))
+        .filter(|r| key.matches(&r.delay_model, r.delay_s))
         .collect();
     let keys = sorted_distinct(delayed.iter().map(|r| SizeKey::of(r.op, r.bytes)));
     let mut panels: Vec<PanelSpec> = keys
@@ -72,36 +71,35 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
                 .copied()
                 .filter(|r| SizeKey::of(r.op, r.bytes) == key)
                 .collect();
-            let series = ops_of(in_panel.iter().copied())
+            // One ceiling per panel: at each P the highest of its kernels' ceilings, so no
+            // kernel's b lies above it; a ceiling per kernel stacked up to eight dotted lines.
+            let ceiling = SeriesSpec {
+                name: "ceiling".to_string(),
+                style: SeriesStyle::reference(CEILING_COLOR),
+                points: ceiling_points(&in_panel),
+                intervals: Vec::new(),
+                boxes: Vec::new(),
+            };
+            // A ceiling without values (sampled delays) is no missing measurement; it is drawn
+            // first, under the measurements.
+            let series: Vec<SeriesSpec> = Some(ceiling)
+                .filter(|c| c.values().next().is_some())
                 .into_iter()
-                .flat_map(|op| {
+                .chain(ops_of(in_panel.iter().copied()).into_iter().map(|op| {
                     let rows: Vec<&ConfigStats> =
                         in_panel.iter().copied().filter(|r| r.op == op).collect();
-                    [
-                        SeriesSpec {
-                            name: op.name().to_string(),
-                            style: SeriesStyle::for_op(op, family_color(op)),
-                            points: points(
-                                rows.iter().copied(),
-                                |r| r.nprocs,
-                                |r| stat.benefit(r).map(|b| b * 100.0),
-                            ),
-                            intervals: intervals(&rows, stat),
-                        },
-                        SeriesSpec {
-                            name: format!("ceiling, {op}"),
-                            style: SeriesStyle::reference(family_color(op)),
-                            points: points(
-                                rows.iter().copied(),
-                                |r| r.nprocs,
-                                |r| stat.benefit_ceiling(r).map(|c| c * 100.0),
-                            ),
-                            intervals: Vec::new(),
-                        },
-                    ]
-                })
-                // A reference without values (sampled delays) is no missing measurement.
-                .filter(|s| !s.style.reference || s.values().next().is_some())
+                    SeriesSpec {
+                        name: op.name().to_string(),
+                        style: SeriesStyle::for_op(op, family_color(op)),
+                        points: points(
+                            rows.iter().copied(),
+                            |r| r.nprocs,
+                            |r| stat.benefit(r).map(|b| b * 100.0),
+                        ),
+                        intervals: intervals(&rows, stat),
+                        boxes: Vec::new(),
+                    }
+                }))
                 .collect();
             PanelSpec {
                 title: key.title(),
@@ -131,15 +129,16 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
         .collect();
     if delayed.iter().any(|r| stat.benefit_ceiling(r).is_some()) {
         legend.push(LegendEntry {
-            label: "bound min(t0, δ) / max(t0, δ) if tδ ≥ t0, in the kernel's colour".to_string(),
-            style: SeriesStyle::reference(CEILING_LEGEND_COLOR),
+            label: "bound min(t0, δ) / max(t0, δ) if tδ ≥ t0, highest of the panel's kernels"
+                .to_string(),
+            style: SeriesStyle::reference(CEILING_COLOR),
         });
     }
     FigureSpec {
         stem,
         title: format!(
-            "Delay overlap benefit vs P, δ = {} ({})",
-            pretty_duration(delay_s),
+            "Delay overlap benefit vs P, {} ({})",
+            key.describe(),
             stat.describe()
         ),
         subtitle: [
@@ -158,10 +157,34 @@ pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> F
         panels,
         legend,
         zero_line: true,
+        dodge: false,
         x_format: Default::default(),
         hosts: Vec::new(),
         warnings: benefit_notes(&delayed),
     }
+}
+
+/// The panel's ceiling in percent per P: the highest [`ConfigStats::benefit_ceiling`] of its
+/// rows at that P (`None` where no row has one).
+fn ceiling_points(rows: &[&ConfigStats]) -> Vec<(u32, Option<f64>)> {
+    let mut pts: Vec<(u32, Option<f64>)> = Vec::new();
+    for r in rows {
+        let c = r
+            .benefit_ceiling
+            .map(|c| c * 100.0)
+            .filter(|c| c.is_finite());
+        match pts.iter_mut().find(|(p, _)| *p == r.nprocs) {
+            Some(slot) => {
+                slot.1 = match (slot.1, c) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                }
+            }
+            None => pts.push((r.nprocs, c)),
+        }
+    }
+    pts.sort_by_key(|p| p.0);
+    pts
 }
 
 /// Error bars of `rows` in percent: the benefit interval per P (the first row of a P, as
@@ -185,12 +208,21 @@ pub(super) fn drawables(data: &RunData, stat: Stat) -> Vec<Drawable> {
     let delays = data.delays();
     delays
         .iter()
-        .zip(figure_stems("benefit", &delays))
-        .map(|(&d, stem)| {
+        .zip(model_stems("benefit_vs_p", &delays))
+        .map(|(d, stem)| {
             let mut f = figure(&data.stats, d, stat, stem);
             f.hosts = data.hosts.clone();
-            data.grid(f)
+            (d, f)
         })
+        // A sampled model has no benefit from medians (δ varies per repetition and rank):
+        // benefit_distribution shows its per-repetition benefit instead of empty panels.
+        .filter(|(d, f)| {
+            d.is_fixed()
+                || f.panels
+                    .iter()
+                    .any(|p| p.series.iter().any(|s| s.values().next().is_some()))
+        })
+        .map(|(_, f)| data.grid(f))
         .collect()
 }
 
@@ -251,7 +283,7 @@ mod tests {
 
     #[test]
     fn panels_are_barrier_first_then_sizes() {
-        let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "s".into());
         let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(titles, vec!["no payload (barrier)", "8 B", "1 KiB"]);
         let names: Vec<&str> = fig.panels[0]
@@ -259,25 +291,17 @@ mod tests {
             .iter()
             .map(|s| s.name.as_str())
             .collect();
-        assert_eq!(
-            names,
-            vec![
-                "barrier",
-                "ceiling, barrier",
-                "ibarrier",
-                "ceiling, ibarrier"
-            ]
-        );
+        assert_eq!(names, vec!["ceiling", "barrier", "ibarrier"]);
         // P of other delays and of the baseline stay out of the axis.
         assert_eq!(fig.procs, vec![2, 4, 8]);
     }
 
     #[test]
     fn series_hold_percent_points_in_p_order_without_missing_values() {
-        let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "s".into());
         let panel = &fig.panels[1];
-        assert_eq!(panel.series.len(), 4, "two kernels, each with its ceiling");
-        let allreduce = &panel.series[0];
+        assert_eq!(panel.series.len(), 3, "two kernels and one ceiling");
+        let allreduce = &panel.series[1];
         assert_eq!(allreduce.name, "allreduce");
         // P = 8 was measured without a value: a gap, not a point.
         let expected = [(2u32, Some(-20.0)), (4, Some(10.0)), (8, None)];
@@ -294,17 +318,17 @@ mod tests {
         assert_eq!(ps, vec![2, 4]);
         assert!((allreduce.intervals[0].1 + 25.0).abs() < 1e-9);
         assert!((allreduce.intervals[0].2 + 15.0).abs() < 1e-9);
-        let ceiling = &panel.series[1];
+        let ceiling = &panel.series[0];
         assert!(ceiling.style.reference && ceiling.intervals.is_empty());
         assert_eq!(ceiling.values().next(), Some((2, 50.0)));
         let iallreduce = &panel.series[2];
         assert!(iallreduce.style.dashed && iallreduce.style.marker == Marker::Square);
         assert_eq!(iallreduce.style.color, allreduce.style.color);
         // Minima are picked with Stat::Min.
-        let fig = figure(&sample(), 50e-6, Stat::Min, "s".into());
-        assert!((fig.panels[1].series[0].points[0].1.unwrap() + 10.0).abs() < 1e-9);
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Min, "s".into());
+        assert!((fig.panels[1].series[1].points[0].1.unwrap() + 10.0).abs() < 1e-9);
         assert!(
-            fig.panels[1].series[0].intervals.is_empty(),
+            fig.panels[1].series[1].intervals.is_empty(),
             "minima have none"
         );
         assert!(fig.title.contains("minimum") && fig.title.contains("50 µs"));
@@ -312,7 +336,7 @@ mod tests {
 
     #[test]
     fn y_range_is_shared_and_holds_every_point_and_zero() {
-        let fig = figure(&sample(), 50e-6, Stat::Median, "s".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "s".into());
         let y = fig.panels[0].y;
         assert!(fig.panels.iter().all(|p| p.y == y));
         assert!(y.lo < -20.0 && y.hi > 60.0 && !y.log);
@@ -332,7 +356,12 @@ mod tests {
                 r
             })
             .collect();
-        let fig = figure(&no_ceiling, 50e-6, Stat::Median, "s".into());
+        let fig = figure(
+            &no_ceiling,
+            &DelayKey::fixed(50e-6),
+            Stat::Median,
+            "s".into(),
+        );
         assert_eq!(fig.legend.len(), 4);
         assert!(fig
             .panels
@@ -342,8 +371,28 @@ mod tests {
     }
 
     #[test]
+    fn one_ceiling_per_panel_the_highest_of_its_kernels() {
+        let mut rows = sample();
+        rows[0].benefit_ceiling = Some(0.8); // iallreduce, 8 B, P = 4
+        let fig = figure(&rows, &DelayKey::fixed(50e-6), Stat::Median, "s".into());
+        for panel in &fig.panels {
+            let refs: Vec<&SeriesSpec> =
+                panel.series.iter().filter(|s| s.style.reference).collect();
+            assert_eq!(refs.len(), 1, "{}: one ceiling", panel.title);
+            assert_eq!(refs[0].style.color, CEILING_COLOR, "grey, not a kernel's");
+        }
+        let ceiling = &fig.panels[1].series[0];
+        assert_eq!(
+            ceiling.points,
+            vec![(2, Some(50.0)), (4, Some(80.0)), (8, Some(50.0))]
+        );
+        let refs = fig.legend.iter().filter(|e| e.style.reference).count();
+        assert_eq!(refs, 1, "one legend entry for the ceilings");
+    }
+
+    #[test]
     fn other_delays_are_not_mixed_in() {
-        let fig = figure(&sample(), 10e-6, Stat::Median, "s".into());
+        let fig = figure(&sample(), &DelayKey::fixed(10e-6), Stat::Median, "s".into());
         assert_eq!(fig.panels.len(), 1);
         assert_eq!(fig.panels[0].series[0].points.len(), 1);
         assert_eq!(fig.procs, vec![16]);

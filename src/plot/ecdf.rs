@@ -3,8 +3,7 @@
 //! at the largest P. A dotted line marks t0 + δ, where the delayed curve sits when the delay
 //! just adds; a delayed curve left of it hid part of δ.
 
-use super::naming::delay_stems;
-use super::naming::{pretty_duration, same_delay};
+use super::naming::{distinct_models, model_stems, DelayKey};
 use super::over_run::{config_title, delay_color, largest_p_configs};
 use super::render::Drawable;
 use super::spec::{LegendEntry, SeriesStyle, BASELINE_COLOR};
@@ -30,21 +29,48 @@ pub fn ecdf(values: &[f64]) -> Vec<(f64, f64)> {
     out
 }
 
-/// The figure for nominal delay `delay_s` (seconds), or `None` when no configuration has both
-/// a δ block and its baseline with valid repetitions.
-pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
+/// The figure for delay model `key`, or `None` when no configuration has both a block of
+/// that model and its baseline with valid repetitions.
+pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> {
     let blocks = &data.run.launch.blocks;
-    let delays = super::naming::distinct_delays(blocks.iter().map(|b| b.delay_s));
-    let color = delay_color(&delays, delay_s);
-    let find = |op, bytes, p, d: f64| -> Option<&BlockDigest> {
-        blocks
-            .iter()
-            .find(|b| b.op == op && b.bytes == bytes && b.nprocs == p && same_delay(b.delay_s, d))
+    let delays = distinct_models(blocks.iter().map(|b| (b.delay_model.as_str(), b.delay_s)));
+    let color = delay_color(&delays, key);
+    let find = |op, bytes, p, delayed: bool| -> Option<&BlockDigest> {
+        blocks.iter().find(|b| {
+            b.op == op
+                && b.bytes == bytes
+                && b.nprocs == p
+                && if delayed {
+                    key.matches(&b.delay_model, b.delay_s)
+                } else {
+                    b.delay_s == 0.0
+                }
+        })
     };
-    let panels: Vec<XyPanel> = largest_p_configs(blocks)
+    let delay_s = key.delay_s;
+    // Per kernel and size the largest P whose baseline and delayed block both have valid
+    // repetitions: on an oversubscribed machine the largest P may have none.
+    let shown = largest_p_configs(blocks)
         .into_iter()
+        .filter_map(|(op, bytes, top)| {
+            let mut ps: Vec<u32> = blocks
+                .iter()
+                .filter(|b| b.op == op && b.bytes == bytes && b.nprocs <= top)
+                .map(|b| b.nprocs)
+                .collect();
+            ps.sort_unstable_by(|a, b| b.cmp(a));
+            ps.dedup();
+            ps.into_iter()
+                .find(|&p| {
+                    [false, true]
+                        .iter()
+                        .all(|&d| find(op, bytes, p, d).is_some_and(|b| !b.t_globals.is_empty()))
+                })
+                .map(|p| (op, bytes, p))
+        });
+    let panels: Vec<XyPanel> = shown
         .filter_map(|(op, bytes, p)| {
-            let (base, late) = (find(op, bytes, p, 0.0)?, find(op, bytes, p, delay_s)?);
+            let (base, late) = (find(op, bytes, p, false)?, find(op, bytes, p, true)?);
             let (t0s, ts) = (us(base.t_globals.clone()), us(late.t_globals.clone()));
             let t0 = median(&t0s)?;
             median(&ts)?;
@@ -79,20 +105,21 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
                 ],
                 marks: vec![(adds, " t0 + δ".into())],
                 y_names: Vec::new(),
+                heat: None,
             })
         })
         .collect();
     if panels.is_empty() {
         return None;
     }
-    let delay = pretty_duration(delay_s);
+    let delay = key.describe();
     Some(XyFigure {
         stem,
-        title: format!("Distribution of t_global, undelayed and δ = {delay}"),
+        title: format!("Distribution of t_global, undelayed and {delay}"),
         subtitle: [
             "empirical CDF of the valid repetitions",
-            "dotted: t0 + δ with t0 the undelayed median, where the delayed curve sits \
-             when the delay just adds",
+            "dotted: t0 + δ with t0 the undelayed median and δ the nominal (mean) delay, \
+             where the delayed curve sits when a fixed delay just adds",
             "left of it: part of δ hidden",
         ]
         .join(super::layout::PART_SEP),
@@ -104,7 +131,7 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
                 style: SeriesStyle::new(false, BASELINE_COLOR),
             },
             LegendEntry {
-                label: format!("δ = {delay}"),
+                label: delay.clone(),
                 style: SeriesStyle::new(false, color),
             },
             LegendEntry {
@@ -124,8 +151,8 @@ pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
     let delays = data.delays();
     delays
         .iter()
-        .zip(delay_stems("t_global_ecdf", &delays))
-        .filter_map(|(&d, stem)| figure(data, d, stem))
+        .zip(model_stems("t_global_ecdf", &delays))
+        .filter_map(|(d, stem)| figure(data, d, stem))
         .map(Drawable::Custom)
         .collect()
 }
@@ -158,7 +185,7 @@ mod tests {
             truncated: false,
         };
         let data = RunData::new(&r);
-        let fig = figure(&data, 50e-6, "e".into()).unwrap();
+        let fig = figure(&data, &DelayKey::fixed(50e-6), "e".into()).unwrap();
         assert_eq!(fig.panels.len(), 1, "bcast has no baseline");
         let panel = &fig.panels[0];
         // Baseline valid reps 10, 12, 13, 14 us: median 12.5, so t0 + δ = 62.5 us.
@@ -166,6 +193,6 @@ mod tests {
         assert_eq!(panel.lines[1].points.len(), 5);
         assert!((panel.lines[1].points[4].0 - 64.0).abs() < 1e-6);
         assert!(panel.x.lo < 10.0 && panel.x.hi > 64.0);
-        assert!(figure(&data, 10e-6, "e".into()).is_none());
+        assert!(figure(&data, &DelayKey::fixed(10e-6), "e".into()).is_none());
     }
 }

@@ -4,7 +4,7 @@
 
 use super::benefit::{sorted_distinct, SizeKey};
 use super::layout::{YAxis, PART_SEP};
-use super::naming::{figure_stems, pretty_duration, same_delay};
+use super::naming::{figure_stems, pretty_duration, DelayKey};
 use super::render::Drawable;
 use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -14,11 +14,12 @@ use crate::analysis::OverlapRow;
 use crate::plan::Op;
 
 /// The figure of the rows with nominal delay `delay_s` (seconds), values in percent.
+///
+/// Only fixed delays have a hidden share (a late arrival of exactly δ), so overlap rows, which
+/// carry δ but no model label, are keyed by δ as a fixed delay.
 pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
-    let delayed: Vec<&OverlapRow> = rows
-        .iter()
-        .filter(|r| same_delay(r.delay_s, delay_s))
-        .collect();
+    let key = DelayKey::fixed(delay_s);
+    let delayed: Vec<&OverlapRow> = rows.iter().filter(|r| key.matches("", r.delay_s)).collect();
     let mut ops = sorted_distinct(delayed.iter().map(|r| r.op));
     ops.sort_by_key(|&op| op_order(op));
     let style = |op: Op| SeriesStyle::for_op(op, family_color(op));
@@ -54,6 +55,7 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
                             Some((r.nprocs, r.hidden_ci_lo? * 100.0, r.hidden_ci_hi? * 100.0))
                         })
                         .collect(),
+                    boxes: Vec::new(),
                 })
                 // A kernel without rows in this panel (ibarrier among sizes) gets no line.
                 .filter(|s| !s.points.is_empty())
@@ -85,6 +87,7 @@ pub fn figure(rows: &[OverlapRow], delay_s: f64, stem: String) -> FigureSpec {
             })
             .collect(),
         zero_line: false,
+        dodge: false,
         x_format: Default::default(),
         hosts: Vec::new(),
         warnings: na_notes(&delayed),
@@ -136,10 +139,16 @@ pub fn figures(rows: &[OverlapRow]) -> Vec<FigureSpec> {
 
 /// The `hidden_vs_p_{δ}` figures of a run measured in overlap mode.
 pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    figures(&data.run.overlap_rows())
+    let rows: Vec<OverlapRow> = data
+        .run
+        .overlap_rows()
         .into_iter()
-        .map(|f| data.grid(f))
-        .collect()
+        .filter(|r| {
+            data.selection
+                .keeps_overlap(r.op, r.bytes, r.nprocs, r.delay_s)
+        })
+        .collect();
+    figures(&rows).into_iter().map(|f| data.grid(f)).collect()
 }
 
 #[cfg(test)]
@@ -228,5 +237,36 @@ mod tests {
         let f = figures(&[row(Op::Iallreduce, 2, 50e-6, Some(0.7))]);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].stem, "hidden_vs_p_50us");
+    }
+
+    #[test]
+    fn drawables_of_a_run_carry_bootstrap_error_bars() {
+        use crate::records::{testdata, Records};
+        let mut blocks = Vec::new();
+        for p in [2, 4] {
+            for d in [0.0, 5e-6] {
+                let mut b = testdata::block(Op::Iallreduce, 8, p, d, 30, 10e-6);
+                b.flags.iter_mut().for_each(|f| *f = 0);
+                blocks.push(testdata::with_overlap(b));
+            }
+        }
+        let r = Records {
+            header: testdata::header(4),
+            blocks,
+            footer: None,
+            truncated: false,
+        };
+        let figs = drawables(&RunData::new(&r), crate::plot::Stat::Median);
+        assert_eq!(figs.len(), 1);
+        let Drawable::Grid(f) = &figs[0] else {
+            panic!("a panel grid");
+        };
+        let s = &f.panels[0].series[0];
+        assert_eq!(s.values().count(), 2, "{:?}", s.points);
+        assert_eq!(s.intervals.len(), 2, "an error bar at each P");
+        for (&(p, lo, hi), (q, v)) in s.intervals.iter().zip(s.values()) {
+            assert_eq!(p, q);
+            assert!(lo <= v && v <= hi && hi - lo > 0.0, "{lo} <= {v} <= {hi}");
+        }
     }
 }

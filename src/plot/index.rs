@@ -66,7 +66,9 @@ pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> Strin
     }
     md.push_str("\n## Figures\n\n");
     for f in figures {
-        let caption = f.subtitle().replace(super::layout::PART_SEP, "; ");
+        // The run's identity line is in the table above; the caption says how to read.
+        let how = f.subtitle().lines().next().unwrap_or("");
+        let caption = how.replace(super::layout::PART_SEP, "; ");
         let _ = write!(
             md,
             "### {title}\n\n![{title}]({stem}.png)\n\n{caption}. ([SVG]({stem}.svg))\n\n",

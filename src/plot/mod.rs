@@ -3,7 +3,7 @@
 //! warnings under every subtitle, and a report page (`index.md`) with a caption per figure and
 //! the run's metadata. Plain Rust over [`Records`] and [`ConfigStats`], no MPI.
 //!
-//! [`write_run_figures`] draws what the records contain, each kind once per δ > 0 where it
+//! [`write_run_figures`] draws what the records contain, each kind once per delay model where it
 //! depends on δ (see [`FigureKind`] for the list and the paper figure each follows):
 //!
 //! - `benefit_vs_p_{δ}`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (Niethammer et al. 2016, eq. 5) in
@@ -18,7 +18,17 @@
 //! - `t_global_ecdf_{δ}`: the empirical distribution of t_global, δ = 0 against δ.
 //! - `t_global_over_run`: t_global of every repetition against its index, which exposes
 //!   clock drift and warm-up.
-//! - `hidden_vs_p_{δ}` (overlap mode only).
+//! - `hidden_vs_p_{δ}` (overlap mode only), with bootstrap intervals.
+//! - `rank_lateness_{δ}`, `rank_exit_{δ}`: rank × repetition heatmaps of lateness and exit time.
+//! - `benefit_distribution_{δ}`, `noise_amplification_{δ}`: what `analyze --distribution`
+//!   computes.
+//! - `launch_spread_{δ}`: several launches of one plan pooled, each launch's median.
+//!
+//! `{δ}` names the delay model (`50us`, `exp-20us`), not the nominal δ, so models with one
+//! mean do not collide. Every subtitle ends with the run's identity (MPI library, hosts, date,
+//! late ranks, nrep, sync methods). [`Selection`] (`plot --op/--size/--procs/--delay`) chooses
+//! the configurations every figure draws. `compare A B --figures DIR` draws two runs side by
+//! side ([`write_compare_figures`]).
 //!
 //! P (or the size) is on a log2 axis with a labelled tick at every value measured (thinned
 //! when labels would collide); tick labels carry the host count, `P (hosts)`, when the P span
@@ -29,16 +39,23 @@
 
 mod benefit;
 mod clock_error;
+mod compare;
+mod context;
+mod distribution;
 mod ecdf;
 mod fonts;
+mod heat;
+mod heatmap;
 mod hidden;
 mod index;
+mod launches;
 mod layout;
 mod naming;
 mod noise;
 mod over_run;
 mod reduced;
 mod render;
+mod select;
 mod spec;
 mod tglobal;
 mod thin;
@@ -46,10 +63,14 @@ mod timeline;
 mod xy;
 
 pub use clock_error::{plottable_rows, write_clock_error_figure};
+pub use compare::{write_compare_figures, Side};
 pub use noise::write_noise_figures;
 pub use reduced::{BlockExtras, PlotRun, ValidSet};
+pub use select::Selection;
 
-use crate::analysis::{config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats};
+use crate::analysis::{
+    config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats, LaunchDigest,
+};
 use crate::records::Records;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -161,11 +182,28 @@ pub enum FigureKind {
     /// Overlap mode: the share of the late arrival hidden by computation vs P.
     #[value(name = "hidden_vs_p")]
     HiddenVsP,
+    /// Heatmap of each rank's lateness (start − earliest start) per repetition.
+    #[value(name = "rank_lateness")]
+    RankLateness,
+    /// Heatmap of each rank's exit time (end − earliest start) per repetition.
+    #[value(name = "rank_exit")]
+    RankExit,
+    /// `analyze --distribution`: the per-repetition benefit's median, quartiles and 5–95 %
+    /// range per kernel vs P.
+    #[value(name = "benefit_distribution")]
+    BenefitDistribution,
+    /// `analyze --distribution` of noise blocks (every rank delayed): noise amplification vs P.
+    #[value(name = "noise_amplification")]
+    NoiseAmplification,
+    /// Several launches of one plan pooled: each launch's median t_global vs P beside the
+    /// pooled median and its interval.
+    #[value(name = "launch_spread")]
+    LaunchSpread,
 }
 
 impl FigureKind {
     /// Every kind, in the order the report lists them.
-    pub const ALL: [FigureKind; 7] = [
+    pub const ALL: [FigureKind; 12] = [
         FigureKind::BenefitVsP,
         FigureKind::TGlobalVsP,
         FigureKind::TGlobalVsSize,
@@ -173,6 +211,11 @@ impl FigureKind {
         FigureKind::Ecdf,
         FigureKind::OverRun,
         FigureKind::HiddenVsP,
+        FigureKind::RankLateness,
+        FigureKind::RankExit,
+        FigureKind::BenefitDistribution,
+        FigureKind::NoiseAmplification,
+        FigureKind::LaunchSpread,
     ];
 }
 
@@ -194,18 +237,41 @@ pub enum PlotError {
     /// Nothing drawable in the input.
     #[error("nothing to plot: {what} (re-run the measurement that produced it)")]
     NoData { what: String },
+    /// Several records files that are not launches of one plan cannot be pooled.
+    #[error("cannot pool the records files: {reason} (give launches of one plan, or compare two runs with `delaybench compare A B --figures DIR`)")]
+    Pool { reason: String },
+}
+
+/// What `plot` draws: the statistic, one figure kind or all, and the configurations.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlotOptions {
+    pub stat: Stat,
+    /// Only this kind; `None`: every kind the records can give.
+    pub only: Option<FigureKind>,
+    /// The configurations drawn (`--op/--size/--procs/--delay`).
+    pub selection: Selection,
 }
 
 /// What every figure of one run is drawn from: the run reduced block by block
 /// ([`PlotRun`]), its per-configuration statistics, its warnings and the host count per P.
+/// Several launches of one plan are pooled: the statistics come from all of them, the
+/// figures of single repetitions (timeline, heatmaps, ECDF, t_global over the run) from the
+/// first.
 pub struct RunData {
+    /// The first launch, reduced to the selected blocks.
     pub run: PlotRun,
+    /// Every launch's digest when several were pooled (the first included), else empty.
+    pub launches: Vec<LaunchDigest>,
+    /// The configurations drawn.
+    pub selection: Selection,
     /// [`config_stats_of_digests`] of the run, one launch.
     pub stats: Vec<ConfigStats>,
     /// [`launch_warnings`] of the run.
     pub warnings: Vec<String>,
     /// Distinct hosts per P, ascending in P (see [`spec::hosts_per_p`]).
     pub hosts: Vec<(u32, u32)>,
+    /// The run's identity line ([`context::run_context`]), the last line of every subtitle.
+    pub context: String,
 }
 
 impl RunData {
@@ -221,11 +287,62 @@ impl RunData {
             config_stats_of_digests(std::slice::from_ref(&run.launch), &Bootstrap::default())
                 .expect("one launch always has a plan of its own");
         RunData {
+            launches: Vec::new(),
+            selection: Selection::default(),
+            context: context::run_context(&run.launch.header, 1),
             warnings: launch_warnings(&run.launch),
             hosts: spec::hosts_per_p(&run.launch.blocks),
             stats,
             run,
         }
+    }
+}
+
+impl RunData {
+    /// The data of launches `runs` of one plan (at least one), reduced to `selection`:
+    /// statistics pooled over the launches, single-repetition figures from the first.
+    ///
+    /// Errors: [`PlotError::NoData`] for no run, [`PlotError::Pool`] when the launches are not
+    /// of one plan.
+    pub fn of_runs(runs: Vec<PlotRun>, selection: &Selection) -> Result<RunData, PlotError> {
+        let mut runs: Vec<PlotRun> = runs.into_iter().map(|r| selection.apply(r)).collect();
+        if runs.is_empty() {
+            return Err(PlotError::NoData {
+                what: "no records file".into(),
+            });
+        }
+        let first = runs.remove(0);
+        if runs.is_empty() {
+            let mut data = RunData::of_run(first);
+            data.selection = selection.clone();
+            return Ok(data);
+        }
+        let launches: Vec<LaunchDigest> = std::iter::once(first.launch.clone())
+            .chain(runs.into_iter().map(|r| r.launch))
+            .collect();
+        let stats = config_stats_of_digests(&launches, &Bootstrap::default()).map_err(|e| {
+            PlotError::Pool {
+                reason: e.to_string(),
+            }
+        })?;
+        let warnings = launches
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| {
+                launch_warnings(l)
+                    .into_iter()
+                    .map(move |w| format!("launch {}: {w}", i + 1))
+            })
+            .collect();
+        Ok(RunData {
+            context: context::run_context(&first.launch.header, launches.len()),
+            hosts: spec::hosts_per_p(&first.launch.blocks),
+            warnings,
+            stats,
+            launches,
+            selection: selection.clone(),
+            run: first,
+        })
     }
 }
 
@@ -261,14 +378,33 @@ pub fn write_figures_of_run(
     stat: Stat,
     only: Option<FigureKind>,
 ) -> Result<Vec<PathBuf>, PlotError> {
-    let data = RunData::of_run(run);
+    let opts = PlotOptions {
+        stat,
+        only,
+        selection: Selection::default(),
+    };
+    write_figures(vec![run], out_dir, &opts)
+}
+
+/// [`write_figures_of_run`] of one or more launches of one plan (pooled, see
+/// [`RunData::of_runs`]) with the options of `plot`: the figures of `opts.only` (or every
+/// kind) for the selected configurations, then `index.md`.
+///
+/// Errors: as [`write_run_figures`], and those of [`RunData::of_runs`].
+pub fn write_figures(
+    runs: Vec<PlotRun>,
+    out_dir: &Path,
+    opts: &PlotOptions,
+) -> Result<Vec<PathBuf>, PlotError> {
+    let data = RunData::of_runs(runs, &opts.selection)?;
+    let (stat, only) = (opts.stat, opts.only);
     let kinds: Vec<FigureKind> = match only {
         Some(k) => vec![k],
         None => FigureKind::ALL.to_vec(),
     };
     let mut specs: Vec<render::Drawable> = Vec::new();
     for kind in kinds {
-        specs.extend(build(kind, &data, stat));
+        specs.extend(build_stamped(kind, &data, stat));
     }
     if specs.is_empty() {
         return Ok(Vec::new());
@@ -285,6 +421,19 @@ pub fn write_figures_of_run(
     Ok(written)
 }
 
+/// [`build`] with the run's identity line under each figure's subtitle.
+fn build_stamped(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> {
+    let mut figs = build(kind, data, stat);
+    let selected = data.selection.describe();
+    for f in &mut figs {
+        if !selected.is_empty() {
+            f.add_context(&selected);
+        }
+        f.add_context(&data.context);
+    }
+    figs
+}
+
 /// The figures of one kind, ready to draw (none when the records lack what it needs): the
 /// registry of figures, one arm per kind, each drawn by its own file.
 fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> {
@@ -296,13 +445,23 @@ fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> 
         FigureKind::Ecdf => ecdf::drawables(data, stat),
         FigureKind::OverRun => over_run::drawables(data, stat),
         FigureKind::HiddenVsP => hidden::drawables(data, stat),
+        FigureKind::RankLateness => heatmap::lateness(data, stat),
+        FigureKind::RankExit => heatmap::exit(data, stat),
+        FigureKind::BenefitDistribution => distribution::benefit_drawables(data, stat),
+        FigureKind::NoiseAmplification => distribution::amplification_drawables(data, stat),
+        FigureKind::LaunchSpread => launches::drawables(data, stat),
     }
 }
 
 impl RunData {
-    /// The distinct nominal delays δ of the run, ascending (0 included).
-    pub(crate) fn delays(&self) -> Vec<f64> {
-        naming::distinct_delays(self.stats.iter().map(|r| r.delay_s))
+    /// The distinct delay models of the run with δ > 0, ascending in δ: the key of every
+    /// figure that depends on the delay.
+    pub(crate) fn delays(&self) -> Vec<naming::DelayKey> {
+        naming::distinct_models(
+            self.stats
+                .iter()
+                .map(|r| (r.delay_model.as_str(), r.delay_s)),
+        )
     }
 
     /// A panel-grid figure with the run's warnings under its subtitle.
@@ -401,12 +560,39 @@ mod tests {
                 "t_global_vs_p_50us",
                 "timeline_50us",
                 "t_global_ecdf_50us",
-                "t_global_over_run"
+                "t_global_over_run",
+                "rank_lateness_50us",
+                "rank_exit_50us",
+                "benefit_distribution_50us"
             ]
         );
         assert!(all.iter().all(|p| p.exists()));
         let md = std::fs::read_to_string(dir.path().join("index.md")).unwrap();
-        assert_eq!(md.matches("![").count(), 5, "{md}");
+        assert_eq!(md.matches("![").count(), 8, "{md}");
+    }
+
+    #[test]
+    fn every_subtitle_names_library_hosts_and_nrep() {
+        let mut r = records(&[0.0, 50e-6]);
+        r.header.mpi_library = "Open MPI v4.1.4, package: Debian".into();
+        let data = RunData::new(&r);
+        let figs: Vec<render::Drawable> = FigureKind::ALL
+            .iter()
+            .flat_map(|&k| build_stamped(k, &data, Stat::Median))
+            .collect();
+        assert!(figs.len() >= 5);
+        for f in &figs {
+            let s = f.subtitle();
+            for want in [
+                "Open MPI v4.1.4",
+                "1 host: node0",
+                "nrep ",
+                "late: rank 0",
+                "sync",
+            ] {
+                assert!(s.contains(want), "{}: {want:?} not in {s:?}", f.stem());
+            }
+        }
     }
 
     #[test]
@@ -498,6 +684,7 @@ pub(crate) mod fixtures {
             panels: Vec::new(),
             legend: Vec::new(),
             zero_line: false,
+            dodge: false,
             x_format: Default::default(),
             hosts: Vec::new(),
             warnings: Vec::new(),

@@ -47,6 +47,123 @@ pub fn delay_stems(prefix: &str, delays_s: &[f64]) -> Vec<String> {
     stems
 }
 
+/// One delay model of a run, the key of every figure that depends on δ: its label as the
+/// records give it (`50us`, `exp:20us`, ...) and its nominal δ in seconds (the fixed delay, or
+/// the mean of a sampled model). `exp:20us` and `20us` share δ = 20 µs but are different
+/// models, so they get different titles, legends and file names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DelayKey {
+    /// The model's label; empty when the rows do not record one (then δ alone decides).
+    pub model: String,
+    /// Nominal δ, seconds.
+    pub delay_s: f64,
+}
+
+impl DelayKey {
+    /// The key of a fixed delay of `delay_s` seconds, labelled as the run labels it.
+    pub fn fixed(delay_s: f64) -> DelayKey {
+        DelayKey {
+            model: format_duration(delay_s),
+            delay_s,
+        }
+    }
+
+    /// True for a row of model `model` and nominal δ `delay_s` (seconds). A row or key
+    /// without a label matches on δ alone.
+    pub fn matches(&self, model: &str, delay_s: f64) -> bool {
+        same_delay(self.delay_s, delay_s)
+            && (self.model.is_empty() || model.is_empty() || self.model == model)
+    }
+
+    /// True when every rank's delay is the same fixed δ (a label without a `keyword:`).
+    pub fn is_fixed(&self) -> bool {
+        !self.model.contains(':')
+    }
+
+    /// The delay for titles and legends: `δ = 50 µs` for a fixed delay, `δ ~ exp:20us
+    /// (mean 20 µs)` for a model sampled per repetition and rank.
+    pub fn describe(&self) -> String {
+        if self.delay_s == 0.0 {
+            "undelayed (δ = 0)".to_string()
+        } else if self.is_fixed() {
+            format!("δ = {}", pretty_duration(self.delay_s))
+        } else {
+            format!(
+                "δ ~ {} (mean {})",
+                self.model,
+                pretty_duration(self.delay_s)
+            )
+        }
+    }
+
+    /// The delay in a few characters, for panel titles: `δ = 50 µs`, or the model's label
+    /// (`exp:20us`) for a sampled model.
+    pub fn short(&self) -> String {
+        if self.is_fixed() {
+            self.describe()
+        } else {
+            self.model.clone()
+        }
+    }
+
+    /// The part of a file name that names the model: `50us`, `exp-20us`,
+    /// `uniform-0s..100us`; only ASCII letters, digits, `.`, `_` and `-`.
+    pub fn file_part(&self) -> String {
+        if self.is_fixed() {
+            return format_duration(self.delay_s);
+        }
+        self.model
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect()
+    }
+}
+
+/// The distinct delay models with δ > 0 among `(label, δ in seconds)` pairs, ascending in δ,
+/// then by label.
+pub fn distinct_models<'a>(rows: impl IntoIterator<Item = (&'a str, f64)>) -> Vec<DelayKey> {
+    let mut keys: Vec<DelayKey> = Vec::new();
+    for (model, d) in rows {
+        if !(d.is_finite() && d > 0.0) {
+            continue;
+        }
+        if !keys
+            .iter()
+            .any(|k| k.model == model && same_delay(k.delay_s, d))
+        {
+            keys.push(DelayKey {
+                model: model.to_string(),
+                delay_s: d,
+            });
+        }
+    }
+    keys.sort_by(|a, b| a.delay_s.total_cmp(&b.delay_s).then(a.model.cmp(&b.model)));
+    keys
+}
+
+/// File stems `{prefix}_{model}` for `keys` (see [`DelayKey::file_part`]), made unique with
+/// `_2`, `_3`, ... as in [`figure_stems`].
+pub fn model_stems(prefix: &str, keys: &[DelayKey]) -> Vec<String> {
+    let mut stems: Vec<String> = Vec::with_capacity(keys.len());
+    for k in keys {
+        let base = format!("{prefix}_{}", k.file_part());
+        let mut stem = base.clone();
+        let mut n = 2;
+        while stems.contains(&stem) {
+            stem = format!("{base}_{n}");
+            n += 1;
+        }
+        stems.push(stem);
+    }
+    stems
+}
+
 /// A duration for titles and legends: `50 µs`, `1.5 ms`, `0 s`.
 pub fn pretty_duration(seconds: f64) -> String {
     let s = format_duration(seconds);
@@ -86,6 +203,39 @@ mod tests {
             figure_stems("t_global", &[50e-6, 50.0001e-6]),
             vec!["t_global_vs_p_50us", "t_global_vs_p_50us_2"]
         );
+    }
+
+    #[test]
+    fn models_with_one_mean_are_distinct_keys_titles_and_files() {
+        let keys = distinct_models([
+            ("exp:20us", 20e-6),
+            ("20us", 20e-6),
+            ("0", 0.0),
+            ("exp:20us", 20e-6),
+            ("50us", 50e-6),
+        ]);
+        let models: Vec<&str> = keys.iter().map(|k| k.model.as_str()).collect();
+        assert_eq!(models, vec!["20us", "exp:20us", "50us"]);
+        assert_eq!(keys[0].describe(), "δ = 20 µs");
+        assert_eq!(keys[1].describe(), "δ ~ exp:20us (mean 20 µs)");
+        assert_ne!(keys[0].describe(), keys[1].describe());
+        assert_eq!(
+            model_stems("benefit_vs_p", &keys),
+            vec![
+                "benefit_vs_p_20us",
+                "benefit_vs_p_exp-20us",
+                "benefit_vs_p_50us"
+            ]
+        );
+        assert!(keys[1].matches("exp:20us", 20e-6) && !keys[1].matches("20us", 20e-6));
+        assert!(!keys[0].matches("exp:20us", 20e-6));
+        // Rows without a label fall back to δ.
+        assert!(DelayKey::fixed(20e-6).matches("", 20e-6));
+        let odd = DelayKey {
+            model: "trace:/data/d lay.txt".into(),
+            delay_s: 1e-6,
+        };
+        assert_eq!(odd.file_part(), "trace--data-d-lay.txt");
     }
 
     #[test]

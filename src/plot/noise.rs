@@ -57,6 +57,7 @@ pub fn timeline(run: &NoiseRun) -> Option<XyFigure> {
                 .map(|(&s, &d)| (s - t0, d * US))
                 .collect();
             XyPanel {
+                heat: None,
                 title: format!("rank {} ({}, CPU {})", r.rank, r.host, cpu(r.cpu)),
                 x: XyAxis {
                     lo: 0.0,
@@ -135,6 +136,7 @@ pub fn ecdf_figure(run: &NoiseRun) -> Option<XyFigure> {
         ),
         warnings: Vec::new(),
         panels: vec![XyPanel {
+            heat: None,
             title: "all ranks".into(),
             x: XyAxis {
                 lo,

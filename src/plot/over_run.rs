@@ -3,7 +3,7 @@
 //! (Hunold and Carpen-Amarie 2015, §5, Figures 1 and 7); a high start, warm-up.
 
 use super::benefit::sorted_distinct;
-use super::naming::{pretty_bytes, pretty_duration};
+use super::naming::{distinct_models, pretty_bytes, DelayKey};
 use super::render::Drawable;
 use super::spec::{op_order, LegendEntry, SeriesStyle, BASELINE_COLOR};
 use super::thin::{thin_scatter, MAX_POINTS};
@@ -58,14 +58,21 @@ pub fn rep_points(digest: &BlockDigest, extras: &BlockExtras) -> Vec<(f64, f64)>
         .collect()
 }
 
-/// The colour of nominal delay `delay_s` among the run's ascending `delays`.
-pub fn delay_color(delays: &[f64], delay_s: f64) -> (u8, u8, u8) {
-    if delay_s == 0.0 {
+/// The colour of delay model `key` among the run's `delays` (ascending, [`distinct_models`]).
+pub fn delay_color(delays: &[DelayKey], key: &DelayKey) -> (u8, u8, u8) {
+    let i = delays.iter().position(|d| d == key).unwrap_or(0);
+    DELAY_COLORS[i % DELAY_COLORS.len()]
+}
+
+/// The colour of a block of model `model` and nominal δ `delay_s` (seconds): grey for the
+/// baseline, else its model's among `delays`.
+pub fn block_color(delays: &[DelayKey], model: &str, delay_s: f64) -> (u8, u8, u8) {
+    if delay_s <= 0.0 {
         return BASELINE_COLOR;
     }
     let i = delays
         .iter()
-        .position(|&d| super::naming::same_delay(d, delay_s))
+        .position(|d| d.matches(model, delay_s))
         .unwrap_or(0);
     DELAY_COLORS[i % DELAY_COLORS.len()]
 }
@@ -73,7 +80,7 @@ pub fn delay_color(delays: &[f64], delay_s: f64) -> (u8, u8, u8) {
 /// The figure, or `None` for records without a block.
 pub fn figure(data: &RunData) -> Option<XyFigure> {
     let blocks = &data.run.launch.blocks;
-    let delays = super::naming::distinct_delays(blocks.iter().map(|b| b.delay_s));
+    let delays = distinct_models(blocks.iter().map(|b| (b.delay_model.as_str(), b.delay_s)));
     let panels: Vec<XyPanel> = largest_p_configs(blocks)
         .into_iter()
         .map(|(op, bytes, p)| {
@@ -85,7 +92,7 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
             let lines: Vec<XyLine> = mine
                 .iter()
                 .map(|(b, x)| XyLine {
-                    style: SeriesStyle::new(false, delay_color(&delays, b.delay_s)),
+                    style: SeriesStyle::new(false, block_color(&delays, &b.delay_model, b.delay_s)),
                     join: Join::Scatter,
                     points: thin_scatter(rep_points(b, x), MAX_POINTS),
                 })
@@ -118,6 +125,7 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
                 lines,
                 marks: Vec::new(),
                 y_names: Vec::new(),
+                heat: None,
             }
         })
         .collect();
@@ -128,8 +136,8 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
         label: "undelayed (δ = 0)".into(),
         style: SeriesStyle::new(false, BASELINE_COLOR),
     }];
-    legend.extend(delays.iter().map(|&d| LegendEntry {
-        label: format!("δ = {}", pretty_duration(d)),
+    legend.extend(delays.iter().map(|d| LegendEntry {
+        label: d.describe(),
         style: SeriesStyle::new(false, delay_color(&delays, d)),
     }));
     Some(XyFigure {

@@ -86,6 +86,8 @@ pub struct PlotRun {
     overlap: OverlapRows,
     /// `analyze --distribution` of the run.
     pub distribution: Vec<DistributionRow>,
+    /// Per-rank lateness and exit times of the largest P of each delayed configuration.
+    pub heat: super::heat::HeatBlocks,
 }
 
 impl PlotRun {
@@ -105,8 +107,23 @@ impl PlotRun {
     ///
     /// Errors: those of [`Timeline::open`] and its iteration.
     pub fn read(path: &Path, choice: GlobalTimes) -> Result<Self, RecordsError> {
+        Self::read_selected(path, choice, &super::Selection::default())
+    }
+
+    /// [`PlotRun::read`] keeping only the blocks `selection` keeps (`plot --op/--size/--procs/
+    /// --delay`): the others are skipped as they are read.
+    ///
+    /// Errors: as [`PlotRun::read`].
+    pub fn read_selected(
+        path: &Path,
+        choice: GlobalTimes,
+        selection: &super::Selection,
+    ) -> Result<Self, RecordsError> {
         let mut timeline = Timeline::open(path, choice)?;
-        let mut pass = Pass::default();
+        let mut pass = Pass {
+            selection: selection.clone(),
+            ..Pass::default()
+        };
         for block in timeline.by_ref() {
             pass.add(&block?);
         }
@@ -129,12 +146,19 @@ struct Pass {
     extras: Vec<BlockExtras>,
     overlap: OverlapRows,
     distribution: DistributionRows,
+    heat: super::heat::HeatBlocks,
+    /// Blocks outside it are skipped as they are read.
+    selection: super::Selection,
 }
 
 impl Pass {
     /// Every reduction of `block`, its valid repetitions and t_globals found once.
     fn add(&mut self, block: &Block) {
+        if !self.selection.keeps_block(block) {
+            return;
+        }
         let times = BlockTimes::of(block);
+        self.heat.add(block);
         self.extras.push(BlockExtras::with_times(block, &times));
         self.overlap.add(block);
         self.distribution.add_with(block, &times);
@@ -149,6 +173,7 @@ impl Pass {
             extras: self.extras,
             overlap: self.overlap,
             distribution: self.distribution.finish(),
+            heat: self.heat,
         }
     }
 }

@@ -8,7 +8,7 @@ use super::layout::{
     Log2Axis, YAxis, HEADER_PAD, LEGEND_ENTRY_GAP, LEGEND_GAP, LEGEND_PAD, LEGEND_ROW_H,
     LEGEND_SAMPLE_W, PANEL_H, PANEL_W, SUBTITLE_LINE_H, TITLE_LINE_H,
 };
-use super::spec::{FigureSpec, LegendEntry, Marker, PanelSpec, SeriesStyle};
+use super::spec::{FigureSpec, LegendEntry, Marker, PanelSpec, SeriesSpec, SeriesStyle};
 use super::xy::{Join, XyAxis, XyFigure, XyPanel};
 use super::PlotError;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
@@ -38,8 +38,15 @@ const FAINT_GRID_COLOR: RGBColor = RGBColor(238, 238, 238);
 const SUBTITLE_COLOR: RGBColor = RGBColor(70, 70, 70);
 const NOTE_COLOR: RGBColor = RGBColor(150, 40, 40);
 const REF_W: u32 = 1;
+/// Opacity of reference lines in panels over P.
+const REF_ALPHA: f64 = 0.65;
 const REF_DASH: u32 = 3;
 const REF_GAP: u32 = 4;
+/// Horizontal offset between kernels in panels with boxes, as a share of the x axis (log2).
+const DODGE_STEP: f64 = 0.025;
+/// Width of a box (an interquartile range), pixels, and its opacity.
+const BOX_W: u32 = 12;
+const BOX_ALPHA: f64 = 0.35;
 /// Half width of an error bar's caps, pixels.
 const CAP_HALF: i32 = 5;
 
@@ -72,6 +79,17 @@ impl Drawable {
         match self {
             Drawable::Grid(f) => &f.subtitle,
             Drawable::Custom(f) => &f.subtitle,
+        }
+    }
+
+    /// Adds `context` (the run's identity) as the subtitle's last line.
+    pub fn add_context(&mut self, context: &str) {
+        let sub = match self {
+            Drawable::Grid(f) => &mut f.subtitle,
+            Drawable::Custom(f) => &mut f.subtitle,
+        };
+        if !context.is_empty() {
+            *sub = format!("{sub}\n{context}");
         }
     }
 
@@ -147,7 +165,12 @@ impl Layout {
         // A one-panel figure is narrower than its title; wrap rather than cut.
         let text_w = width - 2 * LEGEND_PAD;
         let title = wrap_text(spec.title(), text_w, |t| bold_text_width(t, TITLE_SIZE));
-        let subtitle = wrap_text(spec.subtitle(), text_w, |t| text_width(t, SUBTITLE_SIZE));
+        // Lines of the subtitle (how to read it, then the run's identity) wrap separately.
+        let subtitle = spec
+            .subtitle()
+            .lines()
+            .flat_map(|l| wrap_text(l, text_w, |t| text_width(t, SUBTITLE_SIZE)))
+            .collect::<Vec<_>>();
         let warnings: Vec<String> = spec
             .warnings()
             .iter()
@@ -328,14 +351,34 @@ fn draw_panel<DB: DrawingBackend>(
             BLACK.stroke_width(1),
         ))?;
     }
-    let xy = |pts: Vec<(u32, f64)>| -> Vec<(f64, f64)> {
-        pts.into_iter().map(|(p, v)| (f64::from(p), v)).collect()
+    // Figures that ask for it (distributions, comparisons) set each series slightly apart in
+    // x, so boxes and error bars at the same P do not hide each other.
+    let dodged: Vec<&SeriesSpec> = panel.series.iter().filter(|s| !s.style.reference).collect();
+    let dodge = spec.dodge && dodged.len() > 1;
+    let step = (axis.hi - axis.lo) * DODGE_STEP;
+    let xs = |s: &SeriesSpec, p: u32| -> f64 {
+        let x = f64::from(p);
+        match dodged.iter().position(|d| std::ptr::eq(*d, s)) {
+            Some(k) if dodge => x * ((k as f64 - (dodged.len() - 1) as f64 / 2.0) * step).exp2(),
+            _ => x,
+        }
+    };
+    let xy = |s: &SeriesSpec, pts: Vec<(u32, f64)>| -> Vec<(f64, f64)> {
+        pts.into_iter().map(|(p, v)| (xs(s, p), v)).collect()
     };
     for s in &panel.series {
         let color = rgb(s.style.color);
+        // Boxes first, under everything: a wide translucent bar from low to high.
+        for &(x, lo, hi) in &s.boxes {
+            let x = xs(s, x);
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x, lo), (x, hi)],
+                color.mix(BOX_ALPHA).stroke_width(BOX_W),
+            )))?;
+        }
         // Error bars under the lines and markers: the interval, with caps at both ends.
         for &(x, lo, hi) in &s.intervals {
-            let x = f64::from(x);
+            let x = xs(s, x);
             chart.draw_series(std::iter::once(PathElement::new(
                 vec![(x, lo), (x, hi)],
                 color.mix(0.7).stroke_width(1),
@@ -352,18 +395,19 @@ fn draw_panel<DB: DrawingBackend>(
         }
     }
     for s in &panel.series {
+        // References (the benefit ceiling) are thin and translucent: context, not data.
         let line = if s.style.reference {
-            rgb(s.style.color).stroke_width(REF_W)
+            rgb(s.style.color).mix(REF_ALPHA).stroke_width(REF_W)
         } else {
             rgb(s.style.color).stroke_width(LINE_W)
         };
         for run in s.runs() {
             if s.style.reference {
-                chart.draw_series(DashedLineSeries::new(xy(run), REF_DASH, REF_GAP, line))?;
+                chart.draw_series(DashedLineSeries::new(xy(s, run), REF_DASH, REF_GAP, line))?;
             } else if s.style.dashed {
-                chart.draw_series(DashedLineSeries::new(xy(run), DASH, DASH_GAP, line))?;
+                chart.draw_series(DashedLineSeries::new(xy(s, run), DASH, DASH_GAP, line))?;
             } else {
-                chart.draw_series(LineSeries::new(xy(run), line))?;
+                chart.draw_series(LineSeries::new(xy(s, run), line))?;
             }
         }
     }
@@ -376,7 +420,7 @@ fn draw_panel<DB: DrawingBackend>(
     {
         let color = rgb(s.style.color);
         let (a, b) = ((-SQUARE_HALF, -SQUARE_HALF), (SQUARE_HALF, SQUARE_HALF));
-        chart.draw_series(xy(s.values().collect()).into_iter().map(|c| {
+        chart.draw_series(xy(s, s.values().collect()).into_iter().map(|c| {
             EmptyElement::at(c)
                 + Rectangle::new([a, b], WHITE.filled())
                 + Rectangle::new([a, b], color.stroke_width(2))
@@ -389,7 +433,7 @@ fn draw_panel<DB: DrawingBackend>(
     {
         let color = rgb(s.style.color);
         chart.draw_series(
-            xy(s.values().collect())
+            xy(s, s.values().collect())
                 .into_iter()
                 .map(|c| Circle::new(c, CIRCLE_R, color.filled())),
         )?;
@@ -436,6 +480,18 @@ fn draw_sample<DB: DrawingBackend>(
     style: SeriesStyle,
 ) -> DrawResult<DB> {
     let color = rgb(style.color);
+    if style.marker == Marker::Swatch {
+        let h = LEGEND_ROW_H as i32 / 3;
+        let w = LEGEND_SAMPLE_W as i32 / 2;
+        area.draw(&Rectangle::new(
+            [(x + w, y - h), (x + 2 * w, y + h)],
+            color.filled(),
+        ))?;
+        return area.draw(&Rectangle::new(
+            [(x + w, y - h), (x + 2 * w, y + h)],
+            RGBColor(120, 120, 120).stroke_width(1),
+        ));
+    }
     let (line, dash, gap) = if style.reference {
         (color.stroke_width(REF_W), REF_DASH, REF_GAP)
     } else {
@@ -454,7 +510,7 @@ fn draw_sample<DB: DrawingBackend>(
     }
     let mid = (x + end) / 2;
     match style.marker {
-        Marker::None => Ok(()),
+        Marker::None | Marker::Swatch => Ok(()),
         Marker::Circle => area.draw(&Circle::new((mid, y), CIRCLE_R, color.filled())),
         Marker::Square => {
             let (a, b) = (
@@ -659,6 +715,18 @@ fn draw_xy_panel<DB: DrawingBackend>(
         .bold_line_style(GRID_COLOR)
         .light_line_style(FAINT_GRID_COLOR)
         .draw()?;
+    if let Some(h) = &panel.heat {
+        // One rectangle per cell, in axis coordinates, so cells meet without gaps.
+        let cells = (0..h.rows).flat_map(|r| (0..h.cols).map(move |c| (r, c)));
+        chart.draw_series(cells.map(|(r, c)| {
+            let v = f64::from(h.values[r * h.cols + c]);
+            let (x0, y0) = (h.x0 + c as f64 * h.x_step, h.y0 + r as f64 * h.y_step);
+            Rectangle::new(
+                [(x0, y0), (x0 + h.x_step, y0 + h.y_step)],
+                rgb(super::xy::heat_color(v, h.lo, h.hi)).filled(),
+            )
+        }))?;
+    }
     for b in &panel.bars {
         let color = rgb(b.color);
         chart.draw_series(std::iter::once(Rectangle::new(

@@ -15,6 +15,8 @@ pub enum Marker {
     Square,
     /// No marker: reference lines such as the benefit ceiling, which are not measurements.
     None,
+    /// A filled box without a line: a colour of a heatmap's scale, in legends only.
+    Swatch,
 }
 
 /// How a series is drawn.
@@ -98,6 +100,9 @@ pub struct SeriesSpec {
     /// Confidence intervals drawn as error bars: (x, low, high) in the figure's unit; empty
     /// when the statistic has none (minima) or the series is a reference line.
     pub intervals: Vec<(u32, f64, f64)>,
+    /// Boxes drawn as wide translucent bars: (x, low, high), e.g. the interquartile range of
+    /// a distribution whose whiskers are the `intervals`; usually empty.
+    pub boxes: Vec<(u32, f64, f64)>,
 }
 
 impl SeriesSpec {
@@ -159,6 +164,9 @@ pub struct FigureSpec {
     pub legend: Vec<LegendEntry>,
     /// Draw a horizontal line at y = 0 (the benefit's "delay just adds" level).
     pub zero_line: bool,
+    /// Set the series of a panel slightly apart in x (not the references), so error bars and
+    /// boxes of series at the same P do not cover each other.
+    pub dodge: bool,
     /// How x values are labelled: process counts or message sizes.
     pub x_format: XFormat,
     /// Distinct hosts per P: tick labels read `P (hosts)` when they differ between
@@ -331,6 +339,7 @@ mod tests {
             style: SeriesStyle::for_op(Op::Bcast, (0, 0, 0)),
             points: pts,
             intervals: Vec::new(),
+            boxes: Vec::new(),
         };
         assert_eq!(s.values().count(), 3);
         assert_eq!(

@@ -4,8 +4,7 @@
 
 use super::benefit::{ops_of, sorted_distinct, SizeKey};
 use super::layout::{time_axis, PART_SEP};
-use super::naming::{delay_stems, figure_stems};
-use super::naming::{pretty_duration, same_delay};
+use super::naming::{model_stems, DelayKey};
 use super::render::Drawable;
 use super::spec::{
     family_index, fill_from, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -57,8 +56,8 @@ impl Kind {
 
     fn legend_label(self, delay: &str) -> String {
         match self {
-            Kind::BlockingDelayed => format!("blocking, δ = {delay}"),
-            Kind::NonblockingDelayed => format!("nonblocking, δ = {delay}"),
+            Kind::BlockingDelayed => format!("blocking, {delay}"),
+            Kind::NonblockingDelayed => format!("nonblocking, {delay}"),
             Kind::BlockingBaseline => "blocking, undelayed (δ = 0)".to_string(),
             Kind::NonblockingBaseline => "nonblocking, undelayed (δ = 0)".to_string(),
         }
@@ -104,22 +103,22 @@ impl Along {
 ///
 /// A panel exists for every (family, size) measured with this δ. Its baseline series come from
 /// the δ = 0 rows; where a P has no δ = 0 row, the t0 the delayed row carries fills in.
-pub fn figure(rows: &[ConfigStats], delay_s: f64, stat: Stat, stem: String) -> FigureSpec {
-    figure_along(rows, delay_s, stat, stem, Along::Procs)
+pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) -> FigureSpec {
+    figure_along(rows, key, stat, stem, Along::Procs)
 }
 
 /// The t_global figure of the rows with nominal delay `delay_s` (seconds) against `along`.
 pub fn figure_along(
     rows: &[ConfigStats],
-    delay_s: f64,
+    key: &DelayKey,
     stat: Stat,
     stem: String,
     along: Along,
 ) -> FigureSpec {
-    let delay = pretty_duration(delay_s);
+    let delay = key.describe();
     let delayed: Vec<&ConfigStats> = rows
         .iter()
-        .filter(|r| same_delay(r.delay_s, delay_s) && along.includes(r))
+        .filter(|r| key.matches(&r.delay_model, r.delay_s) && along.includes(r))
         .collect();
     let baseline: Vec<&ConfigStats> = rows
         .iter()
@@ -167,7 +166,7 @@ pub fn figure_along(
                     }
                     SeriesSpec {
                         name: if is_delayed {
-                            format!("{op}, δ = {delay}")
+                            format!("{op}, {delay}")
                         } else {
                             format!("{op}, undelayed")
                         },
@@ -177,6 +176,7 @@ pub fn figure_along(
                             .map(|(p, t)| (p, t.map(|t| t * US_PER_S)))
                             .collect(),
                         intervals: cis,
+                        boxes: Vec::new(),
                     }
                 })
                 .collect();
@@ -209,7 +209,7 @@ pub fn figure_along(
     FigureSpec {
         stem,
         title: format!(
-            "t_global vs {}, δ = {delay} and undelayed ({})",
+            "t_global vs {}, {delay} and undelayed ({})",
             match along {
                 Along::Procs => "P",
                 Along::Size => "message size",
@@ -234,6 +234,7 @@ pub fn figure_along(
         panels,
         legend,
         zero_line: false,
+        dodge: false,
         x_format: match along {
             Along::Procs => XFormat::Count,
             Along::Size => XFormat::Bytes,
@@ -287,8 +288,8 @@ pub(super) fn drawables_vs_p(data: &RunData, stat: Stat) -> Vec<Drawable> {
     let delays = data.delays();
     delays
         .iter()
-        .zip(figure_stems("t_global", &delays))
-        .map(|(&d, stem)| {
+        .zip(model_stems("t_global_vs_p", &delays))
+        .map(|(d, stem)| {
             let mut f = figure(&data.stats, d, stat, stem);
             f.hosts = data.hosts.clone();
             data.grid(f)
@@ -301,8 +302,8 @@ pub(super) fn drawables_vs_size(data: &RunData, stat: Stat) -> Vec<Drawable> {
     let delays = data.delays();
     delays
         .iter()
-        .zip(delay_stems("t_global_vs_size", &delays))
-        .map(|(&d, stem)| figure_along(&data.stats, d, stat, stem, Along::Size))
+        .zip(model_stems("t_global_vs_size", &delays))
+        .map(|(d, stem)| figure_along(&data.stats, d, stat, stem, Along::Size))
         // One size per panel is no line: the figure needs two sizes to say anything.
         .filter(|f| f.procs.len() > 1)
         .map(|f| data.grid(f))
@@ -345,7 +346,7 @@ mod tests {
 
     #[test]
     fn one_panel_per_family_and_size_with_delayed_rows() {
-        let fig = figure(&sample(), 50e-6, Stat::Median, "t".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "t".into());
         let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(titles, vec!["barrier", "allreduce / iallreduce, 8 B"]);
         assert_eq!(fig.procs, vec![2, 4]);
@@ -354,7 +355,7 @@ mod tests {
 
     #[test]
     fn four_series_baselines_first_in_microseconds() {
-        let fig = figure(&sample(), 50e-6, Stat::Median, "t".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "t".into());
         let panel = &fig.panels[1];
         let names: Vec<&str> = panel.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
@@ -399,7 +400,7 @@ mod tests {
         assert!(panel.series[3].intervals.iter().all(|i| i.0 == 4));
         assert!(panel.y.lo == 0.0 && panel.y.hi > 62.0 && !panel.y.log);
         // Minima are picked with Stat::Min.
-        let fig = figure(&sample(), 50e-6, Stat::Min, "t".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Min, "t".into());
         assert!(close(
             &fig.panels[1].series[2].points,
             &[(2, Some(59.0)), (4, Some(61.0))]
@@ -419,7 +420,7 @@ mod tests {
             })
             .chain(sample())
             .collect();
-        let fig = figure(&rows, 50e-6, Stat::Median, "t".into());
+        let fig = figure(&rows, &DelayKey::fixed(50e-6), Stat::Median, "t".into());
         let alltoall = fig.panels.last().unwrap();
         assert_eq!(alltoall.title, "alltoall, 8 B");
         assert!(alltoall.y.log && alltoall.y.lo < 10.0 && alltoall.y.hi > 20_530.0);
@@ -430,7 +431,13 @@ mod tests {
     fn along_size_one_panel_per_family_and_p_without_barriers() {
         let mut rows = sample();
         rows.push(row(Op::Allreduce, 1024, 2, 50e-6, Some(80.0), 20.0));
-        let fig = figure_along(&rows, 50e-6, Stat::Median, "v".into(), Along::Size);
+        let fig = figure_along(
+            &rows,
+            &DelayKey::fixed(50e-6),
+            Stat::Median,
+            "v".into(),
+            Along::Size,
+        );
         let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(
             titles,
@@ -460,7 +467,7 @@ mod tests {
 
     #[test]
     fn legend_lists_the_kinds_present_delayed_first() {
-        let fig = figure(&sample(), 50e-6, Stat::Median, "t".into());
+        let fig = figure(&sample(), &DelayKey::fixed(50e-6), Stat::Median, "t".into());
         let labels: Vec<&str> = fig.legend.iter().map(|e| e.label.as_str()).collect();
         assert_eq!(
             labels,
@@ -475,7 +482,12 @@ mod tests {
             .into_iter()
             .filter(|r| !r.op.is_nonblocking())
             .collect();
-        let fig = figure(&only_blocking, 50e-6, Stat::Median, "t".into());
+        let fig = figure(
+            &only_blocking,
+            &DelayKey::fixed(50e-6),
+            Stat::Median,
+            "t".into(),
+        );
         assert_eq!(fig.legend.len(), 2);
     }
 }

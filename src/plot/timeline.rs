@@ -4,14 +4,13 @@
 //! undelayed and under δ, at the smallest size and largest P; the repetition shown is the one
 //! with the median t_global, so the picture is typical, not the best or worst case.
 
-use super::naming::delay_stems;
-use super::naming::{pretty_duration, same_delay};
-use super::over_run::{config_title, largest_p_configs};
+use super::naming::{model_stems, DelayKey};
+use super::over_run::config_title;
 use super::render::Drawable;
 use super::spec::{family_color, LegendEntry, SeriesStyle};
 use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
 use super::RunData;
-use crate::analysis::{t_global, BlockDigest, BlockTimes};
+use crate::analysis::{BlockDigest, BlockTimes};
 use crate::kernel::Family;
 use crate::plan::Op;
 use crate::records::Block;
@@ -28,6 +27,9 @@ const MAX_RANK_LABELS: usize = 16;
 const WAIT_COLOR: (u8, u8, u8) = (200, 200, 200);
 /// Half a bar's height, in ranks.
 const HALF: f64 = 0.3;
+/// Configurations one timeline figure shows at most (two panels each): more panels would be
+/// too small to read; the subtitle says how many were left out.
+const MAX_CONFIGS: usize = 4;
 
 /// The valid repetition (of a block whose valid repetitions and t_globals are `times`) whose
 /// t_global is the median (the lower one of an even count), or
@@ -110,10 +112,11 @@ pub fn rank_names(p: usize, delayed: &[usize]) -> Vec<String> {
         .collect()
 }
 
-/// The family the timeline shows: the first of the run's kernels measured under δ, and the
-/// size and P it is shown at (smallest size, largest P).
-fn chosen(blocks: &[BlockDigest], delay_s: f64) -> Option<(Family, u64, u32)> {
-    let delayed = |b: &&BlockDigest| same_delay(b.delay_s, delay_s);
+/// The family the timeline shows: the first of the run's kernels measured under `key` with a
+/// valid repetition, and the size and P it is shown at (smallest size, largest P with a
+/// valid repetition: on an oversubscribed machine the largest P may have none).
+fn chosen(blocks: &[&BlockDigest], key: &DelayKey) -> Option<(Family, u64, u32)> {
+    let delayed = |b: &&&BlockDigest| key.matches(&b.delay_model, b.delay_s);
     let first = blocks.iter().find(delayed)?.op.family();
     let bytes = blocks
         .iter()
@@ -121,34 +124,99 @@ fn chosen(blocks: &[BlockDigest], delay_s: f64) -> Option<(Family, u64, u32)> {
         .filter(|b| b.op.family() == first)
         .map(|b| b.bytes)
         .min()?;
-    let (_, _, p) = largest_p_configs(blocks)
-        .into_iter()
-        .find(|&(op, b, _)| op.family() == first && b == bytes)?;
+    let p = blocks
+        .iter()
+        .filter(delayed)
+        .filter(|b| b.op.family() == first && b.bytes == bytes)
+        .map(|b| b.nprocs)
+        .max()?;
     Some((first, bytes, p))
 }
 
-/// The timeline figure for nominal delay `delay_s` (seconds), or `None` without a delayed
-/// block that has a valid repetition.
-pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
+/// The (op, bytes, P) the timeline of `key` shows, and a note on what it left out. Without a
+/// selection: the blocking and nonblocking kernel of the first family, at its smallest size
+/// and largest P. With `plot --op/--size/--procs`: every selected configuration measured
+/// under `key`, up to [`MAX_CONFIGS`].
+fn configs(data: &RunData, key: &DelayKey) -> (Vec<(Op, u64, u32)>, Option<String>) {
+    // Blocks with a valid repetition only: the others have nothing to draw.
+    let blocks: Vec<&BlockDigest> = data
+        .run
+        .launch
+        .blocks
+        .iter()
+        .zip(&data.run.extras)
+        .filter(|(_, x)| x.median.is_some())
+        .map(|(b, _)| b)
+        .collect();
+    let mut all: Vec<(Op, u64, u32)> = blocks
+        .iter()
+        .filter(|b| key.matches(&b.delay_model, b.delay_s))
+        .map(|b| (b.op, b.bytes, b.nprocs))
+        .collect();
+    all.sort_by_key(|&(op, bytes, p)| (super::spec::op_order(op), bytes, p));
+    all.dedup();
+    if data.selection.is_everything() {
+        let Some((family, bytes, p)) = chosen(&blocks, key) else {
+            return (Vec::new(), None);
+        };
+        // The family's kernels, blocking first (Op::ALL lists each blocking kernel first).
+        let shown: Vec<(Op, u64, u32)> = Op::ALL
+            .iter()
+            .filter(|op| op.family() == family)
+            .map(|&op| (op, bytes, p))
+            .filter(|c| all.contains(c))
+            .collect();
+        let note = (all.len() > shown.len()).then(|| {
+            format!(
+                "{} of {} configurations shown; choose others with plot --op, --size, --procs",
+                shown.len(),
+                all.len()
+            )
+        });
+        return (shown, note);
+    }
+    let note = (all.len() > MAX_CONFIGS).then(|| {
+        format!(
+            "the first {MAX_CONFIGS} of {} selected configurations; narrow the selection to see others",
+            all.len()
+        )
+    });
+    all.truncate(MAX_CONFIGS);
+    (all, note)
+}
+
+/// The timeline figure for delay model `key`, or `None` without a delayed block that has a
+/// valid repetition.
+pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> {
     let blocks = &data.run.launch.blocks;
-    let (family, bytes, p) = chosen(blocks, delay_s)?;
+    let (shown, note) = configs(data, key);
+    let families = super::benefit::sorted_distinct(shown.iter().map(|c| c.0.family()));
     let mut panels = Vec::new();
     let mut x_hi: f64 = 0.0;
-    // The family's kernels, blocking first (Op::ALL lists each blocking kernel first).
-    let ops = Op::ALL.iter().copied().filter(|op| op.family() == family);
-    for op in ops {
-        for d in [0.0, delay_s] {
+    // A figure needs a delayed panel: undelayed ones alone show nothing of the delay.
+    let mut any_delayed = false;
+    for (op, bytes, p) in shown {
+        for delayed in [false, true] {
             // The median repetition was kept, cut out of its block, while the file was read.
             let found = blocks.iter().zip(&data.run.extras).find(|(b, _)| {
-                b.op == op && b.bytes == bytes && b.nprocs == p && same_delay(b.delay_s, d)
+                b.op == op
+                    && b.bytes == bytes
+                    && b.nprocs == p
+                    && if delayed {
+                        key.matches(&b.delay_model, b.delay_s)
+                    } else {
+                        b.delay_s == 0.0
+                    }
             });
             let Some((rep, one)) = found.and_then(|(_, x)| x.median.as_ref()) else {
                 continue;
             };
             let (rep, block) = (*rep, one);
+            any_delayed |= delayed;
             let color = SeriesStyle::for_op(op, family_color(op)).color;
             let bars = rep_bars(block, 0, color);
-            x_hi = bars.iter().map(|b| b.x1).fold(x_hi, f64::max);
+            let latest_end = bars.iter().map(|b| b.x1).fold(0.0, f64::max);
+            x_hi = x_hi.max(latest_end);
             let delayed_ranks: Vec<usize> = (0..p as usize)
                 .filter(|&r| block.applied_delay_s.0[block.idx(0, r)] > 0.0)
                 .collect();
@@ -156,10 +224,10 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
                 title: format!(
                     "{}, {}: repetition {rep}",
                     config_title(op, bytes, p),
-                    if d == 0.0 {
-                        "undelayed".to_string()
+                    if delayed {
+                        key.short()
                     } else {
-                        format!("δ = {}", pretty_duration(d))
+                        "undelayed".to_string()
                     }
                 ),
                 x: XyAxis {
@@ -176,48 +244,55 @@ pub fn figure(data: &RunData, delay_s: f64, stem: String) -> Option<XyFigure> {
                 },
                 bars,
                 lines: Vec::new(),
-                marks: vec![(t_global(block, 0) * US, " t_global".into())],
+                // Bars start at the repetition's start instant, which may precede the
+                // earliest start: the line marks the latest end, where t_global ends.
+                marks: vec![(latest_end, " latest end".into())],
                 y_names: rank_names(p as usize, &delayed_ranks),
+                heat: None,
             });
         }
     }
-    if !panels.iter().any(|p: &XyPanel| p.title.contains("δ =")) {
+    if !any_delayed {
         return None;
     }
     // One time scale for all panels, so the undelayed and delayed traces compare by length.
     for panel in &mut panels {
         panel.x.hi = x_hi * 1.08;
     }
-    let op_color = family.color();
+    let mut legend = vec![
+        LegendEntry {
+            label: "delay before entering".into(),
+            style: SeriesStyle::new(false, DELAY_COLOR),
+        },
+        LegendEntry {
+            label: "late start (not a delay)".into(),
+            style: SeriesStyle::new(false, WAIT_COLOR),
+        },
+    ];
+    legend.extend(families.iter().map(|f| LegendEntry {
+        label: format!("inside {f} (nonblocking: post to wait)"),
+        style: SeriesStyle::new(false, f.color()),
+    }));
     Some(XyFigure {
         stem,
         title: format!(
-            "Per-rank timeline of the median repetition, δ = {}",
-            pretty_duration(delay_s)
+            "Per-rank timeline of the median repetition, {}",
+            key.describe()
         ),
         subtitle: [
             "each bar: one rank on the global clock",
             "coloured: inside the operation, from its start to its return",
             "the late rank's bar starts after its delay",
-            "dotted: t_global (latest end − earliest start)",
+            "dotted: the latest end (t_global = latest end − earliest start)",
         ]
+        .into_iter()
+        .map(String::from)
+        .chain(note)
+        .collect::<Vec<_>>()
         .join(super::layout::PART_SEP),
         warnings: data.warnings.clone(),
         panels,
-        legend: vec![
-            LegendEntry {
-                label: "delay before entering".into(),
-                style: SeriesStyle::new(false, DELAY_COLOR),
-            },
-            LegendEntry {
-                label: "late start (not a delay)".into(),
-                style: SeriesStyle::new(false, WAIT_COLOR),
-            },
-            LegendEntry {
-                label: format!("inside {family} (nonblocking: post to wait)"),
-                style: SeriesStyle::new(false, op_color),
-            },
-        ],
+        legend,
     })
 }
 
@@ -226,8 +301,8 @@ pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
     let delays = data.delays();
     delays
         .iter()
-        .zip(delay_stems("timeline", &delays))
-        .filter_map(|(&d, stem)| figure(data, d, stem))
+        .zip(model_stems("timeline", &delays))
+        .filter_map(|(d, stem)| figure(data, d, stem))
         .map(Drawable::Custom)
         .collect()
 }
@@ -315,7 +390,7 @@ mod tests {
             footer: None,
             truncated: false,
         };
-        let fig = figure(&RunData::new(&r), 50e-6, "t".into()).unwrap();
+        let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "t".into()).unwrap();
         let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(
             titles,
@@ -329,6 +404,48 @@ mod tests {
         assert_eq!(fig.panels[1].y_names, vec!["0 (late)", "1"]);
         assert!(fig.panels.iter().all(|p| p.x.hi == fig.panels[0].x.hi));
         assert!(fig.panels[0].x.hi > 62.0);
-        assert!(figure(&RunData::new(&r), 10e-6, "t".into()).is_none());
+        assert!(figure(&RunData::new(&r), &DelayKey::fixed(10e-6), "t".into()).is_none());
+        // Without a selection the figure says what it left out.
+        assert!(
+            fig.subtitle.contains("2 of 4 configurations shown"),
+            "{}",
+            fig.subtitle
+        );
+    }
+
+    #[test]
+    fn a_selection_draws_each_selected_configuration() {
+        let mut blocks = Vec::new();
+        for op in [Op::Allreduce, Op::Bcast] {
+            for bytes in [8, 1024] {
+                for d in [0.0, 50e-6] {
+                    blocks.push(testdata::block(op, bytes, 2, d, 5, 10e-6));
+                }
+            }
+        }
+        let r = Records {
+            header: testdata::header(2),
+            blocks,
+            footer: None,
+            truncated: false,
+        };
+        let sel = crate::plot::Selection {
+            sizes: vec![1024],
+            ..Default::default()
+        };
+        let data = RunData::of_runs(vec![crate::plot::PlotRun::of(&r)], &sel).unwrap();
+        let fig = figure(&data, &DelayKey::fixed(50e-6), "t".into()).unwrap();
+        let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            vec![
+                "bcast, 1 KiB, P = 2, undelayed: repetition 2",
+                "bcast, 1 KiB, P = 2, δ = 50 µs: repetition 2",
+                "allreduce, 1 KiB, P = 2, undelayed: repetition 2",
+                "allreduce, 1 KiB, P = 2, δ = 50 µs: repetition 2",
+            ]
+        );
+        assert_eq!(fig.legend.len(), 4, "one colour per family shown");
+        assert!(!fig.subtitle.contains("shown"));
     }
 }

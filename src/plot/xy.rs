@@ -54,6 +54,58 @@ pub struct XyPanel {
     pub marks: Vec<(f64, String)>,
     /// Labels of integer y ticks (rank names in a timeline); empty: numeric labels.
     pub y_names: Vec<String>,
+    /// A grid of coloured cells (a heatmap), drawn under everything else.
+    pub heat: Option<HeatGrid>,
+}
+
+/// A heatmap: `rows` × `cols` cells, cell (r, c) spanning x from `x0 + c·x_step` and y from
+/// `y0 + r·y_step`, coloured by its value on the scale `lo..hi` ([`heat_color`]); NaN cells
+/// (no valid value) are drawn in [`NO_VALUE_COLOR`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatGrid {
+    pub rows: usize,
+    pub cols: usize,
+    pub x0: f64,
+    pub x_step: f64,
+    pub y0: f64,
+    pub y_step: f64,
+    /// `[rows][cols]`, in the figure's unit.
+    pub values: Vec<f32>,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// Colour of a heatmap cell without a value (no valid repetition in it).
+pub const NO_VALUE_COLOR: (u8, u8, u8) = (235, 235, 235);
+
+/// Stops of the heatmap colour scale, low to high: viridis (van der Walt and Smith 2015),
+/// sampled at five points, perceptually uniform and readable in grey and with colour-vision
+/// deficiencies.
+const VIRIDIS: [(u8, u8, u8); 5] = [
+    (68, 1, 84),
+    (59, 82, 139),
+    (33, 145, 140),
+    (94, 201, 98),
+    (253, 231, 37),
+];
+
+/// The colour of `v` on a scale from `lo` to `hi` (clamped), interpolated between the
+/// [`VIRIDIS`] stops; [`NO_VALUE_COLOR`] for NaN.
+pub fn heat_color(v: f64, lo: f64, hi: f64) -> (u8, u8, u8) {
+    if v.is_nan() {
+        return NO_VALUE_COLOR;
+    }
+    let t = if hi > lo {
+        ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let x = t * (VIRIDIS.len() - 1) as f64;
+    let i = (x.floor() as usize).min(VIRIDIS.len() - 2);
+    let f = x - i as f64;
+    let (a, b) = (VIRIDIS[i], VIRIDIS[i + 1]);
+    let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * f).round() as u8;
+    (mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
 /// A whole x–y figure: header, panels in a grid, legend below.
@@ -95,6 +147,15 @@ pub fn span(values: impl IntoIterator<Item = f64>, from_zero: bool) -> (f64, f64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn heat_colours_run_from_dark_to_light_and_mark_missing_values() {
+        assert_eq!(heat_color(0.0, 0.0, 10.0), VIRIDIS[0]);
+        assert_eq!(heat_color(10.0, 0.0, 10.0), VIRIDIS[4]);
+        assert_eq!(heat_color(99.0, 0.0, 10.0), VIRIDIS[4]);
+        assert_eq!(heat_color(5.0, 0.0, 10.0), VIRIDIS[2]);
+        assert_eq!(heat_color(f64::NAN, 0.0, 10.0), NO_VALUE_COLOR);
+    }
 
     #[test]
     fn span_pads_and_switches_to_log_over_two_decades() {
