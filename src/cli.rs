@@ -389,9 +389,11 @@ pub struct NoiseArgs {
     /// Noise file [default: `results/noise-<UTC time, µs>-<pid>.cbor`]. Never overwritten.
     #[arg(long)]
     pub output: Option<PathBuf>,
-    /// Directory for the figures (noise_timeline, noise_ecdf).
-    #[arg(long, default_value = "figures")]
-    pub figures: PathBuf,
+    /// Directory for the figures (noise_timeline, noise_ecdf) [default: the noise file's
+    /// folder, beside it with its stem: `results/noise-<...>/`]. It must be missing or
+    /// empty: figures are never overwritten.
+    #[arg(long, conflicts_with = "no_figures")]
+    pub figures: Option<PathBuf>,
     /// Draw no figures.
     #[arg(long)]
     pub no_figures: bool,

@@ -269,3 +269,35 @@ fn a_bad_trace_is_refused_before_anything_is_measured() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("records frame"), "{}", text(&out));
 }
+
+/// Without `--figures`, a noise run's figures go into the folder beside its file (as a
+/// measurement run's outputs do), never into a shared `figures/`; a folder that already holds
+/// files is refused before anything is measured, and no noise file is left behind.
+#[test]
+fn noise_figures_follow_their_file_and_are_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["noise", "--duration", "300ms", "--output", "a.cbor"];
+    let out = mpirun(2, &args, dir.path());
+    assert!(out.status.success(), "{}", text(&out));
+    for name in ["noise_timeline.png", "noise_ecdf.png"] {
+        assert!(dir.path().join("a").join(name).is_file(), "{}", text(&out));
+    }
+    assert!(!dir.path().join("figures").exists(), "{}", text(&out));
+
+    let out = mpirun(
+        2,
+        &[
+            "noise",
+            "--duration",
+            "300ms",
+            "--output",
+            "b.cbor",
+            "--figures",
+            "a",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("already holds files"), "{}", text(&out));
+    assert!(!dir.path().join("b.cbor").exists(), "{}", text(&out));
+}

@@ -139,9 +139,14 @@ fn run(session: &mut Session, args: &NoiseArgs) -> ExitCode {
             .output
             .clone()
             .unwrap_or_else(|| crate::output_name::default_output("results", "noise", "cbor"));
-        match NoiseWriter::create(&path) {
-            Ok(w) => writer = Some(w),
-            Err(e) => refused = e.to_string(),
+        // The figures' folder is checked before the file is created, so a refused folder
+        // leaves no file behind and nothing is measured.
+        let fresh = figures_dir(args, &path)
+            .map_or(Ok(()), |dir| crate::output_name::check_fresh_dir(&dir));
+        match fresh.map(|()| NoiseWriter::create(&path)) {
+            Ok(Ok(w)) => writer = Some(w),
+            Ok(Err(e)) => refused = e.to_string(),
+            Err(e) => refused = e,
         }
     }
     let ok = super::gather::broadcast(world, &f64::from(u8::from(refused.is_empty())));
@@ -276,8 +281,8 @@ fn report(run: &NoiseRun, args: &NoiseArgs, path: &std::path::Path) -> ExitCode 
         percent(rep.total.correlated_chance)
     );
     eprintln!("delaybench: wrote {}", path.display());
-    if !args.no_figures {
-        match crate::plot::write_noise_figures(run, &args.figures) {
+    if let Some(dir) = figures_dir(args, path) {
+        match crate::plot::write_noise_figures(run, &dir) {
             Ok(paths) => {
                 for p in paths {
                     eprintln!("delaybench: figure {}", p.display());
@@ -287,6 +292,20 @@ fn report(run: &NoiseRun, args: &NoiseArgs, path: &std::path::Path) -> ExitCode 
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Where the figures go: `--figures DIR`, else the folder beside the noise file with its
+/// stem (`results/noise-X.cbor` → `results/noise-X/`), as a measurement run's outputs;
+/// `None` with `--no-figures`.
+fn figures_dir(args: &NoiseArgs, noise_file: &std::path::Path) -> Option<std::path::PathBuf> {
+    if args.no_figures {
+        return None;
+    }
+    Some(
+        args.figures
+            .clone()
+            .unwrap_or_else(|| crate::output_name::outputs_dir(noise_file)),
+    )
 }
 
 fn percent(f: f64) -> String {
