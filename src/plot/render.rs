@@ -38,6 +38,8 @@ const FAINT_GRID_COLOR: RGBColor = RGBColor(238, 238, 238);
 const SUBTITLE_COLOR: RGBColor = RGBColor(70, 70, 70);
 const NOTE_COLOR: RGBColor = RGBColor(150, 40, 40);
 const REF_W: u32 = 1;
+/// Half-width in pixels of the level tick that marks a reference known at one P only.
+const REF_TICK_HALF: i32 = 24;
 /// Opacity of reference lines in panels over P.
 const REF_ALPHA: f64 = 0.65;
 const REF_DASH: u32 = 3;
@@ -402,7 +404,15 @@ fn draw_panel<DB: DrawingBackend>(
             rgb(s.style.color).stroke_width(LINE_W)
         };
         for run in s.runs() {
-            if s.style.reference {
+            if s.style.reference && run.len() == 1 {
+                // A reference at one P only (a run at a single process count) is a point, which
+                // a line without a marker would not show: a short level tick marks its value.
+                let (x, v) = xy(s, run)[0];
+                chart.draw_series(std::iter::once(
+                    EmptyElement::at((x, v))
+                        + PathElement::new(vec![(-REF_TICK_HALF, 0), (REF_TICK_HALF, 0)], line),
+                ))?;
+            } else if s.style.reference {
                 chart.draw_series(DashedLineSeries::new(xy(s, run), REF_DASH, REF_GAP, line))?;
             } else if s.style.dashed {
                 chart.draw_series(DashedLineSeries::new(xy(s, run), DASH, DASH_GAP, line))?;
