@@ -474,8 +474,8 @@ pub struct MeasureArgs {
     pub ops: Vec<Op>,
     /// Message sizes with units: a list (8,128,1KiB) or powers of two MIN:MAX as OSU's -m
     /// writes them (8:1MiB; also 8..1MiB). Units: B, KiB, MiB, GiB (k, M are decimal: a
-    /// warning says so). bcast = bytes broadcast; reduce/allreduce = bytes per rank as f64
-    /// elements (multiples of 8); alltoall = bytes to each peer. Barriers ignore it.
+    /// warning says so). bcast = bytes broadcast; reduce/allreduce/ref:* = bytes per rank as
+    /// f64 elements (multiples of 8); alltoall = bytes to each peer. Barriers ignore it.
     #[arg(long, short = 'm', default_value = "8,128,1024")]
     pub sizes: SizeList,
     /// Process counts P, each measured on ranks 0..P-1

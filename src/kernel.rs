@@ -249,8 +249,9 @@ macro_rules! kernels {
         /// Message size ("bytes") per kernel (see [`Buffers`]):
         /// - barrier / ibarrier: no payload; sizes are ignored and recorded as 0.
         /// - bcast / ibcast: bytes broadcast from rank 0 to every rank.
-        /// - reduce / ireduce, allreduce / iallreduce: bytes contributed by each rank, as
-        ///   bytes / 8 f64 elements summed (so sizes must be multiples of 8).
+        /// - reduce / ireduce, allreduce / iallreduce and the `ref:*` allreduce algorithms:
+        ///   bytes contributed by each rank, as bytes / 8 f64 elements summed (so sizes must
+        ///   be multiples of 8).
         /// - alltoall / ialltoall: bytes sent from each rank to each peer (P x bytes per rank
         ///   in total).
         #[derive(

@@ -1,7 +1,8 @@
 //! The reference allreduce kernels (`ref:*`): every one reduces exactly as MPI_Allreduce does
 //! at P = 2, 3, 4 and 7 (oversubscribed here), with element counts that P does not divide,
 //! through the hidden `check-kernels` command; the check fails on a wrong result; and the
-//! kernels run in a normal measurement, whose summary and figures name them.
+//! kernels run in a normal measurement, whose summary and figures name them and whose summary
+//! puts the library's allreduce beside them.
 
 mod common;
 
@@ -123,6 +124,18 @@ fn reference_kernels_are_measured_analysed_and_drawn_like_the_others() {
             summary.contains(op),
             "{op} missing from the summary:\n{summary}"
         );
+    }
+    // The library's allreduce beside the reference kernels: one row per size and delay.
+    let bound = summary
+        .split("The library's allreduce beside the reference algorithms")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no reference table in the summary:\n{summary}"));
+    for row in [
+        "| 8B | 4 | 0 |",
+        "| 8B | 4 | 50us |",
+        "| 64KiB | 4 | 50us |",
+    ] {
+        assert!(bound.contains(row), "{row} missing:\n{bound}");
     }
     let figures = std::fs::read_dir(&folder)
         .unwrap()
