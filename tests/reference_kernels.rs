@@ -46,6 +46,22 @@ fn every_reference_kernel_sums_like_mpi_allreduce_at_p_2_3_4_7() {
             }
         }
         assert_eq!(stdout.lines().count(), REFERENCE.len() * COUNTS.len());
+        // Arrival detection: the rank that slept 2 ms is seen last. Most calls, not all: on
+        // this oversubscribed machine another rank can be descheduled for longer.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for op in ["ref:sorted-linear-tree", "ref:prereduced-ring"] {
+            for count in COUNTS {
+                let head = format!(
+                    "check-kernels: {op} P={p} count={count}: the late rank was observed last after "
+                );
+                let line = stderr
+                    .lines()
+                    .find_map(|l| l.strip_prefix(head.as_str()))
+                    .unwrap_or_else(|| panic!("no detection line '{head}'\n{stderr}"));
+                let seen: u32 = line.split_whitespace().next().unwrap().parse().unwrap();
+                assert!(seen >= 2, "{op} P={p} count={count}: {line}");
+            }
+        }
     }
 }
 

@@ -186,6 +186,12 @@ impl Kernel {
         &self.buffers.recv_f64
     }
 
+    /// The arrival order the arrival-aware reference kernels observed in their last call
+    /// (ranks, earliest first; rank order before the first call and for other kernels).
+    pub fn observed_order(&self) -> &[usize] {
+        self.estimate.order()
+    }
+
     /// Runs a nonblocking kernel in overlap mode: post, `compute` (with its tests) for t_b +
     /// `extra_s` seconds, wait; the time of each part on this rank. A blocking kernel runs as
     /// usual with every part 0.

@@ -214,6 +214,11 @@ impl Estimate {
         }
     }
 
+    /// The order observed in the last call (rank order before the first).
+    pub(super) fn order(&self) -> &[usize] {
+        &self.order
+    }
+
     /// The order for a call on `p` ranks (rank order if the estimate is for another P).
     fn for_size(&mut self, p: usize) -> &[usize] {
         if self.order.len() != p {
@@ -311,7 +316,14 @@ fn linear_tree(b: &mut Buffers, call: &Call, order: &[usize], observe: bool) -> 
                 .process_at_rank(last)
                 .immediate_send_with_tag(scope, &notice[..], TAG_ARRIVED)
         });
-        let mut seen = (observe && pos + 1 == p).then(|| arrived_before_me(call));
+        // The collector takes every notice before the partial sum: the sum cannot come
+        // before the last rank has entered anyway, and notices received one by one as they
+        // come keep their order better than a queue of them read at the end.
+        if observe && pos + 1 == p {
+            let mut seen = arrived_before_me(call);
+            arrived_after_me(call, &mut seen);
+            observed.copy_from_slice(&seen);
+        }
         if p == 1 {
             b.recv_f64.copy_from_slice(&b.send_f64);
         } else if pos == 0 {
@@ -330,10 +342,6 @@ fn linear_tree(b: &mut Buffers, call: &Call, order: &[usize], observe: bool) -> 
                     .process_at_rank(order[pos + 1] as Rank)
                     .send_with_tag(&b.recv_f64[..], TAG_CHAIN);
             }
-        }
-        if let Some(seen) = seen.as_mut() {
-            arrived_after_me(call, seen);
-            observed.copy_from_slice(seen);
         }
         binomial_bcast(
             call,
