@@ -93,11 +93,17 @@ fn the_check_fails_when_a_result_is_wrong() {
 }
 
 #[test]
-fn the_check_refuses_a_kernel_that_is_no_reduction() {
+fn the_check_refuses_a_kernel_whose_sum_is_not_on_every_rank() {
     let dir = tempfile::tempdir().unwrap();
-    let out = mpirun(2, &["check-kernels", "--ops", "bcast"], dir.path());
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("bcast is none"), "{}", text(&out));
+    for op in ["bcast", "reduce"] {
+        let out = mpirun(2, &["check-kernels", "--ops", op], dir.path());
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(
+            text(&out).contains(&format!("{op} is none")),
+            "{}",
+            text(&out)
+        );
+    }
 }
 
 #[test]

@@ -75,7 +75,7 @@ pub(super) fn reference_bound(a: &Analysis) -> Option<(String, Vec<String>, Vec<
         "best ref:*\n(not clairvoyant)",
         "its med\n(us)",
         "ref:clairvoyant\nmed (us)",
-        "allreduce -\nclairvoyant (us)",
+        "allreduce minus\nclairvoyant (us)",
         "allreduce\ncost (us)",
         "clairvoyant\ncost (us)",
     ]

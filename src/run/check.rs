@@ -25,7 +25,7 @@ fn value(rank: usize, i: usize) -> f64 {
 }
 
 /// Runs the check on every rank of the world; exit 0 when every result equals
-/// `MPI_Allreduce`'s, 1 otherwise (on every rank), 2 when an op is no reduction.
+/// `MPI_Allreduce`'s, 1 otherwise (on every rank), 2 when an op's sum is not on every rank.
 pub fn main(args: CheckKernelsArgs) -> ExitCode {
     let Some(universe) = super::init() else {
         return ExitCode::FAILURE;
@@ -37,9 +37,14 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
     } else {
         args.ops.clone()
     };
-    if let Some(op) = ops.iter().find(|op| !op.is_reduction()) {
+    // The result must be on every rank: reduce/ireduce leave it on rank 0 only.
+    let everywhere = |op: &Op| op.is_reduction() && op.family() != crate::kernel::Family::Reduce;
+    if let Some(op) = ops.iter().find(|op| !everywhere(op)) {
         if me == 0 {
-            eprintln!("delaybench: error: check-kernels checks reductions; {op} is none");
+            eprintln!(
+                "delaybench: error: check-kernels checks the kernels whose sum is on every rank \
+                 (allreduce, iallreduce, ref:*); {op} is none"
+            );
         }
         return ExitCode::from(2);
     }

@@ -14,17 +14,22 @@
 //! - `ref:prereduced-ring`: Proficz (2018, "pre-reduced ring"): the P-1 early arrivers run
 //!   the ring reduce-scatter among themselves while the last one is away; when it arrives it
 //!   sends each of them its block, they add it and return the completed blocks, and the
-//!   early arrivers gather the blocks around their ring. Order estimated as above.
+//!   early arrivers gather the blocks around their ring. Order estimated as above. Only the
+//!   abstract of Proficz (2018) was available to us: these steps are our reading of
+//!   "pre-reduced ring", not the paper's pseudo-code (docs/reference-algorithms.md).
 //! - `ref:clairvoyant`: the sorted linear tree on the repetition's *planned* arrival order
 //!   (ranks sorted by their drawn delay, [`crate::delay::arrival_order`]), which only a
-//!   benchmark that injects the delays knows beforehand: a bound on what ordering the
-//!   reduction by arrival can hide.
+//!   benchmark that injects the delays knows beforehand: the bound of the sorted linear tree,
+//!   what ordering the reduction by arrival can hide (not a lower bound on time for every
+//!   algorithm: at δ = 0 it is a chain in rank order).
 //!
 //! The arrival order a rank's call observes: every rank sends a one-integer notice to the
 //! rank predicted to arrive last (the "collector") as soon as it enters; the collector takes
 //! the notices already waiting when it enters as earlier arrivals (`MPI_Iprobe` on any
-//! source), puts itself next and the rest in the order it receives them. It sends that order
-//! to every rank with the result, so every rank uses the same estimate in the next call.
+//! source), puts itself next and the rest in the order it receives them, one by one as they
+//! come (before it waits for any data: notices read later from a queue lose their order). It
+//! sends that order to every rank with the result, so every rank uses the same estimate in
+//! the next call.
 //! Proficz (2018) estimates arrival *times* and distributes them; this keeps only the order.
 //!
 //! Every send is matched by a receive of the same call, messages between two ranks never
