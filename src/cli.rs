@@ -378,7 +378,7 @@ pub struct CheckKernelsArgs {
     /// Element counts (f64 per rank) to check, e.g. 1,5,7,13,1000.
     #[arg(long, value_delimiter = ',', default_value = "1,2,5,7,13,1000")]
     pub counts: Vec<usize>,
-    /// Calls per kernel and count; in call k, rank k mod P enters 2 ms late, so the
+    /// Calls per kernel and count; in call k, rank k mod P enters 20 ms late, so the
     /// arrival-aware kernels see (and learn) an order other than rank order.
     #[arg(long, default_value_t = 4)]
     pub calls: u32,

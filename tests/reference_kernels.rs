@@ -46,7 +46,7 @@ fn every_reference_kernel_sums_like_mpi_allreduce_at_p_2_3_4_7() {
             }
         }
         assert_eq!(stdout.lines().count(), REFERENCE.len() * COUNTS.len());
-        // Arrival detection: the rank that slept 2 ms is seen last. Most calls, not all: on
+        // Arrival detection: the rank that slept 20 ms is seen last. Most calls, not all: on
         // this oversubscribed machine another rank can be descheduled for longer.
         let stderr = String::from_utf8_lossy(&out.stderr);
         for op in ["ref:sorted-linear-tree", "ref:prereduced-ring"] {

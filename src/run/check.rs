@@ -4,7 +4,7 @@
 //! Rank r contributes element i = r · 1000 + i + 0.5. Every partial sum of such values is a
 //! multiple of 0.5 far below 2^52, so it is exact in f64 whatever order an algorithm adds in:
 //! the results must equal `MPI_Allreduce`'s bit for bit, and any difference is a wrong
-//! reduction, not rounding. In call k of each (kernel, count), rank k mod P enters 2 ms after
+//! reduction, not rounding. In call k of each (kernel, count), rank k mod P enters 20 ms after
 //! the others, so the arrival-aware kernels observe and then use an order other than rank
 //! order, and the clairvoyant kernel is given that order as its planned one.
 
@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 /// How long the late rank of a call waits before entering.
-const LATE: Duration = Duration::from_millis(2);
+const LATE: Duration = Duration::from_millis(20);
 
 /// The value rank `rank` contributes as element `i`.
 fn value(rank: usize, i: usize) -> f64 {
