@@ -231,6 +231,19 @@ impl Estimate {
         }
         &self.order
     }
+
+    /// Keeps the order observed in a call for the next one. Every rank got the same
+    /// observation from the collector, so all keep it or all fall back to rank order alike;
+    /// the fallback (an observation that is no permutation) cannot happen unless a notice
+    /// went astray, and then rank order is at least a valid order.
+    fn observed(&mut self, observed: &[Rank]) {
+        let order: Vec<usize> = observed.iter().map(|&r| r as usize).collect();
+        self.order = if is_permutation(&order, order.len()) {
+            order
+        } else {
+            (0..order.len()).collect()
+        };
+    }
 }
 
 /// A valid order of `p` ranks from the call's planned arrival order, or rank order when
@@ -289,7 +302,7 @@ pub(super) fn sorted_linear_tree(b: &mut Buffers, call: &Call, estimate: &mut Es
     let p = call.comm.size() as usize;
     let order = estimate.for_size(p).to_vec();
     if let Some(observed) = linear_tree(b, call, &order, true) {
-        estimate.order = observed;
+        estimate.observed(&observed);
     }
 }
 
@@ -305,7 +318,7 @@ pub(super) fn clairvoyant(b: &mut Buffers, call: &Call) {
 /// `order[P-1]`, the last arriver, holds the total and broadcasts it over a binomial tree.
 /// With `observe`, arrival notices go to `order[P-1]`, which sends the observed order with
 /// the result; returns it (on every rank).
-fn linear_tree(b: &mut Buffers, call: &Call, order: &[usize], observe: bool) -> Option<Vec<usize>> {
+fn linear_tree(b: &mut Buffers, call: &Call, order: &[usize], observe: bool) -> Option<Vec<Rank>> {
     let p = order.len();
     let me = call.comm.rank();
     let pos = order
@@ -358,7 +371,7 @@ fn linear_tree(b: &mut Buffers, call: &Call, order: &[usize], observe: bool) -> 
             request.wait();
         }
     });
-    observe.then(|| observed.iter().map(|&r| r as usize).collect())
+    observe.then_some(observed)
 }
 
 /// `ref:prereduced-ring` (Proficz 2018) on the order observed in the previous call: the
@@ -441,7 +454,7 @@ pub(super) fn prereduced_ring(b: &mut Buffers, call: &Call, estimate: &mut Estim
             sent_notice.wait();
         });
     }
-    estimate.order = observed.iter().map(|&r| r as usize).collect();
+    estimate.observed(&observed);
 }
 
 #[cfg(test)]
