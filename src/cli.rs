@@ -160,6 +160,11 @@ pub enum Command {
     /// file, reports detours per second, time lost, the longest and correlated detours per
     /// rank, host and in total, and draws them. See docs/noise.md.
     Noise(NoiseArgs),
+    /// Under MPI, a check rather than a measurement: runs each reduction kernel (by default
+    /// the `ref:*` reference algorithms) on rank-dependent values and compares every element
+    /// with MPI_Allreduce's; exit 0 when all agree, 1 with the first mismatches otherwise.
+    #[command(hide = true)]
+    CheckKernels(CheckKernelsArgs),
     /// Print the manual page (roff) to stdout: `delaybench man | man -l -`; with --dir, write
     /// one page per command there (delaybench.1, delaybench-analyze.1, ...) and print their
     /// paths.
@@ -363,6 +368,25 @@ pub struct SkewArgs {
     pub format: SummaryFormat,
 }
 
+/// Options of the hidden `delaybench check-kernels` (run under mpirun): the correctness check
+/// of the reduction kernels, tests/reference_kernels.rs runs it at several P.
+#[derive(Debug, Clone, Args)]
+pub struct CheckKernelsArgs {
+    /// Reduction kernels to check [default: every ref:* kernel].
+    #[arg(long, value_delimiter = ',', value_parser = parse_op)]
+    pub ops: Vec<Op>,
+    /// Element counts (f64 per rank) to check, e.g. 1,5,7,13,1000.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,5,7,13,1000")]
+    pub counts: Vec<usize>,
+    /// Calls per kernel and count; in call k, rank k mod P enters 20 ms late, so the
+    /// arrival-aware kernels see (and learn) an order other than rank order.
+    #[arg(long, default_value_t = 4)]
+    pub calls: u32,
+    /// Corrupt one element of rank 0's result before comparing, to see the check fail.
+    #[arg(long, hide = true)]
+    pub inject_error: bool,
+}
+
 /// Options of `delaybench noise` (run under mpirun).
 #[derive(Debug, Clone, Args)]
 pub struct NoiseArgs {
@@ -444,14 +468,16 @@ pub struct SchemesArgs {
 /// Options of a measurement run (`mpirun -np N delaybench [OPTIONS]`).
 #[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
-    /// Kernels, comma-separated; the default is every kernel (the i-prefixed ones are the
-    /// MPI-3 nonblocking forms).
+    /// Kernels, comma-separated; the default is every kernel of the MPI library (the
+    /// i-prefixed ones are the MPI-3 nonblocking forms). The reference allreduce algorithms on
+    /// point-to-point (ref:ring, ref:binomial, ref:sorted-linear-tree, ref:prereduced-ring,
+    /// ref:clairvoyant; docs/reference-algorithms.md) are measured only when named.
     #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = every_op())]
     pub ops: Vec<Op>,
     /// Message sizes with units: a list (8,128,1KiB) or powers of two MIN:MAX as OSU's -m
     /// writes them (8:1MiB; also 8..1MiB). Units: B, KiB, MiB, GiB (k, M are decimal: a
-    /// warning says so). bcast = bytes broadcast; reduce/allreduce = bytes per rank as f64
-    /// elements (multiples of 8); alltoall = bytes to each peer. Barriers ignore it.
+    /// warning says so). bcast = bytes broadcast; reduce/allreduce/ref:* = bytes per rank as
+    /// f64 elements (multiples of 8); alltoall = bytes to each peer. Barriers ignore it.
     #[arg(long, short = 'm', default_value = "8,128,1024")]
     pub sizes: SizeList,
     /// Process counts P, each measured on ranks 0..P-1
@@ -626,11 +652,17 @@ pub enum WindowArg {
     Fixed(f64),
 }
 
-/// Every kernel of the registry, comma-separated: the default `--ops`, written as a user
-/// would pass it.
+/// Every kernel of the MPI library ([`Op::defaults`]), comma-separated: the default
+/// `--ops`, written as a user would pass it.
 fn every_op() -> &'static str {
     static EVERY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    EVERY.get_or_init(|| Op::ALL.map(Op::name).join(","))
+    EVERY.get_or_init(|| {
+        Op::defaults()
+            .into_iter()
+            .map(Op::name)
+            .collect::<Vec<_>>()
+            .join(",")
+    })
 }
 
 fn parse_tag(s: &str) -> Result<Tag, String> {
@@ -806,7 +838,7 @@ mod tests {
         let cli = parse(&[]).unwrap();
         assert!(cli.command.is_none());
         let plan = cli.measure.to_plan(6, 42);
-        assert_eq!(plan.ops, Op::ALL.to_vec());
+        assert_eq!(plan.ops, Op::defaults());
         assert_eq!(plan.sizes, vec![8, 128, 1024]);
         assert_eq!(plan.procs, vec![2, 4, 6]);
         assert_eq!(plan.delay_ranks, RankSelection::rank(0));

@@ -21,6 +21,11 @@ use thiserror::Error;
 /// A family of kernels: one collective operation, in its blocking form and its MPI-3
 /// nonblocking form. Members share buffers, colour and the MPI calls' arguments.
 ///
+/// The `Ref*` families are reference allreduce algorithms written on MPI point-to-point
+/// (`run/kernels/reference.rs`, docs/reference-algorithms.md): blocking only, one family
+/// each, so each has its own colour and its own t_global panel. They sit right after the
+/// library's allreduce, which they are compared with.
+///
 /// Families are listed in the order figures show them ([`Family::index`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Family {
@@ -28,6 +33,19 @@ pub enum Family {
     Bcast,
     Reduce,
     Allreduce,
+    /// Ring allreduce (reduce-scatter, then allgather) in rank order.
+    RefRing,
+    /// Binomial-tree reduce to rank 0, then binomial-tree broadcast.
+    RefBinomial,
+    /// Proficz (2018): a linear reduction along the estimated arrival order, then a broadcast
+    /// from the last arriver; the order is the one observed in the previous call.
+    RefSortedLinearTree,
+    /// Proficz (2018): the early arrivers reduce-scatter among themselves, the last arriver's
+    /// data is reduced into their blocks, then the blocks are gathered; order as above.
+    RefPrereducedRing,
+    /// The sorted linear tree on the planned arrival order of the repetition (ranks sorted by
+    /// their drawn delay), which only a benchmark knows in advance: the bound.
+    RefClairvoyant,
     Alltoall,
 }
 
@@ -57,7 +75,34 @@ impl Family {
             Family::Reduce => (0, 158, 115),     // bluish green
             Family::Allreduce => (213, 94, 0),   // vermillion
             Family::Alltoall => (204, 121, 167), // reddish purple
+            // The reference algorithms: the rest of Okabe–Ito (sky blue, black), then Tol's
+            // muted indigo, olive and wine, none close to the five above or to the greys
+            // of baselines and ceilings.
+            Family::RefRing => (86, 180, 233),    // sky blue
+            Family::RefBinomial => (51, 34, 136), // indigo
+            Family::RefSortedLinearTree => (153, 153, 51), // olive
+            Family::RefPrereducedRing => (136, 34, 85), // wine
+            Family::RefClairvoyant => (0, 0, 0),  // black: the bound
         }
+    }
+
+    /// True for the reference algorithms on point-to-point (`ref:*`), which are measured only
+    /// when `--ops` names them.
+    pub fn is_reference(self) -> bool {
+        matches!(
+            self,
+            Family::RefRing
+                | Family::RefBinomial
+                | Family::RefSortedLinearTree
+                | Family::RefPrereducedRing
+                | Family::RefClairvoyant
+        )
+    }
+
+    /// True when the kernel is given each repetition's planned arrival order (ranks sorted by
+    /// their drawn delay, ties by rank; `delay::arrival_order`).
+    pub fn wants_arrival_order(self) -> bool {
+        self == Family::RefClairvoyant
     }
 
     /// The message buffers each rank allocates for a kernel of the family.
@@ -67,6 +112,11 @@ impl Family {
             Family::Bcast => Buffers::Bytes,
             Family::Reduce | Family::Allreduce => Buffers::F64,
             Family::Alltoall => Buffers::BytesPerPeer,
+            Family::RefRing
+            | Family::RefBinomial
+            | Family::RefSortedLinearTree
+            | Family::RefPrereducedRing
+            | Family::RefClairvoyant => Buffers::F64Scratch,
         }
     }
 }
@@ -95,6 +145,10 @@ pub enum Buffers {
     /// A send and a receive buffer of `bytes` / 8 f64 elements, summed (reductions); sizes
     /// must be positive multiples of 8 bytes.
     F64,
+    /// As [`Buffers::F64`], plus a scratch buffer of as many f64 elements into which a
+    /// point-to-point reduction receives a peer's partial sum before adding it (the `ref:*`
+    /// kernels).
+    F64Scratch,
 }
 
 /// Element counts of the buffers a kernel allocates (not bytes: the f64 buffers count f64
@@ -109,6 +163,8 @@ pub struct Lengths {
     pub send_f64: usize,
     /// f64 elements of the result (reductions).
     pub recv_f64: usize,
+    /// f64 elements a point-to-point reduction receives into before adding (`ref:*`).
+    pub scratch_f64: usize,
 }
 
 impl Buffers {
@@ -136,6 +192,12 @@ impl Buffers {
                 recv_f64: bytes / 8,
                 ..Lengths::default()
             },
+            Buffers::F64Scratch => Lengths {
+                send_f64: bytes / 8,
+                recv_f64: bytes / 8,
+                scratch_f64: bytes / 8,
+                ..Lengths::default()
+            },
         }
     }
 
@@ -147,6 +209,7 @@ impl Buffers {
             Buffers::Bytes => bytes,
             Buffers::BytesPerPeer => bytes.saturating_mul(p as u64).saturating_mul(2),
             Buffers::F64 => bytes.saturating_mul(2),
+            Buffers::F64Scratch => bytes.saturating_mul(3),
         }
     }
 
@@ -158,7 +221,7 @@ impl Buffers {
             Buffers::None => 0,
             Buffers::Bytes => bytes,
             Buffers::BytesPerPeer => bytes.saturating_mul(p as u64),
-            Buffers::F64 => bytes / 8,
+            Buffers::F64 | Buffers::F64Scratch => bytes / 8,
         }
     }
 }
@@ -186,8 +249,9 @@ macro_rules! kernels {
         /// Message size ("bytes") per kernel (see [`Buffers`]):
         /// - barrier / ibarrier: no payload; sizes are ignored and recorded as 0.
         /// - bcast / ibcast: bytes broadcast from rank 0 to every rank.
-        /// - reduce / ireduce, allreduce / iallreduce: bytes contributed by each rank, as
-        ///   bytes / 8 f64 elements summed (so sizes must be multiples of 8).
+        /// - reduce / ireduce, allreduce / iallreduce and the `ref:*` allreduce algorithms:
+        ///   bytes contributed by each rank, as bytes / 8 f64 elements summed (so sizes must
+        ///   be multiples of 8).
         /// - alltoall / ialltoall: bytes sent from each rank to each peer (P x bytes per rank
         ///   in total).
         #[derive(
@@ -227,6 +291,21 @@ kernels! {
     Reduce => kernel("reduce", Family::Reduce, false),
     /// `MPI_Allreduce` (sum of f64).
     Allreduce => kernel("allreduce", Family::Allreduce, false),
+    /// Ring allreduce on point-to-point, rank order (sum of f64).
+    #[serde(rename = "ref:ring")]
+    RefRing => kernel("ref:ring", Family::RefRing, false),
+    /// Binomial-tree reduce and broadcast on point-to-point (sum of f64).
+    #[serde(rename = "ref:binomial")]
+    RefBinomial => kernel("ref:binomial", Family::RefBinomial, false),
+    /// Sorted linear tree (Proficz 2018), order observed in the previous call.
+    #[serde(rename = "ref:sorted-linear-tree")]
+    RefSortedLinearTree => kernel("ref:sorted-linear-tree", Family::RefSortedLinearTree, false),
+    /// Pre-reduced ring (Proficz 2018), order observed in the previous call.
+    #[serde(rename = "ref:prereduced-ring")]
+    RefPrereducedRing => kernel("ref:prereduced-ring", Family::RefPrereducedRing, false),
+    /// Sorted linear tree on the repetition's planned arrival order: the clairvoyant bound.
+    #[serde(rename = "ref:clairvoyant")]
+    RefClairvoyant => kernel("ref:clairvoyant", Family::RefClairvoyant, false),
     /// `MPI_Alltoall`.
     Alltoall => kernel("alltoall", Family::Alltoall, false),
     /// `MPI_Ibarrier`.
@@ -275,7 +354,21 @@ impl Op {
 
     /// True when the payload is reduced as f64 elements (size must be a multiple of 8 bytes).
     pub fn is_reduction(self) -> bool {
-        self.buffers() == Buffers::F64
+        matches!(self.buffers(), Buffers::F64 | Buffers::F64Scratch)
+    }
+
+    /// True for the reference algorithms on point-to-point (`ref:ring`, ...).
+    pub fn is_reference(self) -> bool {
+        self.family().is_reference()
+    }
+
+    /// The kernels a run measures when `--ops` is not given: every kernel of the MPI library,
+    /// in [`Op::ALL`] order; the reference algorithms only when asked for.
+    pub fn defaults() -> Vec<Op> {
+        Op::ALL
+            .into_iter()
+            .filter(|op| !op.is_reference())
+            .collect()
     }
 }
 
@@ -346,8 +439,14 @@ mod tests {
         let err = "allgather".parse::<Op>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown op 'allgather': choose from barrier, bcast, reduce, allreduce, alltoall, \
-             ibarrier, ibcast, ireduce, iallreduce, ialltoall"
+            "unknown op 'allgather': choose from barrier, bcast, reduce, allreduce, ref:ring, \
+             ref:binomial, ref:sorted-linear-tree, ref:prereduced-ring, ref:clairvoyant, \
+             alltoall, ibarrier, ibcast, ireduce, iallreduce, ialltoall"
+        );
+        assert_eq!("REF:Ring".parse::<Op>(), Ok(Op::RefRing));
+        assert_eq!(
+            serde_json::to_string(&Op::RefPrereducedRing).unwrap(),
+            "\"ref:prereduced-ring\""
         );
     }
 
@@ -393,6 +492,35 @@ mod tests {
     }
 
     #[test]
+    fn reference_kernels_are_blocking_reductions_measured_only_when_named() {
+        let refs: Vec<Op> = Op::ALL.into_iter().filter(|op| op.is_reference()).collect();
+        assert_eq!(
+            refs.iter().map(|op| op.name()).collect::<Vec<_>>(),
+            [
+                "ref:ring",
+                "ref:binomial",
+                "ref:sorted-linear-tree",
+                "ref:prereduced-ring",
+                "ref:clairvoyant"
+            ]
+        );
+        for op in &refs {
+            assert!(!op.is_nonblocking() && op.is_reduction(), "{op}");
+            assert_eq!(op.family().blocking(), *op);
+        }
+        let defaults = Op::defaults();
+        assert_eq!(defaults.len(), 10);
+        assert!(defaults.iter().all(|op| !op.is_reference()));
+        assert_eq!(
+            Op::ALL
+                .into_iter()
+                .filter(|op| op.family().wants_arrival_order())
+                .collect::<Vec<_>>(),
+            [Op::RefClairvoyant]
+        );
+    }
+
+    #[test]
     fn buffers_per_kernel() {
         let sizes = |op: Op| {
             (
@@ -404,6 +532,7 @@ mod tests {
         assert_eq!(sizes(Op::Ibcast), (1000, 1000));
         assert_eq!(sizes(Op::Allreduce), (2000, 125));
         assert_eq!(sizes(Op::Ialltoall), (8000, 4000));
+        assert_eq!(sizes(Op::RefClairvoyant), (3000, 125));
         assert_eq!(Buffers::BytesPerPeer.allocated_bytes(u64::MAX, 4), u64::MAX);
     }
 
@@ -416,13 +545,14 @@ mod tests {
             for bytes in [8u64, 1024, 40_000] {
                 for p in [2u32, 3, 64] {
                     let l = b.lengths(bytes, p as usize);
-                    let in_bytes = l.send_u8 + l.recv_u8 + 8 * (l.send_f64 + l.recv_f64);
+                    let in_bytes =
+                        l.send_u8 + l.recv_u8 + 8 * (l.send_f64 + l.recv_f64 + l.scratch_f64);
                     assert_eq!(
                         b.allocated_bytes(bytes, p),
                         in_bytes as u64,
                         "{op} {bytes} {p}"
                     );
-                    let largest = [l.send_u8, l.recv_u8, l.send_f64, l.recv_f64]
+                    let largest = [l.send_u8, l.recv_u8, l.send_f64, l.recv_f64, l.scratch_f64]
                         .into_iter()
                         .max()
                         .unwrap();

@@ -297,7 +297,7 @@ mod tests {
 
     pub(crate) fn plan() -> Plan {
         Plan {
-            ops: Op::ALL.to_vec(),
+            ops: Op::defaults(),
             sizes: vec![8, 128, 1024],
             procs: vec![2, 4],
             subcomm: Subcomm::First,

@@ -9,6 +9,7 @@ mod digest;
 mod launches;
 mod noise;
 pub mod overlap;
+mod reference_bound;
 mod sampled;
 mod schemes;
 mod skew;
@@ -35,6 +36,7 @@ pub use config_stats::{
 pub use digest::{BlockDigest, LaunchDigest};
 pub use launches::{analyze, analyze_digests, Analysis, LaunchInfo};
 pub use noise::{noise_report, NoiseReport, NoiseStats};
+pub use reference_bound::{bound_rows, BoundRow};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,
     rep_benefits_t0s, BaselineT0, Distribution, NoiseEffect, ValidReps,

@@ -61,6 +61,29 @@ pub fn rank_column(matrix: &[f64], p: u32, rank: u32) -> Vec<f64> {
         .collect()
 }
 
+/// The planned arrival order of one repetition: the ranks 0..P-1 sorted by their delay in
+/// `row` (seconds, one per rank, a row of a [`delay_matrix`]), earliest first, ties by rank.
+///
+/// "Planned" because every rank's start instant is the same global instant plus its delay
+/// (window synchronisation), so the delay alone orders the arrivals; noise and a late start
+/// can still reorder the real ones. With no delay (the baseline) the order is 0, 1, ..., P-1.
+pub fn arrival_order(row: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..row.len()).collect();
+    // Stable sort by delay: equal delays keep rank order. total_cmp: NaN never occurs (the
+    // models sample finite delays) but must not panic if it did.
+    order.sort_by(|&a, &b| row[a].total_cmp(&row[b]));
+    order
+}
+
+/// The planned arrival order ([`arrival_order`]) of every repetition of a [`delay_matrix`]
+/// with `p` ranks: `nrep` orders of P ranks each.
+pub fn arrival_orders(matrix: &[f64], p: u32) -> Vec<Vec<usize>> {
+    matrix
+        .chunks_exact(p.max(1) as usize)
+        .map(arrival_order)
+        .collect()
+}
+
 /// A generator keyed by (seed, stream): the two words fill distinct bytes of the 32-byte key,
 /// so distinct pairs never share a key (unlike `seed ^ stream`), and a fixed tag keeps these
 /// keys apart from any other use of the run seed.
@@ -75,6 +98,18 @@ fn block_rng(seed: u64, stream: u64) -> ChaCha12Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arrival_order_sorts_by_delay_then_rank() {
+        assert_eq!(arrival_order(&[50e-6, 0.0, 0.0, 10e-6]), vec![1, 2, 3, 0]);
+        assert_eq!(arrival_order(&[0.0; 4]), vec![0, 1, 2, 3]);
+        assert_eq!(arrival_order(&[3.0, 2.0, 1.0]), vec![2, 1, 0]);
+        let matrix = [0.0, 5.0, 0.0, 2.0, 1.0, 0.0];
+        assert_eq!(
+            arrival_orders(&matrix, 3),
+            vec![vec![0, 2, 1], vec![2, 1, 0]]
+        );
+    }
 
     /// The delay streams' first words, pinned: ChaCha12 is a fixed algorithm and rand_chacha
     /// keeps its output stable across versions, so these hold for every build. A change here

@@ -7,6 +7,8 @@
 //!   `random:K`, `host:I`).
 //! - [`delay_matrix`]: the delays of one block, shape `[nrep][p]` in seconds, a pure function of
 //!   the plan and a seed, so every MPI rank computes the same matrix without communicating.
+//!   [`arrival_orders`] turns it into each repetition's planned arrival order, which the
+//!   clairvoyant reference kernel is given.
 //! - [`DetourSpec`] and [`DetourInjector`]: periodic CPU detours while the operation runs
 //!   (Ferreira, Bridges and Brightwell, SC08), driven by a POSIX timer and a signal handler;
 //!   [`TraceSpec`] and [`ReplaySchedule`]: a recorded noise file replayed as detours.
@@ -28,6 +30,6 @@ pub use detour::{DetourError, DetourInjector, DetourStats, LOG_CAPACITY};
 pub use detour_spec::{DetourPhase, DetourSpec, DetourSpecError};
 pub use detour_trace::{DetourArg, ReplayMode, ReplaySchedule, TraceSpec, TraceSpecError};
 pub use list::parse_delay_list;
-pub use matrix::{delay_matrix, rank_column};
+pub use matrix::{arrival_order, arrival_orders, delay_matrix, rank_column};
 pub use model::{DelayModel, DelayModelError};
 pub use ranks::{RankError, RankItem, RankSelection};

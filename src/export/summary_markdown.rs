@@ -14,6 +14,10 @@ pub struct SummaryMarkdown;
 impl SummaryExporter for SummaryMarkdown {
     fn write(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
         super::plain::write_markdown_table(&headers(a), &grouped_rows(a), out)?;
+        if let Some((title, head, rows)) = super::summary_table::reference_bound(a) {
+            writeln!(out, "\n{title}\n")?;
+            super::plain::write_markdown_table(&head, &rows, out)?;
+        }
         writeln!(out)?;
         for line in notes(a) {
             if let Some(w) = line.strip_prefix("warning: ") {

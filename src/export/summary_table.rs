@@ -24,6 +24,10 @@ pub struct SummaryTable;
 impl SummaryExporter for SummaryTable {
     fn write(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
         super::plain::write_plain_table(&headers(a), grouped_rows(a), out)?;
+        if let Some((title, head, rows)) = reference_bound(a) {
+            writeln!(out, "\n{title}")?;
+            super::plain::write_plain_table(&head, rows, out)?;
+        }
         for line in notes(a) {
             writeln!(out, "{line}")?;
         }
@@ -53,6 +57,53 @@ pub(super) fn headers(a: &Analysis) -> Vec<String> {
         "b min\n(%)".into(),
         "outliers\nlow/high".into(),
     ]
+}
+
+/// With `ref:*` kernels in the run: the title, headers and rows of the table that puts the
+/// library's allreduce beside the fastest reference algorithm and the clairvoyant bound
+/// (`analysis::bound_rows`), median t_global in microseconds; `None` otherwise.
+pub(super) fn reference_bound(a: &Analysis) -> Option<(String, Vec<String>, Vec<Vec<String>>)> {
+    let rows = crate::analysis::bound_rows(&a.rows);
+    if rows.is_empty() {
+        return None;
+    }
+    let head = [
+        "size",
+        "P",
+        "delay",
+        "allreduce\nmed (us)",
+        "best ref:*\n(not clairvoyant)",
+        "its med\n(us)",
+        "ref:clairvoyant\nmed (us)",
+        "allreduce minus\nclairvoyant (us)",
+        "allreduce\ncost (us)",
+        "clairvoyant\ncost (us)",
+    ]
+    .map(String::from)
+    .to_vec();
+    let body = rows
+        .iter()
+        .map(|r| {
+            vec![
+                format_bytes(r.bytes),
+                r.nprocs.to_string(),
+                r.delay_model.clone(),
+                us(r.library_s),
+                r.best_reference
+                    .map_or("-".to_string(), |(op, _)| op.name().to_string()),
+                us(r.best_reference.map(|b| b.1)),
+                us(r.clairvoyant_s),
+                us(r.library_minus_clairvoyant_s()),
+                us(r.library_cost_s),
+                us(r.clairvoyant_cost_s),
+            ]
+        })
+        .collect();
+    let title = "The library's allreduce beside the reference algorithms (median t_global; \
+                 cost = t_delta - t0; ref:clairvoyant: the sorted linear tree on the planned \
+                 arrival order; docs/reference-algorithms.md):"
+        .to_string();
+    Some((title, head, body))
 }
 
 /// What the columns mean, then the warnings, one line each (under 100 characters, apart

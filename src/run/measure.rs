@@ -118,6 +118,10 @@ pub struct BlockSpec {
     pub delayed_ranks: Vec<u32>,
     /// This rank's delay per repetition, seconds (length `nrep`).
     pub my_delays: Vec<f64>,
+    /// Kernels that want it (`ref:clairvoyant`): per repetition the planned arrival order,
+    /// the ranks sorted by their delay in that repetition (`delay::arrival_orders`, the same
+    /// on every rank); `None` for the other kernels.
+    pub arrival_orders: Option<Vec<Vec<usize>>>,
     /// Per rank of the communicator: the clock models in use (needed on rank 0 only).
     pub clock_models: Vec<ClockModel>,
     /// Per rank of the communicator: its world rank.
@@ -326,7 +330,10 @@ fn repetitions(
                 let parts = kernel.run_overlapped(comm, c, extra, timing.clock.as_ref());
                 rows.parts.push(parts);
             }
-            None => kernel.run(comm),
+            None => {
+                let arrival = spec.arrival_orders.as_ref().and_then(|o| o.get(rep));
+                kernel.run_arriving(comm, arrival.map(Vec::as_slice))
+            }
         }
         gate(false);
         let t1 = timing.clock.now();

@@ -1,4 +1,5 @@
-//! The MPI commands: the measurement run, `clocksync`, `skew`, `schemes` and `noise`. The only layer that uses MPI.
+//! The MPI commands: the measurement run, `clocksync`, `skew`, `schemes`, `noise` and the
+//! hidden `check-kernels`. The only layer that uses MPI.
 //!
 //! Measurement sequence (every rank runs the same plan): find the hosts, agree on the plan,
 //! synchronise clocks, then per P on ranks 0..P-1 and per (op, bytes): warm up, size the
@@ -6,6 +7,7 @@
 //! finish; finally measure the clock error and write the footer.
 
 mod agree;
+mod check;
 mod clockeval;
 mod error;
 mod gather;
@@ -29,6 +31,7 @@ mod tracking;
 mod transport;
 mod window;
 
+pub use check::main as check_kernels_main;
 pub use clockeval::main as clocksync_main;
 pub use noise::main as noise_main;
 pub use schemes::main as schemes_main;

@@ -14,7 +14,7 @@ use crate::cli::MeasureArgs;
 use crate::clock::shared::SharedVerdict;
 use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
 use crate::delay::{
-    delay_matrix, rank_column, DelayModel, DetourError, DetourInjector, DetourStats,
+    arrival_orders, delay_matrix, rank_column, DelayModel, DetourError, DetourInjector, DetourStats,
 };
 use crate::noise::replay::{load_trace, schedule_for};
 use crate::plan::{Op, Plan, SyncMethod};
@@ -496,6 +496,10 @@ impl<'w> Runner<'w> {
                 None => vec![],
             },
             my_delays: rank_column(matrix, p, comm.rank() as u32),
+            arrival_orders: op
+                .family()
+                .wants_arrival_order()
+                .then(|| arrival_orders(matrix, p)),
             clock_models: if self.is_root() {
                 members.iter().map(|&r| self.models[r]).collect()
             } else {

@@ -8,13 +8,16 @@
 //! Which kernels exist, and what buffers they need, is the registry's ([`crate::kernel`]); the
 //! MPI calls of each [`Family`] are one file here implementing [`FamilyCalls`], and the two
 //! exhaustive matches on the family in [`Kernel`] pick them, so a family added to the registry
-//! without its calls does not compile.
+//! without its calls does not compile. The reference allreduce algorithms (`ref:*`,
+//! [`reference`]) are blocking only: they have no nonblocking form to post or overlap, so
+//! they are plain functions rather than [`FamilyCalls`].
 
 mod allreduce;
 mod alltoall;
 mod barrier;
 mod bcast;
 mod reduce;
+mod reference;
 
 use super::overlap::{Compute, OverlapParts};
 use crate::clock::Clock;
@@ -29,6 +32,8 @@ use mpi::traits::*;
 pub struct Kernel {
     op: Op,
     buffers: Buffers,
+    /// The arrival order the arrival-aware reference kernels observed in their previous call.
+    estimate: reference::Estimate,
 }
 
 /// The message buffers of a kernel, allocated to the registry's
@@ -43,25 +48,33 @@ struct Buffers {
     send_f64: Vec<f64>,
     /// f64 elements of a reduction's result.
     recv_f64: Vec<f64>,
+    /// f64 elements a point-to-point reduction receives into before adding (`ref:*`).
+    scratch_f64: Vec<f64>,
 }
 
 /// What one kernel call is made with, set up before every call in the same way for every
 /// kernel: the communicator, its rank 0 (the root of rooted kernels), whether this rank is
-/// the root, and the reduction operation (sum).
+/// the root, the reduction operation (sum), and the repetition's planned arrival order when
+/// the run gives one.
 struct Call<'c> {
     comm: &'c SimpleCommunicator,
     root: Process<'c>,
     is_root: bool,
     sum: SystemOperation,
+    /// Ranks of `comm` sorted by their planned delay, earliest first, ties by rank
+    /// (`delay::arrival_order`); only `ref:clairvoyant` reads it, and takes rank order
+    /// without it.
+    arrival: Option<&'c [usize]>,
 }
 
 impl<'c> Call<'c> {
-    fn new(comm: &'c SimpleCommunicator) -> Call<'c> {
+    fn new(comm: &'c SimpleCommunicator, arrival: Option<&'c [usize]>) -> Call<'c> {
         Call {
             comm,
             root: comm.process_at_rank(0),
             is_root: comm.rank() == 0,
             sum: SystemOperation::sum(),
+            arrival,
         }
     }
 }
@@ -125,21 +138,58 @@ impl Kernel {
                 recv_u8: vec![0; lengths.recv_u8],
                 send_f64: vec![1.0; lengths.send_f64],
                 recv_f64: vec![0.0; lengths.recv_f64],
+                scratch_f64: vec![0.0; lengths.scratch_f64],
             },
+            estimate: reference::Estimate::new(nprocs),
         }
     }
 
-    /// Runs the operation once on `comm` (rank 0 is the root of rooted kernels).
+    /// Runs the operation once on `comm` (rank 0 is the root of rooted kernels), without a
+    /// planned arrival order (warm-up, pure pass).
     pub fn run(&mut self, comm: &SimpleCommunicator) {
-        let call = Call::new(comm);
+        self.run_arriving(comm, None)
+    }
+
+    /// Runs the operation once on `comm`; `arrival` is the repetition's planned arrival
+    /// order (ranks of `comm`, earliest first), which only the clairvoyant reference kernel
+    /// uses ([`crate::kernel::Family::wants_arrival_order`]).
+    pub fn run_arriving(&mut self, comm: &SimpleCommunicator, arrival: Option<&[usize]>) {
+        let call = Call::new(comm, arrival);
         let (b, nb) = (&mut self.buffers, self.op.is_nonblocking());
         match self.op.family() {
             Family::Barrier => run_family::<barrier::Barrier>(b, &call, nb),
             Family::Bcast => run_family::<bcast::Bcast>(b, &call, nb),
             Family::Reduce => run_family::<reduce::Reduce>(b, &call, nb),
             Family::Allreduce => run_family::<allreduce::Allreduce>(b, &call, nb),
+            Family::RefRing => reference::ring(b, &call),
+            Family::RefBinomial => reference::binomial(b, &call),
+            Family::RefSortedLinearTree => {
+                reference::sorted_linear_tree(b, &call, &mut self.estimate)
+            }
+            Family::RefPrereducedRing => reference::prereduced_ring(b, &call, &mut self.estimate),
+            Family::RefClairvoyant => reference::clairvoyant(b, &call),
             Family::Alltoall => run_family::<alltoall::Alltoall>(b, &call, nb),
         }
+    }
+
+    /// Fills the send buffer of a reduction with `value(i)` for element i (the kernel check
+    /// gives each rank its own values); other kernels have no f64 buffer and are left as
+    /// they are.
+    pub fn fill_send(&mut self, value: impl Fn(usize) -> f64) {
+        for (i, x) in self.buffers.send_f64.iter_mut().enumerate() {
+            *x = value(i);
+        }
+    }
+
+    /// The result of the last call of a reduction (f64 elements; empty for other kernels).
+    pub fn result(&self) -> &[f64] {
+        &self.buffers.recv_f64
+    }
+
+    /// The arrival order the arrival-aware reference kernels observed in their last call
+    /// (ranks, earliest first; rank order before the first call and for other kernels).
+    pub fn observed_order(&self) -> &[usize] {
+        self.estimate.order()
     }
 
     /// Runs a nonblocking kernel in overlap mode: post, `compute` (with its tests) for t_b +
@@ -156,7 +206,7 @@ impl Kernel {
             self.run(comm);
             return OverlapParts::default();
         }
-        let call = Call::new(comm);
+        let call = Call::new(comm, None);
         let overlap = Overlap {
             compute,
             extra_s,
@@ -170,6 +220,13 @@ impl Kernel {
             Family::Reduce => reduce::Reduce::overlapped(b, &call, &overlap),
             Family::Allreduce => allreduce::Allreduce::overlapped(b, &call, &overlap),
             Family::Alltoall => alltoall::Alltoall::overlapped(b, &call, &overlap),
+            // Blocking only: no kernel of these families is nonblocking, so the check above
+            // has already run it as the blocking kernel it is.
+            Family::RefRing
+            | Family::RefBinomial
+            | Family::RefSortedLinearTree
+            | Family::RefPrereducedRing
+            | Family::RefClairvoyant => OverlapParts::default(),
         }
     }
 }

@@ -1,0 +1,122 @@
+//! `delaybench check-kernels` (hidden): whether the reduction kernels reduce correctly, checked
+//! against `MPI_Allreduce` on the same values, without timing anything.
+//!
+//! Rank r contributes element i = r · 1000 + i + 0.5. Every partial sum of such values is a
+//! multiple of 0.5 far below 2^52, so it is exact in f64 whatever order an algorithm adds in:
+//! the results must equal `MPI_Allreduce`'s bit for bit, and any difference is a wrong
+//! reduction, not rounding. In call k of each (kernel, count), rank k mod P enters 20 ms after
+//! the others, so the arrival-aware kernels observe and then use an order other than rank
+//! order, and the clairvoyant kernel is given that order as its planned one.
+
+use super::kernels::Kernel;
+use crate::cli::CheckKernelsArgs;
+use crate::plan::Op;
+use mpi::collective::SystemOperation;
+use mpi::traits::*;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// How long the late rank of a call waits before entering.
+const LATE: Duration = Duration::from_millis(20);
+
+/// The value rank `rank` contributes as element `i`.
+fn value(rank: usize, i: usize) -> f64 {
+    (rank * 1000 + i) as f64 + 0.5
+}
+
+/// Runs the check on every rank of the world; exit 0 when every result equals
+/// `MPI_Allreduce`'s, 1 otherwise (on every rank), 2 when an op's sum is not on every rank.
+pub fn main(args: CheckKernelsArgs) -> ExitCode {
+    let Some(universe) = super::init() else {
+        return ExitCode::FAILURE;
+    };
+    let world = universe.world();
+    let (p, me) = (world.size() as usize, world.rank() as usize);
+    let ops: Vec<Op> = if args.ops.is_empty() {
+        Op::ALL.into_iter().filter(|op| op.is_reference()).collect()
+    } else {
+        args.ops.clone()
+    };
+    // The result must be on every rank: reduce/ireduce leave it on rank 0 only.
+    let everywhere = |op: &Op| op.is_reduction() && op.family() != crate::kernel::Family::Reduce;
+    if let Some(op) = ops.iter().find(|op| !everywhere(op)) {
+        if me == 0 {
+            eprintln!(
+                "delaybench: error: check-kernels checks the kernels whose sum is on every rank \
+                 (allreduce, iallreduce, ref:*); {op} is none"
+            );
+        }
+        return ExitCode::from(2);
+    }
+    let mut failed = 0u64;
+    for &op in &ops {
+        for &count in &args.counts {
+            let mut kernel = Kernel::new(op, 8 * count as u64, p);
+            kernel.fill_send(|i| value(me, i));
+            let send: Vec<f64> = (0..count).map(|i| value(me, i)).collect();
+            let mut expected = vec![0.0f64; count];
+            world.all_reduce_into(&send[..], &mut expected[..], SystemOperation::sum());
+            let mut wrong = 0u64;
+            // Calls after which the observed order ended with that call's late rank.
+            let mut seen_last = 0;
+            let observes = matches!(
+                op.family(),
+                crate::kernel::Family::RefSortedLinearTree
+                    | crate::kernel::Family::RefPrereducedRing
+            );
+            for call in 0..args.calls as usize {
+                let late = call % p;
+                // The planned order of this call: everyone but the late rank, then it.
+                let order: Vec<usize> = (0..p).filter(|&r| r != late).chain([late]).collect();
+                world.barrier();
+                if me == late {
+                    std::thread::sleep(LATE);
+                }
+                kernel.run_arriving(&world, Some(&order));
+                seen_last += usize::from(kernel.observed_order().last() == Some(&late));
+                let mut got = kernel.result().to_vec();
+                if args.inject_error && me == 0 && !got.is_empty() {
+                    got[0] += 1.0;
+                }
+                let bad: Vec<usize> = (0..count)
+                    .filter(|&i| got[i].to_bits() != expected[i].to_bits())
+                    .collect();
+                if let Some(&i) = bad.first() {
+                    eprintln!(
+                        "check-kernels: MISMATCH {op} P={p} count={count} call={call} rank {me}: \
+                         {} of {count} elements differ, first element {i}: {} instead of {}",
+                        bad.len(),
+                        got[i],
+                        expected[i]
+                    );
+                }
+                wrong += bad.len() as u64;
+            }
+            let mut total = 0u64;
+            world.all_reduce_into(&wrong, &mut total, SystemOperation::sum());
+            failed += total;
+            if me == 0 && observes {
+                // Information, not a verdict: a descheduled rank can arrive later than the
+                // one that slept.
+                eprintln!(
+                    "check-kernels: {op} P={p} count={count}: the late rank was observed last \
+                     after {seen_last} of {} calls",
+                    args.calls
+                );
+            }
+            if me == 0 {
+                let verdict = if total == 0 {
+                    "ok".to_string()
+                } else {
+                    format!("FAILED ({total} wrong elements over all ranks and calls)")
+                };
+                println!("{op} P={p} count={count} calls={}: {verdict}", args.calls);
+            }
+        }
+    }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
