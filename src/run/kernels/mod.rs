@@ -10,11 +10,17 @@
 //! exhaustive matches on the family in [`Kernel`] pick them, so a family added to the registry
 //! without its calls does not compile.
 
+mod allgather;
 mod allreduce;
 mod alltoall;
 mod barrier;
 mod bcast;
+mod exscan;
+mod gather;
 mod reduce;
+mod reduce_scatter;
+mod scan;
+mod scatter;
 
 use super::overlap::{Compute, OverlapParts};
 use crate::clock::Clock;
@@ -35,9 +41,9 @@ pub struct Kernel {
 /// [`crate::kernel::Buffers::lengths`]; a family uses the ones its registry entry sizes and
 /// leaves the others empty. Send buffers hold ones, receive buffers zeros.
 struct Buffers {
-    /// Bytes sent (alltoall) or broadcast (bcast).
+    /// Bytes sent (alltoall, allgather, gather, scatter) or broadcast (bcast).
     send_u8: Vec<u8>,
-    /// Bytes received (alltoall).
+    /// Bytes received (alltoall, allgather, gather, scatter).
     recv_u8: Vec<u8>,
     /// f64 elements contributed to a reduction.
     send_f64: Vec<f64>,
@@ -139,6 +145,14 @@ impl Kernel {
             Family::Reduce => run_family::<reduce::Reduce>(b, &call, nb),
             Family::Allreduce => run_family::<allreduce::Allreduce>(b, &call, nb),
             Family::Alltoall => run_family::<alltoall::Alltoall>(b, &call, nb),
+            Family::Allgather => run_family::<allgather::Allgather>(b, &call, nb),
+            Family::Gather => run_family::<gather::Gather>(b, &call, nb),
+            Family::Scatter => run_family::<scatter::Scatter>(b, &call, nb),
+            Family::ReduceScatterBlock => {
+                run_family::<reduce_scatter::ReduceScatterBlock>(b, &call, nb)
+            }
+            Family::Scan => run_family::<scan::Scan>(b, &call, nb),
+            Family::Exscan => run_family::<exscan::Exscan>(b, &call, nb),
         }
     }
 
@@ -170,6 +184,14 @@ impl Kernel {
             Family::Reduce => reduce::Reduce::overlapped(b, &call, &overlap),
             Family::Allreduce => allreduce::Allreduce::overlapped(b, &call, &overlap),
             Family::Alltoall => alltoall::Alltoall::overlapped(b, &call, &overlap),
+            Family::Allgather => allgather::Allgather::overlapped(b, &call, &overlap),
+            Family::Gather => gather::Gather::overlapped(b, &call, &overlap),
+            Family::Scatter => scatter::Scatter::overlapped(b, &call, &overlap),
+            Family::ReduceScatterBlock => {
+                reduce_scatter::ReduceScatterBlock::overlapped(b, &call, &overlap)
+            }
+            Family::Scan => scan::Scan::overlapped(b, &call, &overlap),
+            Family::Exscan => exscan::Exscan::overlapped(b, &call, &overlap),
         }
     }
 }
