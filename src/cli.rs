@@ -468,16 +468,20 @@ pub struct SchemesArgs {
 /// Options of a measurement run (`mpirun -np N delaybench [OPTIONS]`).
 #[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
-    /// Kernels, comma-separated; the default is every kernel of the MPI library (the
-    /// i-prefixed ones are the MPI-3 nonblocking forms). The reference allreduce algorithms on
-    /// point-to-point (ref:ring, ref:binomial, ref:sorted-linear-tree, ref:prereduced-ring,
-    /// ref:clairvoyant; docs/reference-algorithms.md) are measured only when named.
+    /// Kernels, comma-separated (the i-prefixed ones are the MPI-3 nonblocking forms); the
+    /// default is the five collectives of Niethammer et al. (2016) in both forms. Also, when
+    /// named: allgather, gather, scatter, reduce_scatter_block, scan, exscan and their
+    /// i-forms, and the reference allreduce algorithms on point-to-point (ref:ring,
+    /// ref:binomial, ref:sorted-linear-tree, ref:prereduced-ring, ref:clairvoyant;
+    /// docs/reference-algorithms.md).
     #[arg(long, value_delimiter = ',', value_parser = parse_op, default_value = every_op())]
     pub ops: Vec<Op>,
     /// Message sizes with units: a list (8,128,1KiB) or powers of two MIN:MAX as OSU's -m
     /// writes them (8:1MiB; also 8..1MiB). Units: B, KiB, MiB, GiB (k, M are decimal: a
-    /// warning says so). bcast = bytes broadcast; reduce/allreduce/ref:* = bytes per rank as
-    /// f64 elements (multiples of 8); alltoall = bytes to each peer. Barriers ignore it.
+    /// warning says so). bcast = bytes broadcast; reduce/allreduce/ref:*/scan/exscan = bytes
+    /// per rank as f64 elements (multiples of 8); alltoall = bytes to each peer;
+    /// allgather/gather = bytes from each rank; scatter = bytes to each rank;
+    /// reduce_scatter_block = bytes of f64 sums each rank receives. Barriers ignore it.
     #[arg(long, short = 'm', default_value = "8,128,1024")]
     pub sizes: SizeList,
     /// Process counts P, each measured on ranks 0..P-1
@@ -652,8 +656,7 @@ pub enum WindowArg {
     Fixed(f64),
 }
 
-/// Every kernel of the MPI library ([`Op::defaults`]), comma-separated: the default
-/// `--ops`, written as a user would pass it.
+/// The default `--ops` ([`Op::defaults`]), comma-separated, written as a user would pass it.
 fn every_op() -> &'static str {
     static EVERY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     EVERY.get_or_init(|| {
@@ -936,7 +939,7 @@ mod tests {
     #[test]
     fn bad_input_is_a_parse_error() {
         for args in [
-            &["--ops", "allgather"][..],
+            &["--ops", "allgatherv"][..],
             &["--delay", "50"],
             &["--delay", "-5us"],
             &["--window", "-1ms"],

@@ -47,6 +47,18 @@ pub enum Family {
     /// their drawn delay), which only a benchmark knows in advance: the bound.
     RefClairvoyant,
     Alltoall,
+    /// `MPI_Allgather`: every rank's block to every rank.
+    Allgather,
+    /// `MPI_Gather` to rank 0.
+    Gather,
+    /// `MPI_Scatter` from rank 0.
+    Scatter,
+    /// `MPI_Reduce_scatter_block`: f64 sums, one block to each rank.
+    ReduceScatterBlock,
+    /// `MPI_Scan`: inclusive prefix sums of f64.
+    Scan,
+    /// `MPI_Exscan`: exclusive prefix sums of f64.
+    Exscan,
 }
 
 impl Family {
@@ -83,6 +95,15 @@ impl Family {
             Family::RefSortedLinearTree => (153, 153, 51), // olive
             Family::RefPrereducedRing => (136, 34, 85), // wine
             Family::RefClairvoyant => (0, 0, 0),  // black: the bound
+            // The collectives beyond Niethammer et al.'s five (measured when named): Tol's
+            // muted green, sand, rose and purple, a brown and Okabe–Ito's yellow, apart from
+            // the five above and from the greys of baselines and bounds.
+            Family::Allgather => (17, 119, 51),           // green
+            Family::Gather => (221, 204, 119),            // sand
+            Family::Scatter => (204, 102, 119),           // rose
+            Family::ReduceScatterBlock => (170, 68, 153), // purple
+            Family::Scan => (140, 81, 10),                // brown
+            Family::Exscan => (240, 228, 66),             // yellow
         }
     }
 
@@ -117,7 +138,23 @@ impl Family {
             | Family::RefSortedLinearTree
             | Family::RefPrereducedRing
             | Family::RefClairvoyant => Buffers::F64Scratch,
+            Family::Allgather | Family::Gather => Buffers::BytesGathered,
+            Family::Scatter => Buffers::BytesScattered,
+            Family::ReduceScatterBlock => Buffers::F64Scattered,
+            Family::Scan | Family::Exscan => Buffers::F64,
         }
+    }
+
+    /// True for the families a run measures when `--ops` is not given: the five collectives
+    /// of Niethammer et al. (2016). The others (allgather, gather, scatter,
+    /// reduce_scatter_block, scan, exscan and their nonblocking forms, and the `ref:*`
+    /// reference algorithms) are measured when named, so the default run keeps its length
+    /// and its figures their number of lines.
+    pub fn in_default_run(self) -> bool {
+        matches!(
+            self,
+            Family::Barrier | Family::Bcast | Family::Reduce | Family::Allreduce | Family::Alltoall
+        )
     }
 }
 
@@ -149,6 +186,16 @@ pub enum Buffers {
     /// point-to-point reduction receives a peer's partial sum before adding it (the `ref:*`
     /// kernels).
     F64Scratch,
+    /// A send buffer of `bytes` and a receive buffer of P x `bytes`: each rank's block
+    /// gathered (allgather on every rank, gather at rank 0).
+    BytesGathered,
+    /// A send buffer of P x `bytes` (rank 0's blocks, one to each rank) and a receive buffer
+    /// of `bytes` (scatter).
+    BytesScattered,
+    /// A send buffer of P x `bytes` / 8 f64 elements and a receive buffer of `bytes` / 8:
+    /// each rank receives the sum of its block (reduce_scatter_block); sizes must be positive
+    /// multiples of 8 bytes.
+    F64Scattered,
 }
 
 /// Element counts of the buffers a kernel allocates (not bytes: the f64 buffers count f64
@@ -198,6 +245,21 @@ impl Buffers {
                 scratch_f64: bytes / 8,
                 ..Lengths::default()
             },
+            Buffers::BytesGathered => Lengths {
+                send_u8: bytes,
+                recv_u8: bytes * nprocs,
+                ..Lengths::default()
+            },
+            Buffers::BytesScattered => Lengths {
+                send_u8: bytes * nprocs,
+                recv_u8: bytes,
+                ..Lengths::default()
+            },
+            Buffers::F64Scattered => Lengths {
+                send_f64: bytes / 8 * nprocs,
+                recv_f64: bytes / 8,
+                ..Lengths::default()
+            },
         }
     }
 
@@ -210,6 +272,12 @@ impl Buffers {
             Buffers::BytesPerPeer => bytes.saturating_mul(p as u64).saturating_mul(2),
             Buffers::F64 => bytes.saturating_mul(2),
             Buffers::F64Scratch => bytes.saturating_mul(3),
+            Buffers::BytesGathered | Buffers::BytesScattered => {
+                bytes.saturating_mul(p as u64).saturating_add(bytes)
+            }
+            Buffers::F64Scattered => (bytes / 8 * 8)
+                .saturating_mul(p as u64)
+                .saturating_add(bytes / 8 * 8),
         }
     }
 
@@ -222,6 +290,8 @@ impl Buffers {
             Buffers::Bytes => bytes,
             Buffers::BytesPerPeer => bytes.saturating_mul(p as u64),
             Buffers::F64 | Buffers::F64Scratch => bytes / 8,
+            Buffers::BytesGathered | Buffers::BytesScattered => bytes.saturating_mul(p as u64),
+            Buffers::F64Scattered => (bytes / 8).saturating_mul(p as u64),
         }
     }
 }
@@ -254,6 +324,13 @@ macro_rules! kernels {
         ///   be multiples of 8).
         /// - alltoall / ialltoall: bytes sent from each rank to each peer (P x bytes per rank
         ///   in total).
+        /// - allgather / iallgather, gather / igather: bytes contributed by each rank (P x
+        ///   bytes gathered on every rank, or at rank 0).
+        /// - scatter / iscatter: bytes rank 0 sends to each rank (P x bytes in all).
+        /// - reduce_scatter_block / ireduce_scatter_block: bytes of summed f64 each rank
+        ///   receives (each contributes P x bytes); multiples of 8.
+        /// - scan / iscan, exscan / iexscan: bytes contributed by each rank, as bytes / 8 f64
+        ///   elements prefix-summed (multiples of 8).
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
         )]
@@ -308,6 +385,19 @@ kernels! {
     RefClairvoyant => kernel("ref:clairvoyant", Family::RefClairvoyant, false),
     /// `MPI_Alltoall`.
     Alltoall => kernel("alltoall", Family::Alltoall, false),
+    /// `MPI_Allgather`.
+    Allgather => kernel("allgather", Family::Allgather, false),
+    /// `MPI_Gather` to rank 0.
+    Gather => kernel("gather", Family::Gather, false),
+    /// `MPI_Scatter` from rank 0.
+    Scatter => kernel("scatter", Family::Scatter, false),
+    /// `MPI_Reduce_scatter_block` (sum of f64).
+    #[serde(rename = "reduce_scatter_block")]
+    ReduceScatterBlock => kernel("reduce_scatter_block", Family::ReduceScatterBlock, false),
+    /// `MPI_Scan` (sum of f64).
+    Scan => kernel("scan", Family::Scan, false),
+    /// `MPI_Exscan` (sum of f64).
+    Exscan => kernel("exscan", Family::Exscan, false),
     /// `MPI_Ibarrier`.
     Ibarrier => kernel("ibarrier", Family::Barrier, true),
     /// `MPI_Ibcast` from rank 0.
@@ -318,6 +408,19 @@ kernels! {
     Iallreduce => kernel("iallreduce", Family::Allreduce, true),
     /// `MPI_Ialltoall`.
     Ialltoall => kernel("ialltoall", Family::Alltoall, true),
+    /// `MPI_Iallgather`.
+    Iallgather => kernel("iallgather", Family::Allgather, true),
+    /// `MPI_Igather` to rank 0.
+    Igather => kernel("igather", Family::Gather, true),
+    /// `MPI_Iscatter` from rank 0.
+    Iscatter => kernel("iscatter", Family::Scatter, true),
+    /// `MPI_Ireduce_scatter_block` (sum of f64).
+    #[serde(rename = "ireduce_scatter_block")]
+    IreduceScatterBlock => kernel("ireduce_scatter_block", Family::ReduceScatterBlock, true),
+    /// `MPI_Iscan` (sum of f64).
+    Iscan => kernel("iscan", Family::Scan, true),
+    /// `MPI_Iexscan` (sum of f64).
+    Iexscan => kernel("iexscan", Family::Exscan, true),
 }
 
 impl Op {
@@ -354,7 +457,10 @@ impl Op {
 
     /// True when the payload is reduced as f64 elements (size must be a multiple of 8 bytes).
     pub fn is_reduction(self) -> bool {
-        matches!(self.buffers(), Buffers::F64 | Buffers::F64Scratch)
+        matches!(
+            self.buffers(),
+            Buffers::F64 | Buffers::F64Scratch | Buffers::F64Scattered
+        )
     }
 
     /// True for the reference algorithms on point-to-point (`ref:ring`, ...).
@@ -362,12 +468,13 @@ impl Op {
         self.family().is_reference()
     }
 
-    /// The kernels a run measures when `--ops` is not given: every kernel of the MPI library,
-    /// in [`Op::ALL`] order; the reference algorithms only when asked for.
+    /// The kernels a run measures when `--ops` is not given, in [`Op::ALL`] order: those of
+    /// the families [`Family::in_default_run`] (the reference algorithms and the collectives
+    /// beyond Niethammer et al.'s five only when asked for).
     pub fn defaults() -> Vec<Op> {
         Op::ALL
             .into_iter()
-            .filter(|op| !op.is_reference())
+            .filter(|op| op.family().in_default_run())
             .collect()
     }
 }
@@ -436,17 +543,23 @@ mod tests {
             assert_eq!(serde_json::from_str::<Op>(&json).unwrap(), op);
         }
         assert_eq!("IAllreduce".parse::<Op>(), Ok(Op::Iallreduce));
-        let err = "allgather".parse::<Op>().unwrap_err();
+        let err = "allgatherv".parse::<Op>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown op 'allgather': choose from barrier, bcast, reduce, allreduce, ref:ring, \
+            "unknown op 'allgatherv': choose from barrier, bcast, reduce, allreduce, ref:ring, \
              ref:binomial, ref:sorted-linear-tree, ref:prereduced-ring, ref:clairvoyant, \
-             alltoall, ibarrier, ibcast, ireduce, iallreduce, ialltoall"
+             alltoall, allgather, gather, scatter, reduce_scatter_block, scan, exscan, ibarrier, \
+             ibcast, ireduce, iallreduce, ialltoall, iallgather, igather, iscatter, \
+             ireduce_scatter_block, iscan, iexscan"
         );
         assert_eq!("REF:Ring".parse::<Op>(), Ok(Op::RefRing));
         assert_eq!(
             serde_json::to_string(&Op::RefPrereducedRing).unwrap(),
             "\"ref:prereduced-ring\""
+        );
+        assert_eq!(
+            serde_json::to_string(&Op::IreduceScatterBlock).unwrap(),
+            "\"ireduce_scatter_block\""
         );
     }
 
@@ -485,7 +598,10 @@ mod tests {
         assert!(!Op::Ibarrier.has_payload() && Op::Ireduce.is_reduction());
         assert!(Op::Bcast.has_payload() && !Op::Alltoall.is_reduction());
         assert_eq!(
-            names_where(Op::is_nonblocking, " or "),
+            names_where(
+                |op| op.is_nonblocking() && op.family().in_default_run(),
+                " or "
+            ),
             "ibarrier, ibcast, ireduce, iallreduce or ialltoall"
         );
         assert_eq!(names_where(|op| op == Op::Bcast, " or "), "bcast");
@@ -533,6 +649,10 @@ mod tests {
         assert_eq!(sizes(Op::Allreduce), (2000, 125));
         assert_eq!(sizes(Op::Ialltoall), (8000, 4000));
         assert_eq!(sizes(Op::RefClairvoyant), (3000, 125));
+        assert_eq!(sizes(Op::Iallgather), (5000, 4000));
+        assert_eq!(sizes(Op::Scatter), (5000, 4000));
+        assert_eq!(sizes(Op::ReduceScatterBlock), (5000, 500));
+        assert_eq!(sizes(Op::Iexscan), (2000, 125));
         assert_eq!(Buffers::BytesPerPeer.allocated_bytes(u64::MAX, 4), u64::MAX);
     }
 
@@ -564,5 +684,34 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod default_run_tests {
+    use super::*;
+
+    #[test]
+    fn the_default_run_measures_niethammers_five_collectives_in_both_forms() {
+        let names: Vec<&str> = Op::defaults().into_iter().map(Op::name).collect();
+        assert_eq!(
+            names,
+            [
+                "barrier",
+                "bcast",
+                "reduce",
+                "allreduce",
+                "alltoall",
+                "ibarrier",
+                "ibcast",
+                "ireduce",
+                "iallreduce",
+                "ialltoall"
+            ]
+        );
+        // Every other kernel can be named.
+        assert_eq!(Op::ALL.len(), 27);
+        assert!(Op::Iexscan.is_reduction() && Op::IreduceScatterBlock.is_reduction());
+        assert!(!Op::Iallgather.is_reduction() && Op::Iallgather.has_payload());
     }
 }

@@ -372,8 +372,9 @@ mod tests {
         let err = p.validate(4, &h).unwrap_err();
         assert_eq!(err, PlanError::OverlapWithoutNonblocking);
         assert!(
-            err.to_string()
-                .ends_with("add ibarrier, ibcast, ireduce, iallreduce or ialltoall to --ops"),
+            err.to_string().ends_with(
+                "iallgather, igather, iscatter, ireduce_scatter_block, iscan or iexscan to --ops"
+            ),
             "{err}"
         );
         let mut p = plan();

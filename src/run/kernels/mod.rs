@@ -12,12 +12,18 @@
 //! [`reference`]) are blocking only: they have no nonblocking form to post or overlap, so
 //! they are plain functions rather than [`FamilyCalls`].
 
+mod allgather;
 mod allreduce;
 mod alltoall;
 mod barrier;
 mod bcast;
+mod exscan;
+mod gather;
 mod reduce;
+mod reduce_scatter;
 mod reference;
+mod scan;
+mod scatter;
 
 use super::overlap::{Compute, OverlapParts};
 use crate::clock::Clock;
@@ -40,9 +46,9 @@ pub struct Kernel {
 /// [`crate::kernel::Buffers::lengths`]; a family uses the ones its registry entry sizes and
 /// leaves the others empty. Send buffers hold ones, receive buffers zeros.
 struct Buffers {
-    /// Bytes sent (alltoall) or broadcast (bcast).
+    /// Bytes sent (alltoall, allgather, gather, scatter) or broadcast (bcast).
     send_u8: Vec<u8>,
-    /// Bytes received (alltoall).
+    /// Bytes received (alltoall, allgather, gather, scatter).
     recv_u8: Vec<u8>,
     /// f64 elements contributed to a reduction.
     send_f64: Vec<f64>,
@@ -169,6 +175,14 @@ impl Kernel {
             Family::RefPrereducedRing => reference::prereduced_ring(b, &call, &mut self.estimate),
             Family::RefClairvoyant => reference::clairvoyant(b, &call),
             Family::Alltoall => run_family::<alltoall::Alltoall>(b, &call, nb),
+            Family::Allgather => run_family::<allgather::Allgather>(b, &call, nb),
+            Family::Gather => run_family::<gather::Gather>(b, &call, nb),
+            Family::Scatter => run_family::<scatter::Scatter>(b, &call, nb),
+            Family::ReduceScatterBlock => {
+                run_family::<reduce_scatter::ReduceScatterBlock>(b, &call, nb)
+            }
+            Family::Scan => run_family::<scan::Scan>(b, &call, nb),
+            Family::Exscan => run_family::<exscan::Exscan>(b, &call, nb),
         }
     }
 
@@ -227,6 +241,14 @@ impl Kernel {
             | Family::RefSortedLinearTree
             | Family::RefPrereducedRing
             | Family::RefClairvoyant => OverlapParts::default(),
+            Family::Allgather => allgather::Allgather::overlapped(b, &call, &overlap),
+            Family::Gather => gather::Gather::overlapped(b, &call, &overlap),
+            Family::Scatter => scatter::Scatter::overlapped(b, &call, &overlap),
+            Family::ReduceScatterBlock => {
+                reduce_scatter::ReduceScatterBlock::overlapped(b, &call, &overlap)
+            }
+            Family::Scan => scan::Scan::overlapped(b, &call, &overlap),
+            Family::Exscan => exscan::Exscan::overlapped(b, &call, &overlap),
         }
     }
 }

@@ -1,0 +1,35 @@
+//! `MPI_Exscan` and `MPI_Iexscan`: rank r receives the sum of the f64 elements of ranks
+//! 0..r (rank 0's receive buffer is left undefined by MPI).
+
+use super::{Buffers, Call, FamilyCalls, Overlap};
+use crate::run::overlap::OverlapParts;
+use mpi::traits::*;
+
+/// The exclusive scan family.
+pub(super) struct Exscan;
+
+impl FamilyCalls for Exscan {
+    fn blocking(b: &mut Buffers, call: &Call) {
+        call.comm
+            .exclusive_scan_into(&b.send_f64[..], &mut b.recv_f64[..], call.sum)
+    }
+
+    fn nonblocking(b: &mut Buffers, call: &Call) {
+        mpi::request::scope(|s| {
+            call.comm
+                .immediate_exclusive_scan_into(s, &b.send_f64[..], &mut b.recv_f64[..], call.sum)
+                .wait();
+        })
+    }
+
+    fn overlapped(b: &mut Buffers, call: &Call, overlap: &Overlap) -> OverlapParts {
+        mpi::request::scope(|s| {
+            overlap.drive(call.comm.immediate_exclusive_scan_into(
+                s,
+                &b.send_f64[..],
+                &mut b.recv_f64[..],
+                call.sum,
+            ))
+        })
+    }
+}
