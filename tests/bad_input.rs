@@ -40,7 +40,7 @@ fn assert_rejected(args: &[&str], expect: &str) {
 
 #[test]
 fn unknown_op() {
-    assert_rejected(&["--ops", "allreduce,allgather"], "unknown op 'allgather'");
+    assert_rejected(&["--ops", "allreduce,alreduce"], "unknown op 'alreduce'");
 }
 
 #[test]
