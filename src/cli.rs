@@ -160,6 +160,11 @@ pub enum Command {
     /// file, reports detours per second, time lost, the longest and correlated detours per
     /// rank, host and in total, and draws them. See docs/noise.md.
     Noise(NoiseArgs),
+    /// Under MPI: every control variable of the running MPI library that selects a
+    /// collective algorithm (found through MPI_T), with its values by name, its scope,
+    /// whether it can be written at run time and the kernels it applies to. See
+    /// docs/algorithms.md.
+    Algorithms(AlgorithmsArgs),
     /// Print the manual page (roff) to stdout: `delaybench man | man -l -`; with --dir, write
     /// one page per command there (delaybench.1, delaybench-analyze.1, ...) and print their
     /// paths.
@@ -405,6 +410,21 @@ pub struct NoiseArgs {
     /// The world rank that gets --inject-detour.
     #[arg(long, requires = "inject_detour")]
     pub inject_rank: Option<u32>,
+}
+
+/// Options of `delaybench algorithms` (run under mpirun, one rank is enough).
+#[derive(Debug, Clone, Args)]
+pub struct AlgorithmsArgs {
+    /// `text` (a table) or `json` (one document).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: AlgorithmsFormat,
+}
+
+/// Output of `delaybench algorithms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlgorithmsFormat {
+    Text,
+    Json,
 }
 
 /// Options of `delaybench schemes` (run under mpirun).

@@ -64,10 +64,16 @@ fn main() -> ExitCode {
         Some(Command::Schemes(args)) => delaybench::run::schemes_main(args),
         #[cfg(feature = "mpi")]
         Some(Command::Noise(args)) => delaybench::run::noise_main(args),
+        #[cfg(feature = "mpi")]
+        Some(Command::Algorithms(args)) => delaybench::run::algorithms_main(args),
         #[cfg(not(feature = "mpi"))]
         None
         | Some(
-            Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) | Command::Noise(_),
+            Command::Clocksync(_)
+            | Command::Skew(_)
+            | Command::Schemes(_)
+            | Command::Noise(_)
+            | Command::Algorithms(_),
         ) => {
             // A study file only fills in measurement options: checked, then unused here.
             drop(study);
@@ -100,6 +106,7 @@ fn without_mpi(command: Option<&Command>) -> ExitCode {
         Some(Command::Skew(_)) => "`skew` needs",
         Some(Command::Schemes(_)) => "`schemes` needs",
         Some(Command::Noise(_)) => "`noise` needs",
+        Some(Command::Algorithms(_)) => "`algorithms` needs",
         _ => "measuring needs",
     };
     if launched_as_rank_zero() {
@@ -428,7 +435,11 @@ fn offline(command: Command) -> Result<()> {
                 }
             }
         }
-        Command::Clocksync(_) | Command::Skew(_) | Command::Schemes(_) | Command::Noise(_) => {
+        Command::Clocksync(_)
+        | Command::Skew(_)
+        | Command::Schemes(_)
+        | Command::Noise(_)
+        | Command::Algorithms(_) => {
             unreachable!("MPI commands are dispatched in main")
         }
     }

@@ -6,6 +6,7 @@
 //! finish; finally measure the clock error and write the footer.
 
 mod agree;
+mod algorithms;
 mod clockeval;
 mod error;
 mod gather;
@@ -15,6 +16,7 @@ mod job;
 mod kernels;
 mod machines;
 mod measure;
+mod mpit;
 mod noise;
 mod overlap;
 mod pinning;
@@ -29,6 +31,7 @@ mod tracking;
 mod transport;
 mod window;
 
+pub use algorithms::main as algorithms_main;
 pub use clockeval::main as clocksync_main;
 pub use noise::main as noise_main;
 pub use schemes::main as schemes_main;
