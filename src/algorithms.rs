@@ -230,8 +230,11 @@ pub fn mpich_choices(var: &str, desc: &str) -> Vec<String> {
     }
     words.push("algorithm".into());
     words.push("algorithms".into());
-    let name_ok =
-        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    let name_ok = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    };
     // Per glued word, the names after a known word (or after punctuation).
     let known: Vec<Vec<String>> = glued
         .iter()
@@ -243,7 +246,7 @@ pub fn mpich_choices(var: &str, desc: &str) -> Vec<String> {
                 .filter(|n| name_ok(n))
                 .collect();
             // A line ending in punctuation, `...JSON_FILE)nb`: the name follows it.
-            if let Some(cut) = g.rfind(|ch: char| !(ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')) {
+            if let Some(cut) = g.rfind(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_')) {
                 if name_ok(&g[cut + 1..]) {
                     c.push(g[cut + 1..].to_string());
                 }
@@ -279,16 +282,32 @@ pub fn mpich_choices(var: &str, desc: &str) -> Vec<String> {
                         .map(|i| g[i..].to_string())
                         .filter(|n| name_ok(n))
                 };
-                let worded = |n: &String| n.split('_').all(|p| words.iter().any(|w| w == p));
+                // Words compare without case: `scatter_ring_allgather - Force Scatter Ring`.
+                let is_word = |p: &str| words.iter().any(|w| w.eq_ignore_ascii_case(p));
+                let worded = |n: &String| {
+                    let parts: Vec<&str> = n.split('_').collect();
+                    is_word(parts[0])
+                        && 2 * parts.iter().filter(|p| is_word(p)).count() >= parts.len()
+                };
                 suffixes()
                     .find(|n| in_shared(n))
                     .or_else(|| suffixes().find(|n| n.contains('_') && worded(n)))
-                    .or_else(|| g.ends_with("auto").then(|| "auto".to_string()))
+                    .or_else(|| {
+                        MPICH_GENERIC
+                            .iter()
+                            .find(|x| g.ends_with(*x))
+                            .map(|x| x.to_string())
+                    })
                     .unwrap_or_else(|| g.clone())
             }
         })
         .collect()
 }
+
+/// The names MPICH 4 gives the same choice in every blocking kernel (its own choice, the
+/// nonblocking algorithm waited on, the SMP-aware one); the last resort of
+/// [`mpich_choices`] for a name glued to a capitalised word (`Binomial Treenb`).
+const MPICH_GENERIC: [&str; 3] = ["auto", "nb", "smp"];
 
 /// What `--algorithms` asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -437,6 +456,19 @@ pub fn launch_lines(
     lines
 }
 
+/// How a block's algorithm was checked (docs/algorithms.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AlgorithmCheck {
+    /// The variable's value read back after writing it (on rank 0; `None` when nothing was
+    /// written).
+    pub read_back: Option<i32>,
+    /// Reductions: a hash (hex) of rank 0's result of one reduction of 1024 f64 whose sum
+    /// depends on the order the algorithm adds the ranks' contributions in (floating-point
+    /// addition is not associative), so two algorithms that combine the ranks differently
+    /// give different fingerprints; `None` for kernels that compute nothing.
+    pub fingerprint: Option<String>,
+}
+
 /// An algorithm variable's value at the start of a run, for the header.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CvarValue {
@@ -473,13 +505,21 @@ mod tests {
     const ALLREDUCE: &str = "Variable to select allreduce algorithmauto - Internal algorithm selection (can be overridden with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)nb                       - Force nonblocking algorithmsmp                      - Force smp algorithmrecursive_doubling       - Force recursive doubling algorithmreduce_scatter_allgather - Force reduce scatter allgather algorithm";
     const IALLREDUCE: &str = "Variable to select iallreduce algorithmauto - Internal algorithm selection (can be overridden with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)sched_auto - Internal algorithm selection for sched-based algorithmssched_naive                      - Force naive algorithmsched_smp                        - Force smp algorithmsched_recursive_doubling         - Force recursive doubling algorithmsched_reduce_scatter_allgather   - Force reduce scatter allgather algorithmtsp_recexch_single_buffer    - Force generic transport recursive exchange with single buffer for receivestsp_recexch_multiple_buffer  - Force generic transport recursive exchange with multiple buffers for receivestsp_tree                     - Force generic transport tree algorithmtsp_ring                     - Force generic transport ring algorithmtsp_recexch_reduce_scatter_recexch_allgatherv  - Force generic transport recursive exchange with reduce scatter and allgatherv";
     const BARRIER: &str = "Variable to select barrier algorithmauto - Internal algorithm selection (can be overridden with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)nb            - Force nonblocking algorithmsmp           - Force smp algorithmdissemination - Force dissemination algorithm";
+    const BCAST: &str = "Variable to select bcast algorithmauto - Internal algorithm selection (can be overridden with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)binomial                                - Force Binomial Treenb                                      - Force nonblocking algorithmsmp                                     - Force smp algorithmscatter_recursive_doubling_allgather    - Force Scatter Recursive-Doubling Allgatherscatter_ring_allgather                  - Force Scatter Ring";
+    const IREDUCE: &str = "Variable to select ireduce algorithmauto - Internal algorithm selection (can be overridden with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)sched_auto - Internal algorithm selection for sched-based algorithmssched_smp                   - Force smp algorithmsched_binomial              - Force binomial algorithmsched_reduce_scatter_gather - Force reduce scatter gather algorithmtsp_tree                - Force Generic Transport Treetsp_ring                - Force Generic Transport Ring";
     const POSIX: &str = "Variable to select algorithm for intra-node allreducempir           - Fallback to MPIR collectivesrelease_gather - Force shm optimized algo using release, gather primitivesauto - Internal algorithm selection (can be overridden with MPIR_CVAR_CH4_POSIX_COLL_SELECTION_TUNING_JSON_FILE)";
 
     #[test]
     fn mpich_choices_are_split_off_the_glued_description_lines() {
         assert_eq!(
             mpich_choices("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", ALLREDUCE),
-            ["auto", "nb", "smp", "recursive_doubling", "reduce_scatter_allgather"]
+            [
+                "auto",
+                "nb",
+                "smp",
+                "recursive_doubling",
+                "reduce_scatter_allgather"
+            ]
         );
         assert_eq!(
             mpich_choices("MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM", IALLREDUCE),
@@ -505,6 +545,29 @@ mod tests {
             mpich_choices("MPIR_CVAR_ALLREDUCE_POSIX_INTRA_ALGORITHM", POSIX),
             ["mpir", "release_gather", "auto"]
         );
+        assert_eq!(
+            mpich_choices("MPIR_CVAR_BCAST_INTRA_ALGORITHM", BCAST),
+            [
+                "auto",
+                "binomial",
+                "nb",
+                "smp",
+                "scatter_recursive_doubling_allgather",
+                "scatter_ring_allgather"
+            ]
+        );
+        assert_eq!(
+            mpich_choices("MPIR_CVAR_IREDUCE_INTRA_ALGORITHM", IREDUCE),
+            [
+                "auto",
+                "sched_auto",
+                "sched_smp",
+                "sched_binomial",
+                "sched_reduce_scatter_gather",
+                "tsp_tree",
+                "tsp_ring"
+            ]
+        );
         assert!(mpich_choices("MPIR_CVAR_X", "Defines the location of tuning file.").is_empty());
     }
 
@@ -520,7 +583,13 @@ mod tests {
             Some((vec![Op::Ibcast], Role::Swept))
         );
         assert_eq!(k(Library::OpenMpi, "coll_tuned_allgather_algorithm"), None);
-        assert_eq!(k(Library::OpenMpi, "coll_tuned_allreduce_algorithm_segmentsize"), None);
+        assert_eq!(
+            k(
+                Library::OpenMpi,
+                "coll_tuned_allreduce_algorithm_segmentsize"
+            ),
+            None
+        );
         assert_eq!(
             k(Library::Mpich, "MPIR_CVAR_IALLTOALL_INTRA_ALGORITHM"),
             Some((vec![Op::Ialltoall], Role::Swept))
@@ -562,13 +631,19 @@ mod tests {
                 .map(|s| s.name)
                 .collect()
         };
-        assert_eq!(names(&AlgorithmRequest::All), ["default", "basic_linear", "ring"]);
+        assert_eq!(
+            names(&AlgorithmRequest::All),
+            ["default", "basic_linear", "ring"]
+        );
         let ring = AlgorithmRequest::parse("ring,nonesuch").unwrap();
         assert_eq!(names(&ring), ["default", "ring"]);
         assert_eq!(ring.unknown(std::slice::from_ref(&v)), ["nonesuch"]);
         assert!(AlgorithmRequest::parse("ring,,x").is_err());
         let s = &AlgorithmRequest::All.settings(Library::OpenMpi, Some(&v))[2];
-        assert_eq!((s.variable.as_str(), s.value), ("coll_tuned_allreduce_algorithm", Some(2)));
+        assert_eq!(
+            (s.variable.as_str(), s.value),
+            ("coll_tuned_allreduce_algorithm", Some(2))
+        );
         assert_eq!(
             AlgorithmRequest::All.settings(Library::OpenMpi, None),
             [AlgorithmSetting {
@@ -599,8 +674,16 @@ mod tests {
         let mut m = var();
         m.name = "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM".into();
         m.values[0].name = "auto".into();
-        let lines = launch_lines(Library::Mpich, &[&m], &AlgorithmRequest::parse("ring").unwrap(), "mpiexec delaybench");
-        assert_eq!(lines[1], "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring mpiexec delaybench --algorithm-from-env");
+        let lines = launch_lines(
+            Library::Mpich,
+            &[&m],
+            &AlgorithmRequest::parse("ring").unwrap(),
+            "mpiexec delaybench",
+        );
+        assert_eq!(
+            lines[1],
+            "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring mpiexec delaybench --algorithm-from-env"
+        );
     }
 
     #[test]
@@ -608,7 +691,11 @@ mod tests {
         let mut v = var();
         v.values[1].name = "sched_auto".into();
         v.values[0].name = "auto".into();
-        let forced: Vec<&str> = v.forceable(Library::Mpich).iter().map(|x| x.name.as_str()).collect();
+        let forced: Vec<&str> = v
+            .forceable(Library::Mpich)
+            .iter()
+            .map(|x| x.name.as_str())
+            .collect();
         assert_eq!(forced, ["ring"]);
     }
 }

@@ -539,6 +539,16 @@ pub struct MeasureArgs {
     /// Turn drift tracking off (the initial models are used for the whole run).
     #[arg(long)]
     pub no_tracking: bool,
+    /// Measure every configuration once per collective algorithm of the MPI library, written
+    /// through MPI_T, plus the library's own choice (`default`): `all`, or algorithm names
+    /// (comma-separated, as `delaybench algorithms` lists them). See docs/algorithms.md.
+    #[arg(long, value_parser = crate::algorithms::AlgorithmRequest::parse)]
+    pub algorithms: Option<crate::algorithms::AlgorithmRequest>,
+    /// Record which algorithm this launch runs with, as the launch environment set it
+    /// (OMPI_MCA_coll_tuned_<op>_algorithm, MPIR_CVAR_<OP>_INTRA_ALGORITHM), for libraries
+    /// that refuse run-time writes; `analyze` pools such launches by algorithm.
+    #[arg(long, conflicts_with = "algorithms")]
+    pub algorithm_from_env: bool,
     /// Skip the noise check: by default every rank runs a 200 ms selfish-detour loop at once
     /// after the clock synchronisation, recorded in the header (see `delaybench noise`).
     #[arg(long)]
@@ -735,6 +745,8 @@ impl MeasureArgs {
                 WindowArg::Auto => None,
                 WindowArg::Fixed(t) => Some(t),
             },
+            algorithms: self.algorithms.clone(),
+            algorithm_from_env: self.algorithm_from_env,
             clock: self.clock,
             seed: self.seed.unwrap_or(seed),
             clock_sync: self.clock_sync,

@@ -2,13 +2,16 @@
 //! found through MPI_T (`mpit`), a chosen algorithm written before a configuration is
 //! measured, read back, and (Open MPI) applied through a new communicator.
 
+use super::error::RunError;
 use super::mpit::{algorithm_variables, enabling_variable, Mpit, MpitError};
 use crate::algorithms::{
-    AlgorithmRequest, AlgorithmSetting, AlgorithmVariable, AlgorithmsInfo, CvarValue, Library,
-    Role,
+    launch_lines, AlgorithmCheck, AlgorithmRequest, AlgorithmSetting, AlgorithmVariable,
+    AlgorithmsInfo, CvarValue, Library, Role,
 };
 use crate::cli::{AlgorithmsArgs, AlgorithmsFormat};
 use crate::plan::Op;
+use crate::plan::Plan;
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
 use serde::Serialize;
 use std::ffi::c_int;
@@ -57,12 +60,14 @@ impl Catalogue {
         let enabling = enabling_variable(mpit, library);
         let pvar_names = mpit.pvar_names();
         let how_applied = match library {
-            Library::OpenMpi => "Open MPI: coll_tuned_<op>_algorithm is read when a communicator is \
+            Library::OpenMpi => {
+                "Open MPI: coll_tuned_<op>_algorithm is read when a communicator is \
                 created and only when coll_tuned_use_dynamic_rules is true (read-only through \
                 MPI_T: set OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch); delaybench writes \
                 the value, then duplicates the measuring communicator. coll_libnbc_<iop>_algorithm \
                 is read when a nonblocking operation is scheduled."
-                .to_string(),
+                    .to_string()
+            }
             Library::Mpich => "MPICH: MPIR_CVAR_<OP>_INTRA_ALGORITHM is read at each call; \
                 delaybench writes it before the configuration's warm-up. With the device \
                 collectives on (MPIR_CVAR_DEVICE_COLLECTIVES=percoll, the default), the ch4 \
@@ -122,9 +127,7 @@ impl Catalogue {
     /// Switches Open MPI's dynamic rules on when they are off and writable.
     pub fn enable(&self, mpit: &Mpit) -> Result<(), MpitError> {
         match (&self.enabling, self.enabling_index) {
-            (Some(e), Some(i)) if !e.value && e.writable => {
-                mpit.write_checked(i, &e.variable, 1)
-            }
+            (Some(e), Some(i)) if !e.value && e.writable => mpit.write_checked(i, &e.variable, 1),
             _ => Ok(()),
         }
     }
@@ -173,7 +176,11 @@ impl Catalogue {
                 "{} = {} ({}){}\n",
                 e.variable,
                 e.value,
-                if e.writable { "writable at run time" } else { "read-only at run time" },
+                if e.writable {
+                    "writable at run time"
+                } else {
+                    "read-only at run time"
+                },
                 if e.value {
                     String::new()
                 } else {
@@ -188,9 +195,17 @@ impl Catalogue {
             out.push_str(&format!(
                 "\n{}\n  kernels: {}; scope {} ({}); {}; now {}\n  values:",
                 v.name,
-                v.ops.iter().map(|o| o.name()).collect::<Vec<_>>().join(", "),
+                v.ops
+                    .iter()
+                    .map(|o| o.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 v.scope,
-                if v.writable { "written at run time" } else { "not writable at run time" },
+                if v.writable {
+                    "written at run time"
+                } else {
+                    "not writable at run time"
+                },
                 match v.role {
                     Role::Swept => "swept by --algorithms",
                     Role::Listed => "listed, not swept",
@@ -247,32 +262,210 @@ pub fn main(args: AlgorithmsArgs) -> ExitCode {
     code
 }
 
-/// The sweep of one run: the catalogue and what was asked.
+/// The sweep of one run: MPI_T, the catalogue and what was asked (`None`: the algorithm
+/// comes from the launch environment, `--algorithm-from-env`).
 pub struct Sweep {
     pub mpit: Mpit,
     pub catalogue: Catalogue,
-    pub request: AlgorithmRequest,
+    pub request: Option<AlgorithmRequest>,
 }
 
 impl Sweep {
-    /// The settings `op` is measured with: `default`, then the requested algorithms.
-    pub fn settings(&self, op: Op) -> Vec<AlgorithmSetting> {
-        self.request
-            .settings(self.catalogue.library, self.catalogue.swept(op).map(|(_, v)| v))
+    /// MPI_T and the catalogue, checked against the plan on every rank alike (every rank runs
+    /// one library): an unknown name, or forced algorithms the library would ignore, refuse
+    /// the run before anything is measured; rank 0 then prints the launch lines that set the
+    /// algorithm from the environment instead.
+    ///
+    /// # Errors
+    /// [`RunError::BadInput`] as above, or MPI_T failing.
+    pub fn start(plan: &Plan, world_size: u32) -> Result<Sweep, RunError> {
+        let mpit = Mpit::init().map_err(|e| RunError::BadInput(format!("MPI_T: {e}")))?;
+        let catalogue =
+            Catalogue::discover(&mpit).map_err(|e| RunError::BadInput(format!("MPI_T: {e}")))?;
+        let request = plan.algorithms.clone();
+        if let Some(r) = &request {
+            let unknown = r.unknown(&catalogue.variables);
+            if !unknown.is_empty() {
+                return Err(RunError::BadInput(format!(
+                    "--algorithms: {} has no algorithm named {} (see `delaybench algorithms`)",
+                    catalogue.library.name(),
+                    unknown.join(", ")
+                )));
+            }
+            let swept: Vec<&AlgorithmVariable> = plan
+                .ops
+                .iter()
+                .filter_map(|&op| catalogue.swept(op).map(|(_, v)| v))
+                .collect();
+            let refused: Vec<&&AlgorithmVariable> = swept.iter().filter(|v| !v.writable).collect();
+            let blocking_tuned = swept.iter().any(|v| v.name.starts_with("coll_tuned_"));
+            let why = if !refused.is_empty() {
+                Some(format!(
+                    "{} cannot be written at run time",
+                    refused
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            } else if blocking_tuned {
+                catalogue.forcing_possible().err()
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                if mpi::topology::SimpleCommunicator::world().rank() == 0 {
+                    eprintln!(
+                        "delaybench: {why}. Launch once per algorithm instead, each with \
+                         --algorithm-from-env, and analyze the launches together:"
+                    );
+                    let command = format!(
+                        "mpirun -np {world_size} {}",
+                        command_without_algorithms(&std::env::args().collect::<Vec<_>>())
+                    );
+                    for line in launch_lines(catalogue.library, &swept, r, &command) {
+                        eprintln!("  {line}");
+                    }
+                }
+                return Err(RunError::BadInput(format!("--algorithms: {why}")));
+            }
+            catalogue
+                .enable(&mpit)
+                .map_err(|e| RunError::BadInput(format!("MPI_T: {e}")))?;
+        }
+        Ok(Sweep {
+            mpit,
+            catalogue,
+            request,
+        })
     }
 
-    /// Writes `setting` (the library's own choice writes the variable's value 0 back) and
-    /// reads it back; collective in effect, since every rank of the configuration calls it.
+    /// The settings `op` is measured with: `default`, then the requested algorithms; with
+    /// `--algorithm-from-env`, the one the environment set.
+    pub fn settings(&self, op: Op) -> Vec<AlgorithmSetting> {
+        match &self.request {
+            Some(r) => r.settings(
+                self.catalogue.library,
+                self.catalogue.swept(op).map(|(_, v)| v),
+            ),
+            None => vec![from_env(&self.catalogue, op)],
+        }
+    }
+
+    /// The header's record of the sweep.
+    pub fn info(&self) -> AlgorithmsInfo {
+        self.catalogue.info(match &self.request {
+            Some(r) => r.to_string(),
+            None => "env".into(),
+        })
+    }
+
+    /// Makes `setting` the algorithm of `op` on `comm`'s ranks (each calls this): writes the
+    /// variable (the library's own choice writes value 0 back), reads it back, and where the
+    /// library reads it when a communicator is created (Open MPI) returns a duplicate of
+    /// `comm` to measure on. With `--algorithm-from-env` nothing is written. Then checks the
+    /// result fingerprint of one reduction on that communicator.
     ///
     /// # Errors
     /// A refused write, or a value the library did not keep.
-    pub fn apply(&self, op: Op, setting: &AlgorithmSetting) -> Result<(), MpitError> {
-        let Some((index, var)) = self.catalogue.swept(op) else {
-            return Ok(());
-        };
-        let value = setting.value.unwrap_or(0);
-        self.mpit.write_checked(index, &var.name, value)
+    pub fn apply(
+        &self,
+        comm: &SimpleCommunicator,
+        op: Op,
+        setting: &AlgorithmSetting,
+    ) -> Result<(AlgorithmCheck, Option<SimpleCommunicator>), RunError> {
+        let mut read_back = None;
+        if let Some((index, var)) = self.catalogue.swept(op) {
+            if self.request.is_some() {
+                let value = setting.value.unwrap_or(0);
+                self.mpit
+                    .write_checked(index, &var.name, value)
+                    .map_err(|e| RunError::BadInput(format!("MPI_T: {e}")))?;
+            }
+            read_back = Some(
+                self.mpit
+                    .read(index)
+                    .map_err(|e| RunError::BadInput(format!("MPI_T: {e}")))?,
+            );
+        }
+        let fresh = self
+            .catalogue
+            .library
+            .needs_new_communicator()
+            .then(|| comm.duplicate());
+        let fingerprint = fingerprint(fresh.as_ref().unwrap_or(comm), op);
+        Ok((
+            AlgorithmCheck {
+                read_back,
+                fingerprint,
+            },
+            fresh,
+        ))
     }
+}
+
+/// The command line without `--algorithms` and `--output` (each launch writes its own file)
+/// and their values, for launch lines.
+fn command_without_algorithms(argv: &[String]) -> String {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in argv {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if a == "--algorithms" || a == "--output" {
+            skip = true;
+            continue;
+        }
+        if a.starts_with("--algorithms=") || a.starts_with("--output=") {
+            continue;
+        }
+        out.push(a.as_str());
+    }
+    out.join(" ")
+}
+
+/// Elements of the fingerprint reduction.
+const FINGERPRINT_ELEMENTS: usize = 1024;
+
+/// One reduction of `op` on `comm` whose result depends on the order the ranks'
+/// contributions are added in: rank r contributes, per element, an integer from -3 to 3
+/// times a power of ten from 10^0 to 10^16 (drawn from r and the element by a fixed mix), so
+/// that adding them in another order rounds differently. Rank 0's result, hashed (FNV-1a,
+/// hex); `None` for kernels that do not reduce.
+fn fingerprint(comm: &SimpleCommunicator, op: Op) -> Option<String> {
+    if !op.is_reduction() {
+        return None;
+    }
+    let mut kernel =
+        super::kernels::Kernel::new(op, 8 * FINGERPRINT_ELEMENTS as u64, comm.size() as usize);
+    let rank = comm.rank() as u64;
+    kernel.fill_f64(|i| {
+        let h = mix(rank.wrapping_mul(1_000_003).wrapping_add(i as u64));
+        ((h % 7) as f64 - 3.0) * 10f64.powi(((h >> 8) % 17) as i32)
+    });
+    kernel.run(comm);
+    if comm.rank() != 0 {
+        return None;
+    }
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for x in kernel.result_f64() {
+        for b in x.to_bits().to_le_bytes() {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    Some(format!("{hash:016x}"))
+}
+
+/// A 64-bit finaliser (the one of MurmurHash3, Appleby 2011): spreads neighbouring inputs.
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
 }
 
 /// The algorithm a launch runs with, read from the algorithm variables (set from the

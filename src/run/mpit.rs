@@ -70,7 +70,9 @@ impl Mpit {
     pub fn cvars(&self, keep: impl Fn(&str) -> bool) -> Result<Vec<Cvar>, MpitError> {
         let mut n: c_int = 0;
         // SAFETY: valid out pointer; MPI_T is initialised (self exists).
-        check("MPI_T_cvar_get_num", unsafe { ffi::MPI_T_cvar_get_num(&mut n) })?;
+        check("MPI_T_cvar_get_num", unsafe {
+            ffi::MPI_T_cvar_get_num(&mut n)
+        })?;
         let mut out = Vec::new();
         for index in 0..n {
             let mut name = [0 as c_char; 256];
@@ -313,7 +315,8 @@ pub fn algorithm_variables(
         };
         let current = mpit.read(c.index).unwrap_or(-1);
         let scope = scope_name(c.scope);
-        let writable = !matches!(scope, "constant" | "readonly") && mpit.write(c.index, current).is_ok();
+        let writable =
+            !matches!(scope, "constant" | "readonly") && mpit.write(c.index, current).is_ok();
         out.push((
             c.index,
             AlgorithmVariable {
