@@ -78,6 +78,12 @@ pub enum Command {
         /// independent check of the global clock).
         #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing"])]
         truth: bool,
+        /// Instead of the summary, for runs that swept collective algorithms (--algorithms,
+        /// or launches of --algorithm-from-env given together): per (op, size, P, delay) the
+        /// fastest algorithm without and with the late rank and the one with the highest
+        /// benefit, and whether each winner's bootstrap interval is clear of the others'.
+        #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing", "truth"])]
+        algorithms: bool,
         #[command(flatten)]
         times: TimesArgs,
     },

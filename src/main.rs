@@ -169,6 +169,7 @@ fn offline(command: Command) -> Result<()> {
             overlap,
             timing,
             truth,
+            algorithms,
             times,
         } => {
             let out = &mut std::io::stdout().lock();
@@ -214,6 +215,20 @@ fn offline(command: Command) -> Result<()> {
                         rows.push(timing_row(&b, &timing))
                     })?);
                     with_run_columns(&run, format, out, |w| write_timing(&rows, format, w))?;
+                }
+            } else if algorithms {
+                // Which algorithm hid the late rank: winners per (op, size, P, delay).
+                let a = analysis(&files, bootstrap.bootstrap(), times)?;
+                let rows = delaybench::analysis::algorithm_rows(&a.rows);
+                match format {
+                    SummaryFormat::Json => {
+                        serde_json::to_writer_pretty(&mut *out, &rows)?;
+                        writeln!(out)?;
+                    }
+                    SummaryFormat::Table | SummaryFormat::Markdown => {
+                        write!(out, "{}", delaybench::analysis::algorithm_table_text(&rows))?
+                    }
+                    _ => anyhow::bail!("analyze --algorithms writes --format table or json"),
                 }
             } else {
                 let a = analysis(&files, bootstrap.bootstrap(), times)?;

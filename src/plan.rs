@@ -327,6 +327,8 @@ mod tests {
             emulate_clock: None,
             overlap: None,
             adaptive: None,
+            algorithms: None,
+            algorithm_from_env: false,
         }
     }
 

@@ -60,7 +60,7 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `benefit_of_ceiling` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 52] = [
+pub const SUMMARY_COLUMNS: [&str; 53] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -70,6 +70,7 @@ pub const SUMMARY_COLUMNS: [&str; 52] = [
     "bytes",
     "nprocs",
     "hosts",
+    "algorithm",
     "delay_model",
     "delay_s",
     "launches",

@@ -344,6 +344,12 @@ pub struct AppliedDetours {
 }
 
 impl Block {
+    /// The name of the collective algorithm the block was measured with (`ring`,
+    /// `default`), empty when the run chose none.
+    pub fn algorithm_name(&self) -> &str {
+        self.algorithm.as_ref().map_or("", |a| a.name.as_str())
+    }
+
     /// Flat index of (repetition, rank) in the `[nrep][nprocs]` arrays.
     pub fn idx(&self, rep: usize, rank: usize) -> usize {
         rep * self.nprocs as usize + rank
