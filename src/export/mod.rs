@@ -118,7 +118,7 @@ pub const SUMMARY_COLUMNS: [&str; 53] = [
 
 /// Column names of the per-rank CSV, in order; the JSON objects have the same keys.
 /// They are the field names of [`RankRow`].
-pub const RANK_COLUMNS: [&str; 22] = [
+pub const RANK_COLUMNS: [&str; 23] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -126,6 +126,7 @@ pub const RANK_COLUMNS: [&str; 22] = [
     "op",
     "bytes",
     "nprocs",
+    "algorithm",
     "delay_model",
     "delay_s",
     "rep",
@@ -145,7 +146,7 @@ pub const RANK_COLUMNS: [&str; 22] = [
 
 /// Column names of the per-repetition CSV, in order; the JSON objects have the same keys.
 /// They are the field names of [`RepRow`].
-pub const REP_COLUMNS: [&str; 19] = [
+pub const REP_COLUMNS: [&str; 20] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -154,6 +155,7 @@ pub const REP_COLUMNS: [&str; 19] = [
     "op",
     "bytes",
     "nprocs",
+    "algorithm",
     "delay_model",
     "delay_s",
     "rep",
