@@ -64,8 +64,8 @@ impl Catalogue {
                 "Open MPI: coll_tuned_<op>_algorithm is read when a communicator is \
                 created and only when coll_tuned_use_dynamic_rules is true (read-only through \
                 MPI_T: set OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch); delaybench writes \
-                the value, then duplicates the measuring communicator. coll_libnbc_<iop>_algorithm \
-                is read when a nonblocking operation is scheduled."
+                the value (coll_libnbc_<iop>_algorithm too), then duplicates the measuring \
+                communicator and measures on the duplicate."
                     .to_string()
             }
             Library::Mpich => "MPICH: MPIR_CVAR_<OP>_INTRA_ALGORITHM is read at each call; \
