@@ -241,6 +241,53 @@ fn two_forced_algorithms_of_one_kernel_differ_and_the_records_name_them() {
 }
 
 #[test]
+fn a_forced_algorithm_is_undone_before_the_next_process_count() {
+    // At P = 2 only ranks 0 and 1 force bcast's algorithms; were the last one left on them,
+    // P = 4's communicator (Open MPI) or calls (MPICH) would run bcast with different
+    // algorithms on different ranks, and the run's own broadcasts could hang.
+    let c = catalogue(&[]);
+    let lib = library(&c);
+    let (a, b, env) = if lib == "openmpi" {
+        (
+            "binomial",
+            "scatter_allgather_ring",
+            vec![("OMPI_MCA_coll_tuned_use_dynamic_rules", "1")],
+        )
+    } else {
+        ("binomial", "scatter_ring_allgather", vec![])
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let algorithms = format!("{a},{b}");
+    let out = launch(
+        4,
+        &[
+            "--ops",
+            "bcast,allreduce",
+            "--sizes",
+            "64KiB",
+            "--procs",
+            "2,4",
+            "--nrep",
+            "3",
+            "--warmup",
+            "2",
+            "--algorithms",
+            &algorithms,
+            "--output",
+            "r.cbor",
+            "--no-figures",
+            "--no-summary",
+        ],
+        &env,
+        dir.path(),
+    );
+    assert!(matches!(out.status.code(), Some(0 | 4)), "{}", text(&out));
+    let seen = blocks_by_algorithm(&dir.path().join("r.cbor"));
+    // P = 2: bcast three ways, allreduce its own; P = 4 the same.
+    assert_eq!(seen.len(), 2 * (3 + 1) * 2, "{seen:?}");
+}
+
+#[test]
 fn an_unknown_algorithm_is_refused_before_measuring() {
     let dir = tempfile::tempdir().unwrap();
     let out = launch(

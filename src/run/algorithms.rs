@@ -352,6 +352,22 @@ impl Sweep {
         }
     }
 
+    /// Writes `op`'s variable back to the value it had at the start of the run (what every
+    /// rank read then), after a configuration measured with a forced value. Nothing with
+    /// `--algorithm-from-env`.
+    ///
+    /// # Errors
+    /// A refused write, or a value the library did not keep.
+    pub fn restore(&self, op: Op) -> Result<(), RunError> {
+        match (self.catalogue.swept(op), &self.request) {
+            (Some((index, var)), Some(_)) => self
+                .mpit
+                .write_checked(index, &var.name, var.current)
+                .map_err(|e| RunError::BadInput(format!("MPI_T: {e}"))),
+            _ => Ok(()),
+        }
+    }
+
     /// The header's record of the sweep.
     pub fn info(&self) -> AlgorithmsInfo {
         self.catalogue.info(match &self.request {

@@ -307,6 +307,13 @@ impl<'w> Runner<'w> {
                 let w = writer.as_deref_mut();
                 let measured = self.measure_configuration(on, op, bytes, comms.as_ref(), w)?;
                 self.algorithm = None;
+                // Back to the value every rank started with: a forced value left on the
+                // measuring ranks only would give the next communicator (Open MPI) or the
+                // next call (MPICH) different algorithms on different ranks, and a
+                // collective whose ranks run different algorithms can hang.
+                if let (Some(_), Some(sweep)) = (&setting, &self.sweep) {
+                    sweep.restore(op)?;
+                }
                 for block in measured {
                     let valid = crate::analysis::valid_t_globals(&block);
                     if valid.is_empty() {
