@@ -242,9 +242,10 @@ fn two_forced_algorithms_of_one_kernel_differ_and_the_records_name_them() {
 
 #[test]
 fn a_forced_algorithm_is_undone_before_the_next_process_count() {
-    // At P = 2 only ranks 0 and 1 force bcast's algorithms; were the last one left on them,
-    // P = 4's communicator (Open MPI) or calls (MPICH) would run bcast with different
-    // algorithms on different ranks, and the run's own broadcasts could hang.
+    // At P = 2 only ranks 0 and 1 force bcast's algorithms, bcast measured last; were the
+    // last one left on them, P = 4's first configuration (allreduce: its new communicator in
+    // Open MPI, every call in MPICH) would run the run's own broadcasts with different
+    // algorithms on different ranks, and hang (it did, before the reset).
     let c = catalogue(&[]);
     let lib = library(&c);
     let (a, b, env) = if lib == "openmpi" {
@@ -262,7 +263,7 @@ fn a_forced_algorithm_is_undone_before_the_next_process_count() {
         4,
         &[
             "--ops",
-            "bcast,allreduce",
+            "allreduce,bcast",
             "--sizes",
             "64KiB",
             "--procs",
@@ -283,7 +284,7 @@ fn a_forced_algorithm_is_undone_before_the_next_process_count() {
     );
     assert!(matches!(out.status.code(), Some(0 | 4)), "{}", text(&out));
     let seen = blocks_by_algorithm(&dir.path().join("r.cbor"));
-    // P = 2: bcast three ways, allreduce its own; P = 4 the same.
+    // P = 2: allreduce its own way, bcast three ways; P = 4 the same.
     assert_eq!(seen.len(), 2 * (3 + 1) * 2, "{seen:?}");
 }
 
