@@ -129,6 +129,37 @@ mod tests {
     use crate::records::testdata;
 
     #[test]
+    fn a_delayed_block_pairs_with_the_baseline_of_its_own_algorithm() {
+        let with = |b: &mut Block, name: &str| {
+            b.algorithm = Some(crate::algorithms::AlgorithmSetting {
+                name: name.into(),
+                variable: "coll_tuned_allreduce_algorithm".into(),
+                value: (name != "default").then_some(4),
+            })
+        };
+        let mut own = testdata::block(Op::Allreduce, 8, 4, 0.0, 3, 1e-5);
+        with(&mut own, "default");
+        let mut ring_base = testdata::block(Op::Allreduce, 8, 4, 0.0, 7, 1e-5);
+        with(&mut ring_base, "ring");
+        let mut ring_late = testdata::block(Op::Allreduce, 8, 4, 50e-6, 7, 1e-5);
+        with(&mut ring_late, "ring");
+        // The library's own choice was measured first; the ring's late block still takes the
+        // ring's baseline.
+        let blocks = [own.clone(), ring_base, ring_late.clone()];
+        assert_eq!(
+            baseline_among(&blocks, &ring_late, |_| true).unwrap().nrep,
+            7
+        );
+        let mut kept = Baselines::default();
+        for b in &blocks {
+            kept.offer(b, || Some(b.algorithm_name().to_string()));
+        }
+        assert_eq!(kept.of(&ring_late).map(String::as_str), Some("ring"));
+        // Without its own baseline, none: never another algorithm's.
+        assert!(baseline_among(&[own], &ring_late, |_| true).is_none());
+    }
+
+    #[test]
     fn the_first_eligible_baseline_of_the_same_configuration_pairs() {
         let base_a = testdata::block(Op::Allreduce, 8, 2, 0.0, 3, 1e-5);
         let mut base_b = base_a.clone();
