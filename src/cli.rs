@@ -78,6 +78,12 @@ pub enum Command {
         /// independent check of the global clock).
         #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing"])]
         truth: bool,
+        /// Instead of the summary, for runs that swept collective algorithms (--algorithms,
+        /// or launches of --algorithm-from-env given together): per (op, size, P, delay) the
+        /// fastest algorithm without and with the late rank and the one with the highest
+        /// benefit, and whether each winner's bootstrap interval is clear of the others'.
+        #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing", "truth"])]
+        algorithms: bool,
         #[command(flatten)]
         times: TimesArgs,
     },
@@ -160,6 +166,11 @@ pub enum Command {
     /// file, reports detours per second, time lost, the longest and correlated detours per
     /// rank, host and in total, and draws them. See docs/noise.md.
     Noise(NoiseArgs),
+    /// Under MPI: every control variable of the running MPI library that selects a
+    /// collective algorithm (found through MPI_T), with its values by name, its scope,
+    /// whether it can be written at run time and the kernels it applies to. See
+    /// docs/algorithms.md.
+    Algorithms(AlgorithmsArgs),
     /// Under MPI, a check rather than a measurement: runs each reduction kernel (by default
     /// the `ref:*` reference algorithms) on rank-dependent values and compares every element
     /// with MPI_Allreduce's; exit 0 when all agree, 1 with the first mismatches otherwise.
@@ -433,6 +444,21 @@ pub struct NoiseArgs {
     pub inject_rank: Option<u32>,
 }
 
+/// Options of `delaybench algorithms` (run under mpirun, one rank is enough).
+#[derive(Debug, Clone, Args)]
+pub struct AlgorithmsArgs {
+    /// `text` (a table) or `json` (one document).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: AlgorithmsFormat,
+}
+
+/// Output of `delaybench algorithms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlgorithmsFormat {
+    Text,
+    Json,
+}
+
 /// Options of `delaybench schemes` (run under mpirun).
 #[derive(Debug, Clone, Args)]
 pub struct SchemesArgs {
@@ -551,6 +577,16 @@ pub struct MeasureArgs {
     /// Turn drift tracking off (the initial models are used for the whole run).
     #[arg(long)]
     pub no_tracking: bool,
+    /// Measure every configuration once per collective algorithm of the MPI library, written
+    /// through MPI_T, plus the library's own choice (`default`): `all`, or algorithm names
+    /// (comma-separated, as `delaybench algorithms` lists them). See docs/algorithms.md.
+    #[arg(long, value_parser = crate::algorithms::AlgorithmRequest::parse)]
+    pub algorithms: Option<crate::algorithms::AlgorithmRequest>,
+    /// Record which algorithm this launch runs with, as the launch environment set it
+    /// (OMPI_MCA_coll_tuned_<op>_algorithm, MPIR_CVAR_<OP>_INTRA_ALGORITHM), for libraries
+    /// that refuse run-time writes; `analyze` pools such launches by algorithm.
+    #[arg(long, conflicts_with = "algorithms")]
+    pub algorithm_from_env: bool,
     /// Skip the noise check: by default every rank runs a 200 ms selfish-detour loop at once
     /// after the clock synchronisation, recorded in the header (see `delaybench noise`).
     #[arg(long)]
@@ -752,6 +788,8 @@ impl MeasureArgs {
                 WindowArg::Auto => None,
                 WindowArg::Fixed(t) => Some(t),
             },
+            algorithms: self.algorithms.clone(),
+            algorithm_from_env: self.algorithm_from_env,
             clock: self.clock,
             seed: self.seed.unwrap_or(seed),
             clock_sync: self.clock_sync,

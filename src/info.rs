@@ -214,6 +214,29 @@ impl RunInfo {
             }
             None => rows.push(("job", "(not recorded)".into())),
         }
+        if let Some(a) = &h.algorithms {
+            // Only runs that set algorithms record them: the request, then every variable.
+            rows.push((
+                "algorithms",
+                format!(
+                    "{} ({}); decision pvars: {} of {}",
+                    a.request,
+                    a.library,
+                    if a.decision_pvars.is_empty() {
+                        "none".to_string()
+                    } else {
+                        a.decision_pvars.join(", ")
+                    },
+                    a.pvars
+                ),
+            ));
+            for c in &a.cvars {
+                rows.push((
+                    "algorithm cvar",
+                    format!("{} = {} ({})", c.variable, c.name, c.value),
+                ));
+            }
+        }
         rows.push((
             "noise check",
             h.noise_check

@@ -10,6 +10,7 @@
 //! default); nothing else imports it.
 
 pub mod affinity;
+pub mod algorithms;
 pub mod analysis;
 pub mod build_info;
 pub mod cli;

@@ -65,6 +65,8 @@ fn main() -> ExitCode {
         #[cfg(feature = "mpi")]
         Some(Command::Noise(args)) => delaybench::run::noise_main(args),
         #[cfg(feature = "mpi")]
+        Some(Command::Algorithms(args)) => delaybench::run::algorithms_main(args),
+        #[cfg(feature = "mpi")]
         Some(Command::CheckKernels(args)) => delaybench::run::check_kernels_main(args),
         #[cfg(not(feature = "mpi"))]
         None
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
             | Command::Skew(_)
             | Command::Schemes(_)
             | Command::Noise(_)
+            | Command::Algorithms(_)
             | Command::CheckKernels(_),
         ) => {
             // A study file only fills in measurement options: checked, then unused here.
@@ -106,6 +109,7 @@ fn without_mpi(command: Option<&Command>) -> ExitCode {
         Some(Command::Skew(_)) => "`skew` needs",
         Some(Command::Schemes(_)) => "`schemes` needs",
         Some(Command::Noise(_)) => "`noise` needs",
+        Some(Command::Algorithms(_)) => "`algorithms` needs",
         Some(Command::CheckKernels(_)) => "`check-kernels` needs",
         _ => "measuring needs",
     };
@@ -169,6 +173,7 @@ fn offline(command: Command) -> Result<()> {
             overlap,
             timing,
             truth,
+            algorithms,
             times,
         } => {
             let out = &mut std::io::stdout().lock();
@@ -214,6 +219,20 @@ fn offline(command: Command) -> Result<()> {
                         rows.push(timing_row(&b, &timing))
                     })?);
                     with_run_columns(&run, format, out, |w| write_timing(&rows, format, w))?;
+                }
+            } else if algorithms {
+                // Which algorithm hid the late rank: winners per (op, size, P, delay).
+                let a = analysis(&files, bootstrap.bootstrap(), times)?;
+                let rows = delaybench::analysis::algorithm_rows(&a.rows);
+                match format {
+                    SummaryFormat::Json => {
+                        serde_json::to_writer_pretty(&mut *out, &rows)?;
+                        writeln!(out)?;
+                    }
+                    SummaryFormat::Table | SummaryFormat::Markdown => {
+                        write!(out, "{}", delaybench::analysis::algorithm_table_text(&rows))?
+                    }
+                    _ => anyhow::bail!("analyze --algorithms writes --format table or json"),
                 }
             } else {
                 let a = analysis(&files, bootstrap.bootstrap(), times)?;
@@ -439,6 +458,7 @@ fn offline(command: Command) -> Result<()> {
         | Command::Skew(_)
         | Command::Schemes(_)
         | Command::Noise(_)
+        | Command::Algorithms(_)
         | Command::CheckKernels(_) => {
             unreachable!("MPI commands are dispatched in main")
         }

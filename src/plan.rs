@@ -162,6 +162,13 @@ pub struct Plan {
     /// Adaptive repetitions (`--nrep-max`); `None` = exactly `nrep` per configuration.
     #[serde(default)]
     pub adaptive: Option<AdaptiveSpec>,
+    /// `--algorithms`: measure every configuration once per collective algorithm of the MPI
+    /// library (and its own choice); `None`: the library's choice only, not recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithms: Option<crate::algorithms::AlgorithmRequest>,
+    /// `--algorithm-from-env`: record the algorithm the launch environment set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub algorithm_from_env: bool,
 }
 
 impl Plan {
@@ -320,6 +327,8 @@ mod tests {
             emulate_clock: None,
             overlap: None,
             adaptive: None,
+            algorithms: None,
+            algorithm_from_env: false,
         }
     }
 

@@ -285,7 +285,7 @@ fn summary_equals_a_recomputation_from_the_rank_export() {
     let rank_csv = String::from_utf8(rank_csv).unwrap();
     assert_eq!(
         rank_csv.lines().next().unwrap(),
-        "schema_version,run_id,mpi_library,tags,op,bytes,nprocs,delay_model,delay_s,rep,\
+        "schema_version,run_id,mpi_library,tags,op,bytes,nprocs,algorithm,delay_model,delay_s,rep,\
          rank,host,delayed,applied_delay_s,scheduled_start_s,t_start_local_s,\
          t_end_local_s,t_start_global_s,t_end_global_s,valid,invalid_reason,rank_flags"
     );

@@ -135,12 +135,14 @@ fn mpi_commands_parse_but_refuse_without_mpi() {
 
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("run.cbor");
-    let commands: [&[&str]; 5] = [
+    let commands: [&[&str]; 7] = [
         &["--ops", "allreduce", "--output", s(&output)],
         &["--dry-run"],
         &["clocksync", "--procs", "2"],
         &["skew"],
         &["schemes"],
+        &["algorithms"],
+        &["--algorithms", "all", "--output", s(&output)],
     ];
     for args in commands {
         let out = offline(args);

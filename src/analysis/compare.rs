@@ -55,17 +55,23 @@ pub struct Unmatched {
 }
 
 fn same(a: &ConfigStats, b: &ConfigStats) -> bool {
-    (a.op, a.bytes, a.nprocs, &a.delay_model) == (b.op, b.bytes, b.nprocs, &b.delay_model)
+    (a.op, a.bytes, a.nprocs, &a.delay_model, &a.algorithm)
+        == (b.op, b.bytes, b.nprocs, &b.delay_model, &b.algorithm)
 }
 
 fn name(r: &ConfigStats) -> String {
+    let algorithm = if r.algorithm.is_empty() {
+        String::new()
+    } else {
+        format!(" algorithm {}", r.algorithm)
+    };
     format!(
-        "{} {} B P={} delay {}",
+        "{} {} B P={} delay {}{algorithm}",
         r.op, r.bytes, r.nprocs, r.delay_model
     )
 }
 
-/// Pairs the rows of `a` and `b` by (op, bytes, P, delay model), in A's order, and lists the
+/// Pairs the rows of `a` and `b` by (op, bytes, P, delay model, algorithm), in A's order, and lists the
 /// configurations found on one side only.
 pub fn compare(a: &[ConfigStats], b: &[ConfigStats]) -> (Vec<CompareRow>, Unmatched) {
     let rows = a

@@ -14,7 +14,7 @@ use thiserror::Error;
 
 /// Version of the `analyze` CSV/JSON schema (columns of [`ConfigStats`]), documented in
 /// `docs/exports.md`. Raised whenever a column is renamed, removed or changes meaning.
-pub const ANALYZE_SCHEMA_VERSION: u32 = 4;
+pub const ANALYZE_SCHEMA_VERSION: u32 = 5;
 
 /// Fewer valid repetitions than this (in the block or its baseline) mark a row `few_valid`:
 /// the median's interval is then wide and the quartiles rest on a handful of values.
@@ -46,6 +46,10 @@ pub struct ConfigStats {
     pub nprocs: u32,
     /// Distinct hosts the P ranks spanned (`--subcomm`; 0 in files that did not record it).
     pub hosts: u32,
+    /// The collective algorithm the row was measured with (`--algorithms`,
+    /// `--algorithm-from-env`; `default` is the library's own choice), empty when the run
+    /// chose none.
+    pub algorithm: String,
     /// The delay model (`0` for the baseline, `50us`, `exp:50us`).
     pub delay_model: String,
     /// Nominal delay δ in seconds (the mean of a sampled model; 0 for the baseline).
@@ -169,10 +173,16 @@ pub fn benefit_ceiling(t0_s: f64, delay_s: f64) -> Option<f64> {
 }
 
 /// Identity of a configuration across records files.
-type Key = (Op, u64, u32, String);
+type Key = (Op, u64, u32, String, String);
 
 fn key(b: &BlockDigest) -> Key {
-    (b.op, b.bytes, b.nprocs, b.delay_model.clone())
+    (
+        b.op,
+        b.bytes,
+        b.nprocs,
+        b.delay_model.clone(),
+        b.algorithm.clone(),
+    )
 }
 
 /// One [`ConfigStats`] per configuration of `launches` (records files of one plan, each one
@@ -200,6 +210,7 @@ pub fn config_stats_of_digests(
 ) -> Result<Vec<ConfigStats>, AnalysisError> {
     let first = launches.first().ok_or(AnalysisError::Empty)?;
     let keys: Vec<Key> = first.blocks.iter().map(key).collect();
+    let from_env = launches.iter().all(|l| l.header.plan.algorithm_from_env);
     for (i, r) in launches.iter().enumerate().skip(1) {
         let differ = plan_differences(&first.header.plan, &r.header.plan);
         if !differ.is_empty() {
@@ -208,6 +219,11 @@ pub fn config_stats_of_digests(
                 launch: i + 1,
                 detail,
             });
+        }
+        // Launches of `--algorithm-from-env` each ran their own algorithm: their
+        // configurations are pooled per algorithm, not required in every launch.
+        if from_env {
+            continue;
         }
         let theirs: Vec<Key> = r.blocks.iter().map(key).collect();
         if let Some(k) = keys.iter().find(|k| !theirs.contains(k)) {
@@ -226,9 +242,18 @@ pub fn config_stats_of_digests(
         }
     }
     let labels = LaunchLabels::of(launches);
-    Ok(first
-        .blocks
-        .iter()
+    // Every configuration in the order first measured: the first launch's, then (pooling
+    // launches of different algorithms) each later launch's new ones.
+    let mut order: Vec<&BlockDigest> = Vec::new();
+    let mut seen: Vec<Key> = Vec::new();
+    for b in launches.iter().flat_map(|l| &l.blocks) {
+        if !seen.contains(&key(b)) {
+            seen.push(key(b));
+            order.push(b);
+        }
+    }
+    Ok(order
+        .into_iter()
         .map(|block| row(launches, block, boot, &labels))
         .collect())
 }
@@ -375,6 +400,7 @@ fn row(
         bytes: block.bytes,
         nprocs: block.nprocs,
         hosts: block.hosts,
+        algorithm: block.algorithm.clone(),
         delay_model: block.delay_model.clone(),
         delay_s: delay,
         launches: own.len() as u32,

@@ -30,6 +30,8 @@ pub struct BlockDigest {
     /// t_global of every valid repetition, seconds, in repetition order (Niethammer et al.
     /// 2016, eq. 4).
     pub t_globals: Vec<f64>,
+    /// The collective algorithm (`--algorithms`), empty when the run chose none.
+    pub algorithm: String,
 }
 
 crate::timeline::pairing::configuration!(BlockDigest);
@@ -54,6 +56,7 @@ impl BlockDigest {
             late_arrival: block.is_late_arrival(),
             overlap: block.overlap.is_some(),
             t_globals,
+            algorithm: block.algorithm_name().to_string(),
         }
     }
 }

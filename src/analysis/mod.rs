@@ -1,6 +1,7 @@
 //! Offline analysis of records: t_global per repetition and the per-configuration summary
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
+mod algorithm_table;
 mod bootstrap;
 mod compare;
 mod confidence;
@@ -27,6 +28,7 @@ pub use overlap::{
 };
 mod warnings;
 
+pub use algorithm_table::{algorithm_rows, algorithm_table_text, AlgorithmRow, Winner};
 pub use bootstrap::{Bootstrap, Interval};
 pub use compare::{compare, CompareRow, Unmatched, COMPARE_SCHEMA_VERSION};
 pub use config_stats::{

@@ -169,6 +169,8 @@ pub struct OverlapRow {
     pub bytes: u64,
     pub nprocs: u32,
     pub delay_s: f64,
+    /// The collective algorithm (`--algorithms`), empty when the run chose none.
+    pub algorithm: String,
     /// `time` or `work`.
     pub mode: String,
     pub valid: u32,
@@ -426,6 +428,7 @@ pub fn overlap_row(block: &Block, baseline: Option<&MpiTimes>) -> Option<Overlap
         bytes: block.bytes,
         nprocs: block.nprocs,
         delay_s: block.delay_s,
+        algorithm: block.algorithm_name().to_string(),
         mode: o.mode.clone(),
         valid: valid as u32,
         total: block.nrep,

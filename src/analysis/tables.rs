@@ -92,6 +92,7 @@ struct Head {
     delay_s: f64,
     delay_model: String,
     noise: bool,
+    algorithm: String,
 }
 
 crate::timeline::pairing::configuration!(Head);
@@ -105,6 +106,7 @@ impl Head {
             delay_s: block.delay_s,
             delay_model: block.delay_model.clone(),
             noise: is_noise(block),
+            algorithm: block.algorithm_name().to_string(),
         }
     }
 }

@@ -60,7 +60,7 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `benefit_of_ceiling` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 52] = [
+pub const SUMMARY_COLUMNS: [&str; 53] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -70,6 +70,7 @@ pub const SUMMARY_COLUMNS: [&str; 52] = [
     "bytes",
     "nprocs",
     "hosts",
+    "algorithm",
     "delay_model",
     "delay_s",
     "launches",
@@ -117,7 +118,7 @@ pub const SUMMARY_COLUMNS: [&str; 52] = [
 
 /// Column names of the per-rank CSV, in order; the JSON objects have the same keys.
 /// They are the field names of [`RankRow`].
-pub const RANK_COLUMNS: [&str; 22] = [
+pub const RANK_COLUMNS: [&str; 23] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -125,6 +126,7 @@ pub const RANK_COLUMNS: [&str; 22] = [
     "op",
     "bytes",
     "nprocs",
+    "algorithm",
     "delay_model",
     "delay_s",
     "rep",
@@ -144,7 +146,7 @@ pub const RANK_COLUMNS: [&str; 22] = [
 
 /// Column names of the per-repetition CSV, in order; the JSON objects have the same keys.
 /// They are the field names of [`RepRow`].
-pub const REP_COLUMNS: [&str; 19] = [
+pub const REP_COLUMNS: [&str; 20] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -153,6 +155,7 @@ pub const REP_COLUMNS: [&str; 19] = [
     "op",
     "bytes",
     "nprocs",
+    "algorithm",
     "delay_model",
     "delay_s",
     "rep",

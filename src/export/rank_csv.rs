@@ -32,7 +32,7 @@ mod tests {
         let out = text(|buf| write_rank_csv(&records(), buf));
         assert_eq!(
             out.lines().next().unwrap(),
-            "schema_version,run_id,mpi_library,tags,op,bytes,nprocs,delay_model,delay_s,rep,\
+            "schema_version,run_id,mpi_library,tags,op,bytes,nprocs,algorithm,delay_model,delay_s,rep,\
              rank,host,delayed,applied_delay_s,scheduled_start_s,t_start_local_s,\
              t_end_local_s,t_start_global_s,t_end_global_s,valid,invalid_reason,rank_flags"
         );
@@ -70,7 +70,7 @@ mod tests {
         };
         // Delayed allreduce block, rep 0, rank 0: late by 50 us, valid.
         let want = [
-            ("schema_version", "3"),
+            ("schema_version", "4"),
             ("run_id", "00000000-0000-4000-8000-000000000007"),
             ("mpi_library", "synthetic"),
             ("tags", "system=test"),

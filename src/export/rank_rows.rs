@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// documented in `docs/exports.md`. Version 1 had no version column, delay model, reasons,
 /// scheduled start or run id; version 2 no MPI library, hosts or tags, and its run id was
 /// `<UTC start>-<seed>` (still so for files written before run ids were recorded).
-pub const EXPORT_SCHEMA_VERSION: u32 = 3;
+pub const EXPORT_SCHEMA_VERSION: u32 = 4;
 
 /// What one rank did in one repetition of one block. Times in seconds, sizes in bytes.
 ///
@@ -31,6 +31,8 @@ pub struct RankRow {
     pub bytes: u64,
     /// P: ranks 0..nprocs-1 took part.
     pub nprocs: u32,
+    /// The collective algorithm of the block (`--algorithms`), empty when the run chose none.
+    pub algorithm: String,
     /// The block's delay model (`0`, `50us`, `exp:50us`): tells fixed and sampled delays
     /// of the same mean apart.
     pub delay_model: String,
@@ -151,6 +153,7 @@ fn owned_id_rows(block: &Block, run: RunLabel) -> impl Iterator<Item = RankRow> 
             op: block.op,
             bytes: block.bytes,
             nprocs: block.nprocs,
+            algorithm: block.algorithm_name().to_string(),
             delay_model: block.delay_model.clone(),
             delay_s: block.delay_s,
             rep: rep as u32,

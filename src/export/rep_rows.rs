@@ -27,6 +27,8 @@ pub struct RepRow {
     pub op: Op,
     pub bytes: u64,
     pub nprocs: u32,
+    /// The collective algorithm of the block (`--algorithms`), empty when the run chose none.
+    pub algorithm: String,
     /// The block's delay model (`0`, `50us`, `exp:50us`).
     pub delay_model: String,
     /// Nominal delay δ, seconds.
@@ -82,6 +84,7 @@ pub(super) fn rep_row(b: &Block, rep: usize, run: &RunLabel) -> RepRow {
         op: b.op,
         bytes: b.bytes,
         nprocs: b.nprocs,
+        algorithm: b.algorithm_name().to_string(),
         delay_model: b.delay_model.clone(),
         delay_s: b.delay_s,
         rep: rep as u32,

@@ -167,8 +167,8 @@ pub(super) fn grouped_rows(a: &Analysis) -> Vec<Vec<String>> {
         })
         .collect();
     shown.sort_by(|x, y| {
-        (op_index(x.op), x.bytes, x.nprocs)
-            .cmp(&(op_index(y.op), y.bytes, y.nprocs))
+        (op_index(x.op), &x.algorithm, x.bytes, x.nprocs)
+            .cmp(&(op_index(y.op), &y.algorithm, y.bytes, y.nprocs))
             .then(x.delay_s.total_cmp(&y.delay_s))
     });
     let mut last_op = None;
@@ -176,10 +176,10 @@ pub(super) fn grouped_rows(a: &Analysis) -> Vec<Vec<String>> {
         .into_iter()
         .map(|r| {
             let mut c = cells(r);
-            if last_op == Some(r.op) {
+            if last_op == Some((r.op, &r.algorithm)) {
                 c[0] = String::new();
             }
-            last_op = Some(r.op);
+            last_op = Some((r.op, &r.algorithm));
             c
         })
         .collect()
@@ -215,7 +215,12 @@ fn counts(valid: u32, total: u32) -> String {
 
 fn cells(r: &ConfigStats) -> Vec<String> {
     vec![
-        r.op.name().to_string(),
+        // A run that swept algorithms (`--algorithms`) names each row's: `allreduce [ring]`.
+        if r.algorithm.is_empty() {
+            r.op.name().to_string()
+        } else {
+            format!("{} [{}]", r.op.name(), r.algorithm)
+        },
         if r.op.has_payload() {
             format_bytes(r.bytes)
         } else {

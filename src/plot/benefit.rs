@@ -49,6 +49,52 @@ pub fn sorted_distinct<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     v
 }
 
+/// Colours of the algorithms of one kernel when a run swept several (`--algorithms`): the
+/// first is the kernel's own colour, the others distinct hues (Okabe and Ito 2008).
+const ALGORITHM_COLORS: [(u8, u8, u8); 8] = [
+    (0, 114, 178),
+    (86, 180, 233),
+    (0, 158, 115),
+    (204, 121, 167),
+    (0, 0, 0),
+    (240, 228, 66),
+    (213, 94, 0),
+    (230, 159, 0),
+];
+
+/// The (kernel, algorithm, colour) series of `rows`: one per kernel, or, for a kernel
+/// measured with several algorithms, one per algorithm in the order first measured.
+pub fn op_algorithms(rows: &[&ConfigStats]) -> Vec<(Op, String, (u8, u8, u8))> {
+    let mut out = Vec::new();
+    for op in ops_of(rows.iter().copied()) {
+        let mut algorithms: Vec<&str> = Vec::new();
+        for r in rows.iter().filter(|r| r.op == op) {
+            if !algorithms.contains(&r.algorithm.as_str()) {
+                algorithms.push(&r.algorithm);
+            }
+        }
+        let several = algorithms.len() > 1;
+        for (i, a) in algorithms.into_iter().enumerate() {
+            let color = if several && i > 0 {
+                ALGORITHM_COLORS[(i - 1) % ALGORITHM_COLORS.len()]
+            } else {
+                family_color(op)
+            };
+            out.push((op, a.to_string(), color));
+        }
+    }
+    out
+}
+
+/// A series' legend name: the kernel, with its algorithm when the run named one.
+pub fn series_name(op: Op, algorithm: &str) -> String {
+    if algorithm.is_empty() {
+        op.name().to_string()
+    } else {
+        format!("{} {algorithm}", op.name())
+    }
+}
+
 /// The kernels among `rows`, each blocking kernel before its nonblocking form.
 pub fn ops_of<'a>(rows: impl IntoIterator<Item = &'a ConfigStats>) -> Vec<Op> {
     let mut ops = sorted_distinct(rows.into_iter().map(|r| r.op));
@@ -63,51 +109,57 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
         .filter(|r| key.matches(&r.delay_model, r.delay_s))
         .collect();
     let keys = sorted_distinct(delayed.iter().map(|r| SizeKey::of(r.op, r.bytes)));
-    let mut panels: Vec<PanelSpec> = keys
-        .iter()
-        .map(|&key| {
-            let in_panel: Vec<&ConfigStats> = delayed
-                .iter()
-                .copied()
-                .filter(|r| SizeKey::of(r.op, r.bytes) == key)
-                .collect();
-            // One ceiling per panel: at each P the highest of its kernels' ceilings, so no
-            // kernel's b lies above it; a ceiling per kernel stacked up to eight dotted lines.
-            let ceiling = SeriesSpec {
-                name: "ceiling".to_string(),
-                style: SeriesStyle::reference(CEILING_COLOR),
-                points: ceiling_points(&in_panel),
-                intervals: Vec::new(),
-                boxes: Vec::new(),
-            };
-            // A ceiling without values (sampled delays) is no missing measurement; it is drawn
-            // first, under the measurements.
-            let series: Vec<SeriesSpec> = Some(ceiling)
-                .filter(|c| c.values().next().is_some())
-                .into_iter()
-                .chain(ops_of(in_panel.iter().copied()).into_iter().map(|op| {
-                    let rows: Vec<&ConfigStats> =
-                        in_panel.iter().copied().filter(|r| r.op == op).collect();
-                    SeriesSpec {
-                        name: op.name().to_string(),
-                        style: SeriesStyle::for_op(op, family_color(op)),
-                        points: points(
-                            rows.iter().copied(),
-                            |r| r.nprocs,
-                            |r| stat.benefit(r).map(|b| b * 100.0),
-                        ),
-                        intervals: intervals(&rows, stat),
-                        boxes: Vec::new(),
-                    }
-                }))
-                .collect();
-            PanelSpec {
-                title: key.title(),
-                y: YAxis::linear((0.0, 0.0)),
-                series,
-            }
-        })
-        .collect();
+    let mut panels: Vec<PanelSpec> =
+        keys.iter()
+            .map(|&key| {
+                let in_panel: Vec<&ConfigStats> = delayed
+                    .iter()
+                    .copied()
+                    .filter(|r| SizeKey::of(r.op, r.bytes) == key)
+                    .collect();
+                // One ceiling per panel: at each P the highest of its kernels' ceilings, so no
+                // kernel's b lies above it; a ceiling per kernel stacked up to eight dotted lines.
+                let ceiling = SeriesSpec {
+                    name: "ceiling".to_string(),
+                    style: SeriesStyle::reference(CEILING_COLOR),
+                    points: ceiling_points(&in_panel),
+                    intervals: Vec::new(),
+                    boxes: Vec::new(),
+                };
+                // A ceiling without values (sampled delays) is no missing measurement; it is drawn
+                // first, under the measurements.
+                let series: Vec<SeriesSpec> =
+                    Some(ceiling)
+                        .filter(|c| c.values().next().is_some())
+                        .into_iter()
+                        .chain(op_algorithms(&in_panel).into_iter().map(
+                            |(op, algorithm, color)| {
+                                let rows: Vec<&ConfigStats> = in_panel
+                                    .iter()
+                                    .copied()
+                                    .filter(|r| r.op == op && r.algorithm == algorithm)
+                                    .collect();
+                                SeriesSpec {
+                                    name: series_name(op, &algorithm),
+                                    style: SeriesStyle::for_op(op, color),
+                                    points: points(
+                                        rows.iter().copied(),
+                                        |r| r.nprocs,
+                                        |r| stat.benefit(r).map(|b| b * 100.0),
+                                    ),
+                                    intervals: intervals(&rows, stat),
+                                    boxes: Vec::new(),
+                                }
+                            },
+                        ))
+                        .collect();
+                PanelSpec {
+                    title: key.title(),
+                    y: YAxis::linear((0.0, 0.0)),
+                    series,
+                }
+            })
+            .collect();
     // One y range for all panels, so sizes can be compared at a glance as in the paper's
     // single-plot figures.
     let y = YAxis::linear(benefit_range(
@@ -120,11 +172,11 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
     for p in &mut panels {
         p.y = y;
     }
-    let mut legend: Vec<LegendEntry> = ops_of(delayed.iter().copied())
+    let mut legend: Vec<LegendEntry> = op_algorithms(&delayed)
         .into_iter()
-        .map(|op| LegendEntry {
-            label: op.name().to_string(),
-            style: SeriesStyle::for_op(op, family_color(op)),
+        .map(|(op, algorithm, color)| LegendEntry {
+            label: series_name(op, &algorithm),
+            style: SeriesStyle::for_op(op, color),
         })
         .collect();
     if delayed.iter().any(|r| stat.benefit_ceiling(r).is_some()) {

@@ -161,6 +161,7 @@ mod tests {
             bytes: if op.has_payload() { 8 } else { 0 },
             nprocs: p,
             delay_s,
+            algorithm: String::new(),
             mode: "time".into(),
             valid: 1,
             total: 1,

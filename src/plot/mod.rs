@@ -626,6 +626,7 @@ pub(crate) mod fixtures {
             bytes,
             nprocs: p,
             hosts: 0,
+            algorithm: String::new(),
             delay_model: String::new(),
             delay_s,
             launches: 1,

@@ -101,6 +101,11 @@ impl Along {
 /// The t_global figure of the rows with nominal delay `delay_s` (seconds), values in µs,
 /// against P.
 ///
+/// The rows of `rows` measured with algorithm `a`.
+fn only<'r>(rows: Vec<&'r ConfigStats>, a: &str) -> Vec<&'r ConfigStats> {
+    rows.into_iter().filter(|r| r.algorithm == a).collect()
+}
+
 /// A panel exists for every (family, size) measured with this δ. Its baseline series come from
 /// the δ = 0 rows; where a P has no δ = 0 row, the t0 the delayed row carries fills in.
 pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) -> FigureSpec {
@@ -137,40 +142,51 @@ pub fn figure_along(
             let ops = ops_of(d_rows.iter().chain(&b_rows).copied());
             procs.extend(d_rows.iter().chain(&b_rows).map(|r| along.x(r)));
             let mut series = Vec::new();
+            // One line per kernel, or per algorithm of a kernel when a run swept several.
+            let all: Vec<&ConfigStats> = d_rows.iter().chain(&b_rows).copied().collect();
+            let lines = super::benefit::op_algorithms(&all);
             // Baselines first, so the delayed lines are drawn over them.
-            for &op in &ops {
+            for (op, a, color) in &lines {
+                let op = *op;
                 let (d, b) = (
-                    in_panel(&delayed, key, Some(op), along),
-                    in_panel(&baseline, key, Some(op), along),
+                    only(in_panel(&delayed, key, Some(op), along), a),
+                    only(in_panel(&baseline, key, Some(op), along), a),
                 );
                 let x = |r: &ConfigStats| along.x(r);
                 let pts = fill_from(
                     points(b.iter().copied(), x, |r| stat.t_global_s(r)),
                     &points(d.iter().copied(), x, |r| stat.t0_s(r)),
                 );
-                series.push((op, false, pts, intervals(&b, stat, along)));
+                series.push((op, a, *color, false, pts, intervals(&b, stat, along)));
             }
-            for &op in &ops {
-                let d = in_panel(&delayed, key, Some(op), along);
+            for (op, a, color) in &lines {
+                let d = only(in_panel(&delayed, key, Some(*op), along), a);
                 if !d.is_empty() {
                     let pts = points(d.iter().copied(), |r| along.x(r), |r| stat.t_global_s(r));
-                    series.push((op, true, pts, intervals(&d, stat, along)));
+                    series.push((*op, a, *color, true, pts, intervals(&d, stat, along)));
                 }
             }
+            let several = lines.len() > ops.len();
             let series: Vec<SeriesSpec> = series
                 .into_iter()
-                .map(|(op, is_delayed, pts, cis)| {
+                .map(|(op, a, color, is_delayed, pts, cis)| {
                     let kind = Kind::of(op, is_delayed);
                     if !kinds_used.contains(&kind) {
                         kinds_used.push(kind);
                     }
+                    let mut style = kind.style();
+                    if several {
+                        // Algorithms by colour; undelayed and delayed still by their marker.
+                        style.color = color;
+                    }
+                    let name = super::benefit::series_name(op, a);
                     SeriesSpec {
                         name: if is_delayed {
-                            format!("{op}, {delay}")
+                            format!("{name}, {delay}")
                         } else {
-                            format!("{op}, undelayed")
+                            format!("{name}, undelayed")
                         },
-                        style: kind.style(),
+                        style,
                         points: pts
                             .into_iter()
                             .map(|(p, t)| (p, t.map(|t| t * US_PER_S)))
@@ -198,7 +214,7 @@ pub fn figure_along(
             }
         })
         .collect();
-    let legend = Kind::LEGEND_ORDER
+    let mut legend: Vec<LegendEntry> = Kind::LEGEND_ORDER
         .into_iter()
         .filter(|k| kinds_used.contains(k))
         .map(|k| LegendEntry {
@@ -206,6 +222,17 @@ pub fn figure_along(
             style: k.style(),
         })
         .collect();
+    // A run that swept algorithms: their colours too (the kinds above keep their markers).
+    let all: Vec<&ConfigStats> = delayed.iter().chain(&baseline).copied().collect();
+    let lines = super::benefit::op_algorithms(&all);
+    if lines.iter().any(|(_, a, _)| !a.is_empty())
+        && lines.len() > ops_of(all.iter().copied()).len()
+    {
+        legend.extend(lines.into_iter().map(|(op, a, color)| LegendEntry {
+            label: super::benefit::series_name(op, &a),
+            style: SeriesStyle::for_op(op, color),
+        }));
+    }
     FigureSpec {
         stem,
         title: format!(

@@ -145,6 +145,8 @@ pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
         world_ranks: block.world_ranks.clone(),
         hosts: block.hosts,
         adaptive: block.adaptive.clone(),
+        algorithm: block.algorithm.clone(),
+        algorithm_check: block.algorithm_check.clone(),
         flags_online: if block.flags_online.is_empty() {
             Vec::new()
         } else {

@@ -177,6 +177,12 @@ pub struct Header {
     /// it was recorded.
     #[serde(default)]
     pub job: Option<super::JobInfo>,
+    /// The MPI library's algorithm variables at the start of the run, what `--algorithms` or
+    /// `--algorithm-from-env` asked for, and whether any MPI_T performance variable exposes
+    /// the algorithm decision; absent in files written before it and in runs that asked for
+    /// no algorithm (docs/algorithms.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithms: Option<crate::algorithms::AlgorithmsInfo>,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).
@@ -246,6 +252,15 @@ pub struct Block {
     /// `[nrep][nprocs]`, as the run's online models decided them. Empty otherwise.
     #[serde(skip)]
     pub flags_online: Vec<u8>,
+    /// The collective algorithm this block was measured with (`--algorithms`,
+    /// `--algorithm-from-env`): its name (`default` for the library's own choice), the
+    /// variable written and the value; absent in other runs and older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<crate::algorithms::AlgorithmSetting>,
+    /// How the algorithm was checked: the value read back and the result fingerprint of a
+    /// reduction (docs/algorithms.md); absent when no algorithm was set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm_check: Option<crate::algorithms::AlgorithmCheck>,
 }
 
 /// Overlap mode of a nonblocking kernel (Hoefler et al. 2010, §4.1, Listing 6 and steps 1-8, and §4.2): each
@@ -329,6 +344,12 @@ pub struct AppliedDetours {
 }
 
 impl Block {
+    /// The name of the collective algorithm the block was measured with (`ring`,
+    /// `default`), empty when the run chose none.
+    pub fn algorithm_name(&self) -> &str {
+        self.algorithm.as_ref().map_or("", |a| a.name.as_str())
+    }
+
     /// Flat index of (repetition, rank) in the `[nrep][nprocs]` arrays.
     pub fn idx(&self, rep: usize, rank: usize) -> usize {
         rep * self.nprocs as usize + rank

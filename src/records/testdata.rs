@@ -71,6 +71,8 @@ pub fn header(world_size: u32) -> Header {
             emulate_clock: None,
             overlap: None,
             adaptive: None,
+            algorithms: None,
+            algorithm_from_env: false,
         },
         study: None,
         provenance: Provenance {
@@ -92,6 +94,7 @@ pub fn header(world_size: u32) -> Header {
         },
         noise_check: None,
         job: None,
+        algorithms: None,
     }
 }
 
@@ -134,6 +137,8 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         overlap: None,
         adaptive: None,
         flags_online: Vec::new(),
+        algorithm: None,
+        algorithm_check: None,
     };
     for rep in 0..nrep as usize {
         let start = b.scheduled_start_s.0[rep];

@@ -144,6 +144,9 @@ pub struct BlockSpec {
     /// many (the same on every rank), so a rank killed mid-block loses at most one chunk.
     /// `None`: the block is gathered once, at its end.
     pub chunk_every_reps: Option<usize>,
+    /// The algorithm the block is measured with and its check, for the records.
+    pub algorithm: Option<crate::algorithms::AlgorithmSetting>,
+    pub algorithm_check: Option<crate::algorithms::AlgorithmCheck>,
 }
 
 /// A measured block: on rank 0 the whole block (`None` elsewhere), and how many of its first
@@ -571,6 +574,8 @@ fn gather(
         }),
         adaptive: rows.adaptive.clone(),
         flags_online: Vec::new(),
+        algorithm: spec.algorithm.clone(),
+        algorithm_check: spec.algorithm_check.clone(),
     })
 }
 

@@ -7,6 +7,7 @@
 //! finish; finally measure the clock error and write the footer.
 
 mod agree;
+mod algorithms;
 mod check;
 mod clockeval;
 mod error;
@@ -17,6 +18,7 @@ mod job;
 mod kernels;
 mod machines;
 mod measure;
+mod mpit;
 mod noise;
 mod overlap;
 mod pinning;
@@ -31,6 +33,7 @@ mod tracking;
 mod transport;
 mod window;
 
+pub use algorithms::main as algorithms_main;
 pub use check::main as check_kernels_main;
 pub use clockeval::main as clocksync_main;
 pub use noise::main as noise_main;
@@ -80,8 +83,27 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
             std::time::Duration::from_secs_f64(t),
         );
     }
+    // Every rank finds the same library and variables, so a refusal is every rank's: exit 2
+    // everywhere, rank 0 saying why, before anything is measured.
+    let sweep = if agreed.plan.algorithms.is_some() || agreed.plan.algorithm_from_env {
+        match algorithms::Sweep::start(&agreed.plan, mpi::traits::Communicator::size(&world) as u32)
+        {
+            Ok(s) => Some(s),
+            Err(e) => {
+                if let Some(w) = &agreed.writer {
+                    // Refused before the header: the empty file is not a run's records.
+                    let _ = std::fs::remove_file(w.path());
+                    eprintln!("delaybench: error: {e}");
+                }
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study, agreed.end);
     runner.set_job(job);
+    runner.set_sweep(sweep);
     match runner.run(agreed.writer) {
         Err(e) => fail(&world, &e.to_string()),
         // 128 + the signal, as shells report a process ended by it.

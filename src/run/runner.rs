@@ -66,6 +66,13 @@ pub struct Runner<'w> {
     noise_warned: bool,
     /// On rank 0: the job and the ranks' placement, for the header.
     job: Option<JobInfo>,
+    /// `--algorithms`, `--algorithm-from-env`: MPI_T and the library's algorithm variables.
+    sweep: Option<super::algorithms::Sweep>,
+    /// The algorithm the configuration being measured runs with, and its check.
+    algorithm: Option<(
+        crate::algorithms::AlgorithmSetting,
+        crate::algorithms::AlgorithmCheck,
+    )>,
 }
 
 impl<'w> Runner<'w> {
@@ -102,6 +109,8 @@ impl<'w> Runner<'w> {
             noise_check: None,
             noise_warned: false,
             job: None,
+            sweep: None,
+            algorithm: None,
         }
     }
 
@@ -113,6 +122,11 @@ impl<'w> Runner<'w> {
             self.warnings.push(msg);
         }
         self.job = job;
+    }
+
+    /// The algorithm sweep (`--algorithms`, `--algorithm-from-env`), started before the run.
+    pub fn set_sweep(&mut self, sweep: Option<super::algorithms::Sweep>) {
+        self.sweep = sweep;
     }
 
     /// On rank 0, how many blocks had no valid repetition (0 on the other ranks).
@@ -216,7 +230,7 @@ impl<'w> Runner<'w> {
             .plan
             .ops
             .iter()
-            .map(|&op| self.plan.sizes_for(op).len())
+            .map(|&op| self.plan.sizes_for(op).len() * self.settings_for(op).len())
             .sum();
         (per_p * self.plan.procs.len() * self.plan.delays_with_baseline().len()) as u64
     }
@@ -265,15 +279,42 @@ impl<'w> Runner<'w> {
             )
         });
         for op in self.plan.ops.clone() {
-            for bytes in self.plan.sizes_for(op) {
+            let settings = self.settings_for(op);
+            let configurations: Vec<_> = self
+                .plan
+                .sizes_for(op)
+                .into_iter()
+                .flat_map(|b| settings.iter().cloned().map(move |s| (b, s)))
+                .collect();
+            for (bytes, setting) in configurations {
                 if interrupt::stopping() {
                     return Ok(());
                 }
                 self.resync_if_due(comm);
                 progress.configuration(op, bytes, p);
+                // An algorithm is written before its configuration; Open MPI reads it when a
+                // communicator is created, so the configuration runs on a new one.
+                let fresh = match (&setting, &self.sweep) {
+                    (Some(s), Some(sweep)) => {
+                        let (check, fresh) = sweep.apply(comm, op, s)?;
+                        self.algorithm = Some((s.clone(), check));
+                        fresh
+                    }
+                    _ => None,
+                };
+                let on = fresh.as_ref().unwrap_or(comm);
                 // Blocks are written as they are measured (long ones chunk by chunk).
                 let w = writer.as_deref_mut();
-                for block in self.measure_configuration(comm, op, bytes, comms.as_ref(), w)? {
+                let measured = self.measure_configuration(on, op, bytes, comms.as_ref(), w)?;
+                self.algorithm = None;
+                // Back to the value every rank started with: a forced value left on the
+                // measuring ranks only would give the next communicator (Open MPI) or the
+                // next call (MPICH) different algorithms on different ranks, and a
+                // collective whose ranks run different algorithms can hang.
+                if let (Some(_), Some(sweep)) = (&setting, &self.sweep) {
+                    sweep.restore(op)?;
+                }
+                for block in measured {
                     let valid = crate::analysis::valid_t_globals(&block);
                     if valid.is_empty() {
                         self.empty_blocks.push(block_name(&block));
@@ -284,6 +325,14 @@ impl<'w> Runner<'w> {
             }
         }
         Ok(())
+    }
+
+    /// The algorithms `op` is measured with: `[None]` without a sweep.
+    fn settings_for(&self, op: Op) -> Vec<Option<crate::algorithms::AlgorithmSetting>> {
+        match &self.sweep {
+            None => vec![None],
+            Some(s) => s.settings(op).into_iter().map(Some).collect(),
+        }
     }
 
     /// Blocks measured at each P: every (op, size) times the baseline and each delay model.
@@ -514,6 +563,8 @@ impl<'w> Runner<'w> {
             pure_pass: None,
             test_interval_bytes: self.plan.overlap.and_then(|o| o.test_interval_bytes),
             adaptive: self.plan.adaptive,
+            algorithm: self.algorithm.as_ref().map(|(s, _)| s.clone()),
+            algorithm_check: self.algorithm.as_ref().map(|(_, c)| c.clone()),
         }
     }
 
@@ -641,6 +692,7 @@ impl<'w> Runner<'w> {
             provenance: Provenance::new(self.tags.clone(), machines),
             noise_check: self.noise_check.clone(),
             job: self.job.clone(),
+            algorithms: self.sweep.as_ref().map(|s| s.info()),
         }
     }
 

@@ -1,24 +1,30 @@
 //! Which undelayed block is a delayed block's baseline: the one pairing rule every table and
 //! figure uses. The baseline of a configuration (op, message size, P) is its block with no
 //! delay (δ = 0), the t0 of the delay overlap benefit (Niethammer et al. 2016, eq. 5); when a
-//! file (or a set of launches) holds several, the first in measurement order counts.
+//! file (or a set of launches) holds several, the first in measurement order counts. A run
+//! that sweeps the library's collective algorithms (`--algorithms`) pairs within one
+//! algorithm: the key holds its name.
 
 use crate::plan::Op;
 use crate::records::Block;
 use std::collections::HashMap;
 
-/// What pairs a block with its baseline: op, message size (bytes) and P.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// What pairs a block with its baseline: op, message size (bytes), P and the collective
+/// algorithm.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BaselineKey {
     pub op: Op,
     /// Message size in bytes.
     pub bytes: u64,
     /// P.
     pub nprocs: u32,
+    /// The algorithm's name (`--algorithms`), empty when the run chose none.
+    pub algorithm: String,
 }
 
-/// Implements [`Configuration`] for a type with `op`, `bytes`, `nprocs` and `delay_s` fields
-/// (a block, its digest, a table row): they all pair with their baseline the same way.
+/// Implements [`Configuration`] for a type with `op`, `bytes`, `nprocs`, `delay_s` and
+/// `algorithm` (String) fields (a block's digest, a table row): they all pair with their
+/// baseline the same way.
 macro_rules! configuration {
     ($t:ty) => {
         impl $crate::timeline::Configuration for $t {
@@ -27,6 +33,7 @@ macro_rules! configuration {
                     op: self.op,
                     bytes: self.bytes,
                     nprocs: self.nprocs,
+                    algorithm: self.algorithm.clone(),
                 }
             }
             fn delay_s(&self) -> f64 {
@@ -49,7 +56,19 @@ pub trait Configuration {
     }
 }
 
-configuration!(Block);
+impl Configuration for Block {
+    fn baseline_key(&self) -> BaselineKey {
+        BaselineKey {
+            op: self.op,
+            bytes: self.bytes,
+            nprocs: self.nprocs,
+            algorithm: self.algorithm_name().to_string(),
+        }
+    }
+    fn delay_s(&self) -> f64 {
+        self.delay_s
+    }
+}
 
 impl<T: Configuration> Configuration for &T {
     fn baseline_key(&self) -> BaselineKey {
@@ -108,6 +127,37 @@ impl<V> Baselines<V> {
 mod tests {
     use super::*;
     use crate::records::testdata;
+
+    #[test]
+    fn a_delayed_block_pairs_with_the_baseline_of_its_own_algorithm() {
+        let with = |b: &mut Block, name: &str| {
+            b.algorithm = Some(crate::algorithms::AlgorithmSetting {
+                name: name.into(),
+                variable: "coll_tuned_allreduce_algorithm".into(),
+                value: (name != "default").then_some(4),
+            })
+        };
+        let mut own = testdata::block(Op::Allreduce, 8, 4, 0.0, 3, 1e-5);
+        with(&mut own, "default");
+        let mut ring_base = testdata::block(Op::Allreduce, 8, 4, 0.0, 7, 1e-5);
+        with(&mut ring_base, "ring");
+        let mut ring_late = testdata::block(Op::Allreduce, 8, 4, 50e-6, 7, 1e-5);
+        with(&mut ring_late, "ring");
+        // The library's own choice was measured first; the ring's late block still takes the
+        // ring's baseline.
+        let blocks = [own.clone(), ring_base, ring_late.clone()];
+        assert_eq!(
+            baseline_among(&blocks, &ring_late, |_| true).unwrap().nrep,
+            7
+        );
+        let mut kept = Baselines::default();
+        for b in &blocks {
+            kept.offer(b, || Some(b.algorithm_name().to_string()));
+        }
+        assert_eq!(kept.of(&ring_late).map(String::as_str), Some("ring"));
+        // Without its own baseline, none: never another algorithm's.
+        assert!(baseline_among(&[own], &ring_late, |_| true).is_none());
+    }
 
     #[test]
     fn the_first_eligible_baseline_of_the_same_configuration_pairs() {

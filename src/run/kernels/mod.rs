@@ -150,6 +150,19 @@ impl Kernel {
         }
     }
 
+    /// Sets every f64 element this rank contributes to `value(i)` (reductions; the algorithm
+    /// check's order-sensitive contributions).
+    pub fn fill_f64(&mut self, value: impl Fn(usize) -> f64) {
+        for (i, x) in self.buffers.send_f64.iter_mut().enumerate() {
+            *x = value(i);
+        }
+    }
+
+    /// The f64 result of the last reduction on this rank (empty for other families).
+    pub fn result_f64(&self) -> &[f64] {
+        &self.buffers.recv_f64
+    }
+
     /// Runs the operation once on `comm` (rank 0 is the root of rooted kernels), without a
     /// planned arrival order (warm-up, pure pass).
     pub fn run(&mut self, comm: &SimpleCommunicator) {
