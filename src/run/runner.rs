@@ -853,8 +853,14 @@ fn offsets_line(models: &[ClockModel]) -> String {
 
 /// `allreduce 8B P=2 delay 50us` for messages about one block.
 fn block_name(block: &Block) -> String {
+    // A swept block names its algorithm: the same (op, size, P, delay) occurs once per
+    // algorithm, and a name without it would repeat.
+    let algorithm = block
+        .algorithm
+        .as_ref()
+        .map_or(String::new(), |a| format!(" algorithm {}", a.name));
     format!(
-        "{} {} P={} delay {}",
+        "{} {} P={} delay {}{algorithm}",
         block.op,
         crate::units::format_bytes(block.bytes),
         block.nprocs,
