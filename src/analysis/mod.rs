@@ -1,6 +1,7 @@
 //! Offline analysis of records: t_global per repetition and the per-configuration summary
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
+pub mod arrivals;
 mod bootstrap;
 mod compare;
 mod confidence;

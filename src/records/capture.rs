@@ -83,6 +83,7 @@ pub enum CaptureOp {
 #[serde(rename_all = "snake_case")]
 pub enum WaitKind {
     /// All-to-all kinds: every rank waits for the last one to enter.
+    #[serde(rename = "wait_nxn")]
     WaitNxN,
     /// Barrier: every rank waits for the last one to enter.
     WaitBarrier,
@@ -473,6 +474,39 @@ pub fn read_capture(path: &Path) -> Result<RankCapture, CaptureFileError> {
         footer,
         damage,
     })
+}
+
+/// Reads the files of one capture: each path is a rank's file or a capture directory, whose
+/// `rank*.cbor` files are all read.
+///
+/// # Errors
+/// [`CaptureFileError`] when a directory or file cannot be read or a file is no capture.
+pub fn read_captures(paths: &[PathBuf]) -> Result<Vec<RankCapture>, CaptureFileError> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let entries = std::fs::read_dir(p).map_err(|source| io_error(p, source))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("rank") && n.ends_with(".cbor"))
+                })
+                .collect();
+            if found.is_empty() {
+                return Err(CaptureFileError::Format {
+                    path: p.display().to_string(),
+                    reason: "a directory without rank*.cbor capture files".into(),
+                });
+            }
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    files.iter().map(|f| read_capture(f)).collect()
 }
 
 #[cfg(test)]

@@ -1,0 +1,217 @@
+//! The writers of `delaybench arrivals`: the per-site and per-rank tables of
+//! [`ArrivalsReport`] as a plain table, CSV (one flat row per site, or per rank) or JSON
+//! (the whole report).
+
+use super::plain::{write_csv_rows, write_plain_table};
+use super::ExportError;
+use crate::analysis::arrivals::{ArrivalsReport, SiteRow};
+use serde::Serialize;
+use std::io::Write;
+
+/// Output format of `arrivals`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ArrivalsFormat {
+    /// Plain tables: sites, then ranks.
+    Table,
+    /// CSV rows (sites, or ranks with `--rows ranks`).
+    Csv,
+    /// The whole report as one JSON document.
+    Json,
+}
+
+/// Which rows the CSV holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ArrivalsRows {
+    /// One row per call site, communicator and operation.
+    Sites,
+    /// One row per world rank.
+    Ranks,
+}
+
+/// A site row with its lists flattened for CSV: `last_ranks` as `rank:calls` separated by
+/// spaces, `median_lateness_s` as values separated by spaces (by communicator rank).
+#[derive(Debug, Serialize)]
+struct SiteCsv<'a> {
+    site: &'a str,
+    site_label: &'a str,
+    op: &'a str,
+    comm: &'a str,
+    comm_size: usize,
+    bytes: u64,
+    calls: usize,
+    spread_median_s: f64,
+    spread_p95_s: f64,
+    spread_max_s: f64,
+    avg_imbalance_s: f64,
+    worst_imbalance_s: f64,
+    avg_imbalance_factor: Option<f64>,
+    worst_imbalance_factor: Option<f64>,
+    last_ranks: String,
+    wait_state: String,
+    wait_total_s: f64,
+    wait_share: f64,
+    median_lateness_s: String,
+}
+
+fn last_ranks(s: &SiteRow) -> String {
+    s.last_ranks
+        .iter()
+        .map(|(r, n)| format!("{r}:{n}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn wait_state(s: &SiteRow) -> String {
+    s.wait_state
+        .and_then(|w| serde_json::to_value(w).ok())
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "none".into())
+}
+
+fn us(s: f64) -> String {
+    format!("{:.1}", s * 1e6)
+}
+
+/// Writes the report.
+///
+/// # Errors
+/// [`ExportError`] when writing fails.
+pub fn write_arrivals(
+    r: &ArrivalsReport,
+    format: ArrivalsFormat,
+    rows: ArrivalsRows,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    match (format, rows) {
+        (ArrivalsFormat::Json, _) => {
+            serde_json::to_writer_pretty(&mut *out, r)?;
+            writeln!(out)?;
+            Ok(())
+        }
+        (ArrivalsFormat::Csv, ArrivalsRows::Ranks) => write_csv_rows(&r.ranks, out),
+        (ArrivalsFormat::Csv, ArrivalsRows::Sites) => {
+            let rows: Vec<SiteCsv> = r
+                .sites
+                .iter()
+                .map(|s| SiteCsv {
+                    site: &s.site,
+                    site_label: &s.site_label,
+                    op: &s.op,
+                    comm: &s.comm,
+                    comm_size: s.comm_size,
+                    bytes: s.bytes,
+                    calls: s.calls,
+                    spread_median_s: s.spread_median_s,
+                    spread_p95_s: s.spread_p95_s,
+                    spread_max_s: s.spread_max_s,
+                    avg_imbalance_s: s.avg_imbalance_s,
+                    worst_imbalance_s: s.worst_imbalance_s,
+                    avg_imbalance_factor: s.avg_imbalance_factor,
+                    worst_imbalance_factor: s.worst_imbalance_factor,
+                    last_ranks: last_ranks(s),
+                    wait_state: wait_state(s),
+                    wait_total_s: s.wait_total_s,
+                    wait_share: s.wait_share,
+                    median_lateness_s: s
+                        .median_lateness_s
+                        .iter()
+                        .map(|x| format!("{x:e}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                })
+                .collect();
+            write_csv_rows(&rows, out)
+        }
+        (ArrivalsFormat::Table, _) => write_tables(r, out),
+    }
+}
+
+fn write_tables(r: &ArrivalsReport, out: &mut dyn Write) -> Result<(), ExportError> {
+    let factor = |f: Option<f64>| f.map_or("-".into(), |x| format!("{x:.1}"));
+    let site_rows = r
+        .sites
+        .iter()
+        .map(|s| {
+            vec![
+                s.site_label.clone(),
+                s.op.clone(),
+                s.comm_size.to_string(),
+                s.bytes.to_string(),
+                s.calls.to_string(),
+                us(s.spread_median_s),
+                us(s.spread_p95_s),
+                us(s.spread_max_s),
+                format!(
+                    "{} / {}",
+                    factor(s.avg_imbalance_factor),
+                    factor(s.worst_imbalance_factor)
+                ),
+                last_ranks(s),
+                wait_state(s),
+                format!("{:.3}", s.wait_total_s * 1e3),
+                format!("{:.2}", s.wait_share * 100.0),
+            ]
+        })
+        .collect();
+    write_plain_table(
+        &[
+            "site",
+            "op",
+            "P",
+            "bytes",
+            "calls",
+            "spread med us",
+            "p95 us",
+            "max us",
+            "imbalance avg / worst",
+            "last rank:calls",
+            "wait state",
+            "wait ms",
+            "wait %",
+        ],
+        site_rows,
+        out,
+    )?;
+    writeln!(out)?;
+    let rank_rows = r
+        .ranks
+        .iter()
+        .map(|k| {
+            vec![
+                k.rank.to_string(),
+                k.calls.to_string(),
+                format!("{:.3}", k.wait_s * 1e3),
+                format!("{:.2}", k.wait_share * 100.0),
+                k.last.to_string(),
+            ]
+        })
+        .collect();
+    write_plain_table(
+        &["rank", "calls", "wait ms", "wait %", "last"],
+        rank_rows,
+        out,
+    )?;
+    writeln!(
+        out,
+        "\nwall time {:.3} s on {} ranks; imbalance factors over one message of {}; wait % of wall time x ranks (sites) or of wall time (ranks)",
+        r.wall_s,
+        r.world_size,
+        r.message_time_s
+            .map_or("(unknown: no factors)".into(), |t| format!("{} us", us(t)))
+    )?;
+    if r.incomplete_calls > 0 {
+        writeln!(
+            out,
+            "{} calls left out: a member's file is missing or ends early",
+            r.incomplete_calls
+        )?;
+    }
+    if !r.unfinished_ranks.is_empty() {
+        writeln!(
+            out,
+            "ranks {:?} did not reach MPI_Finalize: their times use the MPI_Init clock offset only",
+            r.unfinished_ranks
+        )?;
+    }
+    Ok(())
+}
