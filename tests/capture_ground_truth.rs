@@ -146,4 +146,51 @@ fn captured_lateness_matches_the_programmed_imbalance() {
     let table = common::offline(&["arrivals", dir_arg]);
     assert!(table.status.success(), "{}", common::text(&table));
     assert!(common::text(&table).contains("wait_nxn"));
+
+    // Replaying the site applies its lateness vectors, repetition i the i-th call.
+    let spec = format!("replay:{}@{}", dir.display(), site.site);
+    let nrep = 20;
+    let rec = common::run_records(
+        np,
+        tmp.path(),
+        "replay.cbor",
+        &[
+            "--ops",
+            "allreduce",
+            "--sizes",
+            "8",
+            "--procs",
+            &np.to_string(),
+            "--delay",
+            &spec,
+            "--nrep",
+            &nrep.to_string(),
+            "--warmup",
+            "2",
+            "--no-noise-check",
+            "--no-figures",
+            "--no-summary",
+        ],
+    );
+    let block = rec
+        .blocks
+        .iter()
+        .find(|b| b.delay_model.starts_with("replay:"))
+        .expect("a replay block");
+    assert!(block.delay_model.ends_with(&site.site), "{}", block.delay_model);
+    let (_, vectors) =
+        delaybench::analysis::arrivals::site_lateness(&matched, Some(&site.site)).unwrap();
+    let applied = &block.applied_delay_s.0;
+    assert_eq!(applied.len(), nrep * np as usize);
+    for (i, row) in applied.chunks(np as usize).enumerate() {
+        let want = &vectors[i];
+        let least = want.iter().copied().fold(f64::INFINITY, f64::min);
+        for (r, got) in row.iter().enumerate() {
+            assert!(
+                (got - (want[r] - least)).abs() < 1e-12,
+                "repetition {i}, rank {r}: applied {got} s, captured {} s",
+                want[r] - least
+            );
+        }
+    }
 }
