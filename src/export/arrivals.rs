@@ -215,3 +215,68 @@ fn write_tables(r: &ArrivalsReport, out: &mut dyn Write) -> Result<(), ExportErr
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::arrivals::RankRow;
+    use crate::records::capture::WaitKind;
+
+    fn report() -> ArrivalsReport {
+        ArrivalsReport {
+            sites: vec![SiteRow {
+                site: "app+0x10".into(),
+                site_label: "step+0x4 (app+0x10)".into(),
+                op: "allreduce".into(),
+                comm: "0000000000000063".into(),
+                comm_size: 2,
+                bytes: 8,
+                calls: 3,
+                spread_median_s: 1e-4,
+                spread_p95_s: 2e-4,
+                spread_max_s: 3e-4,
+                avg_imbalance_s: 5e-5,
+                worst_imbalance_s: 1e-4,
+                avg_imbalance_factor: Some(50.0),
+                worst_imbalance_factor: Some(100.0),
+                last_ranks: vec![(1, 2), (0, 1)],
+                wait_state: Some(WaitKind::WaitNxN),
+                wait_total_s: 3e-4,
+                wait_share: 0.25,
+                median_lateness_s: vec![0.0, 1e-4],
+            }],
+            ranks: vec![RankRow {
+                rank: 0,
+                calls: 3,
+                wait_s: 2e-4,
+                wait_share: 0.1,
+                last: 1,
+            }],
+            world_size: 2,
+            wall_s: 6e-4,
+            message_time_s: Some(1e-6),
+            incomplete_calls: 0,
+            unfinished_ranks: vec![],
+        }
+    }
+
+    #[test]
+    fn csv_flattens_the_lists_and_json_keeps_them() {
+        let mut out = Vec::new();
+        write_arrivals(&report(), ArrivalsFormat::Csv, ArrivalsRows::Sites, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert!(lines.next().unwrap().starts_with("site,site_label,op,"));
+        let row = lines.next().unwrap();
+        assert!(row.contains("1:2 0:1") && row.contains("wait_nxn") && row.contains("0e0 1e-4"));
+        let mut out = Vec::new();
+        write_arrivals(&report(), ArrivalsFormat::Json, ArrivalsRows::Sites, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["sites"][0]["last_ranks"][0][0], 1);
+        assert_eq!(v["ranks"][0]["rank"], 0);
+        let mut out = Vec::new();
+        write_arrivals(&report(), ArrivalsFormat::Table, ArrivalsRows::Sites, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("step+0x4 (app+0x10)") && text.contains("50.0 / 100.0"));
+    }
+}
