@@ -177,7 +177,11 @@ fn captured_lateness_matches_the_programmed_imbalance() {
         .iter()
         .find(|b| b.delay_model.starts_with("replay:"))
         .expect("a replay block");
-    assert!(block.delay_model.ends_with(&site.site), "{}", block.delay_model);
+    assert!(
+        block.delay_model.ends_with(&site.site),
+        "{}",
+        block.delay_model
+    );
     let (_, vectors) =
         delaybench::analysis::arrivals::site_lateness(&matched, Some(&site.site)).unwrap();
     let applied = &block.applied_delay_s.0;

@@ -263,19 +263,37 @@ mod tests {
     #[test]
     fn csv_flattens_the_lists_and_json_keeps_them() {
         let mut out = Vec::new();
-        write_arrivals(&report(), ArrivalsFormat::Csv, ArrivalsRows::Sites, &mut out).unwrap();
+        write_arrivals(
+            &report(),
+            ArrivalsFormat::Csv,
+            ArrivalsRows::Sites,
+            &mut out,
+        )
+        .unwrap();
         let text = String::from_utf8(out).unwrap();
         let mut lines = text.lines();
         assert!(lines.next().unwrap().starts_with("site,site_label,op,"));
         let row = lines.next().unwrap();
         assert!(row.contains("1:2 0:1") && row.contains("wait_nxn") && row.contains("0e0 1e-4"));
         let mut out = Vec::new();
-        write_arrivals(&report(), ArrivalsFormat::Json, ArrivalsRows::Sites, &mut out).unwrap();
+        write_arrivals(
+            &report(),
+            ArrivalsFormat::Json,
+            ArrivalsRows::Sites,
+            &mut out,
+        )
+        .unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["sites"][0]["last_ranks"][0][0], 1);
         assert_eq!(v["ranks"][0]["rank"], 0);
         let mut out = Vec::new();
-        write_arrivals(&report(), ArrivalsFormat::Table, ArrivalsRows::Sites, &mut out).unwrap();
+        write_arrivals(
+            &report(),
+            ArrivalsFormat::Table,
+            ArrivalsRows::Sites,
+            &mut out,
+        )
+        .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("step+0x4 (app+0x10)") && text.contains("50.0 / 100.0"));
     }

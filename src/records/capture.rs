@@ -506,7 +506,7 @@ pub fn read_captures(paths: &[PathBuf]) -> Result<Vec<RankCapture>, CaptureFileE
             files.push(p.clone());
         }
     }
-    files.iter().map(|f| read_capture(f)).collect()
+    files.iter().map(|f| read_capture(f.as_path())).collect()
 }
 
 #[cfg(test)]
