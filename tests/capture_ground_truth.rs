@@ -1,7 +1,8 @@
 //! Ground truth for the capture (docs/capture.md): tests/capture/imbalance.c makes rank r
 //! compute r × 100 µs before each of 500 MPI_Allreduce calls; run under mpirun with
 //! libdelaybench_capture.so preloaded, the captured lateness of rank r must be within 1 µs
-//! of r × 100 µs at the median. Skips with a message without an MPI compiler wrapper.
+//! of r × 100 µs at the median. Skips with a message without an MPI compiler wrapper. A
+//! second test captures Debian's LAMMPS (`lmp`, the `melt` example) when it is installed.
 
 mod common;
 
@@ -25,6 +26,11 @@ fn mpicc() -> Option<String> {
 /// Builds libdelaybench_capture.so (release: its per-call cost is what a user gets) with the
 /// cargo running these tests, in their target directory, and returns its path.
 fn build_capture_library() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_once).clone()
+}
+
+fn build_once() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .args([
@@ -197,4 +203,47 @@ fn captured_lateness_matches_the_programmed_imbalance() {
             );
         }
     }
+}
+
+#[test]
+fn a_debian_packaged_application_is_captured_whole() {
+    let input = Path::new("/usr/share/lammps/examples/melt/in.melt");
+    let lmp = Command::new("lmp").arg("-h").output();
+    if !input.exists() || !lmp.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: Debian's lammps and lammps-examples are not installed");
+        return;
+    }
+    let library = build_capture_library();
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::copy(input, tmp.path().join("in.melt")).unwrap();
+    let dir = tmp.path().join("capture");
+    let launcher = common::launcher();
+    let mut cmd = Command::new(&launcher);
+    cmd.args(["-np", "2"]);
+    if launcher.contains("mpich") {
+        // Debian's lmp is built for Open MPI.
+        eprintln!("skipped: lmp is built for Open MPI, the launcher is {launcher}");
+        return;
+    }
+    cmd.args(["-x", &format!("LD_PRELOAD={}", library.display())])
+        .args(["-x", "DELAYBENCH_CAPTURE_DIR", "lmp", "-in", "in.melt"])
+        .current_dir(tmp.path())
+        .env("DELAYBENCH_CAPTURE_DIR", &dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    let out = common::run_mpi_job(cmd, Duration::from_secs(240));
+    assert!(out.status.success(), "{}", common::text(&out));
+    let captures = read_captures(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(captures.len(), 2);
+    assert!(captures
+        .iter()
+        .all(|c| c.footer.is_some() && c.damage.is_none()));
+    let matched = match_calls(&captures).unwrap();
+    assert_eq!(matched.incomplete_calls, 0);
+    let r = report(&matched, None);
+    // LAMMPS broadcasts its input and reduces its thermo output from several sites.
+    assert!(r.sites.len() > 5, "{:?}", r.sites);
+    assert!(r.sites.iter().any(|s| s.op == "bcast") && r.sites.iter().any(|s| s.op == "allreduce"));
+    assert!(r.sites.iter().any(|s| s.site.starts_with("liblammps")));
 }
