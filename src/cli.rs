@@ -130,7 +130,8 @@ pub enum Command {
         files: Vec<PathBuf>,
         #[arg(long, value_enum, default_value = "table")]
         format: crate::export::ArrivalsFormat,
-        /// The CSV's rows: per site or per rank.
+        /// The CSV's rows: per site, per rank, or per call and rank (`calls`: site, op, comm,
+        /// call, rank, comm_rank, enter_s, lateness_s, wait_s; CSV or JSON).
         #[arg(long, value_enum, default_value = "sites")]
         rows: crate::export::ArrivalsRows,
         /// Time of one message on this machine for the imbalance factors (`2us`) [default:

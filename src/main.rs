@@ -374,6 +374,7 @@ fn offline(command: Command) -> Result<()> {
             let matched = delaybench::analysis::arrivals::match_calls(&captures)?;
             let report = delaybench::analysis::arrivals::report(&matched, message_time);
             match delaybench::export::write_arrivals(
+                &matched,
                 &report,
                 format,
                 rows,

@@ -2,7 +2,7 @@
 //! [`ArrivalsReport`] as a plain table, CSV (one flat row per site, or per rank) or JSON
 //! (the whole report).
 
-use super::plain::{write_csv_rows, write_plain_table};
+use super::plain::{write_csv_rows, write_json_rows, write_plain_table};
 use super::ExportError;
 use crate::analysis::arrivals::{ArrivalsReport, SiteRow};
 use serde::Serialize;
@@ -26,6 +26,55 @@ pub enum ArrivalsRows {
     Sites,
     /// One row per world rank.
     Ranks,
+    /// One row per call and rank (`call_rows`): the data of a rank × call heatmap and of
+    /// the spread over the run.
+    Calls,
+}
+
+/// One rank's part of one collective instance, for `--rows calls`.
+#[derive(Debug, Serialize)]
+pub struct CallRow<'a> {
+    /// Call site key.
+    pub site: &'a str,
+    /// Operation name.
+    pub op: String,
+    /// Communicator identity, hexadecimal.
+    pub comm: String,
+    /// Position of the call among its communicator's collectives, from 0.
+    pub call: usize,
+    /// World rank.
+    pub rank: u32,
+    /// Rank in the communicator.
+    pub comm_rank: u32,
+    /// Global entry time, seconds.
+    pub enter_s: f64,
+    /// Entry minus the call's earliest entry, seconds.
+    pub lateness_s: f64,
+    /// Waiting time by the operation's wait state, seconds.
+    pub wait_s: f64,
+}
+
+/// The rows of `--rows calls`: every rank of every matched instance, in call order.
+pub fn call_rows(m: &crate::analysis::arrivals::Matched) -> Vec<CallRow<'_>> {
+    let mut rows = Vec::new();
+    for inst in &m.instances {
+        let late = inst.lateness();
+        let waits = inst.waits();
+        for (k, e) in inst.entries.iter().enumerate() {
+            rows.push(CallRow {
+                site: &inst.site,
+                op: inst.op.name(),
+                comm: format!("{:016x}", inst.comm),
+                call: inst.index,
+                rank: e.world_rank,
+                comm_rank: e.comm_rank,
+                enter_s: e.enter_s,
+                lateness_s: late[k],
+                wait_s: waits[k],
+            });
+        }
+    }
+    rows
 }
 
 /// A site row with its lists flattened for CSV: `last_ranks` as `rank:calls` separated by
@@ -72,23 +121,27 @@ fn us(s: f64) -> String {
     format!("{:.1}", s * 1e6)
 }
 
-/// Writes the report.
+/// Writes the report `r` of the matched calls `m` (`--rows calls` writes `m`'s calls).
 ///
 /// # Errors
 /// [`ExportError`] when writing fails.
 pub fn write_arrivals(
+    m: &crate::analysis::arrivals::Matched,
     r: &ArrivalsReport,
     format: ArrivalsFormat,
     rows: ArrivalsRows,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     match (format, rows) {
-        (ArrivalsFormat::Json, _) => {
+        (ArrivalsFormat::Json, ArrivalsRows::Sites | ArrivalsRows::Ranks) => {
             serde_json::to_writer_pretty(&mut *out, r)?;
             writeln!(out)?;
             Ok(())
         }
         (ArrivalsFormat::Csv, ArrivalsRows::Ranks) => write_csv_rows(&r.ranks, out),
+        (ArrivalsFormat::Json, ArrivalsRows::Calls) => write_json_rows(&call_rows(m), out),
+        // Too many rows for a readable table: CSV.
+        (_, ArrivalsRows::Calls) => write_csv_rows(&call_rows(m), out),
         (ArrivalsFormat::Csv, ArrivalsRows::Sites) => {
             let rows: Vec<SiteCsv> = r
                 .sites
@@ -260,10 +313,22 @@ mod tests {
         }
     }
 
+    fn empty() -> crate::analysis::arrivals::Matched {
+        crate::analysis::arrivals::Matched {
+            instances: vec![],
+            incomplete_calls: 0,
+            world_size: 2,
+            wall_s: 0.0,
+            min_rtt_s: 0.0,
+            unfinished_ranks: vec![],
+        }
+    }
+
     #[test]
     fn csv_flattens_the_lists_and_json_keeps_them() {
         let mut out = Vec::new();
         write_arrivals(
+            &empty(),
             &report(),
             ArrivalsFormat::Csv,
             ArrivalsRows::Sites,
@@ -277,6 +342,7 @@ mod tests {
         assert!(row.contains("1:2 0:1") && row.contains("wait_nxn") && row.contains("0e0 1e-4"));
         let mut out = Vec::new();
         write_arrivals(
+            &empty(),
             &report(),
             ArrivalsFormat::Json,
             ArrivalsRows::Sites,
@@ -288,6 +354,7 @@ mod tests {
         assert_eq!(v["ranks"][0]["rank"], 0);
         let mut out = Vec::new();
         write_arrivals(
+            &empty(),
             &report(),
             ArrivalsFormat::Table,
             ArrivalsRows::Sites,
@@ -296,5 +363,44 @@ mod tests {
         .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("step+0x4 (app+0x10)") && text.contains("50.0 / 100.0"));
+    }
+
+    #[test]
+    fn call_rows_give_every_rank_of_every_call() {
+        use crate::analysis::arrivals::{Entry, Instance};
+        let mut m = empty();
+        let entry = |r: u32, t: f64| Entry {
+            world_rank: r,
+            comm_rank: r,
+            enter_s: t,
+            exit_s: 2.0,
+        };
+        m.instances.push(Instance {
+            site: "app+0x10".into(),
+            site_label: "app+0x10".into(),
+            comm: 1,
+            op: crate::records::capture::CaptureOp::Barrier,
+            bytes: 0,
+            root: -1,
+            index: 0,
+            entries: vec![entry(0, 1.0), entry(1, 1.25)],
+        });
+        let rows = call_rows(&m);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[1].rank, rows[1].lateness_s, rows[1].wait_s),
+            (1, 0.25, 0.0)
+        );
+        assert_eq!((rows[0].lateness_s, rows[0].wait_s), (0.0, 0.25));
+        let mut out = Vec::new();
+        write_arrivals(
+            &m,
+            &report(),
+            ArrivalsFormat::Csv,
+            ArrivalsRows::Calls,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 3);
     }
 }
