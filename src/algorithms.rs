@@ -588,7 +588,10 @@ mod tests {
             Some((vec![Op::Allgather], Role::Swept))
         );
         assert_eq!(
-            k(Library::Mpich, "MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM"),
+            k(
+                Library::Mpich,
+                "MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM"
+            ),
             Some((vec![Op::IreduceScatterBlock], Role::Swept))
         );
         assert_eq!(k(Library::OpenMpi, "coll_tuned_allgatherv_algorithm"), None);

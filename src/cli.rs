@@ -127,6 +127,24 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: crate::info::InfoFormat,
     },
+    /// What a capture of an application (libdelaybench_capture.so, docs/capture.md) says:
+    /// per call site the calls, arrival spread, Faraj-Patarasuk-Yuan imbalance, last ranks and
+    /// the waiting by Scalasca's wait states; per rank the time spent waiting.
+    Arrivals {
+        /// The capture's per-rank files, or its directory.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: crate::export::ArrivalsFormat,
+        /// The CSV's rows: per site, per rank, or per call and rank (`calls`: site, op, comm,
+        /// call, rank, comm_rank, enter_s, lateness_s, wait_s; CSV or JSON).
+        #[arg(long, value_enum, default_value = "sites")]
+        rows: crate::export::ArrivalsRows,
+        /// Time of one message on this machine for the imbalance factors (`2us`) [default:
+        /// half the smallest clock-synchronisation round trip of the capture].
+        #[arg(long, value_parser = crate::units::parse_duration_s, value_name = "DURATION")]
+        message_time: Option<f64>,
+    },
     /// Figures (PNG and SVG) of a records file and a report page (index.md): benefit and
     /// t_global vs P, t_global vs size, per-rank timeline, distribution, t_global over the
     /// run, per-rank heatmaps, benefit distribution. Several records files of one plan are

@@ -383,6 +383,27 @@ fn offline(command: Command) -> Result<()> {
                 writeln!(out, "{}", p.display())?;
             }
         }
+        Command::Arrivals {
+            files,
+            format,
+            rows,
+            message_time,
+        } => {
+            let captures = delaybench::records::capture::read_captures(&files)?;
+            let matched = delaybench::analysis::arrivals::match_calls(&captures)?;
+            let report = delaybench::analysis::arrivals::report(&matched, message_time);
+            match delaybench::export::write_arrivals(
+                &matched,
+                &report,
+                format,
+                rows,
+                &mut std::io::stdout().lock(),
+            ) {
+                Err(delaybench::export::ExportError::Io(e))
+                    if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                r => r.context("cannot print the arrivals report")?,
+            }
+        }
         Command::Info { file, format } if delaybench::records::noise::is_noise_file(&file) => {
             let run = delaybench::records::noise::read_noise(&file)
                 .with_context(|| format!("reading {}", file.display()))?;

@@ -41,7 +41,12 @@ pub fn delay_matrix(
     let mut matrix = vec![0.0; nrep as usize * p_us];
     let mut rng = block_rng(seed, stream);
     let mut draws = 0u64;
-    for row in matrix.chunks_exact_mut(p_us.max(1)) {
+    for (rep, row) in matrix.chunks_exact_mut(p_us.max(1)).enumerate() {
+        // A replayed vector delays every rank and draws nothing.
+        if let Some(whole) = model.row(rep as u64, p) {
+            row.copy_from_slice(&whole[..p_us]);
+            continue;
+        }
         for rank in ranks.ranks_for_rep(p, hosts, &mut rng) {
             row[rank as usize] = model.sample(&mut rng, draws);
             draws += 1;

@@ -193,6 +193,12 @@ impl DelayModel {
         self.0.label()
     }
 
+    /// The delays of all `p` ranks of repetition `rep`, seconds, when the model gives whole
+    /// vectors (`replay`); None for models drawn per rank.
+    pub fn row(&self, rep: u64, p: u32) -> Option<Vec<f64>> {
+        self.0.row(rep, p)
+    }
+
     /// Draws one delay in seconds (≥ 0, finite except for pathological Pareto tails).
     ///
     /// `index` numbers the draws of a block from 0; only a trace uses it (value

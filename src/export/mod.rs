@@ -10,6 +10,7 @@
 //! same numbers as one from the records file.
 
 mod analysis_tables;
+mod arrivals;
 mod clocksync;
 mod compare;
 mod nbc_tables;
@@ -29,6 +30,7 @@ mod summary_table;
 mod summary_tsv;
 
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
+pub use arrivals::{call_rows, write_arrivals, ArrivalsFormat, ArrivalsRows, CallRow};
 pub use clocksync::{read_clocksync_csv, write_clocksync, write_simulated, ClockSyncRow};
 pub use compare::write_compare;
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};

@@ -41,6 +41,7 @@ pub mod gamma;
 pub mod lognormal;
 pub mod normal;
 pub mod pareto;
+pub mod replay;
 pub mod trace;
 pub mod uniform;
 
@@ -60,6 +61,7 @@ pub const MODELS: &[ModelEntry] = &[
     gamma::ENTRY,
     pareto::ENTRY,
     trace::ENTRY,
+    replay::ENTRY,
 ];
 
 /// One delay model: its parameters and what follows from them. Parameters are in seconds
@@ -100,6 +102,13 @@ pub trait DelaySampler: Send + Sync + 'static {
     /// measurement seeds its delays, and the pinned samples in `tests/delay_models.rs` hold
     /// every model to that.
     fn sample(&self, rng: &mut dyn RngCore, index: u64) -> f64;
+
+    /// The delays of all `p` ranks in repetition `rep` (seconds), for a model that gives whole
+    /// vectors (`replay`); None (the default) for models drawn rank by rank with
+    /// [`DelaySampler::sample`]. A whole vector delays every rank, whatever `--delay-rank`.
+    fn row(&self, _rep: u64, _p: u32) -> Option<Vec<f64>> {
+        None
+    }
 }
 
 /// A delay model in the registry: how it is written, parsed and read back.

@@ -1,0 +1,369 @@
+/* The PMPI interposer of libdelaybench_capture.so: every wrapper reads the return address and
+ * the clock, calls PMPI_*, reads the clock again and stores one fixed-size event in a
+ * preallocated buffer. The buffer goes to the Rust side (capture/src/lib.rs), which resolves
+ * the call sites and writes the rank's capture file, when it is full or a second has passed
+ * since the last flush. Nothing here allocates on the hot path.
+ *
+ * Operation codes: the order of delaybench::records::capture::CaptureOp::ALL. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+    DBC_OP_BARRIER, DBC_OP_BCAST, DBC_OP_REDUCE, DBC_OP_ALLREDUCE, DBC_OP_ALLTOALL,
+    DBC_OP_ALLTOALLV, DBC_OP_ALLGATHER, DBC_OP_ALLGATHERV, DBC_OP_GATHER, DBC_OP_GATHERV,
+    DBC_OP_SCATTER, DBC_OP_SCATTERV, DBC_OP_REDUCE_SCATTER, DBC_OP_REDUCE_SCATTER_BLOCK,
+    DBC_OP_SCAN, DBC_OP_EXSCAN, DBC_OP_IBARRIER, DBC_OP_IBCAST, DBC_OP_IREDUCE,
+    DBC_OP_IALLREDUCE, DBC_OP_IALLTOALL, DBC_OP_IALLGATHER, DBC_OP_IGATHER, DBC_OP_ISCATTER,
+    DBC_OP_IREDUCE_SCATTER_BLOCK, DBC_OP_ISCAN, DBC_OP_IEXSCAN
+};
+
+/* One call, as capture/src/lib.rs's `RawEvent` reads it (repr(C), 64 bytes). */
+typedef struct {
+    uint64_t ra;        /* return address */
+    uint64_t comm_id;   /* FNV-1a of the members' world ranks */
+    uint64_t bytes;     /* this rank's bytes */
+    double t_enter;     /* CLOCK_MONOTONIC, seconds */
+    double t_exit;
+    int32_t root;       /* -1 without a root */
+    uint32_t comm_size;
+    uint32_t comm_rank;
+    uint32_t op;
+    uint64_t reserved;
+} dbc_event;
+
+#define DBC_BUF 4096
+#define DBC_COMMS 64
+#define DBC_FLUSH_S 1.0
+
+static dbc_event dbc_buf[DBC_BUF];
+static int dbc_n;
+static int dbc_active;
+static double dbc_last_flush;
+static uint64_t dbc_passed;
+static MPI_Comm dbc_sync_comm = MPI_COMM_NULL;
+
+typedef struct {
+    MPI_Comm comm;
+    uint64_t id;
+    uint32_t size, rank;
+    int inter;
+    int used;
+} dbc_comm_entry;
+static dbc_comm_entry dbc_comms[DBC_COMMS];
+static int dbc_comm_next;
+
+/* The Rust side. */
+extern int dbc_rust_start(int rank, int size, int64_t stamp_s, int64_t pid0);
+extern void dbc_rust_flush(const dbc_event *events, size_t n);
+extern void dbc_rust_finish(uint64_t passed_through);
+
+static inline double dbc_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Point-to-point on the private duplicate of MPI_COMM_WORLD, for the clock synchronisation
+ * (the Rust Transport). */
+void dbc_c_send(int to, const double *msg, int n) {
+    PMPI_Send(msg, n, MPI_DOUBLE, to, 4242, dbc_sync_comm);
+}
+
+void dbc_c_recv(int from, double *msg, int n) {
+    MPI_Status st;
+    PMPI_Recv(msg, n, MPI_DOUBLE, from, 4242, dbc_sync_comm, &st);
+}
+
+static void dbc_say(const char *what) {
+    fprintf(stderr, "delaybench-capture: %s\n", what);
+}
+
+static dbc_comm_entry *dbc_comm_info(MPI_Comm comm) {
+    for (int i = 0; i < DBC_COMMS; i++)
+        if (dbc_comms[i].used && dbc_comms[i].comm == comm) return &dbc_comms[i];
+    dbc_comm_entry *e = &dbc_comms[dbc_comm_next];
+    dbc_comm_next = (dbc_comm_next + 1) % DBC_COMMS;
+    memset(e, 0, sizeof *e);
+    e->comm = comm;
+    e->used = 1;
+    int flag = 0;
+    PMPI_Comm_test_inter(comm, &flag);
+    if (flag) {
+        static int said;
+        if (!said) dbc_say("an intercommunicator: its collectives pass through unrecorded");
+        said = 1;
+        e->inter = 1;
+        return e;
+    }
+    int size = 0, rank = 0;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    e->size = (uint32_t)size;
+    e->rank = (uint32_t)rank;
+    MPI_Group g, wg;
+    PMPI_Comm_group(comm, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    int *in = malloc(sizeof(int) * (size_t)size), *out = malloc(sizeof(int) * (size_t)size);
+    uint64_t h = 1469598103934665603ULL;
+    if (in && out) {
+        for (int i = 0; i < size; i++) in[i] = i;
+        PMPI_Group_translate_ranks(g, size, in, wg, out);
+        for (int i = 0; i < size; i++) {
+            uint32_t v = (uint32_t)out[i];
+            for (int b = 0; b < 4; b++) {
+                h ^= (v >> (8 * b)) & 0xff;
+                h *= 1099511628211ULL;
+            }
+        }
+    }
+    free(in);
+    free(out);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    e->id = h;
+    return e;
+}
+
+static void dbc_flush(void) {
+    if (dbc_n > 0) dbc_rust_flush(dbc_buf, (size_t)dbc_n);
+    dbc_n = 0;
+}
+
+static void dbc_record(uint32_t op, MPI_Comm comm, uint64_t bytes, int root, void *ra, double t0,
+                       double t1) {
+    dbc_comm_entry *c = dbc_comm_info(comm);
+    if (c->inter) {
+        dbc_passed++;
+        return;
+    }
+    dbc_event *e = &dbc_buf[dbc_n++];
+    e->ra = (uint64_t)(uintptr_t)ra;
+    e->comm_id = c->id;
+    e->bytes = bytes;
+    e->t_enter = t0;
+    e->t_exit = t1;
+    e->root = root;
+    e->comm_size = c->size;
+    e->comm_rank = c->rank;
+    e->op = op;
+    e->reserved = 0;
+    if (dbc_n == DBC_BUF || t1 - dbc_last_flush > DBC_FLUSH_S) {
+        dbc_flush();
+        dbc_last_flush = t1;
+    }
+}
+
+static uint64_t dbc_bytes(int count, MPI_Datatype t) {
+    int s = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &s) != MPI_SUCCESS) return 0;
+    return (uint64_t)count * (uint64_t)s;
+}
+
+static uint64_t dbc_sum_bytes(const int *counts, int n, MPI_Datatype t) {
+    uint64_t sum = 0;
+    if (!counts) return 0;
+    for (int i = 0; i < n; i++) sum += (uint64_t)counts[i];
+    return sum * dbc_bytes(1, t);
+}
+
+static int dbc_comm_size(MPI_Comm comm) {
+    int n = 0;
+    PMPI_Comm_size(comm, &n);
+    return n;
+}
+
+static int dbc_comm_rank(MPI_Comm comm) {
+    int r = 0;
+    PMPI_Comm_rank(comm, &r);
+    return r;
+}
+
+static void dbc_start(void) {
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &dbc_sync_comm) != MPI_SUCCESS) {
+        dbc_say("cannot duplicate MPI_COMM_WORLD: not capturing");
+        return;
+    }
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(dbc_sync_comm, &rank);
+    PMPI_Comm_size(dbc_sync_comm, &size);
+    int64_t id[2] = {(int64_t)time(NULL), (int64_t)getpid()};
+    PMPI_Bcast(id, 2, MPI_INT64_T, 0, dbc_sync_comm);
+    if (dbc_rust_start(rank, size, id[0], id[1]) == 0) {
+        dbc_active = 1;
+        dbc_last_flush = dbc_now();
+    }
+}
+
+int MPI_Init(int *argc, char ***argv) {
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) dbc_start();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc != MPI_SUCCESS) return rc;
+    if (*provided == MPI_THREAD_MULTIPLE) {
+        dbc_say("MPI_THREAD_MULTIPLE: the capture is single-threaded, so this run is not "
+                "captured (every call passes through)");
+        return rc;
+    }
+    dbc_start();
+    return rc;
+}
+
+int MPI_Finalize(void) {
+    if (dbc_active) {
+        dbc_active = 0;
+        dbc_flush();
+        dbc_rust_finish(dbc_passed);
+        PMPI_Comm_free(&dbc_sync_comm);
+    }
+    return PMPI_Finalize();
+}
+
+int MPI_Comm_free(MPI_Comm *comm) {
+    for (int i = 0; i < DBC_COMMS; i++)
+        if (dbc_comms[i].used && dbc_comms[i].comm == *comm) dbc_comms[i].used = 0;
+    return PMPI_Comm_free(comm);
+}
+
+/* CALL is the PMPI call; BYTES and ROOT are evaluated after it. */
+#define DBC_WRAP(OP, CALL, COMM, BYTES, ROOT)                                  \
+    do {                                                                        \
+        void *ra = __builtin_return_address(0);                                 \
+        if (!dbc_active) return CALL;                                           \
+        double t0 = dbc_now();                                                  \
+        int rc = CALL;                                                          \
+        double t1 = dbc_now();                                                  \
+        dbc_record(OP, COMM, BYTES, ROOT, ra, t0, t1);                          \
+        return rc;                                                              \
+    } while (0)
+
+int MPI_Barrier(MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_BARRIER, PMPI_Barrier(comm), comm, 0, -1);
+}
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_BCAST, PMPI_Bcast(buf, count, t, root, comm), comm, dbc_bytes(count, t), root);
+}
+int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, int root,
+               MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_REDUCE, PMPI_Reduce(s, r, count, t, op, root, comm), comm, dbc_bytes(count, t),
+             root);
+}
+int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_ALLREDUCE, PMPI_Allreduce(s, r, count, t, op, comm), comm, dbc_bytes(count, t),
+             -1);
+}
+int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                 MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_ALLTOALL, PMPI_Alltoall(s, sc, st, r, rc_, rt, comm), comm,
+             dbc_bytes(rc_, rt), -1);
+}
+int MPI_Alltoallv(const void *s, const int sc[], const int sd[], MPI_Datatype st, void *r,
+                  const int rc_[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_ALLTOALLV, PMPI_Alltoallv(s, sc, sd, st, r, rc_, rd, rt, comm), comm,
+             dbc_sum_bytes(rc_, dbc_comm_size(comm), rt), -1);
+}
+int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                  MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_ALLGATHER, PMPI_Allgather(s, sc, st, r, rc_, rt, comm), comm,
+             dbc_bytes(rc_, rt), -1);
+}
+int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc_[],
+                   const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_ALLGATHERV, PMPI_Allgatherv(s, sc, st, r, rc_, rd, rt, comm), comm,
+             rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], rt) : 0, -1);
+}
+int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+               int root, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_GATHER, PMPI_Gather(s, sc, st, r, rc_, rt, root, comm), comm,
+             s == MPI_IN_PLACE ? dbc_bytes(rc_, rt) : dbc_bytes(sc, st), root);
+}
+int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc_[], const int rd[],
+                MPI_Datatype rt, int root, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_GATHERV, PMPI_Gatherv(s, sc, st, r, rc_, rd, rt, root, comm), comm,
+             s == MPI_IN_PLACE ? 0 : dbc_bytes(sc, st), root);
+}
+int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                int root, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_SCATTER, PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm), comm,
+             r == MPI_IN_PLACE ? dbc_bytes(sc, st) : dbc_bytes(rc_, rt), root);
+}
+int MPI_Scatterv(const void *s, const int sc[], const int sd[], MPI_Datatype st, void *r,
+                 int rc_, MPI_Datatype rt, int root, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_SCATTERV, PMPI_Scatterv(s, sc, sd, st, r, rc_, rt, root, comm), comm,
+             r == MPI_IN_PLACE ? 0 : dbc_bytes(rc_, rt), root);
+}
+int MPI_Reduce_scatter(const void *s, void *r, const int rc_[], MPI_Datatype t, MPI_Op op,
+                       MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_REDUCE_SCATTER, PMPI_Reduce_scatter(s, r, rc_, t, op, comm), comm,
+             rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], t) : 0, -1);
+}
+int MPI_Reduce_scatter_block(const void *s, void *r, int rc_, MPI_Datatype t, MPI_Op op,
+                             MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_REDUCE_SCATTER_BLOCK, PMPI_Reduce_scatter_block(s, r, rc_, t, op, comm), comm,
+             dbc_bytes(rc_, t), -1);
+}
+int MPI_Scan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_SCAN, PMPI_Scan(s, r, count, t, op, comm), comm, dbc_bytes(count, t), -1);
+}
+int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+    DBC_WRAP(DBC_OP_EXSCAN, PMPI_Exscan(s, r, count, t, op, comm), comm, dbc_bytes(count, t), -1);
+}
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP(DBC_OP_IBARRIER, PMPI_Ibarrier(comm, q), comm, 0, -1);
+}
+int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP(DBC_OP_IBCAST, PMPI_Ibcast(buf, count, t, root, comm, q), comm, dbc_bytes(count, t),
+             root);
+}
+int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP(DBC_OP_IREDUCE, PMPI_Ireduce(s, r, count, t, op, root, comm, q), comm,
+             dbc_bytes(count, t), root);
+}
+int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *q) {
+    DBC_WRAP(DBC_OP_IALLREDUCE, PMPI_Iallreduce(s, r, count, t, op, comm, q), comm,
+             dbc_bytes(count, t), -1);
+}
+int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                  MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP(DBC_OP_IALLTOALL, PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, q), comm,
+             dbc_bytes(rc_, rt), -1);
+}
+int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                   MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP(DBC_OP_IALLGATHER, PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, q), comm,
+             dbc_bytes(rc_, rt), -1);
+}
+int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                int root, MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP(DBC_OP_IGATHER, PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, q), comm,
+             s == MPI_IN_PLACE ? dbc_bytes(rc_, rt) : dbc_bytes(sc, st), root);
+}
+int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                 int root, MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP(DBC_OP_ISCATTER, PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, q), comm,
+             r == MPI_IN_PLACE ? dbc_bytes(sc, st) : dbc_bytes(rc_, rt), root);
+}
+int MPI_Ireduce_scatter_block(const void *s, void *r, int rc_, MPI_Datatype t, MPI_Op op,
+                              MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP(DBC_OP_IREDUCE_SCATTER_BLOCK, PMPI_Ireduce_scatter_block(s, r, rc_, t, op, comm, q),
+             comm, dbc_bytes(rc_, t), -1);
+}
+int MPI_Iscan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+              MPI_Request *q) {
+    DBC_WRAP(DBC_OP_ISCAN, PMPI_Iscan(s, r, count, t, op, comm, q), comm, dbc_bytes(count, t), -1);
+}
+int MPI_Iexscan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                MPI_Request *q) {
+    DBC_WRAP(DBC_OP_IEXSCAN, PMPI_Iexscan(s, r, count, t, op, comm, q), comm, dbc_bytes(count, t),
+             -1);
+}

@@ -1,0 +1,406 @@
+//! The writers of `delaybench arrivals`: the per-site and per-rank tables of
+//! [`ArrivalsReport`] as a plain table, CSV (one flat row per site, or per rank) or JSON
+//! (the whole report).
+
+use super::plain::{write_csv_rows, write_json_rows, write_plain_table};
+use super::ExportError;
+use crate::analysis::arrivals::{ArrivalsReport, SiteRow};
+use serde::Serialize;
+use std::io::Write;
+
+/// Output format of `arrivals`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ArrivalsFormat {
+    /// Plain tables: sites, then ranks.
+    Table,
+    /// CSV rows (sites, or ranks with `--rows ranks`).
+    Csv,
+    /// The whole report as one JSON document.
+    Json,
+}
+
+/// Which rows the CSV holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ArrivalsRows {
+    /// One row per call site, communicator and operation.
+    Sites,
+    /// One row per world rank.
+    Ranks,
+    /// One row per call and rank (`call_rows`): the data of a rank × call heatmap and of
+    /// the spread over the run.
+    Calls,
+}
+
+/// One rank's part of one collective instance, for `--rows calls`.
+#[derive(Debug, Serialize)]
+pub struct CallRow<'a> {
+    /// Call site key.
+    pub site: &'a str,
+    /// Operation name.
+    pub op: String,
+    /// Communicator identity, hexadecimal.
+    pub comm: String,
+    /// Position of the call among its communicator's collectives, from 0.
+    pub call: usize,
+    /// World rank.
+    pub rank: u32,
+    /// Rank in the communicator.
+    pub comm_rank: u32,
+    /// Global entry time, seconds.
+    pub enter_s: f64,
+    /// Entry minus the call's earliest entry, seconds.
+    pub lateness_s: f64,
+    /// Waiting time by the operation's wait state, seconds.
+    pub wait_s: f64,
+}
+
+/// The rows of `--rows calls`: every rank of every matched instance, in call order.
+pub fn call_rows(m: &crate::analysis::arrivals::Matched) -> Vec<CallRow<'_>> {
+    let mut rows = Vec::new();
+    for inst in &m.instances {
+        let late = inst.lateness();
+        let waits = inst.waits();
+        for (k, e) in inst.entries.iter().enumerate() {
+            rows.push(CallRow {
+                site: &inst.site,
+                op: inst.op.name(),
+                comm: format!("{:016x}", inst.comm),
+                call: inst.index,
+                rank: e.world_rank,
+                comm_rank: e.comm_rank,
+                enter_s: e.enter_s,
+                lateness_s: late[k],
+                wait_s: waits[k],
+            });
+        }
+    }
+    rows
+}
+
+/// A site row with its lists flattened for CSV: `last_ranks` as `rank:calls` separated by
+/// spaces, `median_lateness_s` as values separated by spaces (by communicator rank).
+#[derive(Debug, Serialize)]
+struct SiteCsv<'a> {
+    site: &'a str,
+    site_label: &'a str,
+    op: &'a str,
+    comm: &'a str,
+    comm_size: usize,
+    bytes: u64,
+    calls: usize,
+    spread_median_s: f64,
+    spread_p95_s: f64,
+    spread_max_s: f64,
+    avg_imbalance_s: f64,
+    worst_imbalance_s: f64,
+    avg_imbalance_factor: Option<f64>,
+    worst_imbalance_factor: Option<f64>,
+    last_ranks: String,
+    wait_state: String,
+    wait_total_s: f64,
+    wait_share: f64,
+    median_lateness_s: String,
+}
+
+fn last_ranks(s: &SiteRow) -> String {
+    s.last_ranks
+        .iter()
+        .map(|(r, n)| format!("{r}:{n}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn wait_state(s: &SiteRow) -> String {
+    s.wait_state
+        .and_then(|w| serde_json::to_value(w).ok())
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "none".into())
+}
+
+fn us(s: f64) -> String {
+    format!("{:.1}", s * 1e6)
+}
+
+/// Writes the report `r` of the matched calls `m` (`--rows calls` writes `m`'s calls).
+///
+/// # Errors
+/// [`ExportError`] when writing fails.
+pub fn write_arrivals(
+    m: &crate::analysis::arrivals::Matched,
+    r: &ArrivalsReport,
+    format: ArrivalsFormat,
+    rows: ArrivalsRows,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    match (format, rows) {
+        (ArrivalsFormat::Json, ArrivalsRows::Sites | ArrivalsRows::Ranks) => {
+            serde_json::to_writer_pretty(&mut *out, r)?;
+            writeln!(out)?;
+            Ok(())
+        }
+        (ArrivalsFormat::Csv, ArrivalsRows::Ranks) => write_csv_rows(&r.ranks, out),
+        (ArrivalsFormat::Json, ArrivalsRows::Calls) => write_json_rows(&call_rows(m), out),
+        // Too many rows for a readable table: CSV.
+        (_, ArrivalsRows::Calls) => write_csv_rows(&call_rows(m), out),
+        (ArrivalsFormat::Csv, ArrivalsRows::Sites) => {
+            let rows: Vec<SiteCsv> = r
+                .sites
+                .iter()
+                .map(|s| SiteCsv {
+                    site: &s.site,
+                    site_label: &s.site_label,
+                    op: &s.op,
+                    comm: &s.comm,
+                    comm_size: s.comm_size,
+                    bytes: s.bytes,
+                    calls: s.calls,
+                    spread_median_s: s.spread_median_s,
+                    spread_p95_s: s.spread_p95_s,
+                    spread_max_s: s.spread_max_s,
+                    avg_imbalance_s: s.avg_imbalance_s,
+                    worst_imbalance_s: s.worst_imbalance_s,
+                    avg_imbalance_factor: s.avg_imbalance_factor,
+                    worst_imbalance_factor: s.worst_imbalance_factor,
+                    last_ranks: last_ranks(s),
+                    wait_state: wait_state(s),
+                    wait_total_s: s.wait_total_s,
+                    wait_share: s.wait_share,
+                    median_lateness_s: s
+                        .median_lateness_s
+                        .iter()
+                        .map(|x| format!("{x:e}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                })
+                .collect();
+            write_csv_rows(&rows, out)
+        }
+        (ArrivalsFormat::Table, _) => write_tables(r, out),
+    }
+}
+
+fn write_tables(r: &ArrivalsReport, out: &mut dyn Write) -> Result<(), ExportError> {
+    let factor = |f: Option<f64>| f.map_or("-".into(), |x| format!("{x:.1}"));
+    let site_rows = r
+        .sites
+        .iter()
+        .map(|s| {
+            vec![
+                s.site_label.clone(),
+                s.op.clone(),
+                s.comm_size.to_string(),
+                s.bytes.to_string(),
+                s.calls.to_string(),
+                us(s.spread_median_s),
+                us(s.spread_p95_s),
+                us(s.spread_max_s),
+                format!(
+                    "{} / {}",
+                    factor(s.avg_imbalance_factor),
+                    factor(s.worst_imbalance_factor)
+                ),
+                last_ranks(s),
+                wait_state(s),
+                format!("{:.3}", s.wait_total_s * 1e3),
+                format!("{:.2}", s.wait_share * 100.0),
+            ]
+        })
+        .collect();
+    write_plain_table(
+        &[
+            "site",
+            "op",
+            "P",
+            "bytes",
+            "calls",
+            "spread med us",
+            "p95 us",
+            "max us",
+            "imbalance avg / worst",
+            "last rank:calls",
+            "wait state",
+            "wait ms",
+            "wait %",
+        ],
+        site_rows,
+        out,
+    )?;
+    writeln!(out)?;
+    let rank_rows = r
+        .ranks
+        .iter()
+        .map(|k| {
+            vec![
+                k.rank.to_string(),
+                k.calls.to_string(),
+                format!("{:.3}", k.wait_s * 1e3),
+                format!("{:.2}", k.wait_share * 100.0),
+                k.last.to_string(),
+            ]
+        })
+        .collect();
+    write_plain_table(
+        &["rank", "calls", "wait ms", "wait %", "last"],
+        rank_rows,
+        out,
+    )?;
+    writeln!(
+        out,
+        "\nwall time {:.3} s on {} ranks; imbalance factors over one message of {}; wait % of wall time x ranks (sites) or of wall time (ranks)",
+        r.wall_s,
+        r.world_size,
+        r.message_time_s
+            .map_or("(unknown: no factors)".into(), |t| format!("{} us", us(t)))
+    )?;
+    if r.incomplete_calls > 0 {
+        writeln!(
+            out,
+            "{} calls left out: a member's file is missing or ends early",
+            r.incomplete_calls
+        )?;
+    }
+    if !r.unfinished_ranks.is_empty() {
+        writeln!(
+            out,
+            "ranks {:?} did not reach MPI_Finalize: their times use the MPI_Init clock offset only",
+            r.unfinished_ranks
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::arrivals::RankRow;
+    use crate::records::capture::WaitKind;
+
+    fn report() -> ArrivalsReport {
+        ArrivalsReport {
+            sites: vec![SiteRow {
+                site: "app+0x10".into(),
+                site_label: "step+0x4 (app+0x10)".into(),
+                op: "allreduce".into(),
+                comm: "0000000000000063".into(),
+                comm_size: 2,
+                bytes: 8,
+                calls: 3,
+                spread_median_s: 1e-4,
+                spread_p95_s: 2e-4,
+                spread_max_s: 3e-4,
+                avg_imbalance_s: 5e-5,
+                worst_imbalance_s: 1e-4,
+                avg_imbalance_factor: Some(50.0),
+                worst_imbalance_factor: Some(100.0),
+                last_ranks: vec![(1, 2), (0, 1)],
+                wait_state: Some(WaitKind::WaitNxN),
+                wait_total_s: 3e-4,
+                wait_share: 0.25,
+                median_lateness_s: vec![0.0, 1e-4],
+            }],
+            ranks: vec![RankRow {
+                rank: 0,
+                calls: 3,
+                wait_s: 2e-4,
+                wait_share: 0.1,
+                last: 1,
+            }],
+            world_size: 2,
+            wall_s: 6e-4,
+            message_time_s: Some(1e-6),
+            incomplete_calls: 0,
+            unfinished_ranks: vec![],
+        }
+    }
+
+    fn empty() -> crate::analysis::arrivals::Matched {
+        crate::analysis::arrivals::Matched {
+            instances: vec![],
+            incomplete_calls: 0,
+            world_size: 2,
+            wall_s: 0.0,
+            min_rtt_s: 0.0,
+            unfinished_ranks: vec![],
+        }
+    }
+
+    #[test]
+    fn csv_flattens_the_lists_and_json_keeps_them() {
+        let mut out = Vec::new();
+        write_arrivals(
+            &empty(),
+            &report(),
+            ArrivalsFormat::Csv,
+            ArrivalsRows::Sites,
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert!(lines.next().unwrap().starts_with("site,site_label,op,"));
+        let row = lines.next().unwrap();
+        assert!(row.contains("1:2 0:1") && row.contains("wait_nxn") && row.contains("0e0 1e-4"));
+        let mut out = Vec::new();
+        write_arrivals(
+            &empty(),
+            &report(),
+            ArrivalsFormat::Json,
+            ArrivalsRows::Sites,
+            &mut out,
+        )
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["sites"][0]["last_ranks"][0][0], 1);
+        assert_eq!(v["ranks"][0]["rank"], 0);
+        let mut out = Vec::new();
+        write_arrivals(
+            &empty(),
+            &report(),
+            ArrivalsFormat::Table,
+            ArrivalsRows::Sites,
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("step+0x4 (app+0x10)") && text.contains("50.0 / 100.0"));
+    }
+
+    #[test]
+    fn call_rows_give_every_rank_of_every_call() {
+        use crate::analysis::arrivals::{Entry, Instance};
+        let mut m = empty();
+        let entry = |r: u32, t: f64| Entry {
+            world_rank: r,
+            comm_rank: r,
+            enter_s: t,
+            exit_s: 2.0,
+        };
+        m.instances.push(Instance {
+            site: "app+0x10".into(),
+            site_label: "app+0x10".into(),
+            comm: 1,
+            op: crate::records::capture::CaptureOp::Barrier,
+            bytes: 0,
+            root: -1,
+            index: 0,
+            entries: vec![entry(0, 1.0), entry(1, 1.25)],
+        });
+        let rows = call_rows(&m);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[1].rank, rows[1].lateness_s, rows[1].wait_s),
+            (1, 0.25, 0.0)
+        );
+        assert_eq!((rows[0].lateness_s, rows[0].wait_s), (0.0, 0.25));
+        let mut out = Vec::new();
+        write_arrivals(
+            &m,
+            &report(),
+            ArrivalsFormat::Csv,
+            ArrivalsRows::Calls,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 3);
+    }
+}

@@ -1,0 +1,249 @@
+//! Ground truth for the capture (docs/capture.md): tests/capture/imbalance.c makes rank r
+//! compute r × 100 µs before each of 500 MPI_Allreduce calls; run under mpirun with
+//! libdelaybench_capture.so preloaded, the captured lateness of rank r must be within 1 µs
+//! of r × 100 µs at the median. Skips with a message without an MPI compiler wrapper. A
+//! second test captures Debian's LAMMPS (`lmp`, the `melt` example) when it is installed.
+
+mod common;
+
+use delaybench::analysis::arrivals::{match_calls, report};
+use delaybench::records::capture::{read_captures, CaptureOp};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The MPI compiler wrapper scripts/setup.sh chose, if it runs.
+fn mpicc() -> Option<String> {
+    let cc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
+    Command::new(&cc)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| cc)
+}
+
+/// Builds libdelaybench_capture.so (release: its per-call cost is what a user gets) with the
+/// cargo running these tests, in their target directory, and returns its path.
+fn build_capture_library() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_once).clone()
+}
+
+fn build_once() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "delaybench-capture",
+            "--message-format=json-render-diagnostics",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cannot run cargo");
+    assert!(
+        out.status.success(),
+        "building the capture library failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| {
+            v["reason"] == "compiler-artifact" && v["target"]["name"] == "delaybench_capture"
+        })
+        .flat_map(|v| {
+            v["filenames"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|f| f.as_str().map(PathBuf::from))
+        })
+        .find(|f| f.extension().is_some_and(|e| e == "so"))
+        .expect("cargo named no libdelaybench_capture.so")
+}
+
+/// Runs `program` on `np` ranks with the library preloaded, capturing into `dir`.
+fn capture(np: u32, library: &Path, program: &Path, dir: &Path) -> std::process::Output {
+    let launcher = common::launcher();
+    let mut cmd = Command::new(&launcher);
+    cmd.arg("-np").arg(np.to_string());
+    let preload = format!("LD_PRELOAD={}", library.display());
+    if launcher.contains("mpich")
+        || std::env::var("DELAYBENCH_MPI_FLAVOR").as_deref() == Ok("mpich")
+    {
+        cmd.args(["-genv", "LD_PRELOAD"]).arg(library);
+    } else {
+        cmd.args(["-x", &preload, "-x", "DELAYBENCH_CAPTURE_DIR"]);
+    }
+    cmd.arg(program)
+        .env("DELAYBENCH_CAPTURE_DIR", dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    common::run_mpi_job(cmd, Duration::from_secs(240))
+}
+
+#[test]
+fn captured_lateness_matches_the_programmed_imbalance() {
+    let Some(cc) = mpicc() else {
+        eprintln!("skipped: no MPI compiler wrapper (MPICC or mpicc) to build the test program");
+        return;
+    };
+    let library = build_capture_library();
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join("imbalance");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture/imbalance.c");
+    let built = Command::new(&cc)
+        .args(["-O2", "-o"])
+        .arg(&program)
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+
+    let np = 2;
+    let dir = tmp.path().join("capture");
+    let out = capture(np, &library, &program, &dir);
+    assert!(out.status.success(), "{}", common::text(&out));
+
+    let captures = read_captures(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(captures.len(), np as usize);
+    assert!(captures
+        .iter()
+        .all(|c| c.footer.is_some() && c.damage.is_none()));
+    let matched = match_calls(&captures).unwrap();
+    // One warm-up call at its own site, then the 500 timed ones.
+    assert_eq!(matched.instances.len(), 501);
+    assert_eq!(matched.incomplete_calls, 0);
+    let r = report(&matched, None);
+    let site = r
+        .sites
+        .iter()
+        .find(|s| s.calls == 500)
+        .unwrap_or_else(|| panic!("no site with 500 calls: {:?}", r.sites));
+    assert_eq!(site.op, CaptureOp::Allreduce.name());
+    assert_eq!(site.bytes, 8);
+    for (rank, late) in site.median_lateness_s.iter().enumerate() {
+        let want = rank as f64 * 100e-6;
+        let err = (late - want).abs();
+        eprintln!(
+            "rank {rank}: median lateness {:.3} us, programmed {:.0} us, error {:.3} us",
+            late * 1e6,
+            want * 1e6,
+            err * 1e6
+        );
+        assert!(err < 1e-6, "rank {rank}: {late} s against {want} s");
+    }
+
+    // The command prints the same site.
+    let dir_arg = dir.to_str().unwrap();
+    let json = common::offline(&["arrivals", dir_arg, "--format", "json"]);
+    assert!(json.status.success(), "{}", common::text(&json));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["sites"].as_array().unwrap().len(), 2);
+    let table = common::offline(&["arrivals", dir_arg]);
+    assert!(table.status.success(), "{}", common::text(&table));
+    assert!(common::text(&table).contains("wait_nxn"));
+
+    // Replaying the site applies its lateness vectors, repetition i the i-th call.
+    let spec = format!("replay:{}@{}", dir.display(), site.site);
+    let nrep = 20;
+    let rec = common::run_records(
+        np,
+        tmp.path(),
+        "replay.cbor",
+        &[
+            "--ops",
+            "allreduce",
+            "--sizes",
+            "8",
+            "--procs",
+            &np.to_string(),
+            "--delay",
+            &spec,
+            "--nrep",
+            &nrep.to_string(),
+            "--warmup",
+            "2",
+            "--no-noise-check",
+            "--no-figures",
+            "--no-summary",
+        ],
+    );
+    let block = rec
+        .blocks
+        .iter()
+        .find(|b| b.delay_model.starts_with("replay:"))
+        .expect("a replay block");
+    assert!(
+        block.delay_model.ends_with(&site.site),
+        "{}",
+        block.delay_model
+    );
+    let (_, vectors) =
+        delaybench::analysis::arrivals::site_lateness(&matched, Some(&site.site)).unwrap();
+    let applied = &block.applied_delay_s.0;
+    assert_eq!(applied.len(), nrep * np as usize);
+    for (i, row) in applied.chunks(np as usize).enumerate() {
+        let want = &vectors[i];
+        let least = want.iter().copied().fold(f64::INFINITY, f64::min);
+        for (r, got) in row.iter().enumerate() {
+            assert!(
+                (got - (want[r] - least)).abs() < 1e-12,
+                "repetition {i}, rank {r}: applied {got} s, captured {} s",
+                want[r] - least
+            );
+        }
+    }
+}
+
+#[test]
+fn a_debian_packaged_application_is_captured_whole() {
+    let input = Path::new("/usr/share/lammps/examples/melt/in.melt");
+    let lmp = Command::new("lmp").arg("-h").output();
+    if !input.exists() || !lmp.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: Debian's lammps and lammps-examples are not installed");
+        return;
+    }
+    let library = build_capture_library();
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::copy(input, tmp.path().join("in.melt")).unwrap();
+    let dir = tmp.path().join("capture");
+    let launcher = common::launcher();
+    let mut cmd = Command::new(&launcher);
+    cmd.args(["-np", "2"]);
+    if launcher.contains("mpich") {
+        // Debian's lmp is built for Open MPI.
+        eprintln!("skipped: lmp is built for Open MPI, the launcher is {launcher}");
+        return;
+    }
+    cmd.args(["-x", &format!("LD_PRELOAD={}", library.display())])
+        .args(["-x", "DELAYBENCH_CAPTURE_DIR", "lmp", "-in", "in.melt"])
+        .current_dir(tmp.path())
+        .env("DELAYBENCH_CAPTURE_DIR", &dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    let out = common::run_mpi_job(cmd, Duration::from_secs(240));
+    assert!(out.status.success(), "{}", common::text(&out));
+    let captures = read_captures(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(captures.len(), 2);
+    assert!(captures
+        .iter()
+        .all(|c| c.footer.is_some() && c.damage.is_none()));
+    let matched = match_calls(&captures).unwrap();
+    assert_eq!(matched.incomplete_calls, 0);
+    let r = report(&matched, None);
+    // LAMMPS broadcasts its input and reduces its thermo output from several sites.
+    assert!(r.sites.len() > 5, "{:?}", r.sites);
+    assert!(r.sites.iter().any(|s| s.op == "bcast") && r.sites.iter().any(|s| s.op == "allreduce"));
+    assert!(r.sites.iter().any(|s| s.site.starts_with("liblammps")));
+}
