@@ -177,6 +177,10 @@ pub struct Header {
     /// it was recorded.
     #[serde(default)]
     pub job: Option<super::JobInfo>,
+    /// Set when the run was simulated (`delaybench simulate`): the engine, its version, the
+    /// platform and the collective selector; `None` for a measurement.
+    #[serde(default)]
+    pub simulation: Option<super::Simulation>,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).

@@ -92,6 +92,7 @@ pub fn header(world_size: u32) -> Header {
         },
         noise_check: None,
         job: None,
+        simulation: None,
     }
 }
 

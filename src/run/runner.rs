@@ -637,6 +637,7 @@ impl<'w> Runner<'w> {
             provenance: Provenance::new(self.tags.clone(), machines),
             noise_check: self.noise_check.clone(),
             job: self.job.clone(),
+            simulation: None,
         }
     }
 
