@@ -183,11 +183,12 @@ fn exact_case(
         .collect();
     for (p, t0, td, d, b) in &rows {
         eprintln!(
-            "{name}: P={p} t0={:.3} us t_delta={:.3} us delta={:.1} us b={:+.4} %",
+            "{name}: P={p} t0={:.3} us t_delta={:.3} us delta={:.1} us b={:+.3e} (|t_delta - delta - t0| = {:.3e} s)",
             t0 * 1e6,
             td * 1e6,
             d * 1e6,
-            b * 100.0
+            b,
+            (td - d - t0).abs()
         );
     }
     rows
