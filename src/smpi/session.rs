@@ -67,24 +67,14 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
     }
     let pmax = *plan.procs.iter().max().expect("validated: procs not empty");
     let work = work_dir()?;
-    let platform_for = |p: u32| -> Result<Platform, SmpiError> {
-        match builtin {
-            Some(b) => {
-                let dir = work.join(format!("p{p}"));
-                std::fs::create_dir_all(&dir).map_err(|source| SmpiError::Io {
-                    path: dir.display().to_string(),
-                    source,
-                })?;
-                platform::builtin(b, p, args.ranks_per_host, &dir)
-            }
-            None => platform::from_files(
-                Path::new(&args.platform),
-                args.hostfile.as_deref().expect("checked above"),
-                p,
-            ),
-        }
+    let largest = match builtin {
+        Some(b) => platform::builtin(b, pmax, args.ranks_per_host, &work)?,
+        None => platform::from_files(
+            Path::new(&args.platform),
+            args.hostfile.as_deref().expect("checked above"),
+            pmax,
+        )?,
     };
-    let largest = platform_for(pmax)?;
     for &p in &plan.procs {
         plan.delay_ranks
             .validate(p, &largest.rank_hosts[..p as usize])
@@ -160,7 +150,12 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
         writer.write_header(&header)?;
         let mut stream = 0u64;
         for &p in &plan.procs {
-            let plat = platform_for(p)?;
+            // Every P runs on the first P rank slots of one machine, the largest P's, as a
+            // measurement's sub-communicators do on one cluster.
+            let plat = Platform {
+                rank_hosts: largest.rank_hosts[..p as usize].to_vec(),
+                ..largest.clone()
+            };
             let (sims, labels) = blocks_of(&plan, p, &plat.rank_hosts, &mut stream);
             let t = Instant::now();
             let blocks = simulate_p(
