@@ -17,9 +17,10 @@ pub struct SmpiArgs {
     /// Message sizes (as a measurement's --sizes: 8,1KiB or 8:1MiB).
     #[arg(long, short = 'm', default_value = "8")]
     pub sizes: SizeList,
-    /// Process counts P; each is one simulation of P ranks.
-    #[arg(long, value_delimiter = ',', default_value = "2,4,8,16")]
-    pub procs: Vec<u32>,
+    /// Process counts P, each one simulation of P ranks: a list (2,4,100) or the powers of two
+    /// MIN:MAX (2:16384).
+    #[arg(long, value_parser = parse_procs, default_value = "2,4,8,16")]
+    pub procs: Procs,
     /// Ranks (within each P) that arrive late (as a measurement's --delay-rank).
     #[arg(long = "delay-rank", default_value = "0")]
     pub delay_ranks: RankSelection,
@@ -96,6 +97,31 @@ fn parse_delays(s: &str) -> Result<Delays, String> {
     parse_delay_list(s).map(Delays).map_err(|e| e.to_string())
 }
 
+/// `--procs`: process counts in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Procs(pub Vec<u32>);
+
+/// `2,4,100` or `2:16384` (powers of two from MIN to MAX, MIN a power of two).
+fn parse_procs(s: &str) -> Result<Procs, String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{t}' is not a process count"))
+    };
+    if let Some((a, b)) = s.split_once(':') {
+        let (a, b) = (num(a)?, num(b)?);
+        if !a.is_power_of_two() || a > b {
+            return Err(format!("'{s}': MIN:MAX needs a power of two MIN <= MAX"));
+        }
+        return Ok(Procs(
+            std::iter::successors(Some(a), |&p| p.checked_mul(2))
+                .take_while(|&p| p <= b)
+                .collect(),
+        ));
+    }
+    s.split(',').map(num).collect::<Result<_, _>>().map(Procs)
+}
+
 impl SmpiArgs {
     /// The fixed window in seconds, or `None` for `auto`. Errors: the duration's message.
     pub fn window_s(&self) -> Result<Option<f64>, String> {
@@ -107,5 +133,19 @@ impl SmpiArgs {
             Ok(_) => Err(format!("--window {}: must be positive", self.window)),
             Err(e) => Err(e.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn procs_take_lists_and_power_of_two_ranges() {
+        assert_eq!(parse_procs("2,4,100").unwrap().0, vec![2, 4, 100]);
+        assert_eq!(parse_procs("2:16").unwrap().0, vec![2, 4, 8, 16]);
+        assert_eq!(parse_procs("4:20").unwrap().0, vec![4, 8, 16]);
+        assert!(parse_procs("3:16").is_err());
+        assert!(parse_procs("2,x").is_err());
     }
 }

@@ -138,7 +138,7 @@ mod tests {
             delayed_ranks: vec![1],
             hosts: 2,
         };
-        let mut v = vec![1e-3];
+        let mut v: Vec<f64> = vec![1e-3];
         v.extend([1.0, 1.001001, 1.0005, 1.0015]); // rank 0: starts, ends
         v.extend([1.00001, 1.001, 1.0006, 1.0021]); // rank 1
         v.extend([1.0, 1.001]);

@@ -237,7 +237,7 @@ fn plan_of(args: &SmpiArgs, window_s: Option<f64>, seed: u64) -> Result<Plan, Sm
     if args.ops.is_empty() {
         return bad("--ops is empty".into());
     }
-    if args.procs.is_empty() || args.procs.iter().any(|&p| p < 2) {
+    if args.procs.0.is_empty() || args.procs.0.iter().any(|&p| p < 2) {
         return bad("--procs: every P must be at least 2".into());
     }
     if args.nrep == 0 {
@@ -256,7 +256,7 @@ fn plan_of(args: &SmpiArgs, window_s: Option<f64>, seed: u64) -> Result<Plan, Sm
     Ok(Plan {
         ops: args.ops.clone(),
         sizes: args.sizes.bytes.clone(),
-        procs: args.procs.clone(),
+        procs: args.procs.0.clone(),
         subcomm: Default::default(),
         delay_ranks: args.delay_ranks.clone(),
         delays: args.delay.0.clone(),
