@@ -120,6 +120,12 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
                 selector.push(format!("{f}={a}"));
             }
         }
+        if let Some(Builtin::Local(_)) = builtin {
+            // The calibration measured this machine's own latency and bandwidth: SMPI's
+            // default correction factors (fitted to another cluster) would change them.
+            cfg.push("smpi/lat-factor:0:1".into());
+            cfg.push("smpi/bw-factor:0:1".into());
+        }
         for c in &args.cfg {
             if let Some(rest) = c.strip_prefix("smpi/") {
                 if rest.contains(':') && !rest.starts_with("coll-selector") {
