@@ -4,7 +4,7 @@
  * Built by `delaybench simulate` with `smpicc` at first use (src/smpi/build.rs); see
  * docs/simulate.md for why a C program rather than the Rust kernels.
  *
- * Usage: delaybench_smpi PLAN DELAYS OUT HOSTS
+ * Usage: delaybench_smpi PLAN DELAYS OUT
  *   PLAN    text, written by src/smpi/plan_file.rs:
  *             delaybench-smpi-plan 1
  *             blocks N
@@ -13,10 +13,16 @@
  *           DELAY_OFFSET indexes DELAYS in f64 elements.
  *   DELAYS  native-endian f64, per block [P][NREP] (rank-major): the delay, seconds, of every
  *           rank in every repetition, computed by delaybench from the run seed.
- *   OUT     written by rank 0, native-endian f64, per block: the window (s), then per rank
- *           [P][2 * NREP]: NREP start times, then NREP end times on MPI_Wtime (seconds of
- *           simulated time, one clock for every rank), and NREP scheduled start instants.
- *   HOSTS   written by rank 0: the SimGrid host of every rank, one per line.
+ *   OUT     created empty by delaybench; native-endian f64, per block: the window (s), then
+ *           per rank [P][2 * NREP]: NREP start times, then NREP end times on MPI_Wtime
+ *           (seconds of simulated time, one clock for every rank), and NREP scheduled start
+ *           instants. Each rank writes its own part with pwrite (no gather), rank 0 the rest.
+ *
+ * The program's own agreement (the slowest warm-up time, the start instant) goes over a
+ * binomial tree of point-to-point messages, not over MPI collectives: SMPI's default barrier,
+ * reduce and gather are linear, and at 16,384 ranks their root's matching of P messages cost
+ * more wall time than the measured repetitions. Files are opened and closed per block, so
+ * 16,384 ranks never hold 16,384 descriptors.
  *
  * Waits are nanosleep(), which smpicc maps to an exact sleep in simulated time; MPI_Wtime is
  * never polled in a loop (that costs a simulated action per call). */
@@ -25,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 enum op_kind { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLTOALL };
 
@@ -97,6 +105,38 @@ static void sleep_until(double target) {
     nanosleep(&ts, NULL);
 }
 
+/* The maximum of `v` over all ranks, known to every rank: up a binomial tree to rank 0, then
+ * down the same tree. Point-to-point only (see the header comment). */
+static double tree_max(double v, int rank, int p) {
+    int mask = 1;
+    while (mask < p) {
+        if (rank & mask) {
+            MPI_Send(&v, 1, MPI_DOUBLE, rank - mask, 11, MPI_COMM_WORLD);
+            break;
+        }
+        if (rank + mask < p) {
+            double w;
+            MPI_Recv(&w, 1, MPI_DOUBLE, rank + mask, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (w > v) v = w;
+        }
+        mask <<= 1;
+    }
+    /* Down: a rank receives from the parent it sent to, then forwards to its children. */
+    if (rank != 0) MPI_Recv(&v, 1, MPI_DOUBLE, rank - mask, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (rank + mask < p) MPI_Send(&v, 1, MPI_DOUBLE, rank + mask, 12, MPI_COMM_WORLD);
+    return v;
+}
+
+/* Writes `n` doubles at element offset `at` of the file `path`. */
+static void put(const char *path, long long at, const double *v, size_t n) {
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) die("cannot open the output file");
+    size_t bytes = n * sizeof(double);
+    if (pwrite(fd, v, bytes, (off_t)(at * 8)) != (ssize_t)bytes) die("cannot write the output file");
+    close(fd);
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -107,9 +147,9 @@ int main(int argc, char **argv) {
     int rank, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    if (argc != 5) die("usage: delaybench_smpi PLAN DELAYS OUT HOSTS");
+    if (argc != 4) die("usage: delaybench_smpi PLAN DELAYS OUT");
 
-    /* Every rank reads the small plan; each reads only its own delays (one pread per block). */
+    /* Every rank reads the small plan; each reads only its own delays (one read per block). */
     FILE *pf = fopen(argv[1], "r");
     if (!pf) die("cannot open the plan file");
     int version = 0, nblocks = 0;
@@ -123,36 +163,12 @@ int main(int argc, char **argv) {
             die("bad block line in the plan file");
     }
     fclose(pf);
-    FILE *df = fopen(argv[2], "rb");
-    if (!df) die("cannot open the delays file");
 
-    FILE *out = NULL;
-    if (rank == 0) {
-        out = fopen(argv[3], "wb");
-        if (!out) die("cannot create the output file");
-        char name[MPI_MAX_PROCESSOR_NAME];
-        int len;
-        MPI_Get_processor_name(name, &len);
-        FILE *hf = fopen(argv[4], "w");
-        if (!hf) die("cannot create the hosts file");
-        fprintf(hf, "%s\n", name);
-        for (int r = 1; r < p; r++) {
-            MPI_Recv(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, r, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            fprintf(hf, "%s\n", name);
-        }
-        fclose(hf);
-    } else {
-        char name[MPI_MAX_PROCESSOR_NAME];
-        int len;
-        memset(name, 0, sizeof name);
-        MPI_Get_processor_name(name, &len);
-        MPI_Send(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD);
-    }
-
+    long long out_at = 0; /* element offset of the block in OUT */
     for (int b = 0; b < nblocks; b++) {
         struct block *k = &blocks[b];
-        enum op_kind kind;
-        int nb;
+        enum op_kind kind = BARRIER;
+        int nb = 0;
         if (!parse_op(k->op, &kind, &nb)) die("unknown kernel in the plan file");
         long long per_buf = k->bytes;
         if (kind == ALLTOALL) per_buf = k->bytes * p;
@@ -161,20 +177,21 @@ int main(int argc, char **argv) {
         memset(sbuf, 1, (size_t)per_buf);
         int nrep = k->nrep;
         double *delay = malloc(sizeof(double) * (size_t)(nrep > 0 ? nrep : 1));
+        FILE *df = fopen(argv[2], "rb");
+        if (!df) die("cannot open the delays file");
         if (fseek(df, (long)((k->delay_offset + (long long)rank * nrep) * 8), SEEK_SET) != 0 ||
             fread(delay, sizeof(double), (size_t)nrep, df) != (size_t)nrep)
             die("delays file too short");
+        fclose(df);
 
-        /* Warm-up, barrier before each call: the first calls of some selectors build
-         * communicators; the slowest rank's time per call sizes an automatic window. */
+        /* Warm-up, back to back: the first calls of some selectors build communicators; the
+         * slowest rank's time per call sizes an automatic window. */
         int warm = k->warmup < 2 ? 2 : k->warmup;
         double *slowest = malloc(sizeof(double) * (size_t)warm);
         for (int w = 0; w < warm; w++) {
-            MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             run_op(kind, nb, k->bytes, sbuf, rbuf);
-            double dt = MPI_Wtime() - t0;
-            MPI_Allreduce(&dt, &slowest[w], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            slowest[w] = tree_max(MPI_Wtime() - t0, rank, p);
         }
         double window = k->window;
         if (window <= 0.0) {
@@ -186,11 +203,9 @@ int main(int argc, char **argv) {
         }
         free(slowest);
 
-        /* Rank 0 names the start: two windows from now, so every rank has the broadcast
+        /* Rank 0 names the start: two windows from now, so every rank has it (down the tree)
          * before the first instant. */
-        double start = 0.0;
-        if (rank == 0) start = MPI_Wtime() + 2.0 * window;
-        MPI_Bcast(&start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        double start = tree_max(rank == 0 ? MPI_Wtime() + 2.0 * window : -1.0, rank, p);
 
         double *times = malloc(sizeof(double) * 2 * (size_t)(nrep > 0 ? nrep : 1));
         for (int i = 0; i < nrep; i++) {
@@ -201,28 +216,18 @@ int main(int argc, char **argv) {
             times[i] = ts;
             times[nrep + i] = te;
         }
-        double *all = NULL;
-        if (rank == 0) all = malloc(sizeof(double) * 2 * (size_t)nrep * (size_t)p);
-        MPI_Gather(times, 2 * nrep, MPI_DOUBLE, all, 2 * nrep, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        put(argv[3], out_at + 1 + (long long)rank * 2 * nrep, times, 2 * (size_t)nrep);
         if (rank == 0) {
-            fwrite(&window, sizeof(double), 1, out);
-            fwrite(all, sizeof(double), 2 * (size_t)nrep * (size_t)p, out);
-            for (int i = 0; i < nrep; i++) {
-                double s = start + i * window;
-                fwrite(&s, sizeof(double), 1, out);
-            }
-            free(all);
+            put(argv[3], out_at, &window, 1);
+            for (int i = 0; i < nrep; i++) times[i] = start + i * window;
+            put(argv[3], out_at + 1 + 2LL * nrep * p, times, (size_t)nrep);
         }
+        out_at += 1 + 2LL * nrep * p + nrep;
         free(times);
         free(delay);
         free(sbuf);
         free(rbuf);
-        MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (rank == 0) {
-        if (fclose(out) != 0) die("cannot write the output file");
-    }
-    fclose(df);
     free(blocks);
     MPI_Finalize();
     return 0;

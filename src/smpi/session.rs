@@ -354,11 +354,9 @@ fn simulate_p(
     })?;
     let (text, delays) = encode(sims, p);
     let (plan_path, delays_path) = (dir.join("plan.txt"), dir.join("delays.bin"));
-    let (out_path, hosts_out, hostfile) = (
-        dir.join("out.bin"),
-        dir.join("hosts-out.txt"),
-        dir.join("hostfile.txt"),
-    );
+    let (out_path, hostfile) = (dir.join("out.bin"), dir.join("hostfile.txt"));
+    // Created empty here: each simulated rank writes its own part into it.
+    write_file(&out_path, &[])?;
     write_file(&plan_path, text.as_bytes())?;
     write_file(&delays_path, &delays)?;
     write_file(&hostfile, (plat.rank_hosts.join("\n") + "\n").as_bytes())?;
@@ -382,7 +380,7 @@ fn simulate_p(
     }
     cmd.arg("--log=root.thres:warning")
         .arg(program)
-        .args([&plan_path, &delays_path, &out_path, &hosts_out])
+        .args([&plan_path, &delays_path, &out_path])
         .current_dir(&dir)
         .stdin(Stdio::null())
         .stdout(log.try_clone().map_err(|source| SmpiError::Io {
