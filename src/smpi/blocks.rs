@@ -143,7 +143,13 @@ mod tests {
         v.extend([1.00001, 1.001, 1.0006, 1.0021]); // rank 1
         v.extend([1.0, 1.001]);
         let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_ne_bytes()).collect();
-        let b = &decode(&bytes, 2, &[sim.clone()], &[label.clone()]).unwrap()[0];
+        let b = &decode(
+            &bytes,
+            2,
+            std::slice::from_ref(&sim),
+            std::slice::from_ref(&label),
+        )
+        .unwrap()[0];
         assert!(b.shape_ok());
         assert_eq!(b.t_start_global_s.0, vec![1.0, 1.00001, 1.001001, 1.001]);
         assert_eq!(b.flags, vec![0, 0, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN]);
