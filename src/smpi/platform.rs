@@ -169,13 +169,15 @@ impl Builtin {
             Builtin::Local(_) => "local",
         };
         let (topo, n) = self.topology(hosts);
+        // Rounded to what the parameters mean (0.1 us, not 0.09999999999999999).
+        let r = |x: f64| format!("{}", (x * 1e3).round() / 1e3);
         format!(
             "{name} ({n} hosts, {ranks_per_host} rank(s) per host; {} GB/s, {} us per link; \
              loopback {} GB/s, {} us; {})",
-            p.bw_bps / 1e9,
-            p.lat_s * 1e6,
-            p.loopback_bw_bps / 1e9,
-            p.loopback_lat_s * 1e6,
+            r(p.bw_bps / 1e9),
+            r(p.lat_s * 1e6),
+            r(p.loopback_bw_bps / 1e9),
+            r(p.loopback_lat_s * 1e6),
             if topo.is_empty() {
                 "one host".into()
             } else {
