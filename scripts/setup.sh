@@ -14,6 +14,9 @@
 #   DELAYBENCH_SLURM=1  Debian's slurm-wlm and munge too (apt-get, when missing), for the
 #                       Slurm tests on the emulated cluster (tests/slurm.rs,
 #                       scripts/slurm-cluster.sh); without them those tests skip.
+#   DELAYBENCH_SIMGRID=1  Debian's libsimgrid-dev too (apt-get, when smpicc is missing):
+#                       SimGrid's SMPI for `delaybench simulate` and tests/simulate_smpi.rs;
+#                       without it those tests skip and `simulate` says how to get it.
 #
 # Exports: MPICC (read by rsmpi's build), DELAYBENCH_MPIEXEC (the launcher: mpirun or
 # mpiexec), DELAYBENCH_MPI_FLAVOR (openmpi, mpich or other), CARGO_TARGET_DIR for a named
@@ -76,6 +79,9 @@ _delaybench_setup() {
     if [ "${DELAYBENCH_SLURM:-0}" = 1 ]; then
         command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 || missing+=(slurm-wlm)
         command -v munged >/dev/null 2>&1 || missing+=(munge)
+    fi
+    if [ "${DELAYBENCH_SIMGRID:-0}" = 1 ]; then
+        command -v smpicc >/dev/null 2>&1 && command -v smpirun >/dev/null 2>&1 || missing+=(libsimgrid-dev)
     fi
     command -v make >/dev/null 2>&1 || missing+=(make)
     if libclang=$(find_libclang); then

@@ -172,6 +172,10 @@ pub enum Command {
     /// Under MPI: evaluate clock synchronisation methods: sync time and clock error right
     /// after the sync and after waits (Hunold and Carpen-Amarie 2015, §7).
     Clocksync(ClockSyncEvalArgs),
+    /// The measurement's plan in simulated time on SimGrid's SMPI (no MPI needed): writes an
+    /// ordinary records file marked as simulated (engine, version, platform, collective
+    /// selector). See docs/simulate.md.
+    Simulate(crate::smpi::SmpiArgs),
     /// Under MPI: exit skew of MPI_Barrier and of delaybench's dissemination barrier on the
     /// global clock (Hunold and Carpen-Amarie 2015, Figure 4).
     Skew(SkewArgs),

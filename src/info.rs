@@ -134,6 +134,13 @@ impl RunInfo {
             ),
             ("MPI library", library_line(&h.mpi_library)),
             (
+                "simulated",
+                h.simulation.as_ref().map_or_else(
+                    || "no (measured)".to_string(),
+                    |s| format!("{}; SimGrid options: {}", s.line(), s.config.join(" ")),
+                ),
+            ),
+            (
                 "ranks",
                 format!(
                     "{} on {} host(s): {}",
@@ -425,6 +432,7 @@ mod tests {
             "machine         node0: Linux 6.1.0 #1 SMP x86_64; Example CPU; 2 physical / 4 logical cores",
             "  environment   OMPI_MCA_btl=self,vader",
             "noise check     not run",
+            "simulated       no (measured)",
             "job             (not recorded)",
             "blocks          2",
             "ended           completed in",

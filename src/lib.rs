@@ -30,6 +30,7 @@ pub mod records;
 #[cfg(feature = "mpi")]
 pub mod run;
 pub mod simulate;
+pub mod smpi;
 pub mod study;
 pub mod summary;
 pub mod timeline;

@@ -56,6 +56,11 @@ fn main() -> ExitCode {
             let done = delaybench::simulate::run(&args, &mut std::io::stdout().lock());
             finish(done.map_err(anyhow::Error::from))
         }
+        // Offline too: SimGrid runs the ranks in its own processes.
+        Some(Command::Simulate(args)) => {
+            let done = delaybench::smpi::run(&args, &mut std::io::stdout().lock());
+            finish(done.map_err(anyhow::Error::from))
+        }
         #[cfg(feature = "mpi")]
         Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args),
         #[cfg(feature = "mpi")]
@@ -480,8 +485,9 @@ fn offline(command: Command) -> Result<()> {
         | Command::Schemes(_)
         | Command::Noise(_)
         | Command::Algorithms(_)
-        | Command::CheckKernels(_) => {
-            unreachable!("MPI commands are dispatched in main")
+        | Command::CheckKernels(_)
+        | Command::Simulate(_) => {
+            unreachable!("MPI commands and simulate are dispatched in main")
         }
     }
     Ok(())

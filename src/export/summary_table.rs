@@ -23,6 +23,14 @@ pub struct SummaryTable;
 
 impl SummaryExporter for SummaryTable {
     fn write(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
+        // A simulated run says so above its table (`delaybench simulate`).
+        for run in a
+            .runs
+            .iter()
+            .filter(|r| r.mpi_library.starts_with("simulated"))
+        {
+            writeln!(out, "{}", run.mpi_library)?;
+        }
         super::plain::write_plain_table(&headers(a), grouped_rows(a), out)?;
         if let Some((title, head, rows)) = reference_bound(a) {
             writeln!(out, "\n{title}")?;

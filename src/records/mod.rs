@@ -15,6 +15,7 @@ pub mod provenance;
 mod pure_pass;
 mod reader;
 mod schema;
+mod simulation;
 mod stream;
 #[doc(hidden)]
 pub mod testdata;
@@ -28,6 +29,7 @@ pub use provenance::{Machine, Provenance, RunLabel, Tag};
 pub use pure_pass::PurePass;
 pub use reader::{read_records, Records};
 pub use schema::*;
+pub use simulation::Simulation;
 pub use stream::RecordsStream;
 pub use writer::RecordsWriter;
 

@@ -183,6 +183,10 @@ pub struct Header {
     /// no algorithm (docs/algorithms.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub algorithms: Option<crate::algorithms::AlgorithmsInfo>,
+    /// Set when the run was simulated (`delaybench simulate`): the engine, its version, the
+    /// platform and the collective selector; `None` for a measurement.
+    #[serde(default)]
+    pub simulation: Option<super::Simulation>,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).

@@ -693,6 +693,7 @@ impl<'w> Runner<'w> {
             noise_check: self.noise_check.clone(),
             job: self.job.clone(),
             algorithms: self.sweep.as_ref().map(|s| s.info()),
+            simulation: None,
         }
     }
 

@@ -1,0 +1,234 @@
+/* delaybench's simulated ranks: one launch of `smpirun` runs every block of one process count
+ * P in SimGrid's simulated time (SMPI), the way a measurement run times them.
+ *
+ * Built by `delaybench simulate` with `smpicc` at first use (src/smpi/build.rs); see
+ * docs/simulate.md for why a C program rather than the Rust kernels.
+ *
+ * Usage: delaybench_smpi PLAN DELAYS OUT
+ *   PLAN    text, written by src/smpi/plan_file.rs:
+ *             delaybench-smpi-plan 1
+ *             blocks N
+ *             block OP BYTES NREP WARMUP WINDOW_S DELAY_OFFSET MAX_DELAY_S   (N lines)
+ *           OP is a delaybench kernel name; WINDOW_S 0 = automatic (the measurement's rule);
+ *           DELAY_OFFSET indexes DELAYS in f64 elements.
+ *   DELAYS  native-endian f64, per block [P][NREP] (rank-major): the delay, seconds, of every
+ *           rank in every repetition, computed by delaybench from the run seed.
+ *   OUT     created empty by delaybench; native-endian f64, per block: the window (s), then
+ *           per rank [P][2 * NREP]: NREP start times, then NREP end times on MPI_Wtime
+ *           (seconds of simulated time, one clock for every rank), and NREP scheduled start
+ *           instants. Each rank writes its own part with pwrite (no gather), rank 0 the rest.
+ *
+ * The program's own agreement (the slowest warm-up time, the start instant) goes over a
+ * binomial tree of point-to-point messages, not over MPI collectives: SMPI's default barrier,
+ * reduce and gather are linear, and at 16,384 ranks their root's matching of P messages cost
+ * more wall time than the measured repetitions. Files are opened and closed per block, so
+ * 16,384 ranks never hold 16,384 descriptors.
+ *
+ * Waits are nanosleep(), which smpicc maps to an exact sleep in simulated time; MPI_Wtime is
+ * never polled in a loop (that costs a simulated action per call). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+enum op_kind { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLTOALL };
+
+struct block {
+    char op[32];
+    long long bytes;
+    int nrep, warmup;
+    double window, max_delay;
+    long long delay_offset;
+};
+
+static void die(const char *what) {
+    fprintf(stderr, "delaybench_smpi: %s\n", what);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+static int parse_op(const char *name, enum op_kind *kind, int *nonblocking) {
+    const char *base = name;
+    *nonblocking = 0;
+    if (name[0] == 'i') {
+        base = name + 1;
+        *nonblocking = 1;
+    }
+    if (strcmp(base, "barrier") == 0) *kind = BARRIER;
+    else if (strcmp(base, "bcast") == 0) *kind = BCAST;
+    else if (strcmp(base, "reduce") == 0) *kind = REDUCE;
+    else if (strcmp(base, "allreduce") == 0) *kind = ALLREDUCE;
+    else if (strcmp(base, "alltoall") == 0) *kind = ALLTOALL;
+    else return 0;
+    return 1;
+}
+
+/* One call of the kernel, as src/run/kernels/ makes it: roots are rank 0, reductions sum
+ * bytes/8 doubles, alltoall sends `bytes` to each peer; nonblocking forms post then wait. */
+static void run_op(enum op_kind kind, int nb, long long bytes, char *sbuf, char *rbuf) {
+    MPI_Request req;
+    int n = (int)(bytes / 8);
+    switch (kind) {
+    case BARRIER:
+        if (nb) { MPI_Ibarrier(MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
+        else MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    case BCAST:
+        if (nb) { MPI_Ibcast(sbuf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
+        else MPI_Bcast(sbuf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        break;
+    case REDUCE:
+        if (nb) { MPI_Ireduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
+        else MPI_Reduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        break;
+    case ALLREDUCE:
+        if (nb) { MPI_Iallreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
+        else MPI_Allreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case ALLTOALL:
+        if (nb) { MPI_Ialltoall(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
+        else MPI_Alltoall(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    }
+}
+
+/* Sleeps until `target` on MPI_Wtime (simulated seconds); returns at once when it has passed. */
+static void sleep_until(double target) {
+    double left = target - MPI_Wtime();
+    if (left <= 0.0) return;
+    struct timespec ts;
+    ts.tv_sec = (time_t)left;
+    ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9 + 0.5);
+    if (ts.tv_nsec >= 1000000000L) { ts.tv_sec += 1; ts.tv_nsec -= 1000000000L; }
+    nanosleep(&ts, NULL);
+}
+
+/* The maximum of `v` over all ranks, known to every rank: up a binomial tree to rank 0, then
+ * down the same tree. Point-to-point only (see the header comment). */
+static double tree_max(double v, int rank, int p) {
+    int mask = 1;
+    while (mask < p) {
+        if (rank & mask) {
+            MPI_Send(&v, 1, MPI_DOUBLE, rank - mask, 11, MPI_COMM_WORLD);
+            break;
+        }
+        if (rank + mask < p) {
+            double w;
+            MPI_Recv(&w, 1, MPI_DOUBLE, rank + mask, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (w > v) v = w;
+        }
+        mask <<= 1;
+    }
+    /* Down: a rank receives from the parent it sent to, then forwards to its children. */
+    if (rank != 0) MPI_Recv(&v, 1, MPI_DOUBLE, rank - mask, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (rank + mask < p) MPI_Send(&v, 1, MPI_DOUBLE, rank + mask, 12, MPI_COMM_WORLD);
+    return v;
+}
+
+/* Writes `n` doubles at element offset `at` of the file `path`. */
+static void put(const char *path, long long at, const double *v, size_t n) {
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) die("cannot open the output file");
+    size_t bytes = n * sizeof(double);
+    if (pwrite(fd, v, bytes, (off_t)(at * 8)) != (ssize_t)bytes) die("cannot write the output file");
+    close(fd);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (argc != 4) die("usage: delaybench_smpi PLAN DELAYS OUT");
+
+    /* Every rank reads the small plan; each reads only its own delays (one read per block). */
+    FILE *pf = fopen(argv[1], "r");
+    if (!pf) die("cannot open the plan file");
+    int version = 0, nblocks = 0;
+    if (fscanf(pf, "delaybench-smpi-plan %d blocks %d", &version, &nblocks) != 2 || version != 1)
+        die("not a delaybench-smpi-plan 1 file");
+    struct block *blocks = calloc((size_t)nblocks, sizeof *blocks);
+    for (int b = 0; b < nblocks; b++) {
+        struct block *k = &blocks[b];
+        if (fscanf(pf, " block %31s %lld %d %d %lf %lld %lf", k->op, &k->bytes, &k->nrep, &k->warmup,
+                   &k->window, &k->delay_offset, &k->max_delay) != 7)
+            die("bad block line in the plan file");
+    }
+    fclose(pf);
+
+    long long out_at = 0; /* element offset of the block in OUT */
+    for (int b = 0; b < nblocks; b++) {
+        struct block *k = &blocks[b];
+        enum op_kind kind = BARRIER;
+        int nb = 0;
+        if (!parse_op(k->op, &kind, &nb)) die("unknown kernel in the plan file");
+        long long per_buf = k->bytes;
+        if (kind == ALLTOALL) per_buf = k->bytes * p;
+        if (per_buf < 8) per_buf = 8;
+        char *sbuf = malloc((size_t)per_buf), *rbuf = malloc((size_t)per_buf);
+        memset(sbuf, 1, (size_t)per_buf);
+        int nrep = k->nrep;
+        double *delay = malloc(sizeof(double) * (size_t)(nrep > 0 ? nrep : 1));
+        FILE *df = fopen(argv[2], "rb");
+        if (!df) die("cannot open the delays file");
+        if (fseek(df, (long)((k->delay_offset + (long long)rank * nrep) * 8), SEEK_SET) != 0 ||
+            fread(delay, sizeof(double), (size_t)nrep, df) != (size_t)nrep)
+            die("delays file too short");
+        fclose(df);
+
+        /* Warm-up, back to back: the first calls of some selectors build communicators; the
+         * slowest rank's time per call sizes an automatic window. */
+        int warm = k->warmup < 2 ? 2 : k->warmup;
+        double *slowest = malloc(sizeof(double) * (size_t)warm);
+        for (int w = 0; w < warm; w++) {
+            double t0 = MPI_Wtime();
+            run_op(kind, nb, k->bytes, sbuf, rbuf);
+            slowest[w] = tree_max(MPI_Wtime() - t0, rank, p);
+        }
+        double window = k->window;
+        if (window <= 0.0) {
+            /* The measurement's rule with no waiting margin: 2 x p90 of the slowest rank's
+             * warm-up time + 1.1 x the largest delay + 20 us. */
+            qsort(slowest, (size_t)warm, sizeof(double), cmp_double);
+            int i90 = (int)(0.9 * (warm - 1) + 0.5);
+            window = 2.0 * slowest[i90] + 1.1 * k->max_delay + 20e-6;
+        }
+        free(slowest);
+
+        /* Rank 0 names the start: two windows from now, so every rank has it (down the tree)
+         * before the first instant. */
+        double start = tree_max(rank == 0 ? MPI_Wtime() + 2.0 * window : -1.0, rank, p);
+
+        double *times = malloc(sizeof(double) * 2 * (size_t)(nrep > 0 ? nrep : 1));
+        for (int i = 0; i < nrep; i++) {
+            sleep_until(start + i * window + delay[i]);
+            double ts = MPI_Wtime();
+            run_op(kind, nb, k->bytes, sbuf, rbuf);
+            double te = MPI_Wtime();
+            times[i] = ts;
+            times[nrep + i] = te;
+        }
+        put(argv[3], out_at + 1 + (long long)rank * 2 * nrep, times, 2 * (size_t)nrep);
+        if (rank == 0) {
+            put(argv[3], out_at, &window, 1);
+            for (int i = 0; i < nrep; i++) times[i] = start + i * window;
+            put(argv[3], out_at + 1 + 2LL * nrep * p, times, (size_t)nrep);
+        }
+        out_at += 1 + 2LL * nrep * p + nrep;
+        free(times);
+        free(delay);
+        free(sbuf);
+        free(rbuf);
+    }
+    free(blocks);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,36 @@
+//! The header's mark of a simulated run (`delaybench simulate`): which simulator ran the plan,
+//! on which platform, with which collective algorithms. A measured run has none.
+
+use serde::{Deserialize, Serialize};
+
+/// A run simulated rather than measured: every time in its blocks is the simulator's one
+/// clock (seconds of simulated time), shared by all ranks, so no clock synchronisation was
+/// needed and none was made.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Simulation {
+    /// The simulator, e.g. `SimGrid SMPI`.
+    pub engine: String,
+    /// Its version, e.g. `3.32`.
+    pub engine_version: String,
+    /// The platform: a built-in name (`fat-tree`, `torus`, `dragonfly`, `local`) with its
+    /// parameters, or the path of a SimGrid platform file.
+    pub platform: String,
+    /// How SMPI chose the collective algorithms: `smpi/coll-selector` and any per-collective
+    /// algorithm (`allreduce:rdb`), e.g. `default` or `mpich; allreduce=rdb`.
+    pub collective_selector: String,
+    /// Every `--cfg` given to the simulator, `key:value`.
+    pub config: Vec<String>,
+    /// MPI ranks per simulated host.
+    pub ranks_per_host: u32,
+}
+
+impl Simulation {
+    /// One line for tables and subtitles: `simulated: SimGrid SMPI 3.32, platform torus,
+    /// collectives default`.
+    pub fn line(&self) -> String {
+        format!(
+            "simulated: {} {}, platform {}, collectives {}",
+            self.engine, self.engine_version, self.platform, self.collective_selector
+        )
+    }
+}

@@ -1,0 +1,151 @@
+//! The options of `delaybench simulate`: the plan options of a measurement run, a platform
+//! and SMPI's collective selection.
+
+use crate::delay::{parse_delay_list, DelayModel, DetourArg, RankSelection};
+use crate::plan::Op;
+use crate::records::Tag;
+use crate::units::{parse_duration_s, SizeList};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Options of `delaybench simulate` (see docs/simulate.md).
+#[derive(Debug, Clone, Args)]
+pub struct SmpiArgs {
+    /// Kernels, comma-separated (as a measurement's --ops).
+    #[arg(long, value_delimiter = ',', default_value = "allreduce")]
+    pub ops: Vec<Op>,
+    /// Message sizes (as a measurement's --sizes: 8,1KiB or 8:1MiB).
+    #[arg(long, short = 'm', default_value = "8")]
+    pub sizes: SizeList,
+    /// Process counts P, each one simulation of P ranks: a list (2,4,100) or the powers of two
+    /// MIN:MAX (2:16384).
+    #[arg(long, value_parser = parse_procs, default_value = "2,4,8,16")]
+    pub procs: Procs,
+    /// Ranks (within each P) that arrive late (as a measurement's --delay-rank).
+    #[arg(long = "delay-rank", default_value = "0")]
+    pub delay_ranks: RankSelection,
+    /// Delays or delay models (as a measurement's --delay); the baseline is always simulated.
+    #[arg(long, value_parser = parse_delays, default_value = "50us", allow_hyphen_values = true)]
+    pub delay: Delays,
+    /// OS-noise detours: not simulated yet; given, the command stops with an error.
+    #[arg(long)]
+    pub detour: Option<DetourArg>,
+    /// Repetitions per configuration. Without noise every repetition of a block gives the
+    /// same t_global, so a few suffice (docs/simulate.md).
+    #[arg(long, short = 'i', default_value_t = 100)]
+    pub nrep: u32,
+    /// Warm-up calls per block before the first window (at least 2 are made).
+    #[arg(long, short = 'x', default_value_t = 10)]
+    pub warmup: u32,
+    /// Window per repetition (e.g. 500us) or `auto` (2 x the 90th percentile of the slowest
+    /// rank's warm-up time + 1.1 x the largest delay + 20us).
+    #[arg(long, default_value = "auto")]
+    pub window: String,
+    /// Seed of the delay streams [default: drawn and recorded].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// SimGrid platform: `fat-tree`, `torus`, `dragonfly`, `local` (written by --calibrate),
+    /// or the path of any SimGrid platform file (XML).
+    #[arg(long, default_value = "fat-tree")]
+    pub platform: String,
+    /// With a platform file: the hosts the ranks run on, one name per line (`name:N` for N
+    /// ranks), as smpirun's -hostfile; rank i of every P runs on the i-th entry.
+    #[arg(long)]
+    pub hostfile: Option<PathBuf>,
+    /// MPI ranks per simulated host of a built-in platform (several ranks of a host talk over
+    /// its loopback link).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub ranks_per_host: u32,
+    /// SMPI's collective selector (`smpi/coll-selector`): default, mpich, ompi, mvapich2,
+    /// impi, intel.
+    #[arg(long)]
+    pub coll_selector: Option<String>,
+    /// Collective algorithms to sweep, by SMPI's names (e.g. rdb,lr,redbcast for allreduce;
+    /// binomial_tree,flattree for bcast): one simulation and one records file per algorithm,
+    /// set for the family of every --ops kernel (`smpi/<family>:<name>`).
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Vec<String>,
+    /// Further SimGrid options, `key:value` (repeatable), e.g. `--cfg smpi/bcast:binomial_tree`.
+    #[arg(long = "cfg", value_name = "KEY:VALUE")]
+    pub cfg: Vec<String>,
+    /// Measure this machine (ping-pong latency and bandwidth on 2 MPI ranks, mpirun) and
+    /// write the `local` platform from them, then stop.
+    #[arg(long)]
+    pub calibrate: bool,
+    /// Records file [default: `results/simulated-<UTC time, µs>-<pid>.cbor`]. Never overwritten.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// A tag kept in the header and on every analyze/export row (repeatable).
+    #[arg(long = "tag", value_name = "KEY=VALUE")]
+    pub tags: Vec<Tag>,
+    /// Draw no figures and no report page at the end.
+    #[arg(long)]
+    pub no_figures: bool,
+    /// Print no summary table and write no summary files at the end.
+    #[arg(long)]
+    pub no_summary: bool,
+    /// Keep the simulator's work files (plan, delays, output, logs) and say where.
+    #[arg(long)]
+    pub keep_files: bool,
+}
+
+/// `--delay`: the delay models in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delays(pub Vec<DelayModel>);
+
+fn parse_delays(s: &str) -> Result<Delays, String> {
+    parse_delay_list(s).map(Delays).map_err(|e| e.to_string())
+}
+
+/// `--procs`: process counts in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Procs(pub Vec<u32>);
+
+/// `2,4,100` or `2:16384` (powers of two from MIN to MAX, MIN a power of two).
+fn parse_procs(s: &str) -> Result<Procs, String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{t}' is not a process count"))
+    };
+    if let Some((a, b)) = s.split_once(':') {
+        let (a, b) = (num(a)?, num(b)?);
+        if !a.is_power_of_two() || a > b {
+            return Err(format!("'{s}': MIN:MAX needs a power of two MIN <= MAX"));
+        }
+        return Ok(Procs(
+            std::iter::successors(Some(a), |&p| p.checked_mul(2))
+                .take_while(|&p| p <= b)
+                .collect(),
+        ));
+    }
+    s.split(',').map(num).collect::<Result<_, _>>().map(Procs)
+}
+
+impl SmpiArgs {
+    /// The fixed window in seconds, or `None` for `auto`. Errors: the duration's message.
+    pub fn window_s(&self) -> Result<Option<f64>, String> {
+        if self.window == "auto" {
+            return Ok(None);
+        }
+        match parse_duration_s(&self.window) {
+            Ok(w) if w > 0.0 => Ok(Some(w)),
+            Ok(_) => Err(format!("--window {}: must be positive", self.window)),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn procs_take_lists_and_power_of_two_ranges() {
+        assert_eq!(parse_procs("2,4,100").unwrap().0, vec![2, 4, 100]);
+        assert_eq!(parse_procs("2:16").unwrap().0, vec![2, 4, 8, 16]);
+        assert_eq!(parse_procs("4:20").unwrap().0, vec![4, 8, 16]);
+        assert!(parse_procs("3:16").is_err());
+        assert!(parse_procs("2,x").is_err());
+    }
+}

@@ -1,0 +1,67 @@
+//! `delaybench simulate`: the plan of a measurement run, run in simulated time on SimGrid's
+//! SMPI (Casanova et al. 2014; Degomme et al. 2017), written as an ordinary records file
+//! marked as simulated. Plain Rust and `std::process`: no MPI in this process, so it works in
+//! the `--no-default-features` build too.
+//!
+//! One `smpirun` per process count P runs `smpi/delaybench_smpi.c` (built with `smpicc` at
+//! first use, [`toolchain`]) on P simulated ranks: it reads the blocks of P and each rank's
+//! delays ([`plan_file`]), runs window-synchronised repetitions on `MPI_Wtime` with the waits
+//! as `nanosleep` (an exact sleep in simulated time), and writes every rank's start and end
+//! times, which [`blocks`] turns into records blocks. See docs/simulate.md.
+
+pub mod args;
+pub mod blocks;
+pub mod calibrate;
+pub mod plan_file;
+pub mod platform;
+pub mod session;
+pub mod toolchain;
+
+pub use args::SmpiArgs;
+pub use session::run;
+
+use std::path::Path;
+use thiserror::Error;
+
+/// Errors of `delaybench simulate`, all found before or while SimGrid runs.
+#[derive(Debug, Error)]
+pub enum SmpiError {
+    #[error("{0} not found: `delaybench simulate` needs SimGrid's SMPI (Debian and Ubuntu: `apt-get install libsimgrid-dev`, or `DELAYBENCH_SIMGRID=1 . scripts/setup.sh`)")]
+    Missing(&'static str),
+    #[error("SimGrid: {0}")]
+    Tool(String),
+    #[error("cannot build the simulated ranks' program: {0}")]
+    Build(String),
+    #[error("platform: {0}")]
+    Platform(String),
+    #[error("{0}")]
+    Plan(String),
+    #[error("not simulated yet: {0} (see docs/simulate.md, what is not done yet)")]
+    NotYet(&'static str),
+    #[error(
+        "the simulation of P = {procs} failed ({status}); last lines of its log {log}:\n{tail}"
+    )]
+    Run {
+        procs: u32,
+        status: String,
+        log: String,
+        tail: String,
+    },
+    #[error("the simulation's output {path} is malformed: {reason}")]
+    Output { path: String, reason: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Records(#[from] crate::records::RecordsError),
+}
+
+/// Writes `bytes` to `path`. Errors: [`SmpiError::Io`].
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), SmpiError> {
+    std::fs::write(path, bytes).map_err(|source| SmpiError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}

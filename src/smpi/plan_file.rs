@@ -1,0 +1,80 @@
+//! What one `smpirun` reads: the blocks of one process count P as text, and every rank's
+//! delays as native-endian f64 (the format is described at the top of
+//! `smpi/delaybench_smpi.c`).
+
+use crate::plan::Op;
+use std::fmt::Write as _;
+
+/// One block of a simulation: what the C program runs and the delays it waits.
+#[derive(Debug, Clone)]
+pub struct SimBlock {
+    pub op: Op,
+    /// Message size, bytes (0 for barriers).
+    pub bytes: u64,
+    pub nrep: u32,
+    pub warmup: u32,
+    /// Fixed window, seconds; `None`: the automatic rule.
+    pub window_s: Option<f64>,
+    /// `[nrep][p]` delays, seconds (as `delay::delay_matrix` gives them).
+    pub delays: Vec<f64>,
+}
+
+/// The plan text and the delays file of `blocks` on `p` ranks: the delays are written
+/// rank-major (`[p][nrep]` per block) so each simulated rank reads its own in one piece.
+pub fn encode(blocks: &[SimBlock], p: u32) -> (String, Vec<u8>) {
+    let p = p as usize;
+    let mut text = format!("delaybench-smpi-plan 1\nblocks {}\n", blocks.len());
+    let mut bin = Vec::new();
+    let mut offset = 0usize;
+    for b in blocks {
+        let nrep = b.nrep as usize;
+        let max_delay = b.delays.iter().copied().fold(0.0, f64::max);
+        let _ = writeln!(
+            text,
+            "block {} {} {} {} {:e} {} {:e}",
+            b.op.name(),
+            b.bytes,
+            b.nrep,
+            b.warmup,
+            b.window_s.unwrap_or(0.0),
+            offset,
+            max_delay
+        );
+        for rank in 0..p {
+            for rep in 0..nrep {
+                bin.extend_from_slice(&b.delays[rep * p + rank].to_ne_bytes());
+            }
+        }
+        offset += nrep * p;
+    }
+    (text, bin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_are_written_rank_major_with_offsets() {
+        let b = SimBlock {
+            op: Op::Bcast,
+            bytes: 8,
+            nrep: 2,
+            warmup: 3,
+            window_s: None,
+            // [rep][rank]: rep 0 = (1, 2, 3), rep 1 = (4, 5, 6)
+            delays: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        };
+        let (text, bin) = encode(&[b.clone(), b], 3);
+        let vals: Vec<f64> = bin
+            .chunks_exact(8)
+            .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(&vals[..6], &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+        assert_eq!(vals.len(), 12);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "blocks 2");
+        assert_eq!(lines[2], "block bcast 8 2 3 0e0 0 6e0");
+        assert_eq!(lines[3], "block bcast 8 2 3 0e0 6 6e0");
+    }
+}

@@ -1,0 +1,481 @@
+//! One `delaybench simulate`: checks, the plan, one `smpirun` per P (and per swept
+//! algorithm), and the records file with its end-of-run summary.
+
+use super::blocks::{decode, BlockLabel, SIM_LATE_TOLERANCE_S};
+use super::plan_file::{encode, SimBlock};
+use super::platform::{self, Builtin, Platform};
+use super::toolchain::Toolchain;
+use super::{write_file, SmpiArgs, SmpiError};
+use crate::clock::{ClockModel, ClockSyncMethod, ClockSyncParams};
+use crate::delay::delay_matrix;
+use crate::plan::{ClockSource, Plan, SyncMethod};
+use crate::records::{
+    ClockInfo, ClockSyncInfo, Footer, Header, Provenance, RecordsWriter, Simulation, WaitInfo,
+    FORMAT_NAME, FORMAT_VERSION,
+};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// SimGrid options every simulation sets, and why (docs/simulate.md, "How the ranks run"):
+/// computation between MPI calls is not simulated (deterministic, faster); every send is
+/// rendezvous (SimGrid 3.32 scans its eager sends linearly: cost P² without it); ranks share
+/// globals (the program has none; the default privatization fails at about 6,500 ranks on
+/// `vm.max_map_count`); raw contexts (10× faster than threads); MPI_Wtime costs no time (the
+/// waits are computed from it).
+pub const BASE_CFG: [&str; 5] = [
+    "smpi/simulate-computation:no",
+    "smpi/send-is-detached-thresh:0",
+    "smpi/privatization:no",
+    "contexts/factory:raw",
+    "smpi/wtime:0",
+];
+
+/// From this P on, contexts get no guard page (`contexts/guard-size:0`), which 65,536 ranks
+/// need under the kernel's default `vm.max_map_count`.
+pub const NO_GUARD_FROM: u32 = 32768;
+
+/// The SMPI family name of a kernel (`smpi/<family>:<algorithm>`).
+fn family(op: crate::plan::Op) -> &'static str {
+    op.family().blocking().name()
+}
+
+/// Runs `delaybench simulate` as `args` ask, writing the summary to `out`.
+///
+/// Errors: every [`SmpiError`]; plan and platform errors come before anything runs.
+pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
+    if args.calibrate {
+        return super::calibrate::run(out);
+    }
+    if args.detour.is_some() {
+        return Err(SmpiError::NotYet("--detour"));
+    }
+    let window_s = args.window_s().map_err(SmpiError::Plan)?;
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let plan = plan_of(args, window_s, seed)?;
+    let builtin = match args.platform.as_str() {
+        "local" => Some(super::calibrate::local()?),
+        name => Builtin::parse(name),
+    };
+    if builtin.is_none() && args.hostfile.is_none() {
+        return Err(SmpiError::Platform(format!(
+            "--platform {} is neither a built-in (fat-tree, torus, dragonfly, local) nor used \
+             with --hostfile: a platform file needs a host file, as smpirun's -hostfile",
+            args.platform
+        )));
+    }
+    let pmax = *plan.procs.iter().max().expect("validated: procs not empty");
+    let work = work_dir()?;
+    let largest = match builtin {
+        Some(b) => platform::builtin(b, pmax, args.ranks_per_host, &work)?,
+        None => platform::from_files(
+            Path::new(&args.platform),
+            args.hostfile.as_deref().expect("checked above"),
+            pmax,
+        )?,
+    };
+    for &p in &plan.procs {
+        plan.delay_ranks
+            .validate(p, &largest.rank_hosts[..p as usize])
+            .map_err(|e| SmpiError::Plan(format!("--delay-rank at P = {p}: {e}")))?;
+    }
+    let tools = Toolchain::find()?;
+    let program = tools.program()?;
+
+    let algorithms: Vec<Option<&str>> = if args.algorithms.is_empty() {
+        vec![None]
+    } else {
+        args.algorithms.iter().map(|a| Some(a.as_str())).collect()
+    };
+    let base_out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| crate::output_name::default_output("results", "simulated", "cbor"));
+    let mut outputs = Vec::new();
+    for alg in &algorithms {
+        let path = match alg {
+            Some(a) if algorithms.len() > 1 => with_suffix(&base_out, a),
+            _ => base_out.clone(),
+        };
+        let end = crate::summary::EndOfRun::new(&path, None, args.no_figures, args.no_summary);
+        end.check().map_err(SmpiError::Plan)?;
+        if path.exists() {
+            return Err(crate::records::RecordsError::Exists(path.display().to_string()).into());
+        }
+        outputs.push((path, end));
+    }
+    for (alg, (path, end)) in algorithms.iter().zip(&outputs) {
+        let mut cfg: Vec<String> = BASE_CFG.iter().map(|s| s.to_string()).collect();
+        let mut selector = Vec::new();
+        if let Some(sel) = &args.coll_selector {
+            cfg.push(format!("smpi/coll-selector:{sel}"));
+            selector.push(sel.clone());
+        }
+        if let Some(a) = alg {
+            let mut fams: Vec<&str> = plan.ops.iter().map(|&op| family(op)).collect();
+            fams.dedup();
+            for f in fams {
+                cfg.push(format!("smpi/{f}:{a}"));
+                selector.push(format!("{f}={a}"));
+            }
+        }
+        if let Some(Builtin::Local(_)) = builtin {
+            // The calibration measured this machine's own latency and bandwidth: SMPI's
+            // default correction factors (fitted to another cluster) would change them.
+            cfg.push("smpi/lat-factor:0:1".into());
+            cfg.push("smpi/bw-factor:0:1".into());
+        }
+        for c in &args.cfg {
+            if let Some(rest) = c.strip_prefix("smpi/") {
+                if rest.contains(':') && !rest.starts_with("coll-selector") {
+                    selector.push(rest.replacen(':', "=", 1));
+                }
+            }
+            cfg.push(c.clone());
+        }
+        let simulation = Simulation {
+            engine: "SimGrid SMPI".into(),
+            engine_version: tools.version.clone(),
+            platform: largest.description.clone(),
+            collective_selector: if selector.is_empty() {
+                "default".into()
+            } else {
+                selector.join("; ")
+            },
+            config: cfg.clone(),
+            ranks_per_host: if builtin.is_some() {
+                args.ranks_per_host
+            } else {
+                0
+            },
+        };
+        let started = Instant::now();
+        let header = header(&plan, &largest, simulation, &args.tags);
+        let mut writer = RecordsWriter::create(path)?;
+        writer.write_header(&header)?;
+        let mut stream = 0u64;
+        for &p in &plan.procs {
+            // Every P runs on the first P rank slots of one machine, the largest P's, as a
+            // measurement's sub-communicators do on one cluster.
+            let plat = Platform {
+                rank_hosts: largest.rank_hosts[..p as usize].to_vec(),
+                ..largest.clone()
+            };
+            let (sims, labels) = blocks_of(&plan, p, &plat.rank_hosts, &mut stream);
+            let t = Instant::now();
+            let blocks = simulate_p(
+                &tools,
+                &program,
+                &plat,
+                p,
+                &cfg,
+                &sims,
+                &labels,
+                &work,
+                args.keep_files,
+            )?;
+            eprintln!(
+                "delaybench: simulated P = {p}{}: {} block(s) in {:.1} s of wall time",
+                alg.map(|a| format!(" ({a})")).unwrap_or_default(),
+                blocks.len(),
+                t.elapsed().as_secs_f64()
+            );
+            for b in &blocks {
+                writer.write_block(b)?;
+            }
+        }
+        writer.finish(&Footer {
+            end_offsets_s: vec![0.0; pmax as usize],
+            offset_change_s: vec![0.0; pmax as usize],
+            max_abs_offset_change_s: 0.0,
+            wall_time_s: started.elapsed().as_secs_f64(),
+            warnings: Vec::new(),
+        })?;
+        crate::summary::print_summary(path, end, out);
+    }
+    if args.keep_files {
+        eprintln!("delaybench: simulator files kept in {}", work.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    Ok(())
+}
+
+/// `results/x.cbor` with `alg` → `results/x-alg.cbor`.
+fn with_suffix(path: &Path, alg: &str) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("simulated");
+    let ext = path.extension().and_then(|s| s.to_str()).unwrap_or("cbor");
+    let safe: String = alg
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    path.with_file_name(format!("{stem}-{safe}.{ext}"))
+}
+
+/// A fresh work directory for the plan, delays and output files.
+fn work_dir() -> Result<PathBuf, SmpiError> {
+    let dir = std::env::temp_dir().join(format!(
+        "delaybench-simulate-{}-{}",
+        std::process::id(),
+        chrono::Utc::now().format("%H%M%S%6f")
+    ));
+    std::fs::create_dir_all(&dir).map_err(|source| SmpiError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    Ok(dir)
+}
+
+/// The plan the options describe, checked as a measurement checks its plan (detours,
+/// overlap, adaptive repetitions and clock options do not apply).
+fn plan_of(args: &SmpiArgs, window_s: Option<f64>, seed: u64) -> Result<Plan, SmpiError> {
+    let bad = |m: String| Err(SmpiError::Plan(m));
+    if args.ops.is_empty() {
+        return bad("--ops is empty".into());
+    }
+    if args.procs.0.is_empty() || args.procs.0.iter().any(|&p| p < 2) {
+        return bad("--procs: every P must be at least 2".into());
+    }
+    if args.nrep == 0 {
+        return bad("--nrep must be at least 1".into());
+    }
+    for op in &args.ops {
+        if op.is_reduction() && args.sizes.bytes.iter().any(|b| b % 8 != 0) {
+            return bad(format!(
+                "--sizes: {op} reduces f64 elements, so sizes must be multiples of 8"
+            ));
+        }
+    }
+    for d in &args.delay.0 {
+        d.validate().map_err(|e| SmpiError::Plan(e.to_string()))?;
+    }
+    Ok(Plan {
+        ops: args.ops.clone(),
+        sizes: args.sizes.bytes.clone(),
+        procs: args.procs.0.clone(),
+        subcomm: Default::default(),
+        delay_ranks: args.delay_ranks.clone(),
+        delays: args.delay.0.clone(),
+        detour: None,
+        detour_trace: None,
+        nrep: args.nrep,
+        warmup: args.warmup,
+        sync: SyncMethod::Window,
+        window_s,
+        late_tolerance_s: Some(SIM_LATE_TOLERANCE_S),
+        clock: ClockSource::Wtime,
+        seed,
+        clock_sync: ClockSyncMethod::Offset,
+        clock_params: ClockSyncParams::default(),
+        resync_every_s: None,
+        emulate_clock: None,
+        track_every_s: None,
+        timeout_s: None,
+        overlap: None,
+        adaptive: None,
+        algorithms: None,
+        algorithm_from_env: false,
+    })
+}
+
+/// The blocks of P in the measurement's order (op, size, baseline then each delay model),
+/// each with its delay matrix from the run seed and the next stream number, exactly as a
+/// measurement numbers them (`run/runner.rs`, `delay_matrices`).
+pub fn blocks_of(
+    plan: &Plan,
+    p: u32,
+    hosts: &[String],
+    stream: &mut u64,
+) -> (Vec<SimBlock>, Vec<BlockLabel>) {
+    let mut sims = Vec::new();
+    let mut labels = Vec::new();
+    let mut distinct: Vec<&String> = hosts.iter().take(p as usize).collect();
+    distinct.sort();
+    distinct.dedup();
+    for &op in &plan.ops {
+        for bytes in plan.sizes_for(op) {
+            for model in plan.delays_with_baseline() {
+                let s = *stream;
+                *stream += 1;
+                let delays = match &model {
+                    Some(m) => {
+                        delay_matrix(m, &plan.delay_ranks, p, hosts, plan.nrep, plan.seed, s)
+                    }
+                    None => vec![0.0; (plan.nrep * p) as usize],
+                };
+                labels.push(BlockLabel {
+                    delay_s: model.as_ref().map_or(0.0, |m| m.mean_s()),
+                    delay_model: model.as_ref().map_or("0".into(), |m| m.label()),
+                    delayed_ranks: match model {
+                        Some(_) => plan.delay_ranks.fixed_ranks(p, hosts),
+                        None => vec![],
+                    },
+                    hosts: distinct.len() as u32,
+                });
+                sims.push(SimBlock {
+                    op,
+                    bytes,
+                    nrep: plan.nrep,
+                    warmup: plan.warmup,
+                    window_s: plan.window_s,
+                    delays,
+                });
+            }
+        }
+    }
+    (sims, labels)
+}
+
+/// One `smpirun` of `p` ranks over `sims`: writes the plan, runs, reads the blocks back.
+#[allow(clippy::too_many_arguments)]
+fn simulate_p(
+    tools: &Toolchain,
+    program: &Path,
+    plat: &Platform,
+    p: u32,
+    cfg: &[String],
+    sims: &[SimBlock],
+    labels: &[BlockLabel],
+    work: &Path,
+    keep: bool,
+) -> Result<Vec<crate::records::Block>, SmpiError> {
+    let dir = work.join(format!("p{p}"));
+    std::fs::create_dir_all(&dir).map_err(|source| SmpiError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let (text, delays) = encode(sims, p);
+    let (plan_path, delays_path) = (dir.join("plan.txt"), dir.join("delays.bin"));
+    let (out_path, hostfile) = (dir.join("out.bin"), dir.join("hostfile.txt"));
+    // Created empty here: each simulated rank writes its own part into it.
+    write_file(&out_path, &[])?;
+    write_file(&plan_path, text.as_bytes())?;
+    write_file(&delays_path, &delays)?;
+    write_file(&hostfile, (plat.rank_hosts.join("\n") + "\n").as_bytes())?;
+    let log_path = dir.join("smpirun.log");
+    let log = std::fs::File::create(&log_path).map_err(|source| SmpiError::Io {
+        path: log_path.display().to_string(),
+        source,
+    })?;
+    let mut cmd = Command::new(&tools.smpirun);
+    cmd.arg("-np")
+        .arg(p.to_string())
+        .arg("-platform")
+        .arg(&plat.xml)
+        .arg("-hostfile")
+        .arg(&hostfile);
+    for c in cfg {
+        cmd.arg(format!("--cfg={c}"));
+    }
+    if p >= NO_GUARD_FROM {
+        cmd.arg("--cfg=contexts/guard-size:0");
+    }
+    cmd.arg("--log=root.thres:warning")
+        .arg(program)
+        .args([&plan_path, &delays_path, &out_path])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().map_err(|source| SmpiError::Io {
+            path: log_path.display().to_string(),
+            source,
+        })?)
+        .stderr(log);
+    let status = cmd
+        .status()
+        .map_err(|e| SmpiError::Tool(format!("{}: {e}", tools.smpirun.display())))?;
+    if !status.success() {
+        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(15)..].join("\n");
+        return Err(SmpiError::Run {
+            procs: p,
+            status: status.to_string(),
+            log: log_path.display().to_string(),
+            tail,
+        });
+    }
+    let bytes = std::fs::read(&out_path).map_err(|source| SmpiError::Io {
+        path: out_path.display().to_string(),
+        source,
+    })?;
+    let blocks = decode(&bytes, p, sims, labels).map_err(|reason| SmpiError::Output {
+        path: out_path.display().to_string(),
+        reason,
+    })?;
+    if !keep {
+        for f in [&delays_path, &out_path] {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+    Ok(blocks)
+}
+
+/// The header of a simulated run: the plan, the simulated hosts of the largest P, one
+/// perfect clock (identity models, no synchronisation) and the simulation's identity. The
+/// MPI library reads `simulated: SimGrid SMPI <version>`, so every table row and figure
+/// subtitle that names the library says the run was simulated.
+fn header(
+    plan: &Plan,
+    largest: &Platform,
+    sim: Simulation,
+    tags: &[crate::records::Tag],
+) -> Header {
+    let world = largest.rank_hosts.len();
+    Header {
+        format: FORMAT_NAME.into(),
+        format_version: FORMAT_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command_line: std::env::args().collect(),
+        start_utc: chrono::Utc::now().to_rfc3339(),
+        world_size: world as u32,
+        hosts: largest.rank_hosts.clone(),
+        mpi_library: format!(
+            "simulated: {} {}, platform {}",
+            sim.engine, sim.engine_version, sim.platform
+        ),
+        clock: ClockInfo {
+            source: "simulated (SimGrid's clock, MPI_Wtime)".into(),
+            resolution_s: 1e-9,
+            timer_delay_s: 0.0,
+        },
+        clock_sync: ClockSyncInfo {
+            method: "none (simulated: one clock)".into(),
+            params: Vec::new(),
+            models: vec![ClockModel::offset_only(0.0); world],
+            min_rtt_s: vec![0.0; world],
+            exchanges: vec![0; world],
+            duration_s: 0.0,
+            shared: Vec::new(),
+            slope_se: Vec::new(),
+        },
+        wait: WaitInfo {
+            rule: "simulated: nanosleep to the start instant in simulated time".into(),
+            hosts: Vec::new(),
+            spin_margin_s: 0.0,
+            late_tolerance_s: Some(SIM_LATE_TOLERANCE_S),
+        },
+        window_rule: match plan.window_s {
+            Some(w) => format!("fixed: {w} s"),
+            None => "auto: 2 x 90th percentile of the slowest rank's warm-up operation time \
+                     + 1.1 x largest delay + 20 us (simulated time)"
+                .into(),
+        },
+        plan: plan.clone(),
+        study: None,
+        provenance: Provenance::new(tags.to_vec(), Vec::new()),
+        noise_check: None,
+        job: None,
+        algorithms: None,
+        simulation: Some(sim),
+    }
+}

@@ -1,0 +1,264 @@
+//! `delaybench simulate` on SimGrid's SMPI: the applied delays are the plan's, and exact
+//! cases whose simulated t_delta follows from the algorithm's structure. Skipped, with a
+//! message saying how to get SimGrid, when `smpicc` is missing.
+
+use delaybench::analysis::t_global;
+use delaybench::delay::delay_matrix;
+use delaybench::records::{read_records, Block};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// True when SimGrid's tools are on PATH; else says how to get them (the test then passes
+/// without checking anything).
+fn simgrid_here(test: &str) -> bool {
+    let found = ["smpicc", "smpirun"].iter().all(|t| {
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(t).is_file()))
+    });
+    if !found {
+        eprintln!(
+            "{test}: skipped: smpicc/smpirun not found; install SimGrid with `apt-get install \
+             libsimgrid-dev` (or `DELAYBENCH_SIMGRID=1 . scripts/setup.sh`) to run it"
+        );
+    }
+    found
+}
+
+/// Runs `delaybench simulate ARGS --output DIR/NAME.cbor --no-figures --no-summary` and
+/// returns the records file.
+fn simulate(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let out = dir.join(format!("{name}.cbor"));
+    let run = Command::new(env!("CARGO_BIN_EXE_delaybench"))
+        .arg("simulate")
+        .args(args)
+        .arg("--output")
+        .arg(&out)
+        .args(["--no-figures", "--no-summary"])
+        .env("DELAYBENCH_CACHE", cache())
+        .output()
+        .expect("delaybench runs");
+    assert!(
+        run.status.success(),
+        "simulate {args:?} failed:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    out
+}
+
+/// One build of the simulated ranks' program for every test of this file.
+fn cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("smpi-cache")
+}
+
+/// Median t_global of a block, seconds.
+fn median_t(b: &Block) -> f64 {
+    let mut t: Vec<f64> = (0..b.nrep as usize)
+        .filter(|&r| b.rep_valid(r))
+        .map(|r| t_global(b, r))
+        .collect();
+    assert!(
+        !t.is_empty(),
+        "no valid repetition in {:?} P={}",
+        b.op,
+        b.nprocs
+    );
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
+/// (P, t0, t_delta, delta) of every delayed block of a file with one delay, seconds.
+fn pairs(file: &Path) -> Vec<(u32, f64, f64, f64)> {
+    let rec = read_records(file).unwrap();
+    let mut out = Vec::new();
+    for pair in rec.blocks.chunks(2) {
+        let (base, late) = (&pair[0], &pair[1]);
+        assert_eq!(base.delay_s, 0.0);
+        assert_eq!((base.op, base.nprocs), (late.op, late.nprocs));
+        out.push((late.nprocs, median_t(base), median_t(late), late.delay_s));
+    }
+    out
+}
+
+/// Benefit b = (t0 + δ − tδ) / tδ (Niethammer et al. 2016, eq. 5).
+fn benefit(t0: f64, td: f64, delta: f64) -> f64 {
+    (t0 + delta - td) / td
+}
+
+#[test]
+fn applied_delays_are_the_plan_and_ranks_wait_them_exactly() {
+    if !simgrid_here("applied_delays") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = simulate(
+        dir.path(),
+        "delays",
+        &[
+            "--ops",
+            "allreduce,barrier",
+            "--procs",
+            "4,16",
+            "--delay-rank",
+            "random:2",
+            "--delay",
+            "exp:20us,50us",
+            "--nrep",
+            "12",
+            "--seed",
+            "42",
+        ],
+    );
+    let rec = read_records(&file).unwrap();
+    let h = &rec.header;
+    let sim = h
+        .simulation
+        .as_ref()
+        .expect("header marks the run as simulated");
+    assert_eq!(sim.engine, "SimGrid SMPI");
+    assert!(h.mpi_library.starts_with("simulated"));
+    assert_eq!(rec.blocks.len(), 2 * 2 * 3);
+    for (stream, b) in rec.blocks.iter().enumerate() {
+        let p = b.nprocs;
+        let hosts: Vec<String> = h.hosts[..p as usize].to_vec();
+        let model = h.plan.delays_with_baseline()[stream % 3].clone();
+        let want = match &model {
+            Some(m) => delay_matrix(m, &h.plan.delay_ranks, p, &hosts, b.nrep, 42, stream as u64),
+            None => vec![0.0; (b.nrep * p) as usize],
+        };
+        assert_eq!(
+            b.applied_delay_s.0, want,
+            "block {stream}: applied delays differ from the plan"
+        );
+        for rep in 0..b.nrep as usize {
+            for rank in 0..p as usize {
+                let i = b.idx(rep, rank);
+                let waited = b.t_start_global_s.0[i] - b.scheduled_start_s.0[rep];
+                assert!(
+                    (waited - want[i]).abs() < 2e-9,
+                    "block {stream} rep {rep} rank {rank}: started {waited} s after its instant, planned {} s",
+                    want[i]
+                );
+            }
+        }
+        assert!(
+            b.flags.iter().all(|&f| f == 0),
+            "block {stream} has invalid repetitions"
+        );
+    }
+}
+
+/// Runs one exact case: `op` with SimGrid option `cfg`, rank `late` late by `delta`, at P in
+/// `procs`; returns (P, t0, tδ, δ, b) per P.
+fn exact_case(
+    name: &str,
+    op: &str,
+    cfg: &str,
+    late: &str,
+    delta: &str,
+) -> Vec<(u32, f64, f64, f64, f64)> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = simulate(
+        dir.path(),
+        name,
+        &[
+            "--ops",
+            op,
+            "--procs",
+            "4,16,64",
+            "--delay-rank",
+            late,
+            "--delay",
+            delta,
+            "--nrep",
+            "3",
+            "--cfg",
+            cfg,
+            "--sizes",
+            "8",
+        ],
+    );
+    let rows: Vec<_> = pairs(&file)
+        .into_iter()
+        .map(|(p, t0, td, d)| (p, t0, td, d, benefit(t0, td, d)))
+        .collect();
+    for (p, t0, td, d, b) in &rows {
+        eprintln!(
+            "{name}: P={p} t0={:.3} us t_delta={:.3} us delta={:.1} us b={:+.3e} (|t_delta - delta - t0| = {:.3e} s)",
+            t0 * 1e6,
+            td * 1e6,
+            d * 1e6,
+            b,
+            (td - d - t0).abs()
+        );
+    }
+    rows
+}
+
+/// A broadcast cannot start before its root: with the root late by δ, every message goes
+/// as in the undelayed run, δ later, so tδ = δ + t0 and b = 0. δ is of the order of t0, so
+/// a t_delta off by a few percent of t0 fails the test.
+#[test]
+fn binomial_bcast_from_a_late_root_adds_the_delay() {
+    if !simgrid_here("binomial_bcast") {
+        return;
+    }
+    for (p, t0, td, d, b) in exact_case(
+        "binomial-bcast",
+        "bcast",
+        "smpi/bcast:binomial_tree",
+        "0",
+        "5us",
+    ) {
+        assert!(
+            b.abs() < 0.01,
+            "P={p}: b = {b}, t0 {t0}, t_delta {td}, delta {d}"
+        );
+    }
+    // The same algorithm with a late leaf hides part of the delay: the check can tell.
+    let leaf = exact_case(
+        "binomial-bcast-leaf",
+        "bcast",
+        "smpi/bcast:binomial_tree",
+        "last",
+        "5us",
+    );
+    assert!(
+        leaf.iter().all(|r| r.4 > 0.05),
+        "a late leaf should hide some delay: {leaf:?}"
+    );
+}
+
+/// The flat tree: the root sends to every rank in turn; late root, same argument.
+#[test]
+fn flat_tree_bcast_from_a_late_root_adds_the_delay() {
+    if !simgrid_here("flattree_bcast") {
+        return;
+    }
+    for (p, t0, td, d, b) in exact_case("flat-bcast", "bcast", "smpi/bcast:flattree", "0", "5us") {
+        assert!(
+            b.abs() < 0.01,
+            "P={p}: b = {b}, t0 {t0}, t_delta {td}, delta {d}"
+        );
+    }
+}
+
+/// The linear barrier: every rank sends to rank 0, which then releases all. With every
+/// send a rendezvous, nothing moves before rank 0 arrives, so a late rank 0 adds δ exactly.
+#[test]
+fn linear_barrier_with_a_late_root_adds_the_delay() {
+    if !simgrid_here("linear_barrier") {
+        return;
+    }
+    for (p, t0, td, d, b) in exact_case(
+        "linear-barrier",
+        "barrier",
+        "smpi/barrier:ompi_basic_linear",
+        "0",
+        "5us",
+    ) {
+        assert!(
+            b.abs() < 0.01,
+            "P={p}: b = {b}, t0 {t0}, t_delta {td}, delta {d}"
+        );
+    }
+}
