@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{exe, launcher, run_mpi_job, text};
+use common::{exe, text};
 use delaybench::records::read_records;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -13,19 +13,7 @@ use std::time::Duration;
 
 /// `<launcher> -np <np> delaybench <args>` in `dir` with extra environment variables.
 fn launch(np: u32, args: &[&str], env: &[(&str, &str)], dir: &Path) -> Output {
-    let mut cmd = Command::new(launcher());
-    cmd.arg("-np")
-        .arg(np.to_string())
-        .arg(exe())
-        .args(args)
-        .current_dir(dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    run_mpi_job(cmd, Duration::from_secs(300))
+    common::mpirun_with(np, args, env, dir, Duration::from_secs(300))
 }
 
 /// `delaybench algorithms --format json` under `env`.

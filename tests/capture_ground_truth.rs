@@ -87,14 +87,8 @@ fn capture(np: u32, library: &Path, program: &Path, dir: &Path) -> std::process:
     common::run_mpi_job(cmd, Duration::from_secs(240))
 }
 
-/// The two tests run one after the other: the ground truth's 1 µs bound at the median needs
-/// the cores to itself, and a LAMMPS run beside it takes them (cargo runs a binary's tests on
-/// parallel threads).
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 #[test]
 fn captured_lateness_matches_the_programmed_imbalance() {
-    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let Some(cc) = mpicc() else {
         eprintln!("skipped: no MPI compiler wrapper (MPICC or mpicc) to build the test program");
         return;
@@ -213,7 +207,6 @@ fn captured_lateness_matches_the_programmed_imbalance() {
 
 #[test]
 fn a_debian_packaged_application_is_captured_whole() {
-    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let input = Path::new("/usr/share/lammps/examples/melt/in.melt");
     let lmp = Command::new("lmp").arg("-h").output();
     if !input.exists() || !lmp.is_ok_and(|o| o.status.success()) {

@@ -18,18 +18,8 @@ fn near(r: &NoiseRank, len_s: f64, tol: f64) -> Vec<f64> {
         .collect()
 }
 
-/// The tests that run MPI jobs take turns: each measures noise or replays it, and another
-/// job beside it on the two cores would be part of what they measure (cargo runs a binary's
-/// tests on parallel threads).
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn alone() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 #[test]
 fn noise_finds_injected_detours_on_that_rank_only() {
-    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let out = mpirun(
         2,
@@ -141,7 +131,6 @@ fn noise_finds_injected_detours_on_that_rank_only() {
 
 #[test]
 fn a_recorded_trace_replays_as_the_applied_detours() {
-    let _alone = alone();
     use delaybench::noise::replay::schedule_for;
     let dir = tempfile::tempdir().unwrap();
     // A dense trace: this machine's noise plus 2 kHz of 40 us detours on rank 0.
@@ -286,7 +275,6 @@ fn a_bad_trace_is_refused_before_anything_is_measured() {
 /// files is refused before anything is measured, and no noise file is left behind.
 #[test]
 fn noise_figures_follow_their_file_and_are_never_overwritten() {
-    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let args = ["noise", "--duration", "300ms", "--output", "a.cbor"];
     let out = mpirun(2, &args, dir.path());

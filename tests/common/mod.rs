@@ -25,6 +25,17 @@ pub fn launcher() -> String {
 /// `<launcher> -np <np> delaybench <args>` with the Open MPI settings a test machine needs
 /// (root, more ranks than cores); MPICH ignores these variables.
 pub fn mpirun(np: u32, args: &[&str], dir: &Path) -> Output {
+    mpirun_with(np, args, &[], dir, Duration::from_secs(240))
+}
+
+/// [`mpirun`] with extra environment variables for the ranks (`env`) and its own deadline.
+pub fn mpirun_with(
+    np: u32,
+    args: &[&str],
+    env: &[(&str, &str)],
+    dir: &Path,
+    deadline: Duration,
+) -> Output {
     let mut cmd = Command::new(launcher());
     cmd.arg("-np")
         .arg(np.to_string())
@@ -34,8 +45,10 @@ pub fn mpirun(np: u32, args: &[&str], dir: &Path) -> Output {
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
-    let _one_job = MPI_JOB.lock().unwrap_or_else(|e| e.into_inner());
-    run_with_deadline(cmd, Duration::from_secs(240))
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    run_mpi_job(cmd, deadline)
 }
 
 /// Exit status of a run that measured everything but had a block without a valid repetition
