@@ -478,6 +478,16 @@ pub struct CvarValue {
     pub name: String,
 }
 
+/// The MPI_T performance variables that expose a collective-algorithm decision, for a line
+/// of text: their names, or `none` (the answer for Open MPI 4.1 and MPICH 4.0).
+pub fn decision_pvars_text(names: &[String]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
 /// What the records header keeps about algorithms: the library's algorithm variables as the
 /// run found them, and whether any MPI_T performance variable exposes the library's choice.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -229,11 +229,7 @@ impl RunInfo {
                     "{} ({}); decision pvars: {} of {}",
                     a.request,
                     a.library,
-                    if a.decision_pvars.is_empty() {
-                        "none".to_string()
-                    } else {
-                        a.decision_pvars.join(", ")
-                    },
+                    crate::algorithms::decision_pvars_text(&a.decision_pvars),
                     a.pvars
                 ),
             ));

@@ -221,11 +221,7 @@ impl Catalogue {
             "\nMPI_T performance variables: {} in all; exposing a collective algorithm \
              decision: {}\n{}\n",
             self.pvars,
-            if self.decision_pvars.is_empty() {
-                "none".to_string()
-            } else {
-                self.decision_pvars.join(", ")
-            },
+            crate::algorithms::decision_pvars_text(&self.decision_pvars),
             self.how_applied
         ));
         out
