@@ -262,3 +262,62 @@ fn linear_barrier_with_a_late_root_adds_the_delay() {
         );
     }
 }
+
+/// Each distinct delay vector simulated once (the default) gives the records that
+/// simulating every repetition gives, to the simulated nanosecond; sampled delays (every
+/// vector distinct) are simulated one by one. A swept algorithm is named on every block.
+#[test]
+fn distinct_repetitions_reproduce_every_repetition() {
+    if !simgrid_here("distinct_repetitions_reproduce_every_repetition") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let common = [
+        "--procs",
+        "4,16",
+        "--nrep",
+        "12",
+        "--seed",
+        "3",
+        "--platform",
+        "torus",
+        "--delay",
+        "30us,exp:20us",
+        "--algorithms",
+        "rdb",
+    ];
+    let fast = simulate(dir.path(), "distinct", &common);
+    let mut every = common.to_vec();
+    every.push("--every-repetition");
+    let slow = simulate(dir.path(), "every", &every);
+    let (a, b) = (read_records(&fast).unwrap(), read_records(&slow).unwrap());
+    assert!(a.header.simulation.as_ref().unwrap().distinct_repetitions);
+    assert!(!b.header.simulation.as_ref().unwrap().distinct_repetitions);
+    assert_eq!(a.blocks.len(), b.blocks.len());
+    for (x, y) in a.blocks.iter().zip(&b.blocks) {
+        assert_eq!(
+            (x.nrep, x.nprocs, &x.delay_model),
+            (y.nrep, y.nprocs, &y.delay_model)
+        );
+        assert_eq!(x.applied_delay_s.0, y.applied_delay_s.0);
+        assert_eq!(x.flags, y.flags);
+        assert_eq!(x.algorithm.as_ref().unwrap().name, "rdb");
+        assert_eq!(x.algorithm.as_ref().unwrap().variable, "smpi/allreduce");
+        for k in 0..x.t_start_global_s.0.len() {
+            let rep = k / x.nprocs as usize;
+            let rel = |b: &Block, t: &[f64]| t[k] - b.scheduled_start_s.0[rep];
+            for (tx, ty) in [
+                (&x.t_start_global_s.0, &y.t_start_global_s.0),
+                (&x.t_end_global_s.0, &y.t_end_global_s.0),
+            ] {
+                let d = (rel(x, tx) - rel(y, ty)).abs();
+                assert!(
+                    d < 2e-9,
+                    "P={} {} k={k}: {d} s apart",
+                    x.nprocs,
+                    x.delay_model
+                );
+            }
+        }
+    }
+}

@@ -22,6 +22,11 @@ pub struct Simulation {
     pub config: Vec<String>,
     /// MPI ranks per simulated host.
     pub ranks_per_host: u32,
+    /// Whether each distinct delay vector of a block was simulated once and repeated
+    /// (`true`, checked by two extra copies) rather than every repetition simulated
+    /// (`false`; also in files written before this field existed).
+    #[serde(default)]
+    pub distinct_repetitions: bool,
 }
 
 impl Simulation {

@@ -34,6 +34,11 @@ pub struct SmpiArgs {
     /// same t_global, so a few suffice (docs/simulate.md).
     #[arg(long, short = 'i', default_value_t = 100)]
     pub nrep: u32,
+    /// Simulate every repetition, even those whose delays repeat an earlier one's. By
+    /// default each distinct delay vector is simulated once (plus 2 copies that check the
+    /// simulation repeats itself): without noise the others would give the same times.
+    #[arg(long)]
+    pub every_repetition: bool,
     /// Warm-up calls per block before the first window (at least 2 are made).
     #[arg(long, short = 'x', default_value_t = 10)]
     pub warmup: u32,

@@ -12,6 +12,7 @@
 pub mod args;
 pub mod blocks;
 pub mod calibrate;
+pub mod distinct;
 pub mod plan_file;
 pub mod platform;
 pub mod session;

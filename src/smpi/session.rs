@@ -2,10 +2,12 @@
 //! algorithm), and the records file with its end-of-run summary.
 
 use super::blocks::{decode, BlockLabel, SIM_LATE_TOLERANCE_S};
+use super::distinct;
 use super::plan_file::{encode, SimBlock};
 use super::platform::{self, Builtin, Platform};
 use super::toolchain::Toolchain;
 use super::{write_file, SmpiArgs, SmpiError};
+use crate::algorithms::AlgorithmSetting;
 use crate::clock::{ClockModel, ClockSyncMethod, ClockSyncParams};
 use crate::delay::delay_matrix;
 use crate::plan::{ClockSource, Plan, SyncMethod};
@@ -149,6 +151,7 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
             } else {
                 0
             },
+            distinct_repetitions: !args.every_repetition,
         };
         let started = Instant::now();
         let header = header(&plan, &largest, simulation, &args.tags);
@@ -164,21 +167,39 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
             };
             let (sims, labels) = blocks_of(&plan, p, &plat.rank_hosts, &mut stream);
             let t = Instant::now();
-            let blocks = simulate_p(
-                &tools,
-                &program,
-                &plat,
-                p,
-                &cfg,
-                &sims,
-                &labels,
-                &work,
-                args.keep_files,
-            )?;
+            let run = |sims: &[SimBlock]| {
+                simulate_p(
+                    &tools,
+                    &program,
+                    &plat,
+                    p,
+                    &cfg,
+                    sims,
+                    &labels,
+                    &work,
+                    args.keep_files,
+                )
+            };
+            let (mut blocks, simulated) = if args.every_repetition {
+                (run(&sims)?, plan.nrep as usize * sims.len())
+            } else {
+                simulate_distinct(&sims, p, run)?
+            };
+            if let Some(a) = alg {
+                for b in &mut blocks {
+                    b.algorithm = Some(AlgorithmSetting {
+                        name: (*a).to_string(),
+                        variable: format!("smpi/{}", family(b.op)),
+                        value: None,
+                    });
+                }
+            }
             eprintln!(
-                "delaybench: simulated P = {p}{}: {} block(s) in {:.1} s of wall time",
+                "delaybench: simulated P = {p}{}: {} block(s), {simulated} of {} repetitions \
+                 simulated, in {:.1} s of wall time",
                 alg.map(|a| format!(" ({a})")).unwrap_or_default(),
                 blocks.len(),
+                plan.nrep as usize * sims.len(),
                 t.elapsed().as_secs_f64()
             );
             for b in &blocks {
@@ -200,6 +221,52 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
         let _ = std::fs::remove_dir_all(&work);
     }
     Ok(())
+}
+
+/// The blocks of one P with each distinct delay vector simulated once
+/// ([`super::distinct`]), and how many repetitions were simulated. A block whose check
+/// copies differ from its first repetition is simulated again repetition by repetition (all
+/// blocks of the P in one more launch), and says so.
+///
+/// Errors: those of `run`.
+fn simulate_distinct(
+    sims: &[SimBlock],
+    p: u32,
+    run: impl Fn(&[SimBlock]) -> Result<Vec<crate::records::Block>, SmpiError>,
+) -> Result<(Vec<crate::records::Block>, usize), SmpiError> {
+    let reduced: Vec<Option<distinct::Reduced>> =
+        sims.iter().map(|b| distinct::reduce(b, p)).collect();
+    if reduced.iter().all(Option::is_none) {
+        return Ok((run(sims)?, sims.iter().map(|b| b.nrep as usize).sum()));
+    }
+    let to_run: Vec<SimBlock> = sims
+        .iter()
+        .zip(&reduced)
+        .map(|(b, r)| r.as_ref().map_or_else(|| b.clone(), |r| r.sim.clone()))
+        .collect();
+    let simulated: usize = to_run.iter().map(|b| b.nrep as usize).sum();
+    let mut out = Vec::with_capacity(sims.len());
+    for ((block, original), r) in run(&to_run)?.into_iter().zip(sims).zip(&reduced) {
+        match r {
+            None => out.push(block),
+            Some(r) => match distinct::expand(block, original, r) {
+                Ok(b) => out.push(b),
+                Err(worst) => {
+                    eprintln!(
+                        "delaybench: P = {p}: repetitions with the same delays differ by {:.3} \
+                         ns in simulated time, so every repetition is simulated",
+                        worst * 1e9
+                    );
+                    let all = run(sims)?;
+                    return Ok((
+                        all,
+                        simulated + sims.iter().map(|b| b.nrep as usize).sum::<usize>(),
+                    ));
+                }
+            },
+        }
+    }
+    Ok((out, simulated))
 }
 
 /// `results/x.cbor` with `alg` → `results/x-alg.cbor`.
