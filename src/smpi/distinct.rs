@@ -180,7 +180,13 @@ mod tests {
         let r = reduce(&original, 2).expect("saves repetitions");
         assert_eq!(r.sim.nrep as usize, 1 + CHECK_COPIES);
         assert!(r.source.iter().all(|&j| j == 0));
-        let sim = decode(&output(&r.sim, 0.0), 2, &[r.sim.clone()], &[label()]).unwrap();
+        let sim = decode(
+            &output(&r.sim, 0.0),
+            2,
+            std::slice::from_ref(&r.sim),
+            &[label()],
+        )
+        .unwrap();
         let full = expand(sim[0].clone(), &original, &r).unwrap();
         assert!(full.shape_ok());
         assert_eq!(full.nrep, 100);
@@ -190,7 +196,13 @@ mod tests {
         assert!((full.t_end_global_s.0[k] - (1.0 + 99e-3 + 1.5e-5)).abs() < 1e-12);
         assert_eq!(full.applied_delay_s.0, original.delays);
         // A check copy 2 ns off: not deterministic, the caller simulates every repetition.
-        let sim = decode(&output(&r.sim, 2e-9), 2, &[r.sim.clone()], &[label()]).unwrap();
+        let sim = decode(
+            &output(&r.sim, 2e-9),
+            2,
+            std::slice::from_ref(&r.sim),
+            &[label()],
+        )
+        .unwrap();
         let worst = expand(sim[0].clone(), &original, &r).unwrap_err();
         assert!((worst - 2e-9).abs() < 1e-12, "{worst}");
     }
@@ -205,7 +217,13 @@ mod tests {
         let r = reduce(&original, 2).unwrap();
         assert_eq!(r.sim.nrep, 4);
         assert_eq!(r.source, [0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
-        let sim = decode(&output(&r.sim, 0.0), 2, &[r.sim.clone()], &[label()]).unwrap();
+        let sim = decode(
+            &output(&r.sim, 0.0),
+            2,
+            std::slice::from_ref(&r.sim),
+            &[label()],
+        )
+        .unwrap();
         let full = expand(sim[0].clone(), &original, &r).unwrap();
         let late = |i: usize| full.t_start_global_s.0[i * 2 + 1] - full.scheduled_start_s.0[i];
         assert!((late(3) - 2e-5).abs() < 1e-12 && (late(4) - 1e-5).abs() < 1e-12);
