@@ -9,7 +9,7 @@
  *             delaybench-smpi-plan 1
  *             blocks N
  *             block OP BYTES NREP WARMUP WINDOW_S DELAY_OFFSET MAX_DELAY_S   (N lines)
- *           OP is a delaybench kernel name; WINDOW_S 0 = automatic (the measurement's rule);
+ *           OP is a delaybench kernel name (SIMULATED_FAMILIES in src/smpi/plan_file.rs); WINDOW_S 0 = automatic (the measurement's rule);
  *           DELAY_OFFSET indexes DELAYS in f64 elements.
  *   DELAYS  native-endian f64, per block [P][NREP] (rank-major): the delay, seconds, of every
  *           rank in every repetition, computed by delaybench from the run seed.
@@ -34,7 +34,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-enum op_kind { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLTOALL };
+enum op_kind {
+    BARRIER, BCAST, REDUCE, ALLREDUCE, ALLTOALL,
+    ALLGATHER, GATHER, SCATTER, REDUCE_SCATTER_BLOCK, SCAN, EXSCAN
+};
 
 struct block {
     char op[32];
@@ -61,15 +64,53 @@ static int parse_op(const char *name, enum op_kind *kind, int *nonblocking) {
     else if (strcmp(base, "reduce") == 0) *kind = REDUCE;
     else if (strcmp(base, "allreduce") == 0) *kind = ALLREDUCE;
     else if (strcmp(base, "alltoall") == 0) *kind = ALLTOALL;
+    else if (strcmp(base, "allgather") == 0) *kind = ALLGATHER;
+    else if (strcmp(base, "gather") == 0) *kind = GATHER;
+    else if (strcmp(base, "scatter") == 0) *kind = SCATTER;
+    else if (strcmp(base, "reduce_scatter_block") == 0) *kind = REDUCE_SCATTER_BLOCK;
+    else if (strcmp(base, "scan") == 0) *kind = SCAN;
+    else if (strcmp(base, "exscan") == 0) *kind = EXSCAN;
     else return 0;
     return 1;
 }
 
-/* One call of the kernel, as src/run/kernels/ makes it: roots are rank 0, reductions sum
- * bytes/8 doubles, alltoall sends `bytes` to each peer; nonblocking forms post then wait. */
+/* One call of the kernel, as src/run/kernels/ makes it (sizes as src/kernel.rs defines
+ * them): roots are rank 0, reductions and scans sum bytes/8 doubles per rank,
+ * reduce_scatter_block gives each rank bytes/8 doubles, alltoall, allgather, gather and
+ * scatter move `bytes` per rank pair; nonblocking forms post then wait. */
 static void run_op(enum op_kind kind, int nb, long long bytes, char *sbuf, char *rbuf) {
-    MPI_Request req;
-    int n = (int)(bytes / 8);
+    MPI_Request req = MPI_REQUEST_NULL;
+    int n = (int)(bytes / 8), c = (int)bytes;
+    MPI_Comm w = MPI_COMM_WORLD;
+    switch (kind) {
+    case ALLGATHER:
+        if (nb) MPI_Iallgather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w, &req);
+        else MPI_Allgather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w);
+        break;
+    case GATHER:
+        if (nb) MPI_Igather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, 0, w, &req);
+        else MPI_Gather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, 0, w);
+        break;
+    case SCATTER:
+        if (nb) MPI_Iscatter(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, 0, w, &req);
+        else MPI_Scatter(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, 0, w);
+        break;
+    case REDUCE_SCATTER_BLOCK:
+        if (nb) MPI_Ireduce_scatter_block(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w, &req);
+        else MPI_Reduce_scatter_block(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+        break;
+    case SCAN:
+        if (nb) MPI_Iscan(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w, &req);
+        else MPI_Scan(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+        break;
+    case EXSCAN:
+        if (nb) MPI_Iexscan(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w, &req);
+        else MPI_Exscan(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+        break;
+    default:
+        break;
+    }
+    if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
     switch (kind) {
     case BARRIER:
         if (nb) { MPI_Ibarrier(MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
@@ -90,6 +131,8 @@ static void run_op(enum op_kind kind, int nb, long long bytes, char *sbuf, char 
     case ALLTOALL:
         if (nb) { MPI_Ialltoall(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
         else MPI_Alltoall(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    default: /* the kernels of the first switch */
         break;
     }
 }
@@ -171,7 +214,10 @@ int main(int argc, char **argv) {
         int nb = 0;
         if (!parse_op(k->op, &kind, &nb)) die("unknown kernel in the plan file");
         long long per_buf = k->bytes;
-        if (kind == ALLTOALL) per_buf = k->bytes * p;
+        /* Buffers of P blocks for the kernels that move one block per rank pair. */
+        if (kind == ALLTOALL || kind == ALLGATHER || kind == GATHER || kind == SCATTER ||
+            kind == REDUCE_SCATTER_BLOCK)
+            per_buf = k->bytes * p;
         if (per_buf < 8) per_buf = 8;
         char *sbuf = malloc((size_t)per_buf), *rbuf = malloc((size_t)per_buf);
         memset(sbuf, 1, (size_t)per_buf);

@@ -321,3 +321,53 @@ fn distinct_repetitions_reproduce_every_repetition() {
         }
     }
 }
+
+/// Every library kernel of the registry runs simulated, blocking and nonblocking, and the
+/// `ref:*` algorithms are refused before anything runs.
+#[test]
+fn every_library_kernel_is_simulated() {
+    if !simgrid_here("every_library_kernel_is_simulated") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ops = "barrier,bcast,reduce,allreduce,alltoall,allgather,gather,scatter,\
+               reduce_scatter_block,scan,exscan,ibarrier,ibcast,ireduce,iallreduce,ialltoall,\
+               iallgather,igather,iscatter,ireduce_scatter_block,iscan,iexscan";
+    let file = simulate(
+        dir.path(),
+        "kernels",
+        &[
+            "--ops", ops, "--sizes", "16", "--procs", "3", "--nrep", "4", "--delay", "20us",
+        ],
+    );
+    let rec = read_records(&file).unwrap();
+    assert_eq!(rec.blocks.len(), 22 * 2);
+    for b in &rec.blocks {
+        assert!(b.shape_ok());
+        assert_eq!(b.nrep, 4);
+        assert!(
+            (0..4).all(|r| b.rep_valid(r)),
+            "{:?} {}",
+            b.op,
+            b.delay_model
+        );
+        // A late root or peer costs a kernel that waits for it at least most of the delay.
+        if b.delay_s > 0.0 {
+            assert!(median_t(b) > 15e-6, "{:?}: {}", b.op, median_t(b));
+        }
+    }
+    let refused = Command::new(env!("CARGO_BIN_EXE_delaybench"))
+        .args([
+            "simulate",
+            "--ops",
+            "ref:ring",
+            "--procs",
+            "2",
+            "--no-figures",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("has no ref:ring"), "{err}");
+}

@@ -5,6 +5,27 @@
 use crate::plan::Op;
 use std::fmt::Write as _;
 
+/// The kernel families `smpi/delaybench_smpi.c` runs, by the blocking kernel's name; a
+/// kernel of another family (the `ref:*` algorithms) is refused before anything runs.
+pub const SIMULATED_FAMILIES: [&str; 11] = [
+    "barrier",
+    "bcast",
+    "reduce",
+    "allreduce",
+    "alltoall",
+    "allgather",
+    "gather",
+    "scatter",
+    "reduce_scatter_block",
+    "scan",
+    "exscan",
+];
+
+/// Whether the simulated ranks' program has `op` (blocking or nonblocking form).
+pub fn simulated(op: Op) -> bool {
+    SIMULATED_FAMILIES.contains(&op.family().blocking().name())
+}
+
 /// One block of a simulation: what the C program runs and the delays it waits.
 #[derive(Debug, Clone)]
 pub struct SimBlock {
@@ -53,6 +74,14 @@ pub fn encode(blocks: &[SimBlock], p: u32) -> (String, Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_library_kernel_is_simulated_and_the_reference_algorithms_are_not() {
+        for op in Op::ALL {
+            let reference = op.name().starts_with("ref:");
+            assert_eq!(simulated(op), !reference, "{}", op.name());
+        }
+    }
 
     #[test]
     fn delays_are_written_rank_major_with_offsets() {

@@ -317,6 +317,13 @@ fn plan_of(args: &SmpiArgs, window_s: Option<f64>, seed: u64) -> Result<Plan, Sm
         return bad("--nrep must be at least 1".into());
     }
     for op in &args.ops {
+        if !super::plan_file::simulated(*op) {
+            return bad(format!(
+                "--ops {op}: the simulated ranks' program has no {op} (the ref:* algorithms \
+                 are delaybench's own point-to-point code; simulate the library's kernels: {})",
+                super::plan_file::SIMULATED_FAMILIES.join(", ")
+            ));
+        }
         if op.is_reduction() && args.sizes.bytes.iter().any(|b| b % 8 != 0) {
             return bad(format!(
                 "--sizes: {op} reduces f64 elements, so sizes must be multiples of 8"
