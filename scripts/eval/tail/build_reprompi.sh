@@ -20,7 +20,7 @@ REPROMPI_CACHE="${REPROMPI_CACHE:-$HOME/.cache/delaybench-eval/reprompi}"
 MPICC="${MPICC:-mpicc}"
 say() { echo "build_reprompi: $*" >&2; }
 
-exe="$REPROMPI_CACHE/build/bin/mpibenchmark"
+exe="$REPROMPI_CACHE/install/bin/mpibenchmark"
 if [ -x "$exe" ]; then echo "$exe"; exit 0; fi
 
 missing=()
@@ -41,11 +41,14 @@ say "reprompi $(git -C "$REPROMPI_CACHE/reprompi" rev-parse --short HEAD), mpi-t
 # ReproMPI's git@github.com URL (no network, no ssh key).
 cmake -S "$REPROMPI_CACHE/reprompi" -B "$REPROMPI_CACHE/build" \
     -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$REPROMPI_CACHE/install" \
     -DCMAKE_C_COMPILER="$MPICC" \
     -DFETCHCONTENT_SOURCE_DIR_MPITS="$REPROMPI_CACHE/mpi-time-sync" \
     -DFETCHCONTENT_FULLY_DISCONNECTED=ON >"$REPROMPI_CACHE/cmake.log" 2>&1 \
     || { tail -30 "$REPROMPI_CACHE/cmake.log" >&2; exit 1; }
-cmake --build "$REPROMPI_CACHE/build" -j "${JOBS:-2}" --target mpibenchmark >"$REPROMPI_CACHE/build.log" 2>&1 \
-    || { tail -30 "$REPROMPI_CACHE/build.log" >&2; exit 1; }
+# mpibenchmark's rpath is the install prefix's lib/ (ReproMPI's CMakeLists sets
+# BUILD_WITH_INSTALL_RPATH), where libmpits.so goes: install, then run the installed copy.
+{ cmake --build "$REPROMPI_CACHE/build" -j "${JOBS:-2}" && cmake --install "$REPROMPI_CACHE/build"; } \
+    >"$REPROMPI_CACHE/build.log" 2>&1 || { tail -30 "$REPROMPI_CACHE/build.log" >&2; exit 1; }
 [ -x "$exe" ] || { say "no $exe after the build"; exit 1; }
 echo "$exe"

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Summary of scripts/eval/tail/rounds.sh (docs/accuracy.md): the true start spread of each
+run from the truth logs only, per round median and p95, and Markdown tables of the median over
+rounds of those, per tool.
+
+    python3 scripts/eval/tail/summary.py OUTDIR [--check]
+
+OUTDIR/r<round>/len<seconds>/<tool>/ holds truth.<rank>.txt (truth.c), and for delaybench
+reps.csv (`delaybench export --rows rep`) and ranks.csv (per-rank export), for ReproMPI its
+stdout (`-v`: an errorcode per rank and repetition). Which logged calls are the measured
+repetitions:
+  delaybench  its last N alltoall calls, N = the repetitions in its records (the warm-up
+              calls come first); the records' order of blocks and repetitions is the order
+              of the calls (blocks run one after the other). Checked: the calls before them
+              must be --warmup many. Of those, the undelayed block's (delay_model 0) count:
+              a default run also measures a block with a 50 us delayed rank.
+  ReproMPI    every call: this version has no warm-up, and its window synchronisation
+              never repeats a repetition (a late one is only flagged).
+Valid: delaybench's `valid` column; ReproMPI's errorcode 0 on every rank. The truth does not
+depend on either: "all" uses every measured call, "valid" only those the tool kept.
+--check adds, per run, the spread the tool itself reports (delaybench: max - min of
+t_start_global_s; ReproMPI: max - min of gl_tstart_sec) beside the truth.
+Standard library only.
+"""
+import csv
+import glob
+import math
+import os
+import sys
+from statistics import median
+
+TOOL_NAMES = {
+    "db-treefit": "delaybench treefit",
+    "db-hca": "delaybench hca",
+    "db-jk": "delaybench jk",
+    "db-hca3": "delaybench hca3",
+    "rm-hca3": "ReproMPI HCA3",
+    "rm-jk": "ReproMPI JK",
+    "rm-none": "ReproMPI no sync",
+}
+
+
+def p95(xs):
+    s = sorted(xs)
+    return s[max(0, math.ceil(0.95 * len(s)) - 1)] if s else float("nan")
+
+
+def med(xs):
+    return median(xs) if xs else float("nan")
+
+
+def read_truth(d):
+    """{rank: [(entry_ns, exit_ns), ...]} of the logged alltoall calls."""
+    logs = {}
+    for path in glob.glob(os.path.join(d, "truth.*.txt")):
+        rank = int(path.rsplit(".", 2)[1])
+        calls = []
+        with open(path) as f:
+            for line in f:
+                if line.startswith("#"):
+                    continue
+                op, a, b = line.split()
+                if op == "alltoall":
+                    calls.append((int(a), int(b)))
+        logs[rank] = calls
+    return logs
+
+
+def warmup_of(d):
+    try:
+        cmd = open(os.path.join(d, "cmd")).read().split()
+        return int(cmd[cmd.index("--warmup") + 1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def measured(d, tool, logs):
+    """(list of call indices, list of valid flags, list of reported spreads or None, note)."""
+    n_calls = min(len(c) for c in logs.values())
+    note = []
+    if len({len(c) for c in logs.values()}) > 1:
+        note.append("ranks logged different call counts " + str(sorted(len(c) for c in logs.values())))
+    if tool.startswith("db-"):
+        rows = list(csv.DictReader(open(os.path.join(d, "reps.csv"))))
+        n = len(rows)
+        first = n_calls - n
+        w = warmup_of(d)
+        if w is not None and first != w:
+            note.append(f"{first} calls before the measured ones, --warmup {w}")
+        # The measured block: the undelayed one (delaybench's default run also measures a
+        # block with a delayed rank, whose start spread is the delay on purpose).
+        base = [i for i, r in enumerate(rows) if r["delay_model"] == "0"]
+        valid = [rows[i]["valid"] == "true" for i in base]
+        reported = None
+        ranks_csv = os.path.join(d, "ranks.csv")
+        if os.path.exists(ranks_csv):
+            starts = {}
+            for r in csv.DictReader(open(ranks_csv)):
+                key = (r["delay_model"], r["algorithm"], int(r["rep"]))
+                starts.setdefault(key, []).append(float(r["t_start_global_s"]))
+            keys = [(rows[i]["delay_model"], rows[i]["algorithm"], int(rows[i]["rep"])) for i in base]
+            reported = [(max(starts[k]) - min(starts[k])) * 1e6 for k in keys]
+        return [first + i for i in base], valid, reported, note
+    # ReproMPI: parse -v lines "rank MPI_Alltoall rep count errorcode loc_s loc_e gl_s gl_e".
+    err, glstart = {}, {}
+    try:
+        for line in open(os.path.join(d, "stdout")):
+            f = line.split()
+            if len(f) == 9 and f[1].startswith("MPI_") and f[0].isdigit():
+                key = int(f[2])
+                err.setdefault(key, []).append(int(f[4]))
+                glstart.setdefault(key, []).append(float(f[7]))
+    except OSError:
+        pass
+    if err and len(err) != n_calls:
+        note.append(f"ReproMPI printed {len(err)} repetitions, {n_calls} calls logged")
+    valid = [all(e == 0 for e in err.get(i, [1])) for i in range(n_calls)]
+    reported = [(max(glstart[i]) - min(glstart[i])) * 1e6 if i in glstart else float("nan")
+                for i in range(n_calls)]
+    return list(range(n_calls)), valid, reported, note
+
+
+def run_stats(d, tool):
+    logs = read_truth(d)
+    if len(logs) < 2:
+        return None
+    idx, valid, reported, note = measured(d, tool, logs)
+    spread = [(max(logs[r][i][0] for r in logs) - min(logs[r][i][0] for r in logs)) / 1e3
+              for i in idx]
+    ok = [s for s, v in zip(spread, valid) if v]
+    st = {
+        "n": len(spread),
+        "median": med(spread), "p95": p95(spread),
+        "valid_frac": sum(valid) / len(valid) if valid else float("nan"),
+        "v_median": med(ok), "v_p95": p95(ok),
+        "note": note,
+    }
+    if reported is not None:
+        st["rep_median"] = med(reported)
+        st["rep_p95"] = p95(reported)
+        # Per repetition, reported minus true spread.
+        diff = [abs(a - b) for a, b in zip(reported, spread) if not math.isnan(a)]
+        st["absdiff_median"] = med(diff)
+    return st
+
+
+def fmt(a, b):
+    if math.isnan(a):
+        return "-"
+    return f"{a:.1f} / {b:.1f}" if max(a, b) >= 10 else f"{a:.2f} / {b:.2f}"
+
+
+def noise_lines(out):
+    lines = []
+    for path in sorted(glob.glob(os.path.join(out, "noise-*.txt")),
+                       key=lambda p: (("before" not in p), os.path.getmtime(p))):
+        rows = []
+        for line in open(path):
+            f = line.split()
+            if len(f) == 8 and f[0].isdigit():
+                rows.append([float(x) for x in f])
+        if rows:
+            label = os.path.basename(path)[6:-4]
+            per_s = sum(r[2] for r in rows) / len(rows)
+            lost = sum(r[3] for r in rows) / len(rows)
+            longest = max(r[4] for r in rows)
+            lines.append(f"| {label} | {per_s:.0f} | {lost:.2f} | {longest:.0f} |")
+    return lines
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    check = "--check" in sys.argv
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    out = args[0]
+    runs = {}  # (length, tool) -> [stats per round]
+    for d in sorted(glob.glob(os.path.join(out, "r*", "len*", "*"))):
+        tool = os.path.basename(d)
+        length = int(os.path.basename(os.path.dirname(d))[3:])
+        rnd = int(os.path.basename(os.path.dirname(os.path.dirname(d)))[1:])
+        try:
+            st = run_stats(d, tool)
+        except (OSError, KeyError, ValueError) as e:
+            st = None
+            print(f"<!-- {d}: unreadable ({e}) -->")
+        if st is None:
+            print(f"<!-- {d}: no truth logs (the run failed?) -->")
+            continue
+        for n in st["note"]:
+            print(f"<!-- {d}: {n} -->")
+        runs.setdefault((length, tool), []).append((rnd, st))
+    if not runs:
+        print("no runs found under", out)
+        sys.exit(1)
+    meta = os.path.join(out, "meta.txt")
+    mode = "one host"
+    if os.path.exists(meta):
+        text = open(meta).read()
+        if "mode=cluster" in text:
+            mode = "2 emulated hosts"
+        print("```\n" + text.strip() + "\n```\n")
+    order = [t for t in TOOL_NAMES if any(k[1] == t for k in runs)]
+    order += sorted({k[1] for k in runs} - set(order))
+    lengths = sorted({k[0] for k in runs})
+    head = "| run | " + " | ".join(TOOL_NAMES.get(t, t) for t in order) + " |"
+    sep = "|---|" + "---|" * len(order)
+
+    def table(title, key_m, key_p, extra=None):
+        print(f"**{title}** (median over rounds of each round's median / p95, µs; rounds in brackets)\n")
+        print(head)
+        print(sep)
+        for length in lengths:
+            cells = []
+            for t in order:
+                rs = [st for _, st in runs.get((length, t), [])]
+                if not rs:
+                    cells.append("-")
+                    continue
+                cell = fmt(med([s[key_m] for s in rs]), med([s[key_p] for s in rs]))
+                if extra:
+                    cell += extra(rs)
+                cells.append(f"{cell} ({len(rs)})")
+            print(f"| {mode}, {length} s | " + " | ".join(cells) + " |")
+        print()
+
+    table("True start spread, all measured repetitions", "median", "p95")
+    table("True start spread, valid repetitions only", "v_median", "v_p95",
+          lambda rs: f", valid {100 * med([s['valid_frac'] for s in rs]):.1f} %")
+    noise = noise_lines(out)
+    if noise:
+        print("**Noise** (scripts/eval/selfish.c, mean over CPUs; longest over CPUs)\n")
+        print("| when | detours/s | lost % | longest µs |")
+        print("|---|---|---|---|")
+        print("\n".join(noise))
+        print()
+    if check:
+        print("**Per run: truth against the tool's own report** (µs)\n")
+        print("| round | length | tool | reps | true median / p95 | reported median / p95 | "
+              "median abs. difference | valid % |")
+        print("|---|---|---|---|---|---|---|---|")
+        for (length, t), rs in sorted(runs.items()):
+            for rnd, s in sorted(rs, key=lambda x: x[0]):
+                rep = fmt(s.get("rep_median", float("nan")), s.get("rep_p95", float("nan")))
+                dif = s.get("absdiff_median", float("nan"))
+                print(f"| {rnd} | {length} s | {TOOL_NAMES.get(t, t)} | {s['n']} | "
+                      f"{fmt(s['median'], s['p95'])} | {rep} | {dif:.2f} | "
+                      f"{100 * s['valid_frac']:.1f} |")
+        print()
+
+
+if __name__ == "__main__":
+    main()
