@@ -19,7 +19,10 @@ repetitions:
 Valid: delaybench's `valid` column; ReproMPI's errorcode 0 on every rank. The truth does not
 depend on either: "all" uses every measured call, "valid" only those the tool kept.
 --check adds, per run, the spread the tool itself reports (delaybench: max - min of
-t_start_global_s; ReproMPI: max - min of gl_tstart_sec) beside the truth.
+t_start_global_s; ReproMPI: max - min of gl_tstart_sec) beside the truth, and how far rank
+1's own clock reading before each call (delaybench t_start_local_s, ReproMPI loc_tstart_sec)
+is from the truth log's entry time, relative to rank 0's: on one host this is the skew that
+skew.c added (e.g. 1500 us growing by 20 us/s), which shows the shim reached the tool.
 Standard library only.
 """
 import csv
@@ -94,30 +97,75 @@ def measured(d, tool, logs):
         reported = None
         ranks_csv = os.path.join(d, "ranks.csv")
         if os.path.exists(ranks_csv):
-            starts = {}
+            starts, local = {}, {}
             for r in csv.DictReader(open(ranks_csv)):
                 key = (r["delay_model"], r["algorithm"], int(r["rep"]))
                 starts.setdefault(key, []).append(float(r["t_start_global_s"]))
+                local.setdefault(key, {})[int(r["rank"])] = float(r["t_start_local_s"])
             keys = [(rows[i]["delay_model"], rows[i]["algorithm"], int(rows[i]["rep"])) for i in base]
             reported = [(max(starts[k]) - min(starts[k])) * 1e6 for k in keys]
+            LOCAL[d] = [local[k] for k in keys]
         return [first + i for i in base], valid, reported, note
-    # ReproMPI: parse -v lines "rank MPI_Alltoall rep count errorcode loc_s loc_e gl_s gl_e".
-    err, glstart = {}, {}
+    # ReproMPI -v: a header line "process test nrep count [errorcode] loc_tstart_sec
+    # loc_tend_sec [gl_tstart_sec gl_tend_sec]" (errorcode and gl_* only with a clock sync),
+    # then one line per rank and repetition.
+    err, glstart, cols = {}, {}, None
     try:
         for line in open(os.path.join(d, "stdout")):
             f = line.split()
-            if len(f) == 9 and f[1].startswith("MPI_") and f[0].isdigit():
-                key = int(f[2])
-                err.setdefault(key, []).append(int(f[4]))
-                glstart.setdefault(key, []).append(float(f[7]))
+            if f[:2] == ["process", "test"]:
+                cols = {name: k for k, name in enumerate(f)}
+                continue
+            if cols and "errorcode" in cols and len(f) == len(cols) - 1:
+                # Without a clock sync this version's header names an errorcode column that
+                # its lines do not have.
+                names = [n for n in sorted(cols, key=cols.get) if n != "errorcode"]
+                cols = {name: k for k, name in enumerate(names)}
+            if cols and len(f) == len(cols) and f[0].isdigit() and f[1].startswith("MPI_"):
+                key, rank = int(f[cols["nrep"]]), int(f[0])
+                if "errorcode" in cols:
+                    err.setdefault(key, []).append(int(f[cols["errorcode"]]))
+                if "gl_tstart_sec" in cols:
+                    glstart.setdefault(key, []).append(float(f[cols["gl_tstart_sec"]]))
+                LOCAL.setdefault(d, {}).setdefault(key, {})[rank] = float(f[cols["loc_tstart_sec"]])
     except OSError:
         pass
-    if err and len(err) != n_calls:
-        note.append(f"ReproMPI printed {len(err)} repetitions, {n_calls} calls logged")
-    valid = [all(e == 0 for e in err.get(i, [1])) for i in range(n_calls)]
+    printed = len(LOCAL.get(d, {}))
+    if printed and printed != n_calls:
+        note.append(f"ReproMPI printed {printed} repetitions, {n_calls} calls logged")
+    if err:
+        valid = [all(e == 0 for e in err.get(i, [1])) for i in range(n_calls)]
+    else:  # no clock sync: ReproMPI flags nothing, so every repetition counts as valid
+        valid = [True] * n_calls
+        note.append("ReproMPI printed no errorcodes (no clock sync): all repetitions count as valid")
     reported = [(max(glstart[i]) - min(glstart[i])) * 1e6 if i in glstart else float("nan")
                 for i in range(n_calls)]
+    if d in LOCAL:
+        LOCAL[d] = [LOCAL[d].get(i, {}) for i in range(n_calls)]
     return list(range(n_calls)), valid, reported, note
+
+
+# Per run directory: per measured repetition, {rank: the tool's own local clock reading
+# just before the call (s)}, to compare with the truth log's entry time.
+LOCAL = {}
+
+
+def clock_vs_truth(d, idx, logs):
+    """Per rank > 0: median and first/last of (tool clock - truth) minus rank 0's, in us.
+    With the truth on the same clock id as the tool (one host, CLOCK_MONOTONIC), rank 1's
+    value is what skew.c added: the offset plus the drift since the shim was loaded."""
+    rows = LOCAL.get(d)
+    if not rows or 0 not in logs:
+        return None
+    out = {}
+    for r in sorted(logs):
+        if r == 0:
+            continue
+        diff = [((loc[r] - logs[r][i][0] * 1e-9) - (loc[0] - logs[0][i][0] * 1e-9)) * 1e6
+                for loc, i in zip(rows, idx) if r in loc and 0 in loc]
+        if diff:
+            out[r] = (med(diff), diff[0], diff[-1])
+    return out
 
 
 def run_stats(d, tool):
@@ -141,6 +189,7 @@ def run_stats(d, tool):
         # Per repetition, reported minus true spread.
         diff = [abs(a - b) for a, b in zip(reported, spread) if not math.isnan(a)]
         st["absdiff_median"] = med(diff)
+    st["clock"] = clock_vs_truth(d, idx, logs)
     return st
 
 
@@ -238,15 +287,17 @@ def main():
     if check:
         print("**Per run: truth against the tool's own report** (µs)\n")
         print("| round | length | tool | reps | true median / p95 | reported median / p95 | "
-              "median abs. difference | valid % |")
-        print("|---|---|---|---|---|---|---|---|")
+              "median abs. difference | valid % | rank 1's clock − truth, rel. to rank 0: median (first → last) |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for (length, t), rs in sorted(runs.items()):
             for rnd, s in sorted(rs, key=lambda x: x[0]):
                 rep = fmt(s.get("rep_median", float("nan")), s.get("rep_p95", float("nan")))
                 dif = s.get("absdiff_median", float("nan"))
+                c = (s.get("clock") or {}).get(1)
+                ck = f"{c[0]:.1f} ({c[1]:.1f} → {c[2]:.1f})" if c else "-"
                 print(f"| {rnd} | {length} s | {TOOL_NAMES.get(t, t)} | {s['n']} | "
                       f"{fmt(s['median'], s['p95'])} | {rep} | {dif:.2f} | "
-                      f"{100 * s['valid_frac']:.1f} |")
+                      f"{100 * s['valid_frac']:.1f} | {ck} |")
         print()
 
 
