@@ -63,6 +63,10 @@ fi
 truth_clock=monotonic
 if [ "$mode" = cluster ]; then
     truth_clock=realtime
+    # The emulated cluster has fixed names machine-wide: hold the lock the tests take
+    # (tests/common/mod.rs) so that no test run tears it down under the rounds.
+    exec 9>/tmp/delaybench-cluster.lock
+    flock -x 9
     scripts/cluster.sh up -H 2 -c 1 >/dev/null
     trap 'scripts/cluster.sh down' EXIT
 fi
