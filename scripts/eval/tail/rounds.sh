@@ -26,7 +26,7 @@
 #   defaults for HCA3 / JK); WARMUP (delaybench --warmup, default 20); DB_EXTRA (more
 #   delaybench flags, e.g. "--delay 0" to measure only the undelayed block that summary.py
 #   uses); RM_WINDOW_US (ReproMPI's window, default 1000); TIMEOUT_S per run (default
-#   120 + 3 x length). SKEW_RANKS= (empty) runs without skew.
+#   300 + 6 x length). SKEW_RANKS= (empty) runs without skew.
 # Wrap it as the machine's rules ask, e.g. `flock -x /tmp/quiet.lock scripts/eval/tail/rounds.sh`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -133,7 +133,7 @@ run_one() { # round length tool
     printf '%q ' "${cmd[@]}" >"$d/cmd"
     local t0 rc=0
     t0=$(date +%s.%N)
-    timeout -k 10 "${TIMEOUT_S:-$((120 + 3 * len))}" \
+    timeout -k 10 "${TIMEOUT_S:-$((300 + 6 * len))}" \
         "${launcher[@]}" "$out/launch.sh" "$d/env" "${cmd[@]}" >"$d/stdout" 2>"$d/stderr" || rc=$?
     echo "$rc $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b - a}')" >"$d/exit"
     if [ "$rc" != 0 ]; then say "r$round len$len $tool: exit $rc (see $d/stderr)"; fi
