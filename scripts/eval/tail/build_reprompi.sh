@@ -6,8 +6,9 @@
 #
 #   REPROMPI_MIRROR  git dir or URL of hunsa/reprompi   (default /work/.mirror/hunsa+reprompi/repo)
 #   MPITS_MIRROR     git dir or URL of hunsa/mpi-time-sync (default /work/.mirror/hunsa+mpi-time-sync/repo)
-#   REPROMPI_CACHE   build directory (default ~/.cache/delaybench-eval/reprompi)
-#   MPICC            the MPI C compiler wrapper (default mpicc; scripts/setup.sh sets it)
+#   MPICC, MPICXX    the MPI compiler wrappers (default mpicc and its mpicxx sibling;
+#                    scripts/setup.sh sets MPICC, e.g. mpicc.mpich for DELAYBENCH_MPI=mpich)
+#   REPROMPI_CACHE   build directory (default ~/.cache/delaybench-eval/reprompi-<MPICC name>)
 #
 # Needs cmake (>= 3.24 for mpi-time-sync), GSL (libgsl-dev) and an MPI; installs cmake and
 # libgsl-dev with apt-get when missing and apt-get is there. ReproMPI times with MPI_Wtime
@@ -16,8 +17,10 @@
 set -euo pipefail
 REPROMPI_MIRROR="${REPROMPI_MIRROR:-/work/.mirror/hunsa+reprompi/repo}"
 MPITS_MIRROR="${MPITS_MIRROR:-/work/.mirror/hunsa+mpi-time-sync/repo}"
-REPROMPI_CACHE="${REPROMPI_CACHE:-$HOME/.cache/delaybench-eval/reprompi}"
 MPICC="${MPICC:-mpicc}"
+MPICXX="${MPICXX:-${MPICC/mpicc/mpicxx}}"
+# One build per MPI (mpicc: the default one; mpicc.mpich, mpicc.openmpi: Debian's named ones).
+REPROMPI_CACHE="${REPROMPI_CACHE:-$HOME/.cache/delaybench-eval/reprompi-$(basename "$MPICC")}"
 say() { echo "build_reprompi: $*" >&2; }
 
 exe="$REPROMPI_CACHE/install/bin/mpibenchmark"
@@ -42,7 +45,8 @@ say "reprompi $(git -C "$REPROMPI_CACHE/reprompi" rev-parse --short HEAD), mpi-t
 cmake -S "$REPROMPI_CACHE/reprompi" -B "$REPROMPI_CACHE/build" \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$REPROMPI_CACHE/install" \
-    -DCMAKE_C_COMPILER="$MPICC" \
+    -DCMAKE_C_COMPILER="$MPICC" -DCMAKE_CXX_COMPILER="$MPICXX" \
+    -DMPI_C_COMPILER="$MPICC" -DMPI_CXX_COMPILER="$MPICXX" \
     -DFETCHCONTENT_SOURCE_DIR_MPITS="$REPROMPI_CACHE/mpi-time-sync" \
     -DFETCHCONTENT_FULLY_DISCONNECTED=ON >"$REPROMPI_CACHE/cmake.log" 2>&1 \
     || { tail -30 "$REPROMPI_CACHE/cmake.log" >&2; exit 1; }
