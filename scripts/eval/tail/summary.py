@@ -7,7 +7,8 @@ rounds of those, per tool.
 
 OUTDIR/r<round>/len<seconds>/<tool>/ holds truth.<rank>.txt (truth.c), and for delaybench
 reps.csv (`delaybench export --rows rep`) and ranks.csv (per-rank export), for ReproMPI its
-stdout (`-v`: an errorcode per rank and repetition). Which logged calls are the measured
+stdout (an errorcode per repetition; with RM_VERBOSE=1, -v: per rank and repetition,
+with local and global start times). Which logged calls are the measured
 repetitions:
   delaybench  its last N alltoall calls, N = the repetitions in its records (the warm-up
               calls come first); the records' order of blocks and repetitions is the order
@@ -16,11 +17,12 @@ repetitions:
               a default run also measures a block with a 50 us delayed rank.
   ReproMPI    every call: this version has no warm-up, and its window synchronisation
               never repeats a repetition (a late one is only flagged).
-Valid: delaybench's `valid` column; ReproMPI's errorcode 0 on every rank. The truth does not
+Valid: delaybench's `valid` column; ReproMPI's errorcode 0 (on every rank). The truth does not
 depend on either: "all" uses every measured call, "valid" only those the tool kept.
 --check adds, per run, the spread the tool itself reports (delaybench: max - min of
-t_start_global_s; ReproMPI: max - min of gl_tstart_sec) beside the truth, and how far rank
-1's own clock reading before each call (delaybench t_start_local_s, ReproMPI loc_tstart_sec)
+t_start_global_s; ReproMPI with RM_VERBOSE=1: max - min of gl_tstart_sec) beside the truth,
+and how far rank 1's own clock reading before each call (delaybench t_start_local_s,
+ReproMPI -v loc_tstart_sec)
 is from the truth log's entry time, relative to rank 0's: on one host this is the skew that
 skew.c added (e.g. 1500 us growing by 20 us/s), which shows the shim reached the tool.
 Standard library only.
@@ -106,40 +108,60 @@ def measured(d, tool, logs):
             reported = [(max(starts[k]) - min(starts[k])) * 1e6 for k in keys]
             LOCAL[d] = [local[k] for k in keys]
         return [first + i for i in base], valid, reported, note
-    # ReproMPI -v: a header line "process test nrep count [errorcode] loc_tstart_sec
-    # loc_tend_sec [gl_tstart_sec gl_tend_sec]" (errorcode and gl_* only with a clock sync),
-    # then one line per rank and repetition.
-    err, glstart, cols = {}, {}, None
+    # ReproMPI's stdout. Default: a header "test nrep count errorcode runtime_sec", then one
+    # line per repetition; the errorcode is already the largest over the ranks. With -v
+    # (RM_VERBOSE=1): a header "process test nrep count [errorcode] loc_tstart_sec
+    # loc_tend_sec [gl_tstart_sec gl_tend_sec]", then one line per rank and repetition. This
+    # version prints -v in chunks of 3000 repetitions and gathers the error codes and
+    # converts the global times of the first chunk only (results_output.c indexes them from
+    # 0 in every chunk): from repetition 3000 on, -v's error codes and global times are
+    # wrong, so they are not used there (the local times are right throughout).
+    chunk = 3000
+    err, glstart, cols, verbose = {}, {}, None, False
     try:
         for line in open(os.path.join(d, "stdout")):
             f = line.split()
-            if f[:2] == ["process", "test"]:
+            if f[:2] in (["process", "test"], ["test", "nrep"]):
+                verbose = f[0] == "process"
                 cols = {name: k for k, name in enumerate(f)}
                 continue
-            if cols and "errorcode" in cols and len(f) == len(cols) - 1:
-                # Without a clock sync this version's header names an errorcode column that
-                # its lines do not have.
+            if not cols or len(f) < 4:
+                continue
+            if verbose and "errorcode" in cols and len(f) == len(cols) - 1:
+                # Without a clock sync this version's -v header names an errorcode column
+                # that its lines do not have.
                 names = [n for n in sorted(cols, key=cols.get) if n != "errorcode"]
                 cols = {name: k for k, name in enumerate(names)}
-            if cols and len(f) == len(cols) and f[0].isdigit() and f[1].startswith("MPI_"):
+            if len(f) != len(cols):
+                continue
+            if verbose and f[0].isdigit() and f[1].startswith("MPI_"):
                 key, rank = int(f[cols["nrep"]]), int(f[0])
-                if "errorcode" in cols:
+                if "errorcode" in cols and key < chunk:
                     err.setdefault(key, []).append(int(f[cols["errorcode"]]))
-                if "gl_tstart_sec" in cols:
+                if "gl_tstart_sec" in cols and key < chunk:
                     glstart.setdefault(key, []).append(float(f[cols["gl_tstart_sec"]]))
                 LOCAL.setdefault(d, {}).setdefault(key, {})[rank] = float(f[cols["loc_tstart_sec"]])
+            elif not verbose and f[0].startswith("MPI_"):
+                key = int(f[cols["nrep"]])
+                if "errorcode" in cols:
+                    err.setdefault(key, []).append(int(f[cols["errorcode"]]))
     except OSError:
         pass
-    printed = len(LOCAL.get(d, {}))
+    printed = len(LOCAL.get(d, {})) if verbose else len(err)
     if printed and printed != n_calls:
         note.append(f"ReproMPI printed {printed} repetitions, {n_calls} calls logged")
     if err:
-        valid = [all(e == 0 for e in err.get(i, [1])) for i in range(n_calls)]
-    else:  # no clock sync: ReproMPI flags nothing, so every repetition counts as valid
+        # None: not known (ReproMPI -v past its first chunk); left out of the valid figures.
+        valid = [None if i not in err else all(e == 0 for e in err[i]) for i in range(n_calls)]
+        if verbose and n_calls > chunk:
+            note.append(f"ReproMPI -v: validity known for the first {chunk} of {n_calls} repetitions only")
+    else:  # no errorcodes printed (ReproMPI -v without a clock sync)
         valid = [True] * n_calls
-        note.append("ReproMPI printed no errorcodes (no clock sync): all repetitions count as valid")
+        note.append("ReproMPI printed no errorcodes: all repetitions count as valid")
     reported = [(max(glstart[i]) - min(glstart[i])) * 1e6 if i in glstart else float("nan")
                 for i in range(n_calls)]
+    if not glstart:
+        reported = None
     if d in LOCAL:
         LOCAL[d] = [LOCAL[d].get(i, {}) for i in range(n_calls)]
     return list(range(n_calls)), valid, reported, note
@@ -175,24 +197,26 @@ def run_stats(d, tool):
     idx, valid, reported, note = measured(d, tool, logs)
     spread = [(max(logs[r][i][0] for r in logs) - min(logs[r][i][0] for r in logs)) / 1e3
               for i in idx]
-    ok = [s for s, v in zip(spread, valid) if v]
+    ok = [s for s, v in zip(spread, valid) if v is True]
     # Which rank starts first, on valid repetitions: rank 1's entry minus rank 0's (a
     # systematic sign is a bias of the global clock, not noise).
     signed = [(logs[1][i][0] - logs[0][i][0]) / 1e3 for i, v in zip(idx, valid)
-              if v and 1 in logs and 0 in logs]
+              if v is True and 1 in logs and 0 in logs]
     st = {
         "n": len(spread),
         "median": med(spread), "p95": p95(spread),
-        "valid_frac": sum(valid) / len(valid) if valid else float("nan"),
+        "valid_frac": (sum(v is True for v in valid) / sum(v is not None for v in valid)
+                       if any(v is not None for v in valid) else float("nan")),
         "v_median": med(ok), "v_p95": p95(ok),
         "v_signed": med(signed),
         "note": note,
     }
     if reported is not None:
-        st["rep_median"] = med(reported)
-        st["rep_p95"] = p95(reported)
-        # Per repetition, reported minus true spread.
+        # Per repetition, |reported - true| where the tool reported one.
         diff = [abs(a - b) for a, b in zip(reported, spread) if not math.isnan(a)]
+        shown = [a for a in reported if not math.isnan(a)]
+        st["rep_median"] = med(shown)
+        st["rep_p95"] = p95(shown)
         st["absdiff_median"] = med(diff)
     st["clock"] = clock_vs_truth(d, idx, logs)
     return st
