@@ -25,9 +25,10 @@
 #   RM_HCA3_PARAMS / RM_JK_PARAMS: MPITS_PARAMS for ReproMPI (default: mpi-time-sync's own
 #   defaults for HCA3 / JK); WARMUP (delaybench --warmup, default 20); DB_EXTRA (more
 #   delaybench flags, e.g. "--delay 0" to measure only the undelayed block that summary.py
-#   uses); RM_WINDOW_US (ReproMPI's window, default 1000); RM_VERBOSE=1 (ReproMPI -v: per-rank
-#   times for summary.py --check; its validity is then known for the first 3000 reps only); TIMEOUT_S per run (default
-#   300 + 6 x length). SKEW_RANKS= (empty) runs without skew.
+#   uses); RM_WINDOW_US (ReproMPI's window, default 1000); RM_VERBOSE=1 (ReproMPI -v:
+#   per-rank times for summary.py --check; its validity is then known for the first 3000
+#   repetitions only); TIMEOUT_S per run (default 300 + 6 x length). SKEW_RANKS= (empty)
+#   runs without skew.
 # Wrap it as the machine's rules ask, e.g. `flock -x /tmp/quiet.lock scripts/eval/tail/rounds.sh`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,7 +38,7 @@ while getopts "l:r:m:b:o:t:n:" opt; do
     case "$opt" in
         l) lengths="$OPTARG" ;; r) rounds="$OPTARG" ;; m) mode="$OPTARG" ;;
         b) exe="$OPTARG" ;; o) out="$OPTARG" ;; t) tools="$OPTARG" ;; n) noise_s="$OPTARG" ;;
-        *) sed -n 2,28p "$0" >&2; exit 2 ;;
+        *) sed -n 2,32p "$0" >&2; exit 2 ;;
     esac
 done
 case "$mode" in one | cluster) ;; *) echo "rounds: -m one|cluster" >&2; exit 2 ;; esac
