@@ -146,6 +146,9 @@ run_one() { # round length tool
         # Validity as delaybench decides it by default (posthoc global times); the per-rank
         # rows give its own reported start spread for summary.py --check.
         "$exe" export "$d/records.cbor" --rows rep --format csv >"$d/reps.csv" 2>/dev/null || true
+        # ... and as the run decided it online (summary.py --online).
+        "$exe" export "$d/records.cbor" --rows rep --format csv --global-times online \
+            >"$d/reps-online.csv" 2>/dev/null || true
         "$exe" export "$d/records.cbor" --format csv >"$d/ranks.csv" 2>/dev/null || true
     fi
     say "r$round len$len $tool: done ($(cut -d' ' -f2 "$d/exit" | cut -c1-5) s)"

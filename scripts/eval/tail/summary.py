@@ -3,7 +3,7 @@
 run from the truth logs only, per round median and p95, and Markdown tables of the median over
 rounds of those, per tool.
 
-    python3 scripts/eval/tail/summary.py OUTDIR [--check]
+    python3 scripts/eval/tail/summary.py OUTDIR [--check] [--online]
 
 OUTDIR/r<round>/len<seconds>/<tool>/ holds truth.<rank>.txt (truth.c), and for delaybench
 reps.csv (`delaybench export --rows rep`) and ranks.csv (per-rank export), for ReproMPI its
@@ -17,7 +17,9 @@ repetitions:
               a default run also measures a block with a 50 us delayed rank.
   ReproMPI    every call: this version has no warm-up, and its window synchronisation
               never repeats a repetition (a late one is only flagged).
-Valid: delaybench's `valid` column; ReproMPI's errorcode 0 (on every rank). The truth does not
+Valid: delaybench's `valid` column (of `export --rows rep`, whose default decides it on
+post-hoc global times; --online: on the online global times the run used, reps-online.csv,
+which is what ReproMPI's flags are too); ReproMPI's errorcode 0 (on every rank). The truth does not
 depend on either: "all" uses every measured call, "valid" only those the tool kept.
 --check adds, per run, the spread the tool itself reports (delaybench: max - min of
 t_start_global_s; ReproMPI with RM_VERBOSE=1: max - min of gl_tstart_sec) beside the truth,
@@ -71,6 +73,11 @@ def read_truth(d):
     return logs
 
 
+# delaybench's validity: as `export --rows rep` decides it by default (post-hoc global times),
+# or, with --online, as the run decided it online (reps-online.csv).
+REPS_FILE = "reps.csv"
+
+
 def warmup_of(d):
     try:
         cmd = open(os.path.join(d, "cmd")).read().split()
@@ -86,7 +93,7 @@ def measured(d, tool, logs):
     if len({len(c) for c in logs.values()}) > 1:
         note.append("ranks logged different call counts " + str(sorted(len(c) for c in logs.values())))
     if tool.startswith("db-"):
-        rows = list(csv.DictReader(open(os.path.join(d, "reps.csv"))))
+        rows = list(csv.DictReader(open(os.path.join(d, REPS_FILE))))
         n = len(rows)
         first = n_calls - n
         w = warmup_of(d)
@@ -249,6 +256,9 @@ def noise_lines(out):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     check = "--check" in sys.argv
+    global REPS_FILE
+    if "--online" in sys.argv:
+        REPS_FILE = "reps-online.csv"
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
@@ -304,7 +314,9 @@ def main():
         print()
 
     table("True start spread, all measured repetitions", "median", "p95")
-    table("True start spread, valid repetitions only", "v_median", "v_p95",
+    which = "online" if REPS_FILE == "reps-online.csv" else "post-hoc (summary.py --online: online)"
+    table(f"True start spread, valid repetitions only; delaybench's validity {which}",
+          "v_median", "v_p95",
           lambda rs: f", valid {100 * med([s['valid_frac'] for s in rs]):.1f} %")
     noise = noise_lines(out)
     if noise:
