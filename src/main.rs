@@ -1,7 +1,7 @@
 //! The `delaybench` binary: measurement under MPI, or an offline subcommand.
 
 use anyhow::{Context, Result};
-use clap::{CommandFactory, FromArgMatches, Parser};
+use clap::{CommandFactory, FromArgMatches};
 use delaybench::analysis::{
     analyze_digests, compare, timing_row, trend_row, truth_rows, Analysis, DistributionRows,
     LaunchDigest, OverlapRows,
@@ -143,13 +143,16 @@ fn parse(argv: &[String]) -> Result<(Cli, Option<Study>), Refused> {
         .clone()
         .try_get_matches_from(argv)
         .map_err(Refused::Clap)?;
-    let cli = Cli::from_arg_matches(&matches).map_err(Refused::Clap)?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(Refused::Clap)?;
+    cli.measure.note_given(&matches);
     let Some(path) = cli.measure.config.clone().filter(|_| cli.command.is_none()) else {
         return Ok((cli, None));
     };
     let study = Study::load(&path, &cmd).map_err(Refused::Study)?;
     let merged = study.merge_into(argv, &cmd, &matches);
-    let cli = Cli::try_parse_from(&merged).map_err(Refused::Clap)?;
+    let matches = cmd.try_get_matches_from(&merged).map_err(Refused::Clap)?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(Refused::Clap)?;
+    cli.measure.note_given(&matches);
     Ok((cli, Some(study)))
 }
 
