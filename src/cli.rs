@@ -84,6 +84,13 @@ pub enum Command {
         /// benefit, and whether each winner's bootstrap interval is clear of the others'.
         #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing", "truth"])]
         algorithms: bool,
+        /// Instead of the summary, for blocks that replayed a capture (--delay replay:...):
+        /// per replayed site, kernel family, size and P the cost t_delta - t0 of the blocking
+        /// and the nonblocking form with their intervals and whether the nonblocking form
+        /// hides the pattern (the table, Markdown and JSON summaries show it too; this gives
+        /// it as CSV).
+        #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing", "truth", "algorithms"])]
+        replay: bool,
         #[command(flatten)]
         times: TimesArgs,
     },

@@ -182,6 +182,7 @@ fn offline(command: Command) -> Result<()> {
             timing,
             truth,
             algorithms,
+            replay,
             times,
         } => {
             let out = &mut std::io::stdout().lock();
@@ -241,6 +242,24 @@ fn offline(command: Command) -> Result<()> {
                         write!(out, "{}", delaybench::analysis::algorithm_table_text(&rows))?
                     }
                     _ => anyhow::bail!("analyze --algorithms writes --format table or json"),
+                }
+            } else if replay {
+                // The application's own pattern, on its own: CSV, TSV or JSON rows.
+                let a = analysis(&files, bootstrap.bootstrap(), times)?;
+                let rows = delaybench::analysis::replay_pattern_rows(&a.rows);
+                if rows.is_empty() {
+                    eprintln!(
+                        "delaybench: no block replayed a capture (--delay replay:CAPTURE@SITE)"
+                    );
+                }
+                match format {
+                    SummaryFormat::Json => delaybench::export::write_json_rows(&rows, out)?,
+                    SummaryFormat::Tsv => delaybench::export::write_tsv_rows(None, &rows, out)?,
+                    SummaryFormat::Csv => delaybench::export::write_csv_rows(&rows, out)?,
+                    SummaryFormat::Table | SummaryFormat::Markdown => {
+                        // The summary's own section.
+                        summary_exporter(format).write(&a, out)?
+                    }
                 }
             } else {
                 let a = analysis(&files, bootstrap.bootstrap(), times)?;
