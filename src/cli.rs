@@ -151,6 +151,15 @@ pub enum Command {
         /// half the smallest clock-synchronisation round trip of the capture].
         #[arg(long, value_parser = crate::units::parse_duration_s, value_name = "DURATION")]
         message_time: Option<f64>,
+        /// Directory for the figures (arrival_spread, arrival_lateness, arrival_waiting; PNG
+        /// and SVG) [default: beside the capture, named after it: `run/capture/` →
+        /// `run/capture-arrivals/`]. It must be missing or empty: figures are never
+        /// overwritten (a default folder that holds files is left alone with a warning).
+        #[arg(long, value_name = "DIR", conflicts_with = "no_figures")]
+        figures: Option<PathBuf>,
+        /// Draw no figures.
+        #[arg(long)]
+        no_figures: bool,
     },
     /// Figures (PNG and SVG) of a records file and a report page (index.md): benefit and
     /// t_global vs P, t_global vs size, per-rank timeline, distribution, t_global over the

@@ -91,6 +91,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// Checks that `dir` may take the figures of `arrivals`: missing or empty; else a message
+/// that names it and the way out.
+fn fresh_figures_dir(dir: &Path) -> Result<(), String> {
+    delaybench::output_name::check_fresh_dir(dir).map_err(|e| {
+        if dir.is_dir() {
+            format!(
+                "{} already holds files (an earlier report's figures?) and figures are never \
+                 overwritten: remove it, or name another folder with --figures DIR",
+                dir.display()
+            )
+        } else {
+            e
+        }
+    })
+}
+
 /// The exit of an offline command: 0 when it succeeded or its output was closed early
 /// (`delaybench export run.cbor | head`), else 1 with the error and its causes, each said
 /// once.
@@ -415,10 +431,21 @@ fn offline(command: Command) -> Result<()> {
             format,
             rows,
             message_time,
+            figures,
+            no_figures,
         } => {
+            // A folder the user named must take the figures: refused before anything is read.
+            if let Some(dir) = &figures {
+                fresh_figures_dir(dir).map_err(anyhow::Error::msg)?;
+            }
             let captures = delaybench::records::capture::read_captures(&files)?;
             let matched = delaybench::analysis::arrivals::match_calls(&captures)?;
             let report = delaybench::analysis::arrivals::report(&matched, message_time);
+            let figures_dir = (!no_figures).then(|| {
+                figures
+                    .clone()
+                    .unwrap_or_else(|| delaybench::plot::arrivals_dir(&files[0]))
+            });
             match delaybench::export::write_arrivals(
                 &matched,
                 &report,
@@ -429,6 +456,16 @@ fn offline(command: Command) -> Result<()> {
                 Err(delaybench::export::ExportError::Io(e))
                     if e.kind() == std::io::ErrorKind::BrokenPipe => {}
                 r => r.context("cannot print the arrivals report")?,
+            }
+            if let Some(dir) = figures_dir {
+                // The default folder of an earlier report is left as it is.
+                if let Err(e) = fresh_figures_dir(&dir) {
+                    eprintln!("delaybench: warning: no figures: {e}");
+                } else {
+                    for p in delaybench::plot::write_arrivals_figures(&matched, &report, &dir)? {
+                        eprintln!("delaybench: figure {}", p.display());
+                    }
+                }
             }
         }
         Command::Info { file, format } if delaybench::records::noise::is_noise_file(&file) => {

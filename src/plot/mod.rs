@@ -37,6 +37,7 @@
 //! repetitions leaves a gap, and a kernel with no value at all is named under its panel's
 //! title. Text is DejaVu Sans, embedded, so PNGs look the same on every machine.
 
+mod arrivals;
 mod benefit;
 mod clock_error;
 mod compare;
@@ -62,6 +63,7 @@ mod thin;
 mod timeline;
 mod xy;
 
+pub use arrivals::{arrivals_dir, lateness_grid, write_arrivals_figures, LatenessGrid};
 pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use compare::{write_compare_figures, Side};
 pub use noise::write_noise_figures;
