@@ -877,8 +877,8 @@ impl MeasureArgs {
             if self.ops_given {
                 if !self.ops.iter().any(|o| kernels.contains(o)) {
                     choice.warnings.push(format!(
-                        "--delay {site} replays a {} site, but --ops does not measure it: add \
-                         {names} to see the application's own operation under its pattern",
+                        "--delay {site} replays the site's {}, but --ops does not measure it: \
+                         add {names} to see the application's own operation under its pattern",
                         r.op
                     ));
                 }
