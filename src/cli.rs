@@ -869,11 +869,19 @@ impl MeasureArgs {
                     "--delay {site}: the site's operation {} has no kernel in delaybench; its \
                      pattern is replayed on --ops {} instead",
                     r.op,
-                    self.ops.iter().map(|o| o.name()).collect::<Vec<_>>().join(",")
+                    self.ops
+                        .iter()
+                        .map(|o| o.name())
+                        .collect::<Vec<_>>()
+                        .join(",")
                 ));
                 continue;
             };
-            let names = kernels.iter().map(|o| o.name()).collect::<Vec<_>>().join(",");
+            let names = kernels
+                .iter()
+                .map(|o| o.name())
+                .collect::<Vec<_>>()
+                .join(",");
             if self.ops_given {
                 if !self.ops.iter().any(|o| kernels.contains(o)) {
                     choice.warnings.push(format!(
@@ -888,9 +896,9 @@ impl MeasureArgs {
                         ops.push(*k);
                     }
                 }
-                choice
-                    .notes
-                    .push(format!("{site}: --ops not given, measuring the site's {names}"));
+                choice.notes.push(format!(
+                    "{site}: --ops not given, measuring the site's {names}"
+                ));
             }
             if !self.sizes_given && kernels[0].has_payload() && r.bytes > 0 {
                 let bytes = if kernels[0].is_reduction() {
@@ -1070,7 +1078,9 @@ mod tests {
     fn replaying(args: &[&str], op: &str, bytes: u64, suffix_map: &str) -> MeasureArgs {
         use crate::delay::models::replay::Replay;
         use clap::{CommandFactory, FromArgMatches};
-        let argv: Vec<&str> = std::iter::once("delaybench").chain(args.iter().copied()).collect();
+        let argv: Vec<&str> = std::iter::once("delaybench")
+            .chain(args.iter().copied())
+            .collect();
         let matches = Cli::command().try_get_matches_from(argv).unwrap();
         let mut cli = Cli::from_arg_matches(&matches).unwrap();
         cli.measure.note_given(&matches);
@@ -1107,10 +1117,18 @@ mod tests {
         assert_eq!(m.to_plan(2, 1).ops, vec![Op::Bcast]);
         // A barrier site keeps the sizes (no payload).
         let c = replaying(&[], "barrier", 0, "").replay_choice().unwrap();
-        assert_eq!((c.ops, c.sizes), (Some(vec![Op::Barrier, Op::Ibarrier]), None));
+        assert_eq!(
+            (c.ops, c.sizes),
+            (Some(vec![Op::Barrier, Op::Ibarrier]), None)
+        );
         // An operation without a kernel: refused unless --ops names kernels.
-        let e = replaying(&[], "alltoallv", 64, "").replay_choice().unwrap_err();
-        assert!(e.contains("alltoallv has no kernel") && e.contains("--ops"), "{e}");
+        let e = replaying(&[], "alltoallv", 64, "")
+            .replay_choice()
+            .unwrap_err();
+        assert!(
+            e.contains("alltoallv has no kernel") && e.contains("--ops"),
+            "{e}"
+        );
         let c = replaying(&["--ops", "alltoall"], "alltoallv", 64, "")
             .replay_choice()
             .unwrap();

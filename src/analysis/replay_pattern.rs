@@ -192,7 +192,10 @@ mod tests {
         let got = rows(10e-6);
         assert_eq!(got.len(), 1, "{got:#?}");
         let r = &got[0];
-        assert_eq!((r.blocking, r.nonblocking), (Op::Allreduce, Some(Op::Iallreduce)));
+        assert_eq!(
+            (r.blocking, r.nonblocking),
+            (Op::Allreduce, Some(Op::Iallreduce))
+        );
         // Blocking: the whole 50 µs is paid.
         assert!((r.blocking_cost_s.unwrap() - 50e-6).abs() < 1e-6, "{r:#?}");
         assert!(r.nonblocking_cost_s.unwrap() < 0.0, "{r:#?}");
@@ -205,7 +208,10 @@ mod tests {
         // Delayed: 50 µs + 60 µs, as slow as the baseline plus the whole late arrival.
         let got = rows(60e-6);
         let r = &got[0];
-        assert!((r.nonblocking_cost_s.unwrap() - 50e-6).abs() < 1e-6, "{r:#?}");
+        assert!(
+            (r.nonblocking_cost_s.unwrap() - 50e-6).abs() < 1e-6,
+            "{r:#?}"
+        );
         assert_eq!(r.hidden, Hidden::No);
         assert!(!r.nonblocking_overlap);
         // Without a nonblocking row the verdict cannot be given.

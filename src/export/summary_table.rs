@@ -122,9 +122,7 @@ pub(super) fn reference_bound(a: &Analysis) -> Option<(String, Vec<String>, Vec<
 /// the table of the application's own pattern per kernel family (cost tδ − t0 of the
 /// blocking and the nonblocking form in µs with their intervals, what the nonblocking form
 /// saved, whether it hides the pattern; `analysis::replay_pattern_rows`); `None` otherwise.
-pub(super) fn replay_patterns(
-    a: &Analysis,
-) -> Option<(String, Vec<String>, Vec<Vec<String>>)> {
+pub(super) fn replay_patterns(a: &Analysis) -> Option<(String, Vec<String>, Vec<Vec<String>>)> {
     let rows = crate::analysis::replay_pattern_rows(&a.rows);
     if rows.is_empty() {
         return None;
@@ -161,7 +159,11 @@ pub(super) fn replay_patterns(
                     us,
                 ),
                 r.nonblocking.map_or("-".into(), |o| {
-                    let overlap = if r.nonblocking_overlap { " (overlap)" } else { "" };
+                    let overlap = if r.nonblocking_overlap {
+                        " (overlap)"
+                    } else {
+                        ""
+                    };
                     format!("{}{overlap}", o.name())
                 }),
                 with_ci(

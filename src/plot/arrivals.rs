@@ -175,12 +175,13 @@ pub fn spread_figure(m: &Matched, r: &ArrivalsReport) -> Option<XyFigure> {
             .fold(f64::INFINITY, f64::min)
             - t0;
         let y = (inst.spread() * US).max(SPREAD_FLOOR_US);
-        let k = top.iter().position(|s| *s == inst.site).unwrap_or(top.len());
+        let k = top
+            .iter()
+            .position(|s| *s == inst.site)
+            .unwrap_or(top.len());
         series[k].push((x, y));
     }
-    let style = |k: usize| {
-        SeriesStyle::new(false, if k < top.len() { color(k) } else { OTHER })
-    };
+    let style = |k: usize| SeriesStyle::new(false, if k < top.len() { color(k) } else { OTHER });
     // Always log: spreads span decades (a 0.1 µs allreduce beside a 50 ms broadcast).
     let ylo = series
         .iter()
@@ -289,7 +290,11 @@ pub fn lateness_figure(m: &Matched, r: &ArrivalsReport) -> Option<XyFigure> {
     let grids: Vec<(String, LatenessGrid, &str)> = world
         .map(|g| {
             (
-                format!("every call of all {} ranks, in order ({})", g.ranks, calls(g.calls)),
+                format!(
+                    "every call of all {} ranks, in order ({})",
+                    g.ranks,
+                    calls(g.calls)
+                ),
                 g,
                 "world rank",
             )
@@ -631,7 +636,11 @@ mod tests {
         let s = spread_figure(&m, &r).unwrap();
         let points: usize = s.panels[0].lines.iter().map(|l| l.points.len()).sum();
         assert_eq!(points, 303, "one point per call");
-        assert!(s.panels[0].lines.iter().flat_map(|l| &l.points).all(|p| p.1 >= SPREAD_FLOOR_US));
+        assert!(s.panels[0]
+            .lines
+            .iter()
+            .flat_map(|l| &l.points)
+            .all(|p| p.1 >= SPREAD_FLOOR_US));
         let w = waiting_figure(&m, &r).unwrap();
         assert_eq!(w.panels[0].bars.len(), 2);
         // The allreduce site waited most: the top bar, with its wait state in the legend.
@@ -650,7 +659,11 @@ mod tests {
         let paths = write_arrivals_figures(&m, &r, &dir.path().join("figs")).unwrap();
         assert_eq!(paths.len(), 6);
         for p in &paths {
-            assert!(std::fs::metadata(p).unwrap().len() > 1000, "{}", p.display());
+            assert!(
+                std::fs::metadata(p).unwrap().len() > 1000,
+                "{}",
+                p.display()
+            );
         }
         let empty = Matched {
             instances: vec![],
@@ -666,7 +679,9 @@ mod tests {
         let cap = dir.path().join("capture");
         std::fs::create_dir(&cap).unwrap();
         std::fs::write(cap.join("rank0.cbor"), b"x").unwrap();
-        let want = std::fs::canonicalize(dir.path()).unwrap().join("capture-arrivals");
+        let want = std::fs::canonicalize(dir.path())
+            .unwrap()
+            .join("capture-arrivals");
         assert_eq!(arrivals_dir(&cap), want);
         assert_eq!(arrivals_dir(&cap.join("rank0.cbor")), want);
     }

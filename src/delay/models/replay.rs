@@ -262,11 +262,7 @@ impl DelaySampler for Replay {
     }
 
     fn label(&self) -> String {
-        let map = if self.map == "folded" {
-            ":folded"
-        } else {
-            ""
-        };
+        let map = if self.map == "folded" { ":folded" } else { "" };
         format!("replay:{}@{}{map}", self.path, self.site)
     }
 
@@ -368,10 +364,16 @@ mod tests {
             "folded"
         );
         let e = ReplayMap::resolve(&folded, Some(ReplayMap::First)).unwrap_err();
-        assert!(e.contains(":folded") && e.contains("--replay-map is first"), "{e}");
+        assert!(
+            e.contains(":folded") && e.contains("--replay-map is first"),
+            "{e}"
+        );
         // Not a replay: untouched.
         let fixed: DelayModel = "50us".parse().unwrap();
-        assert_eq!(ReplayMap::resolve(&fixed, Some(ReplayMap::First)), Ok(fixed));
+        assert_eq!(
+            ReplayMap::resolve(&fixed, Some(ReplayMap::First)),
+            Ok(fixed)
+        );
         // The site's operation and size survive the records' round trip.
         let back = Replay::of(&folded).unwrap();
         assert_eq!((back.op.as_str(), back.bytes), ("allreduce", 8));
