@@ -136,8 +136,11 @@ fn subtitle(m: &Matched) -> String {
     )
 }
 
-/// A site's name cut to [`MAX_NAME`] characters, keeping its end (the offset).
+/// A site's name for a figure: its symbol and offset when it has one (`step+0x4` of
+/// `step+0x4 (app+0x10)`), else its key, cut to [`MAX_NAME`] characters keeping the end
+/// (the offset).
 fn short_name(label: &str) -> String {
+    let label = label.split_once(" (").map_or(label, |(symbol, _)| symbol);
     let n = label.chars().count();
     if n <= MAX_NAME {
         return label.to_string();
@@ -644,7 +647,11 @@ mod tests {
         let w = waiting_figure(&m, &r).unwrap();
         assert_eq!(w.panels[0].bars.len(), 2);
         // The allreduce site waited most: the top bar, with its wait state in the legend.
-        assert_eq!(w.panels[0].y_names[1], "step+0x1 (app+0xa) allreduce");
+        assert_eq!(w.panels[0].y_names[1], "step+0x1 allreduce");
+        assert_eq!(
+            short_name("_ZN9LAMMPS_NS5Timer12barrier_stopEv+0x2b (liblammps.so.0+0x595d1b)"),
+            "…5Timer12barrier_stopEv+0x2b"
+        );
         assert!(w.legend.iter().any(|l| l.label == "Wait at N×N"));
         let l = lateness_figure(&m, &r).unwrap();
         // Every call (303, two per column), then the site with the most waiting.
