@@ -29,6 +29,8 @@
 //! late ranks, nrep, sync methods). [`Selection`] (`plot --op/--size/--procs/--delay`) chooses
 //! the configurations every figure draws. `compare A B --figures DIR` draws two runs side by
 //! side ([`write_compare_figures`]).
+//! `delaybench arrivals` draws a capture's arrival spread, rank × call lateness and waiting
+//! per call site ([`write_arrivals_figures`]).
 //!
 //! P (or the size) is on a log2 axis with a labelled tick at every value measured (thinned
 //! when labels would collide); tick labels carry the host count, `P (hosts)`, when the P span
