@@ -84,6 +84,13 @@ pub enum Command {
         /// benefit, and whether each winner's bootstrap interval is clear of the others'.
         #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing", "truth"])]
         algorithms: bool,
+        /// Instead of the summary, for blocks that replayed a capture (--delay replay:...):
+        /// per replayed site, kernel family, size and P the cost t_delta - t0 of the blocking
+        /// and the nonblocking form with their intervals and whether the nonblocking form
+        /// hides the pattern (the table, Markdown and JSON summaries show it too; this gives
+        /// it as CSV).
+        #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing", "truth", "algorithms"])]
+        replay: bool,
         #[command(flatten)]
         times: TimesArgs,
     },
@@ -144,6 +151,15 @@ pub enum Command {
         /// half the smallest clock-synchronisation round trip of the capture].
         #[arg(long, value_parser = crate::units::parse_duration_s, value_name = "DURATION")]
         message_time: Option<f64>,
+        /// Directory for the figures (arrival_spread, arrival_lateness, arrival_waiting; PNG
+        /// and SVG) [default: beside the capture, named after it: `run/capture/` →
+        /// `run/capture-arrivals/`]. It must be missing or empty: figures are never
+        /// overwritten (a default folder that holds files is left alone with a warning).
+        #[arg(long, value_name = "DIR", conflicts_with = "no_figures")]
+        figures: Option<PathBuf>,
+        /// Draw no figures.
+        #[arg(long)]
+        no_figures: bool,
     },
     /// Figures (PNG and SVG) of a records file and a report page (index.md): benefit and
     /// t_global vs P, t_global vs size, per-rank timeline, distribution, t_global over the
@@ -549,6 +565,19 @@ pub struct MeasureArgs {
         allow_hyphen_values = true
     )]
     pub delay: DelayList,
+    /// How a replayed capture's ranks map onto P when P differs from the recorded size:
+    /// `first` takes the first P recorded ranks' lateness, `folded` gives rank r the latest
+    /// of the recorded ranks k ≡ r (mod P) [default: first]. The `:first`/`:folded` suffix
+    /// of `--delay replay:...` says the same; when both are given they must agree.
+    #[arg(long, value_enum)]
+    pub replay_map: Option<crate::delay::models::replay::ReplayMap>,
+    /// Whether `--ops` came from the command line or a study file rather than its default
+    /// (set by [`MeasureArgs::note_given`]; a replay chooses the kernels otherwise).
+    #[arg(skip)]
+    pub ops_given: bool,
+    /// Whether `--sizes` came from the command line or a study file rather than its default.
+    #[arg(skip)]
+    pub sizes_given: bool,
     /// OS-noise detours while the operation runs: FREQ,DURATION[,sync|async], e.g.
     /// 1kHz,10us (every rank loses 10 us of CPU every ms; phases aligned with sync); or
     /// trace:FILE[,aligned|shifted] to replay a noise file of `delaybench noise` (rank r
@@ -755,7 +784,146 @@ fn parse_window(s: &str) -> Result<WindowArg, String> {
         .map_err(|e| e.to_string())
 }
 
+/// What the replayed sites of `--delay replay:...` choose for a run: the delays with the
+/// map resolved, and the kernels and sizes of the sites' own operation where `--ops` and
+/// `--sizes` were not given ([`MeasureArgs::replay_choice`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayChoice {
+    /// `--delay`'s models, each replay with its map resolved ([`ReplayMap::resolve`]).
+    ///
+    /// [`ReplayMap::resolve`]: crate::delay::models::replay::ReplayMap::resolve
+    pub delays: Vec<DelayModel>,
+    /// The sites' kernels, blocking then nonblocking, when `--ops` was not given.
+    pub ops: Option<Vec<Op>>,
+    /// The sites' message sizes (bytes, rounded up to 8 for the f64 reductions) when
+    /// `--sizes` was not given and the operation carries a payload.
+    pub sizes: Option<Vec<u64>>,
+    /// What was chosen, one line each, for rank 0 to print.
+    pub notes: Vec<String>,
+    /// `--ops` without a site's operation, or a site's operation without a kernel.
+    pub warnings: Vec<String>,
+}
+
+/// The kernels of the captured operation `op` (capture name, `allreduce` or `iallreduce`):
+/// its family's blocking kernel and the nonblocking one when the registry has it; None when
+/// no kernel of that name exists (`alltoallv`).
+pub fn site_kernels(op: &str) -> Option<Vec<Op>> {
+    let family = op.parse::<Op>().ok()?.family();
+    let blocking = family.blocking();
+    Some(
+        std::iter::once(blocking)
+            .chain(
+                Op::ALL
+                    .into_iter()
+                    .find(|o| o.family() == family && o.is_nonblocking()),
+            )
+            .collect(),
+    )
+}
+
 impl MeasureArgs {
+    /// Records which of `--ops` and `--sizes` the user gave (command line or study file)
+    /// rather than took by default; `matches` are those this `MeasureArgs` was built from.
+    pub fn note_given(&mut self, matches: &clap::ArgMatches) {
+        let given = |id: &str| {
+            matches
+                .value_source(id)
+                .is_some_and(|s| s != clap::parser::ValueSource::DefaultValue)
+        };
+        self.ops_given = given("ops");
+        self.sizes_given = given("sizes");
+    }
+
+    /// The replays' map, kernels and sizes (see [`ReplayChoice`]).
+    ///
+    /// Errors: a message when a spec's map suffix contradicts `--replay-map`, or when a
+    /// replayed site's operation has no kernel and `--ops` does not name the kernels to
+    /// measure instead.
+    pub fn replay_choice(&self) -> Result<ReplayChoice, String> {
+        use crate::delay::models::replay::{Replay, ReplayMap};
+        let mut choice = ReplayChoice {
+            delays: Vec::new(),
+            ops: None,
+            sizes: None,
+            notes: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let (mut ops, mut sizes) = (Vec::<Op>::new(), Vec::<u64>::new());
+        for d in &self.delay.0 {
+            let d = ReplayMap::resolve(d, self.replay_map)?;
+            let replay = Replay::of(&d).filter(|r| !r.op.is_empty());
+            choice.delays.push(d);
+            let Some(r) = replay else { continue };
+            let site = format!("replay:{}@{}", r.path, r.site);
+            let Some(kernels) = site_kernels(&r.op) else {
+                let known = crate::kernel::names_where(|o| !o.is_reference(), " or ");
+                if !self.ops_given {
+                    return Err(format!(
+                        "--delay {site}: the site's operation {} has no kernel in delaybench \
+                         (kernels: {known}); name the kernels to replay its pattern on with \
+                         --ops",
+                        r.op
+                    ));
+                }
+                choice.warnings.push(format!(
+                    "--delay {site}: the site's operation {} has no kernel in delaybench; its \
+                     pattern is replayed on --ops {} instead",
+                    r.op,
+                    self.ops
+                        .iter()
+                        .map(|o| o.name())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ));
+                continue;
+            };
+            let names = kernels
+                .iter()
+                .map(|o| o.name())
+                .collect::<Vec<_>>()
+                .join(",");
+            if self.ops_given {
+                if !self.ops.iter().any(|o| kernels.contains(o)) {
+                    choice.warnings.push(format!(
+                        "--delay {site} replays the site's {}, but --ops does not measure it: \
+                         add {names} to see the application's own operation under its pattern",
+                        r.op
+                    ));
+                }
+            } else {
+                for k in &kernels {
+                    if !ops.contains(k) {
+                        ops.push(*k);
+                    }
+                }
+                choice.notes.push(format!(
+                    "{site}: --ops not given, measuring the site's {names}"
+                ));
+            }
+            if !self.sizes_given && kernels[0].has_payload() && r.bytes > 0 {
+                let bytes = if kernels[0].is_reduction() {
+                    r.bytes.div_ceil(8) * 8
+                } else {
+                    r.bytes
+                };
+                if !sizes.contains(&bytes) {
+                    sizes.push(bytes);
+                }
+                let rounded = if bytes == r.bytes {
+                    String::new()
+                } else {
+                    format!(" ({} B rounded up to f64 elements)", r.bytes)
+                };
+                choice.notes.push(format!(
+                    "{site}: --sizes not given, measuring the site's {bytes} B{rounded}"
+                ));
+            }
+        }
+        choice.ops = (!ops.is_empty()).then_some(ops);
+        choice.sizes = (!sizes.is_empty()).then_some(sizes);
+        Ok(choice)
+    }
+
     /// Warnings about how the options were written (a decimal size unit), for rank 0 to print
     /// before anything is measured.
     pub fn unit_warnings(&self) -> Vec<String> {
@@ -774,9 +942,18 @@ impl MeasureArgs {
     /// The plan these options describe on `world_size` ranks, with `seed` used when none was
     /// given. Not yet validated: see [`Plan::validate`].
     pub fn to_plan(&self, world_size: u32, seed: u64) -> Plan {
+        // A contradiction is refused by [`MeasureArgs::replay_choice`] before any plan is
+        // made; here the delays then stay as parsed.
+        let replay = self.replay_choice().ok();
         Plan {
-            ops: self.ops.clone(),
-            sizes: self.sizes.bytes.clone(),
+            ops: replay
+                .as_ref()
+                .and_then(|r| r.ops.clone())
+                .unwrap_or_else(|| self.ops.clone()),
+            sizes: replay
+                .as_ref()
+                .and_then(|r| r.sizes.clone())
+                .unwrap_or_else(|| self.sizes.bytes.clone()),
             procs: if self.procs.is_empty() {
                 default_procs(world_size)
             } else {
@@ -790,7 +967,7 @@ impl MeasureArgs {
             .filter(|_| !self.no_tracking),
             timeout_s: self.timeout,
             delay_ranks: self.delay_ranks.clone(),
-            delays: self.delay.0.clone(),
+            delays: replay.map_or_else(|| self.delay.0.clone(), |r| r.delays),
             detour: match &self.detour {
                 Some(DetourArg::Periodic(spec)) => Some(*spec),
                 _ => None,
@@ -894,6 +1071,76 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("delaybench").chain(args.iter().copied()))
+    }
+
+    /// The measurement options of `args` as `main` makes them (which options were given),
+    /// with a replay of a captured `op` site of `bytes` bytes as the only delay.
+    fn replaying(args: &[&str], op: &str, bytes: u64, suffix_map: &str) -> MeasureArgs {
+        use crate::delay::models::replay::Replay;
+        use clap::{CommandFactory, FromArgMatches};
+        let argv: Vec<&str> = std::iter::once("delaybench")
+            .chain(args.iter().copied())
+            .collect();
+        let matches = Cli::command().try_get_matches_from(argv).unwrap();
+        let mut cli = Cli::from_arg_matches(&matches).unwrap();
+        cli.measure.note_given(&matches);
+        cli.measure.delay = DelayList(vec![DelayModel::new(Replay {
+            path: "cap".into(),
+            site: "app+0x10".into(),
+            map: suffix_map.into(),
+            op: op.into(),
+            bytes,
+            recorded_size: 2,
+            lateness_s: vec![0.0, 1e-4],
+        })]);
+        cli.measure
+    }
+
+    #[test]
+    fn a_replay_measures_its_sites_operation_unless_told_otherwise() {
+        // Nothing given: the site's allreduce and iallreduce, at its 4 bytes rounded to f64.
+        let m = replaying(&[], "iallreduce", 4, "");
+        let c = m.replay_choice().unwrap();
+        assert_eq!(c.ops, Some(vec![Op::Allreduce, Op::Iallreduce]));
+        assert_eq!(c.sizes, Some(vec![8]));
+        assert!(c.warnings.is_empty() && c.notes.len() == 2, "{c:?}");
+        let plan = m.to_plan(2, 1);
+        assert_eq!((plan.ops.len(), plan.sizes.clone()), (2, vec![8]));
+        // The map defaults to first and is recorded so.
+        let r = crate::delay::models::replay::Replay::of(&plan.delays[0]).unwrap();
+        assert_eq!(r.map, "first");
+        // --ops and --sizes given without the site's op: kept, with a warning naming it.
+        let m = replaying(&["--ops", "bcast", "--sizes", "16"], "allreduce", 8, "");
+        let c = m.replay_choice().unwrap();
+        assert_eq!((c.ops.clone(), c.sizes.clone()), (None, None));
+        assert!(c.warnings[0].contains("add allreduce,iallreduce"), "{c:?}");
+        assert_eq!(m.to_plan(2, 1).ops, vec![Op::Bcast]);
+        // A barrier site keeps the sizes (no payload).
+        let c = replaying(&[], "barrier", 0, "").replay_choice().unwrap();
+        assert_eq!(
+            (c.ops, c.sizes),
+            (Some(vec![Op::Barrier, Op::Ibarrier]), None)
+        );
+        // An operation without a kernel: refused unless --ops names kernels.
+        let e = replaying(&[], "alltoallv", 64, "")
+            .replay_choice()
+            .unwrap_err();
+        assert!(
+            e.contains("alltoallv has no kernel") && e.contains("--ops"),
+            "{e}"
+        );
+        let c = replaying(&["--ops", "alltoall"], "alltoallv", 64, "")
+            .replay_choice()
+            .unwrap();
+        assert!(c.warnings[0].contains("alltoallv has no kernel"), "{c:?}");
+        // --replay-map against the spec's suffix.
+        let e = replaying(&["--replay-map", "first"], "allreduce", 8, "folded")
+            .replay_choice()
+            .unwrap_err();
+        assert!(e.contains("--replay-map is first"), "{e}");
+        let plan = replaying(&["--replay-map", "folded"], "allreduce", 8, "").to_plan(2, 1);
+        let r = crate::delay::models::replay::Replay::of(&plan.delays[0]).unwrap();
+        assert_eq!(r.map, "folded");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The `delaybench` binary: measurement under MPI, or an offline subcommand.
 
 use anyhow::{Context, Result};
-use clap::{CommandFactory, FromArgMatches, Parser};
+use clap::{CommandFactory, FromArgMatches};
 use delaybench::analysis::{
     analyze_digests, compare, timing_row, trend_row, truth_rows, Analysis, DistributionRows,
     LaunchDigest, OverlapRows,
@@ -91,6 +91,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// Checks that `dir` may take the figures of `arrivals`: missing or empty; else a message
+/// that names it and the way out.
+fn fresh_figures_dir(dir: &Path) -> Result<(), String> {
+    delaybench::output_name::check_fresh_dir(dir).map_err(|e| {
+        if dir.is_dir() {
+            format!(
+                "{} already holds files (an earlier report's figures?) and figures are never \
+                 overwritten: remove it, or name another folder with --figures DIR",
+                dir.display()
+            )
+        } else {
+            e
+        }
+    })
+}
+
 /// The exit of an offline command: 0 when it succeeded or its output was closed early
 /// (`delaybench export run.cbor | head`), else 1 with the error and its causes, each said
 /// once.
@@ -143,13 +159,16 @@ fn parse(argv: &[String]) -> Result<(Cli, Option<Study>), Refused> {
         .clone()
         .try_get_matches_from(argv)
         .map_err(Refused::Clap)?;
-    let cli = Cli::from_arg_matches(&matches).map_err(Refused::Clap)?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(Refused::Clap)?;
+    cli.measure.note_given(&matches);
     let Some(path) = cli.measure.config.clone().filter(|_| cli.command.is_none()) else {
         return Ok((cli, None));
     };
     let study = Study::load(&path, &cmd).map_err(Refused::Study)?;
     let merged = study.merge_into(argv, &cmd, &matches);
-    let cli = Cli::try_parse_from(&merged).map_err(Refused::Clap)?;
+    let matches = cmd.try_get_matches_from(&merged).map_err(Refused::Clap)?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(Refused::Clap)?;
+    cli.measure.note_given(&matches);
     Ok((cli, Some(study)))
 }
 
@@ -179,6 +198,7 @@ fn offline(command: Command) -> Result<()> {
             timing,
             truth,
             algorithms,
+            replay,
             times,
         } => {
             let out = &mut std::io::stdout().lock();
@@ -238,6 +258,24 @@ fn offline(command: Command) -> Result<()> {
                         write!(out, "{}", delaybench::analysis::algorithm_table_text(&rows))?
                     }
                     _ => anyhow::bail!("analyze --algorithms writes --format table or json"),
+                }
+            } else if replay {
+                // The application's own pattern, on its own: CSV, TSV or JSON rows.
+                let a = analysis(&files, bootstrap.bootstrap(), times)?;
+                let rows = delaybench::analysis::replay_pattern_rows(&a.rows);
+                if rows.is_empty() {
+                    eprintln!(
+                        "delaybench: no block replayed a capture (--delay replay:CAPTURE@SITE)"
+                    );
+                }
+                match format {
+                    SummaryFormat::Json => delaybench::export::write_json_rows(&rows, out)?,
+                    SummaryFormat::Tsv => delaybench::export::write_tsv_rows(None, &rows, out)?,
+                    SummaryFormat::Csv => delaybench::export::write_csv_rows(&rows, out)?,
+                    SummaryFormat::Table | SummaryFormat::Markdown => {
+                        // The summary's own section.
+                        summary_exporter(format).write(&a, out)?
+                    }
                 }
             } else {
                 let a = analysis(&files, bootstrap.bootstrap(), times)?;
@@ -393,10 +431,21 @@ fn offline(command: Command) -> Result<()> {
             format,
             rows,
             message_time,
+            figures,
+            no_figures,
         } => {
+            // A folder the user named must take the figures: refused before anything is read.
+            if let Some(dir) = &figures {
+                fresh_figures_dir(dir).map_err(anyhow::Error::msg)?;
+            }
             let captures = delaybench::records::capture::read_captures(&files)?;
             let matched = delaybench::analysis::arrivals::match_calls(&captures)?;
             let report = delaybench::analysis::arrivals::report(&matched, message_time);
+            let figures_dir = (!no_figures).then(|| {
+                figures
+                    .clone()
+                    .unwrap_or_else(|| delaybench::plot::arrivals_dir(&files[0]))
+            });
             match delaybench::export::write_arrivals(
                 &matched,
                 &report,
@@ -407,6 +456,16 @@ fn offline(command: Command) -> Result<()> {
                 Err(delaybench::export::ExportError::Io(e))
                     if e.kind() == std::io::ErrorKind::BrokenPipe => {}
                 r => r.context("cannot print the arrivals report")?,
+            }
+            if let Some(dir) = figures_dir {
+                // The default folder of an earlier report is left as it is.
+                if let Err(e) = fresh_figures_dir(&dir) {
+                    eprintln!("delaybench: warning: no figures: {e}");
+                } else {
+                    for p in delaybench::plot::write_arrivals_figures(&matched, &report, &dir)? {
+                        eprintln!("delaybench: figure {}", p.display());
+                    }
+                }
             }
         }
         Command::Info { file, format } if delaybench::records::noise::is_noise_file(&file) => {

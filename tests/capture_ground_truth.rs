@@ -149,11 +149,22 @@ fn captured_lateness_matches_the_programmed_imbalance() {
     assert!(json.status.success(), "{}", common::text(&json));
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["sites"].as_array().unwrap().len(), 2);
+    // The first report drew its figures beside the capture; the second leaves them alone.
+    let figures = tmp.path().join("capture-arrivals");
+    for stem in ["arrival_spread", "arrival_lateness", "arrival_waiting"] {
+        for ext in ["png", "svg"] {
+            let f = figures.join(format!("{stem}.{ext}"));
+            let len = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+            assert!(len > 1000, "{} missing or empty", f.display());
+        }
+    }
     let table = common::offline(&["arrivals", dir_arg]);
     assert!(table.status.success(), "{}", common::text(&table));
     assert!(common::text(&table).contains("wait_nxn"));
+    assert!(common::text(&table).contains("no figures"));
 
-    // Replaying the site applies its lateness vectors, repetition i the i-th call.
+    // Replaying the site applies its lateness vectors, repetition i the i-th call; without
+    // --ops and --sizes the run measures the site's allreduce, iallreduce at its 8 bytes.
     let spec = format!("replay:{}@{}", dir.display(), site.site);
     let nrep = 20;
     let rec = common::run_records(
@@ -161,10 +172,6 @@ fn captured_lateness_matches_the_programmed_imbalance() {
         tmp.path(),
         "replay.cbor",
         &[
-            "--ops",
-            "allreduce",
-            "--sizes",
-            "8",
             "--procs",
             &np.to_string(),
             "--delay",
@@ -177,6 +184,21 @@ fn captured_lateness_matches_the_programmed_imbalance() {
             "--no-figures",
             "--no-summary",
         ],
+    );
+    let measured: Vec<(String, u64)> = rec
+        .blocks
+        .iter()
+        .map(|b| (b.op.to_string(), b.bytes))
+        .collect();
+    assert!(
+        measured.contains(&("allreduce".into(), 8)) && measured.contains(&("iallreduce".into(), 8)),
+        "{measured:?}"
+    );
+    let replayed = delaybench::delay::models::replay::Replay::of(&rec.header.plan.delays[0])
+        .expect("the plan's delay is the replay");
+    assert_eq!(
+        (replayed.op.as_str(), replayed.bytes, replayed.map.as_str()),
+        ("allreduce", 8, "first")
     );
     let block = rec
         .blocks
@@ -203,6 +225,20 @@ fn captured_lateness_matches_the_programmed_imbalance() {
             );
         }
     }
+    // analyze pairs the blocking and nonblocking replay of the site.
+    let file = tmp.path().join("replay.cbor");
+    let json = common::offline(&[
+        "analyze",
+        file.to_str().unwrap(),
+        "--replay",
+        "--format",
+        "json",
+    ]);
+    assert!(json.status.success(), "{}", common::text(&json));
+    let rows: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(rows[0]["blocking"], "allreduce", "{rows}");
+    assert_eq!(rows[0]["nonblocking"], "iallreduce", "{rows}");
+    assert!(["yes", "no", "unknown"].contains(&rows[0]["hidden"].as_str().unwrap()));
 }
 
 #[test]

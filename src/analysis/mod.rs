@@ -12,6 +12,7 @@ mod launches;
 mod noise;
 pub mod overlap;
 mod reference_bound;
+mod replay_pattern;
 mod sampled;
 mod schemes;
 mod skew;
@@ -40,6 +41,7 @@ pub use digest::{BlockDigest, LaunchDigest};
 pub use launches::{analyze, analyze_digests, Analysis, LaunchInfo};
 pub use noise::{noise_report, NoiseReport, NoiseStats};
 pub use reference_bound::{bound_rows, BoundRow};
+pub use replay_pattern::{replay_pattern_rows, Hidden, ReplayPatternRow};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,
     rep_benefits_t0s, BaselineT0, Distribution, NoiseEffect, ValidReps,

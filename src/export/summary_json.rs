@@ -22,6 +22,10 @@ struct Document<'a> {
     bootstrap: BootstrapInfo,
     warnings: &'a [String],
     rows: &'a [ConfigStats],
+    /// The application's own pattern per replayed site and kernel family; absent when no
+    /// block replayed a capture.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    replay_patterns: Vec<crate::analysis::ReplayPatternRow>,
 }
 
 #[derive(Serialize)]
@@ -35,7 +39,8 @@ struct BootstrapInfo {
 /// A pretty-printed JSON object: `schema` (`delaybench-analyze`), `schema_version`,
 /// `tool_version`, `files`, `runs` (per file: run id, MPI library, hosts, tags, git
 /// revision), `global_times` (`posthoc` or `online`), `bootstrap` (method, resamples, confidence level, seed),
-/// `warnings` (the runs' warnings) and `rows`, one object per configuration keyed by
+/// `warnings` (the runs' warnings), `replay_patterns` when blocks replayed a capture
+/// ([`crate::analysis::ReplayPatternRow`]) and `rows`, one object per configuration keyed by
 /// [`super::SUMMARY_COLUMNS`]: the op by name, seconds as full-precision numbers, benefits as
 /// fractions, `null` for `None` (and for non-finite values, which JSON cannot hold).
 #[derive(Debug, Clone, Copy, Default)]
@@ -58,6 +63,7 @@ impl SummaryExporter for SummaryJson {
             },
             warnings: &a.warnings,
             rows: &a.rows,
+            replay_patterns: crate::analysis::replay_pattern_rows(&a.rows),
         };
         // serde_json writes in many small pieces; standard output is only line-buffered.
         let mut out = BufWriter::new(out);

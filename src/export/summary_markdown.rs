@@ -18,6 +18,10 @@ impl SummaryExporter for SummaryMarkdown {
             writeln!(out, "\n{title}\n")?;
             super::plain::write_markdown_table(&head, &rows, out)?;
         }
+        if let Some((title, head, rows)) = super::summary_table::replay_patterns(a) {
+            writeln!(out, "\n{title}\n")?;
+            super::plain::write_markdown_table(&head, &rows, out)?;
+        }
         writeln!(out)?;
         for line in notes(a) {
             if let Some(w) = line.strip_prefix("warning: ") {

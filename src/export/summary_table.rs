@@ -36,6 +36,10 @@ impl SummaryExporter for SummaryTable {
             writeln!(out, "\n{title}")?;
             super::plain::write_plain_table(&head, rows, out)?;
         }
+        if let Some((title, head, rows)) = replay_patterns(a) {
+            writeln!(out, "\n{title}")?;
+            super::plain::write_plain_table(&head, rows, out)?;
+        }
         for line in notes(a) {
             writeln!(out, "{line}")?;
         }
@@ -110,6 +114,72 @@ pub(super) fn reference_bound(a: &Analysis) -> Option<(String, Vec<String>, Vec<
     let title = "The library's allreduce beside the reference algorithms (median t_global; \
                  cost = t_delta - t0; ref:clairvoyant: the sorted linear tree on the planned \
                  arrival order; docs/reference-algorithms.md):"
+        .to_string();
+    Some((title, head, body))
+}
+
+/// With blocks that replayed a capture (`--delay replay:...`): the title, headers and rows of
+/// the table of the application's own pattern per kernel family (cost tδ − t0 of the
+/// blocking and the nonblocking form in µs with their intervals, what the nonblocking form
+/// saved, whether it hides the pattern; `analysis::replay_pattern_rows`); `None` otherwise.
+pub(super) fn replay_patterns(a: &Analysis) -> Option<(String, Vec<String>, Vec<Vec<String>>)> {
+    let rows = crate::analysis::replay_pattern_rows(&a.rows);
+    if rows.is_empty() {
+        return None;
+    }
+    let level = format!("{:.0}%", a.bootstrap.level * 100.0);
+    let head = vec![
+        "replay".to_string(),
+        "op".into(),
+        "size".into(),
+        "P".into(),
+        format!("blocking cost\n[{level} CI] (us)"),
+        "nonblocking".into(),
+        format!("its cost\n[{level} CI] (us)"),
+        "saved\n(us)".into(),
+        "nonblocking\nhides it".into(),
+    ];
+    let body = rows
+        .iter()
+        .map(|r| {
+            let algorithm = if r.algorithm.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.algorithm)
+            };
+            vec![
+                r.delay_model.clone(),
+                format!("{}{algorithm}", r.blocking.name()),
+                format_bytes(r.bytes),
+                r.nprocs.to_string(),
+                with_ci(
+                    r.blocking_cost_s,
+                    r.blocking_cost_ci_lo_s,
+                    r.blocking_cost_ci_hi_s,
+                    us,
+                ),
+                r.nonblocking.map_or("-".into(), |o| {
+                    let overlap = if r.nonblocking_overlap {
+                        " (overlap)"
+                    } else {
+                        ""
+                    };
+                    format!("{}{overlap}", o.name())
+                }),
+                with_ci(
+                    r.nonblocking_cost_s,
+                    r.nonblocking_cost_ci_lo_s,
+                    r.nonblocking_cost_ci_hi_s,
+                    us,
+                ),
+                us(r.saved_s),
+                r.hidden.name().into(),
+            ]
+        })
+        .collect();
+    let title = "The application's own pattern (replayed capture sites; cost = t_delta - t0 \
+                 from medians; hides it: the nonblocking cost's interval lies wholly below \
+                 the blocking one's; docs/capture.md):"
         .to_string();
     Some((title, head, body))
 }

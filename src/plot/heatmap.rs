@@ -170,7 +170,7 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
 }
 
 /// `v` µs with about three significant digits: `0`, `1.37`, `13.7`, `137`.
-fn short_us(v: f64) -> String {
+pub(super) fn short_us(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 || a >= 100.0 {
         format!("{v:.0}")
@@ -181,7 +181,7 @@ fn short_us(v: f64) -> String {
     }
 }
 
-fn swatch(color: (u8, u8, u8)) -> SeriesStyle {
+pub(super) fn swatch(color: (u8, u8, u8)) -> SeriesStyle {
     SeriesStyle {
         color,
         dashed: false,

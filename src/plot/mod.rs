@@ -29,6 +29,8 @@
 //! late ranks, nrep, sync methods). [`Selection`] (`plot --op/--size/--procs/--delay`) chooses
 //! the configurations every figure draws. `compare A B --figures DIR` draws two runs side by
 //! side ([`write_compare_figures`]).
+//! `delaybench arrivals` draws a capture's arrival spread, rank × call lateness and waiting
+//! per call site ([`write_arrivals_figures`]).
 //!
 //! P (or the size) is on a log2 axis with a labelled tick at every value measured (thinned
 //! when labels would collide); tick labels carry the host count, `P (hosts)`, when the P span
@@ -37,6 +39,7 @@
 //! repetitions leaves a gap, and a kernel with no value at all is named under its panel's
 //! title. Text is DejaVu Sans, embedded, so PNGs look the same on every machine.
 
+mod arrivals;
 mod benefit;
 mod clock_error;
 mod compare;
@@ -62,6 +65,7 @@ mod thin;
 mod timeline;
 mod xy;
 
+pub use arrivals::{arrivals_dir, lateness_grid, write_arrivals_figures, LatenessGrid};
 pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use compare::{write_compare_figures, Side};
 pub use noise::write_noise_figures;

@@ -671,7 +671,13 @@ fn draw_xy_panel<DB: DrawingBackend>(
         .margin(10)
         .margin_right(22)
         .x_label_area_size(52)
-        .y_label_area_size(if named { 80 } else { 62 })
+        // Named ticks: wide enough for the longest name (about 7 px a character).
+        .y_label_area_size(if named {
+            let longest = panel.y_names.iter().map(|n| n.chars().count()).max();
+            (longest.unwrap_or(0) as u32 * 7 + 16).clamp(80, 320)
+        } else {
+            62
+        })
         .build_cartesian_2d(
             XyRanged::new(&panel.x, None),
             // A tick per named y value only: timelines of many ranks name a few of them.

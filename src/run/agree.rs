@@ -124,6 +124,14 @@ fn resolve(
     mem_per_rank: Option<u64>,
 ) -> Result<Plan, String> {
     crate::records::provenance::check_tags(&args.tags).map_err(|e| e.to_string())?;
+    // A replay's map and kernels are settled (or refused) before the plan is made.
+    let replay = args.replay_choice()?;
+    for w in &replay.warnings {
+        eprintln!("delaybench: warning: {w}");
+    }
+    for n in &replay.notes {
+        eprintln!("delaybench: {n}");
+    }
     let mut plan = args.to_plan(world_size, rand::random());
     plan.validate(world_size, hosts)
         .map_err(|e| e.to_string())?;

@@ -185,6 +185,34 @@ pub fn describe_plan(plan: &Plan, world_size: u32) -> String {
         ("estimate", Estimate::of(plan).to_string()),
     ];
     rows.iter()
+        .map(|(k, v)| (*k, v.clone()))
+        .chain(plan.delays.iter().filter_map(|d| replay_line(plan, d)))
         .map(|(k, v)| format!("delaybench: plan: {k:<13} {v}\n"))
         .collect()
+}
+
+/// The plan's line for a replayed capture site: its operation and size, how its ranks map,
+/// and whether the run measures its operation. None for other delays.
+fn replay_line(plan: &Plan, d: &crate::delay::DelayModel) -> Option<(&'static str, String)> {
+    let r = crate::delay::models::replay::Replay::of(d)?;
+    let calls = r.lateness_s.len() / r.recorded_size.max(1);
+    let measured = match crate::cli::site_kernels(&r.op) {
+        _ if r.op.is_empty() => String::new(),
+        None => format!("; {} has no kernel: replayed on the ops above", r.op),
+        Some(k) if plan.ops.iter().any(|o| k.contains(o)) => {
+            format!("; the site's {} is measured", r.op)
+        }
+        Some(_) => format!("; the site's {} is NOT among the ops", r.op),
+    };
+    Some((
+        "replay",
+        format!(
+            "{} ({} {}, {calls} calls of {} ranks, map {}{measured})",
+            r.site,
+            if r.op.is_empty() { "op unknown" } else { &r.op },
+            format_bytes(r.bytes),
+            r.recorded_size,
+            if r.map.is_empty() { "first" } else { &r.map },
+        ),
+    ))
 }
