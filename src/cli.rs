@@ -405,10 +405,12 @@ pub struct SkewArgs {
 /// of the reduction kernels, tests/reference_kernels.rs runs it at several P.
 #[derive(Debug, Clone, Args)]
 pub struct CheckKernelsArgs {
-    /// Reduction kernels to check [default: every ref:* kernel].
+    /// Reduction kernels (sum on every rank) or v-form kernels to check [default: every
+    /// ref:* kernel].
     #[arg(long, value_delimiter = ',', value_parser = parse_op)]
     pub ops: Vec<Op>,
-    /// Element counts (f64 per rank) to check, e.g. 1,5,7,13,1000.
+    /// Element counts (f64 per rank; bytes per block for the v-forms) to check, e.g.
+    /// 1,5,7,13,1000.
     #[arg(long, value_delimiter = ',', default_value = "1,2,5,7,13,1000")]
     pub counts: Vec<usize>,
     /// Calls per kernel and count; in call k, rank k mod P enters 20 ms late, so the
@@ -999,7 +1001,7 @@ mod tests {
     #[test]
     fn bad_input_is_a_parse_error() {
         for args in [
-            &["--ops", "allgatherv"][..],
+            &["--ops", "allgatherw"][..],
             &["--delay", "50"],
             &["--delay", "-5us"],
             &["--window", "-1ms"],
