@@ -156,8 +156,8 @@ impl Family {
             Family::Scatter => Buffers::BytesScattered,
             Family::ReduceScatterBlock => Buffers::F64Scattered,
             Family::Scan | Family::Exscan => Buffers::F64,
-            // Uniform counts (`bytes` per rank or rank pair) by default: the buffers of the
-            // fixed-count forms; a replayed site's recorded counts size their own.
+            // Uniform counts (`bytes` per rank or rank pair): the buffers of the fixed-count
+            // forms.
             Family::Allgatherv | Family::Gatherv => Buffers::BytesGathered,
             Family::Scatterv => Buffers::BytesScattered,
             Family::Alltoallv => Buffers::BytesPerPeer,
@@ -372,8 +372,9 @@ macro_rules! kernels {
         /// - the v-forms allgatherv / iallgatherv, gatherv / igatherv: by default bytes
         ///   contributed by each rank (every count equal, as allgather and gather);
         ///   scatterv / iscatterv: bytes rank 0 sends to each rank; alltoallv / ialltoallv:
-        ///   bytes from each rank to each peer. Under `--delay replay:CAPTURE@SITE` of a
-        ///   v-form site the counts are the captured ones instead (docs/capture.md).
+        ///   bytes from each rank to each peer. The counts are uniform: a capture records an
+        ///   application's count vectors (docs/capture.md), but a replay does not use them
+        ///   yet.
         /// - `<family>_persistent` (barrier, bcast, reduce, allreduce, alltoall, allgather):
         ///   as the family's blocking kernel.
         #[derive(
@@ -689,7 +690,10 @@ mod tests {
                 let n = members.iter().filter(|op| op.form() == form).count();
                 assert!(n <= 1, "{a:?} has {n} kernels of form {form:?}");
             }
-            let blocking = members.iter().filter(|op| op.form() == Form::Blocking).count();
+            let blocking = members
+                .iter()
+                .filter(|op| op.form() == Form::Blocking)
+                .count();
             assert_eq!(blocking, 1, "{a:?} needs exactly one blocking kernel");
             assert_eq!(a.blocking().family(), *a);
         }
@@ -815,13 +819,19 @@ mod tests {
             (Op::Ialltoallv, Op::Alltoall),
         ] {
             assert_eq!(v.buffers(), base.buffers(), "{v}");
-            assert!(v.has_payload() && !v.is_reduction() && !v.is_persistent(), "{v}");
+            assert!(
+                v.has_payload() && !v.is_reduction() && !v.is_persistent(),
+                "{v}"
+            );
             assert!(!v.family().in_default_run(), "{v}");
             assert_eq!(v.name().parse::<Op>(), Ok(v));
         }
         assert!(Op::Ialltoallv.is_nonblocking() && !Op::Alltoallv.is_nonblocking());
         assert_eq!(Family::Scatterv.blocking(), Op::Scatterv);
-        let persistent: Vec<Op> = Op::ALL.into_iter().filter(|op| op.is_persistent()).collect();
+        let persistent: Vec<Op> = Op::ALL
+            .into_iter()
+            .filter(|op| op.is_persistent())
+            .collect();
         assert_eq!(
             persistent.iter().map(|op| op.name()).collect::<Vec<_>>(),
             [
@@ -834,7 +844,10 @@ mod tests {
             ]
         );
         for op in persistent {
-            assert!(!op.is_nonblocking() && op.form() == Form::Persistent, "{op}");
+            assert!(
+                !op.is_nonblocking() && op.form() == Form::Persistent,
+                "{op}"
+            );
             assert_eq!(op.buffers(), op.family().blocking().buffers(), "{op}");
             assert!(!Op::defaults().contains(&op), "{op}");
             assert_eq!(

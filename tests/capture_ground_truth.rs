@@ -266,7 +266,11 @@ fn nonblocking_v_forms_are_captured_with_their_count_vectors() {
         .arg(&source)
         .output()
         .unwrap();
-    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
     let np = 3u64;
     let dir = tmp.path().join("capture");
     let out = capture(np as u32, &library, &program, &dir);
@@ -291,11 +295,24 @@ fn nonblocking_v_forms_are_captured_with_their_count_vectors() {
         let row = ints(&|j| (r + 1) * (j + 1));
         assert_eq!(calls(CaptureOp::Ialltoallv).count(), 10, "rank {r}");
         for e in calls(CaptureOp::Ialltoallv) {
-            assert_eq!(e.counts_hash, Some(counts_hash(&row)), "rank {r}: {:?}", c.counts);
+            assert_eq!(
+                e.counts_hash,
+                Some(counts_hash(&row)),
+                "rank {r}: {:?}",
+                c.counts
+            );
         }
-        assert_eq!(vectors_of(CaptureOp::Ialltoallv), vec![row.clone()], "rank {r}");
+        assert_eq!(
+            vectors_of(CaptureOp::Ialltoallv),
+            vec![row.clone()],
+            "rank {r}"
+        );
         let doubled: Vec<u64> = row.iter().map(|b| 2 * b).collect();
-        assert_eq!(vectors_of(CaptureOp::Alltoallv), vec![row, doubled], "rank {r}");
+        assert_eq!(
+            vectors_of(CaptureOp::Alltoallv),
+            vec![row, doubled],
+            "rank {r}"
+        );
         let per_rank = ints(&|j| j + 1);
         for op in [CaptureOp::Iallgatherv, CaptureOp::IreduceScatter] {
             assert_eq!(vectors_of(op), vec![per_rank.clone()], "rank {r} {op:?}");
@@ -310,6 +327,9 @@ fn nonblocking_v_forms_are_captured_with_their_count_vectors() {
                 assert_eq!(e.counts_hash, None, "rank {r} {op:?}");
             }
         }
-        assert_eq!(calls(CaptureOp::Iallgatherv).next().unwrap().bytes, 4 * (r + 1));
+        assert_eq!(
+            calls(CaptureOp::Iallgatherv).next().unwrap().bytes,
+            4 * (r + 1)
+        );
     }
 }

@@ -43,7 +43,15 @@ fn v_forms_deliver_every_block_and_the_persistent_allreduce_sums_right_at_p_2_an
     for p in [2u32, 3] {
         let out = mpirun(
             p,
-            &["check-kernels", "--ops", &ops, "--counts", "1,7,1000", "--calls", "3"],
+            &[
+                "check-kernels",
+                "--ops",
+                &ops,
+                "--counts",
+                "1,7,1000",
+                "--calls",
+                "3",
+            ],
             dir.path(),
         );
         assert!(out.status.success(), "P = {p}: {}", text(&out));
@@ -51,7 +59,10 @@ fn v_forms_deliver_every_block_and_the_persistent_allreduce_sums_right_at_p_2_an
         for op in VFORMS.iter().chain(&["allreduce_persistent"]) {
             for count in ["1", "7", "1000"] {
                 let line = format!("{op} P={p} count={count} calls=3: ok");
-                assert!(stdout.lines().any(|l| l == line), "missing '{line}'\n{stdout}");
+                assert!(
+                    stdout.lines().any(|l| l == line),
+                    "missing '{line}'\n{stdout}"
+                );
             }
         }
         assert_eq!(stdout.lines().count(), 9 * 3, "{stdout}");
@@ -59,11 +70,22 @@ fn v_forms_deliver_every_block_and_the_persistent_allreduce_sums_right_at_p_2_an
     // A wrong block fails the check.
     let out = mpirun(
         2,
-        &["check-kernels", "--ops", "ialltoallv", "--counts", "5", "--inject-error"],
+        &[
+            "check-kernels",
+            "--ops",
+            "ialltoallv",
+            "--counts",
+            "5",
+            "--inject-error",
+        ],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("ialltoallv P=2 count=5 calls=4: FAILED"), "{}", text(&out));
+    assert!(
+        text(&out).contains("ialltoallv P=2 count=5 calls=4: FAILED"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]
@@ -92,7 +114,11 @@ fn every_new_kernel_is_measured_at_p_2_and_3() {
     ];
     all.extend(["--output", "run.cbor"]);
     let out = mpirun(3, &all, dir.path());
-    assert!(matches!(out.status.code(), Some(0 | common::NO_VALID_EXIT)), "{}", text(&out));
+    assert!(
+        matches!(out.status.code(), Some(0 | common::NO_VALID_EXIT)),
+        "{}",
+        text(&out)
+    );
     // Open MPI 4 has the persistent collectives as MPIX_<Coll>_init only, and says so.
     let note = "allreduce_persistent runs on MPIX_Allreduce_init";
     assert_eq!(text(&out).contains(note), is_open_mpi(), "{}", text(&out));
@@ -108,7 +134,10 @@ fn every_new_kernel_is_measured_at_p_2_and_3() {
         .collect();
     for op in &names {
         for p in [2, 3] {
-            assert!(measured.contains(&(op.to_string(), p)), "{op} at P = {p} missing");
+            assert!(
+                measured.contains(&(op.to_string(), p)),
+                "{op} at P = {p} missing"
+            );
         }
     }
     for b in &r.blocks {
@@ -122,5 +151,9 @@ fn a_run_refuses_unknown_forms_before_measuring() {
     let dir = tempfile::tempdir().unwrap();
     let out = mpirun(2, &["--ops", "allgatherw", "--nrep", "1"], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("allgather_persistent"), "{}", text(&out));
+    assert!(
+        text(&out).contains("allgather_persistent"),
+        "{}",
+        text(&out)
+    );
 }

@@ -18,8 +18,8 @@ use delaybench::records::capture::{
     CaptureSite, CaptureSync, CaptureWriter, CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION,
     MAX_VECTORS_PER_SITE,
 };
-use std::collections::HashSet;
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::ffi::CStr;
 use std::os::raw::{c_double, c_int};
 use std::path::PathBuf;

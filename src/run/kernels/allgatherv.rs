@@ -11,12 +11,15 @@ pub(super) struct Allgatherv;
 
 impl FamilyCalls for Allgatherv {
     fn blocking(b: &mut Buffers, call: &Call) {
-        let mut recv = PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
-        call.comm.all_gather_varcount_into(&b.send_u8[..], &mut recv)
+        let mut recv =
+            PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
+        call.comm
+            .all_gather_varcount_into(&b.send_u8[..], &mut recv)
     }
 
     fn nonblocking(b: &mut Buffers, call: &Call) {
-        let mut recv = PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
+        let mut recv =
+            PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
         mpi::request::scope(|s| {
             call.comm
                 .immediate_all_gather_varcount_into(s, &b.send_u8[..], &mut recv)
@@ -25,7 +28,8 @@ impl FamilyCalls for Allgatherv {
     }
 
     fn overlapped(b: &mut Buffers, call: &Call, overlap: &Overlap) -> OverlapParts {
-        let mut recv = PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
+        let mut recv =
+            PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
         mpi::request::scope(|s| {
             overlap.drive(call.comm.immediate_all_gather_varcount_into(
                 s,

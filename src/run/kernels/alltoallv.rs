@@ -13,13 +13,15 @@ pub(super) struct Alltoallv;
 impl FamilyCalls for Alltoallv {
     fn blocking(b: &mut Buffers, call: &Call) {
         let send = Partition::new(&b.send_u8[..], &b.send_counts[..], &b.send_displs[..]);
-        let mut recv = PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
+        let mut recv =
+            PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
         call.comm.all_to_all_varcount_into(&send, &mut recv)
     }
 
     fn nonblocking(b: &mut Buffers, call: &Call) {
         let send = Partition::new(&b.send_u8[..], &b.send_counts[..], &b.send_displs[..]);
-        let mut recv = PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
+        let mut recv =
+            PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
         mpi::request::scope(|s| {
             call.comm
                 .immediate_all_to_all_varcount_into(s, &send, &mut recv)
@@ -29,9 +31,13 @@ impl FamilyCalls for Alltoallv {
 
     fn overlapped(b: &mut Buffers, call: &Call, overlap: &Overlap) -> OverlapParts {
         let send = Partition::new(&b.send_u8[..], &b.send_counts[..], &b.send_displs[..]);
-        let mut recv = PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
+        let mut recv =
+            PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
         mpi::request::scope(|s| {
-            overlap.drive(call.comm.immediate_all_to_all_varcount_into(s, &send, &mut recv))
+            overlap.drive(
+                call.comm
+                    .immediate_all_to_all_varcount_into(s, &send, &mut recv),
+            )
         })
     }
 }

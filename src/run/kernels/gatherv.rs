@@ -14,7 +14,8 @@ impl FamilyCalls for Gatherv {
         if call.is_root {
             let mut recv =
                 PartitionMut::new(&mut b.recv_u8[..], &b.recv_counts[..], &b.recv_displs[..]);
-            call.root.gather_varcount_into_root(&b.send_u8[..], &mut recv)
+            call.root
+                .gather_varcount_into_root(&b.send_u8[..], &mut recv)
         } else {
             call.root.gather_varcount_into(&b.send_u8[..])
         }

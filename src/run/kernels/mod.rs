@@ -39,12 +39,12 @@ use super::overlap::{Compute, OverlapParts};
 use crate::clock::Clock;
 use crate::kernel::Family;
 use crate::plan::Op;
-use mpi::raw::AsRaw;
-use mpi::Count;
 use mpi::collective::SystemOperation;
+use mpi::raw::AsRaw;
 use mpi::request::{Request, Scope};
 use mpi::topology::{Process, SimpleCommunicator};
 use mpi::traits::*;
+use mpi::Count;
 
 /// A kernel with buffers sized for one (op, bytes, P), reused across repetitions.
 pub struct Kernel {
@@ -84,7 +84,10 @@ struct Buffers {
 /// Uniform counts of `block` bytes for each of `p` ranks, and their displacements.
 fn uniform(block: usize, p: usize) -> (Vec<Count>, Vec<Count>) {
     let c = Count::try_from(block).expect("sizes are checked against MPI's int limit");
-    ((0..p).map(|_| c).collect(), (0..p).map(|i| c * i as Count).collect())
+    (
+        (0..p).map(|_| c).collect(),
+        (0..p).map(|i| c * i as Count).collect(),
+    )
 }
 
 /// What one kernel call is made with, set up before every call in the same way for every
@@ -168,7 +171,9 @@ impl Kernel {
         let lengths = op.buffers().lengths(bytes, nprocs);
         // The v-forms' default partition: every count `bytes`, as the fixed-count forms.
         let (send, recv) = match op.family() {
-            Family::Allgatherv | Family::Gatherv => ((vec![], vec![]), uniform(bytes as usize, nprocs)),
+            Family::Allgatherv | Family::Gatherv => {
+                ((vec![], vec![]), uniform(bytes as usize, nprocs))
+            }
             Family::Scatterv => (uniform(bytes as usize, nprocs), (vec![], vec![])),
             Family::Alltoallv => (
                 uniform(bytes as usize, nprocs),
@@ -198,13 +203,22 @@ impl Kernel {
     /// repetitions: the persistent kernels' request (`MPI_<Coll>_init`); nothing for the
     /// others. Collective on `comm` for the persistent kernels.
     pub fn prepare(&mut self, comm: &SimpleCommunicator) {
-        if !self.op.is_persistent() || self.persistent.as_ref().is_some_and(|p| p.is_on(comm.as_raw())) {
+        if !self.op.is_persistent()
+            || self
+                .persistent
+                .as_ref()
+                .is_some_and(|p| p.is_on(comm.as_raw()))
+        {
             return;
         }
         // The old request (another communicator) is freed before the new one is made.
         self.persistent = None;
         let call = Call::new(comm, None);
-        self.persistent = Some(persistent::Persistent::init(self.op, &mut self.buffers, &call));
+        self.persistent = Some(persistent::Persistent::init(
+            self.op,
+            &mut self.buffers,
+            &call,
+        ));
     }
 
     /// Fills this rank's send blocks of a v-form kernel with `value(block)` (block i of the

@@ -266,7 +266,10 @@ impl Persistent {
                 mpi::ffi::MPI_Wait(&mut self.request, mpi::ffi::RSMPI_STATUS_IGNORE)
             }
         };
-        assert_eq!(rc, 0, "MPI_Start/MPI_Wait of a persistent collective returned {rc}");
+        assert_eq!(
+            rc, 0,
+            "MPI_Start/MPI_Wait of a persistent collective returned {rc}"
+        );
     }
 }
 
@@ -291,15 +294,22 @@ mod tests {
 
     #[test]
     fn the_mpi4_name_first_then_open_mpis_extension_else_a_refusal_that_says_what_to_do() {
-        let only = |names: &'static [&'static str]| {
-            move |s: &str| names.contains(&s).then_some(1usize)
-        };
-        let r = resolve_with(Op::AllreducePersistent, "MPICH 4.0", only(&["MPI_Allreduce_init"]))
-            .unwrap();
+        let only =
+            |names: &'static [&'static str]| move |s: &str| names.contains(&s).then_some(1usize);
+        let r = resolve_with(
+            Op::AllreducePersistent,
+            "MPICH 4.0",
+            only(&["MPI_Allreduce_init"]),
+        )
+        .unwrap();
         assert_eq!(r.symbol, "MPI_Allreduce_init");
         assert!(!r.is_extension());
-        let r = resolve_with(Op::BcastPersistent, "Open MPI 4.1", only(&["MPIX_Bcast_init"]))
-            .unwrap();
+        let r = resolve_with(
+            Op::BcastPersistent,
+            "Open MPI 4.1",
+            only(&["MPIX_Bcast_init"]),
+        )
+        .unwrap();
         assert!(r.is_extension());
         let err = resolve_with(Op::BarrierPersistent, "Open MPI v4.1.4", only(&[])).unwrap_err();
         assert!(err.contains("MPI_Barrier_init"), "{err}");

@@ -49,7 +49,10 @@ impl FamilyCalls for Scatterv {
             })
         } else {
             mpi::request::scope(|s| {
-                overlap.drive(call.root.immediate_scatter_varcount_into(s, &mut b.recv_u8[..]))
+                overlap.drive(
+                    call.root
+                        .immediate_scatter_varcount_into(s, &mut b.recv_u8[..]),
+                )
             })
         }
     }
