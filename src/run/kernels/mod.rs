@@ -49,12 +49,12 @@ use mpi::Count;
 /// A kernel with buffers sized for one (op, bytes, P), reused across repetitions.
 pub struct Kernel {
     op: Op,
+    /// The persistent kernels' request, made on the first call (or [`Kernel::prepare`]) and
+    /// freed with the kernel: declared before the buffers, so it is freed before them.
+    persistent: Option<persistent::Persistent>,
     buffers: Buffers,
     /// The arrival order the arrival-aware reference kernels observed in their previous call.
     estimate: reference::Estimate,
-    /// The persistent kernels' request, made on the first call (or [`Kernel::prepare`]) and
-    /// freed with the kernel.
-    persistent: Option<persistent::Persistent>,
 }
 
 /// The message buffers of a kernel, allocated to the registry's
