@@ -98,7 +98,8 @@ pub enum Role {
 
 /// The kernels an algorithm variable applies to and its role, from its name; `None` for a
 /// variable that selects no algorithm of a delaybench kernel (inter-communicator variants,
-/// the v-variants, ..., segment sizes).
+/// the w-variants, ..., segment sizes). The persistent kernels have no variable of their
+/// own and are not swept.
 pub fn variable_kernels(library: Library, var: &str) -> Option<(Vec<Op>, Role)> {
     let op_named = |name: &str| Op::ALL.into_iter().find(|op| op.name() == name);
     match library {
@@ -604,7 +605,16 @@ mod tests {
             ),
             Some((vec![Op::IreduceScatterBlock], Role::Swept))
         );
-        assert_eq!(k(Library::OpenMpi, "coll_tuned_allgatherv_algorithm"), None);
+        // The v-forms are kernels too; the persistent ones have no variable of their own.
+        assert_eq!(
+            k(Library::OpenMpi, "coll_tuned_allgatherv_algorithm"),
+            Some((vec![Op::Allgatherv], Role::Swept))
+        );
+        assert_eq!(
+            k(Library::Mpich, "MPIR_CVAR_IALLTOALLV_INTRA_ALGORITHM"),
+            Some((vec![Op::Ialltoallv], Role::Swept))
+        );
+        assert_eq!(k(Library::OpenMpi, "coll_tuned_scatterw_algorithm"), None);
         assert_eq!(
             k(
                 Library::OpenMpi,
@@ -625,7 +635,10 @@ mod tests {
             k(Library::Mpich, "MPIR_CVAR_GATHER_INTRA_ALGORITHM"),
             Some((vec![Op::Gather], Role::Swept))
         );
-        assert_eq!(k(Library::Mpich, "MPIR_CVAR_GATHERV_INTRA_ALGORITHM"), None);
+        assert_eq!(
+            k(Library::Mpich, "MPIR_CVAR_GATHERV_INTRA_ALGORITHM"),
+            Some((vec![Op::Gatherv], Role::Swept))
+        );
     }
 
     fn var() -> AlgorithmVariable {

@@ -421,10 +421,12 @@ pub struct SkewArgs {
 /// of the reduction kernels, tests/reference_kernels.rs runs it at several P.
 #[derive(Debug, Clone, Args)]
 pub struct CheckKernelsArgs {
-    /// Reduction kernels to check [default: every ref:* kernel].
+    /// Reduction kernels (sum on every rank) or v-form kernels to check [default: every
+    /// ref:* kernel].
     #[arg(long, value_delimiter = ',', value_parser = parse_op)]
     pub ops: Vec<Op>,
-    /// Element counts (f64 per rank) to check, e.g. 1,5,7,13,1000.
+    /// Element counts (f64 per rank; bytes per block for the v-forms) to check, e.g.
+    /// 1,5,7,13,1000.
     #[arg(long, value_delimiter = ',', default_value = "1,2,5,7,13,1000")]
     pub counts: Vec<usize>,
     /// Calls per kernel and count; in call k, rank k mod P enters 20 ms late, so the
@@ -1122,17 +1124,23 @@ mod tests {
             (Some(vec![Op::Barrier, Op::Ibarrier]), None)
         );
         // An operation without a kernel: refused unless --ops names kernels.
-        let e = replaying(&[], "alltoallv", 64, "")
+        let e = replaying(&[], "reduce_scatter", 64, "")
             .replay_choice()
             .unwrap_err();
         assert!(
-            e.contains("alltoallv has no kernel") && e.contains("--ops"),
+            e.contains("reduce_scatter has no kernel") && e.contains("--ops"),
             "{e}"
         );
-        let c = replaying(&["--ops", "alltoall"], "alltoallv", 64, "")
+        let c = replaying(&["--ops", "reduce_scatter_block"], "reduce_scatter", 64, "")
             .replay_choice()
             .unwrap();
-        assert!(c.warnings[0].contains("alltoallv has no kernel"), "{c:?}");
+        assert!(
+            c.warnings[0].contains("reduce_scatter has no kernel"),
+            "{c:?}"
+        );
+        // A v-form site replays on its own v-form kernel.
+        let c = replaying(&[], "alltoallv", 64, "").replay_choice().unwrap();
+        assert_eq!(c.ops, Some(vec![Op::Alltoallv, Op::Ialltoallv]));
         // --replay-map against the spec's suffix.
         let e = replaying(&["--replay-map", "first"], "allreduce", 8, "folded")
             .replay_choice()
@@ -1246,7 +1254,7 @@ mod tests {
     #[test]
     fn bad_input_is_a_parse_error() {
         for args in [
-            &["--ops", "allgatherv"][..],
+            &["--ops", "allgatherw"][..],
             &["--delay", "50"],
             &["--delay", "-5us"],
             &["--window", "-1ms"],

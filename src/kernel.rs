@@ -59,6 +59,14 @@ pub enum Family {
     Scan,
     /// `MPI_Exscan`: exclusive prefix sums of f64.
     Exscan,
+    /// `MPI_Allgatherv`: each rank's block, of its own count, to every rank.
+    Allgatherv,
+    /// `MPI_Gatherv` to rank 0, a count per rank.
+    Gatherv,
+    /// `MPI_Scatterv` from rank 0, a count per rank.
+    Scatterv,
+    /// `MPI_Alltoallv`: a count per (sender, receiver) pair.
+    Alltoallv,
 }
 
 impl Family {
@@ -66,7 +74,7 @@ impl Family {
     pub fn blocking(self) -> Op {
         Op::ALL
             .into_iter()
-            .find(|op| op.family() == self && !op.is_nonblocking())
+            .find(|op| op.family() == self && op.form() == Form::Blocking)
             .expect("every family has a blocking kernel (a registry test checks)")
     }
 
@@ -104,6 +112,12 @@ impl Family {
             Family::ReduceScatterBlock => (170, 68, 153), // purple
             Family::Scan => (140, 81, 10),                // brown
             Family::Exscan => (240, 228, 66),             // yellow
+            // The v-forms: Tol's bright and high-contrast tones, none equal to their base
+            // family's (the v-form and its base can meet in one figure).
+            Family::Allgatherv => (68, 170, 153), // teal
+            Family::Gatherv => (136, 204, 238),   // cyan
+            Family::Scatterv => (238, 102, 119),  // red
+            Family::Alltoallv => (0, 68, 136),    // dark blue
         }
     }
 
@@ -142,14 +156,21 @@ impl Family {
             Family::Scatter => Buffers::BytesScattered,
             Family::ReduceScatterBlock => Buffers::F64Scattered,
             Family::Scan | Family::Exscan => Buffers::F64,
+            // Uniform counts (`bytes` per rank or rank pair): the buffers of the fixed-count
+            // forms.
+            Family::Allgatherv | Family::Gatherv => Buffers::BytesGathered,
+            Family::Scatterv => Buffers::BytesScattered,
+            Family::Alltoallv => Buffers::BytesPerPeer,
         }
     }
 
     /// True for the families a run measures when `--ops` is not given: the five collectives
     /// of Niethammer et al. (2016). The others (allgather, gather, scatter,
-    /// reduce_scatter_block, scan, exscan and their nonblocking forms, and the `ref:*`
-    /// reference algorithms) are measured when named, so the default run keeps its length
-    /// and its figures their number of lines.
+    /// reduce_scatter_block, scan, exscan, the v-forms allgatherv, gatherv, scatterv and
+    /// alltoallv, their nonblocking forms, and the `ref:*` reference algorithms) are measured
+    /// when named, so the default run keeps its length and its figures their number of
+    /// lines. The persistent forms ([`Form::Persistent`]) are never in the default run,
+    /// whatever their family.
     pub fn in_default_run(self) -> bool {
         matches!(
             self,
@@ -303,9 +324,26 @@ pub struct KernelInfo {
     /// the [`Op`] variant (a test holds them together).
     pub name: &'static str,
     pub family: Family,
-    /// The MPI-3 nonblocking form (`MPI_I...` then `MPI_Wait`, or the overlap of Hoefler et
-    /// al. 2008 in overlap mode).
-    pub nonblocking: bool,
+    /// Blocking, MPI-3 nonblocking or MPI-4 persistent.
+    pub form: Form,
+}
+
+/// How a kernel calls its collective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Form {
+    /// The blocking call (`MPI_Allreduce`).
+    Blocking,
+    /// The MPI-3 nonblocking form: `MPI_I...` then `MPI_Wait`, or the overlap of Hoefler et
+    /// al. (2008) in overlap mode.
+    Nonblocking,
+    /// The MPI-4 persistent form (MPI Forum 2021, §6.13): `MPI_..._init` once per block,
+    /// outside the timed repetitions, then `MPI_Start` and `MPI_Wait` in each repetition;
+    /// the request is freed at the end of the block. Named `<family>_persistent`, as OSU
+    /// 7.4 names its benchmarks (`osu_allreduce_persistent`). rsmpi has no binding: the
+    /// `_init` symbol is looked up in the MPI library at run time, and a run naming a
+    /// persistent kernel is refused before anything is measured when the library lacks it
+    /// (Open MPI before 5 has only `MPIX_*_init`; MPICH has them from 4.0).
+    Persistent,
 }
 
 /// Declares [`Op`], [`Op::ALL`] and [`KERNELS`] from one list, so a kernel cannot have a
@@ -331,6 +369,14 @@ macro_rules! kernels {
         ///   receives (each contributes P x bytes); multiples of 8.
         /// - scan / iscan, exscan / iexscan: bytes contributed by each rank, as bytes / 8 f64
         ///   elements prefix-summed (multiples of 8).
+        /// - the v-forms allgatherv / iallgatherv, gatherv / igatherv: by default bytes
+        ///   contributed by each rank (every count equal, as allgather and gather);
+        ///   scatterv / iscatterv: bytes rank 0 sends to each rank; alltoallv / ialltoallv:
+        ///   bytes from each rank to each peer. The counts are uniform: a capture records an
+        ///   application's count vectors (docs/capture.md), but a replay does not use them
+        ///   yet.
+        /// - `<family>_persistent` (barrier, bcast, reduce, allreduce, alltoall, allgather):
+        ///   as the family's blocking kernel.
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
         )]
@@ -355,7 +401,20 @@ const fn kernel(name: &'static str, family: Family, nonblocking: bool) -> Kernel
     KernelInfo {
         name,
         family,
-        nonblocking,
+        form: if nonblocking {
+            Form::Nonblocking
+        } else {
+            Form::Blocking
+        },
+    }
+}
+
+/// A registry entry of a persistent kernel ([`Form::Persistent`]).
+const fn persistent(name: &'static str, family: Family) -> KernelInfo {
+    KernelInfo {
+        name,
+        family,
+        form: Form::Persistent,
     }
 }
 
@@ -398,6 +457,14 @@ kernels! {
     Scan => kernel("scan", Family::Scan, false),
     /// `MPI_Exscan` (sum of f64).
     Exscan => kernel("exscan", Family::Exscan, false),
+    /// `MPI_Allgatherv`.
+    Allgatherv => kernel("allgatherv", Family::Allgatherv, false),
+    /// `MPI_Gatherv` to rank 0.
+    Gatherv => kernel("gatherv", Family::Gatherv, false),
+    /// `MPI_Scatterv` from rank 0.
+    Scatterv => kernel("scatterv", Family::Scatterv, false),
+    /// `MPI_Alltoallv`.
+    Alltoallv => kernel("alltoallv", Family::Alltoallv, false),
     /// `MPI_Ibarrier`.
     Ibarrier => kernel("ibarrier", Family::Barrier, true),
     /// `MPI_Ibcast` from rank 0.
@@ -421,6 +488,32 @@ kernels! {
     Iscan => kernel("iscan", Family::Scan, true),
     /// `MPI_Iexscan` (sum of f64).
     Iexscan => kernel("iexscan", Family::Exscan, true),
+    /// `MPI_Iallgatherv`.
+    Iallgatherv => kernel("iallgatherv", Family::Allgatherv, true),
+    /// `MPI_Igatherv` to rank 0.
+    Igatherv => kernel("igatherv", Family::Gatherv, true),
+    /// `MPI_Iscatterv` from rank 0.
+    Iscatterv => kernel("iscatterv", Family::Scatterv, true),
+    /// `MPI_Ialltoallv`.
+    Ialltoallv => kernel("ialltoallv", Family::Alltoallv, true),
+    /// `MPI_Barrier_init`, then `MPI_Start` and `MPI_Wait` per repetition.
+    #[serde(rename = "barrier_persistent")]
+    BarrierPersistent => persistent("barrier_persistent", Family::Barrier),
+    /// `MPI_Bcast_init` from rank 0.
+    #[serde(rename = "bcast_persistent")]
+    BcastPersistent => persistent("bcast_persistent", Family::Bcast),
+    /// `MPI_Reduce_init` (sum of f64) to rank 0.
+    #[serde(rename = "reduce_persistent")]
+    ReducePersistent => persistent("reduce_persistent", Family::Reduce),
+    /// `MPI_Allreduce_init` (sum of f64).
+    #[serde(rename = "allreduce_persistent")]
+    AllreducePersistent => persistent("allreduce_persistent", Family::Allreduce),
+    /// `MPI_Alltoall_init`.
+    #[serde(rename = "alltoall_persistent")]
+    AlltoallPersistent => persistent("alltoall_persistent", Family::Alltoall),
+    /// `MPI_Allgather_init`.
+    #[serde(rename = "allgather_persistent")]
+    AllgatherPersistent => persistent("allgather_persistent", Family::Allgather),
 }
 
 impl Op {
@@ -436,7 +529,17 @@ impl Op {
 
     /// True for the MPI-3 nonblocking forms (`MPI_I...` followed by `MPI_Wait`).
     pub fn is_nonblocking(self) -> bool {
-        self.info().nonblocking
+        self.info().form == Form::Nonblocking
+    }
+
+    /// True for the MPI-4 persistent forms ([`Form::Persistent`]).
+    pub fn is_persistent(self) -> bool {
+        self.info().form == Form::Persistent
+    }
+
+    /// Blocking, nonblocking or persistent.
+    pub fn form(self) -> Form {
+        self.info().form
     }
 
     /// The family: the collective operation, whether blocking or not (`iallreduce` ->
@@ -468,13 +571,14 @@ impl Op {
         self.family().is_reference()
     }
 
-    /// The kernels a run measures when `--ops` is not given, in [`Op::ALL`] order: those of
-    /// the families [`Family::in_default_run`] (the reference algorithms and the collectives
-    /// beyond Niethammer et al.'s five only when asked for).
+    /// The kernels a run measures when `--ops` is not given, in [`Op::ALL`] order: the
+    /// blocking and nonblocking kernels of the families [`Family::in_default_run`] (the
+    /// reference algorithms, the collectives beyond Niethammer et al.'s five and the
+    /// persistent forms only when asked for).
     pub fn defaults() -> Vec<Op> {
         Op::ALL
             .into_iter()
-            .filter(|op| op.family().in_default_run())
+            .filter(|op| op.family().in_default_run() && !op.is_persistent())
             .collect()
     }
 }
@@ -543,14 +647,22 @@ mod tests {
             assert_eq!(serde_json::from_str::<Op>(&json).unwrap(), op);
         }
         assert_eq!("IAllreduce".parse::<Op>(), Ok(Op::Iallreduce));
-        let err = "allgatherv".parse::<Op>().unwrap_err();
+        let err = "allgatherw".parse::<Op>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown op 'allgatherv': choose from barrier, bcast, reduce, allreduce, ref:ring, \
+            "unknown op 'allgatherw': choose from barrier, bcast, reduce, allreduce, ref:ring, \
              ref:binomial, ref:sorted-linear-tree, ref:prereduced-ring, ref:clairvoyant, \
-             alltoall, allgather, gather, scatter, reduce_scatter_block, scan, exscan, ibarrier, \
-             ibcast, ireduce, iallreduce, ialltoall, iallgather, igather, iscatter, \
-             ireduce_scatter_block, iscan, iexscan"
+             alltoall, allgather, gather, scatter, reduce_scatter_block, scan, exscan, \
+             allgatherv, gatherv, scatterv, alltoallv, ibarrier, ibcast, ireduce, iallreduce, \
+             ialltoall, iallgather, igather, iscatter, ireduce_scatter_block, iscan, iexscan, \
+             iallgatherv, igatherv, iscatterv, ialltoallv, barrier_persistent, \
+             bcast_persistent, reduce_persistent, allreduce_persistent, alltoall_persistent, \
+             allgather_persistent"
+        );
+        assert_eq!("Ialltoallv".parse::<Op>(), Ok(Op::Ialltoallv));
+        assert_eq!(
+            serde_json::to_string(&Op::AllreducePersistent).unwrap(),
+            "\"allreduce_persistent\""
         );
         assert_eq!("REF:Ring".parse::<Op>(), Ok(Op::RefRing));
         assert_eq!(
@@ -574,18 +686,26 @@ mod tests {
                 assert_ne!(a.color(), b.color(), "{a:?} and {b:?} share a colour");
             }
             let members: Vec<Op> = Op::ALL.into_iter().filter(|op| op.family() == *a).collect();
-            let blocking = members.iter().filter(|op| !op.is_nonblocking()).count();
+            for form in [Form::Blocking, Form::Nonblocking, Form::Persistent] {
+                let n = members.iter().filter(|op| op.form() == form).count();
+                assert!(n <= 1, "{a:?} has {n} kernels of form {form:?}");
+            }
+            let blocking = members
+                .iter()
+                .filter(|op| op.form() == Form::Blocking)
+                .count();
             assert_eq!(blocking, 1, "{a:?} needs exactly one blocking kernel");
             assert_eq!(a.blocking().family(), *a);
-            assert!(members.len() <= 2, "{a:?} has more than two forms");
         }
-        // Blocking kernels come first, in family order: the default order of a run.
+        // Blocking kernels come first, in family order: the default order of a run; then
+        // the nonblocking ones, then the persistent ones.
         let blocking: Vec<Op> = Op::ALL
             .into_iter()
-            .filter(|op| !op.is_nonblocking())
+            .filter(|op| op.form() == Form::Blocking)
             .collect();
         assert!(Op::ALL.starts_with(&blocking));
         assert!(blocking.windows(2).all(|w| w[0].family() < w[1].family()));
+        assert!(Op::ALL.windows(2).all(|w| w[0].form() <= w[1].form()));
     }
 
     #[test]
@@ -685,6 +805,69 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn v_forms_and_persistent_forms_are_in_the_registry_and_sized_like_their_base() {
+        for (v, base) in [
+            (Op::Allgatherv, Op::Allgather),
+            (Op::Iallgatherv, Op::Allgather),
+            (Op::Gatherv, Op::Gather),
+            (Op::Igatherv, Op::Gather),
+            (Op::Scatterv, Op::Scatter),
+            (Op::Iscatterv, Op::Scatter),
+            (Op::Alltoallv, Op::Alltoall),
+            (Op::Ialltoallv, Op::Alltoall),
+        ] {
+            assert_eq!(v.buffers(), base.buffers(), "{v}");
+            assert!(
+                v.has_payload() && !v.is_reduction() && !v.is_persistent(),
+                "{v}"
+            );
+            assert!(!v.family().in_default_run(), "{v}");
+            assert_eq!(v.name().parse::<Op>(), Ok(v));
+        }
+        assert!(Op::Ialltoallv.is_nonblocking() && !Op::Alltoallv.is_nonblocking());
+        assert_eq!(Family::Scatterv.blocking(), Op::Scatterv);
+        let persistent: Vec<Op> = Op::ALL
+            .into_iter()
+            .filter(|op| op.is_persistent())
+            .collect();
+        assert_eq!(
+            persistent.iter().map(|op| op.name()).collect::<Vec<_>>(),
+            [
+                "barrier_persistent",
+                "bcast_persistent",
+                "reduce_persistent",
+                "allreduce_persistent",
+                "alltoall_persistent",
+                "allgather_persistent"
+            ]
+        );
+        for op in persistent {
+            assert!(
+                !op.is_nonblocking() && op.form() == Form::Persistent,
+                "{op}"
+            );
+            assert_eq!(op.buffers(), op.family().blocking().buffers(), "{op}");
+            assert!(!Op::defaults().contains(&op), "{op}");
+            assert_eq!(
+                op.name(),
+                format!("{}_persistent", op.family().blocking().name())
+            );
+        }
+        assert!(Op::AllreducePersistent.is_reduction());
+        assert!(!Op::BarrierPersistent.has_payload());
+        let sizes = |op: Op| {
+            (
+                op.buffers().allocated_bytes(1000, 4),
+                op.buffers().largest_count(1000, 4),
+            )
+        };
+        assert_eq!(sizes(Op::Ialltoallv), (8000, 4000));
+        assert_eq!(sizes(Op::Gatherv), (5000, 4000));
+        assert_eq!(sizes(Op::Iscatterv), (5000, 4000));
+        assert_eq!(sizes(Op::AllreducePersistent), (2000, 125));
+    }
 }
 
 #[cfg(test)]
@@ -710,7 +893,7 @@ mod default_run_tests {
             ]
         );
         // Every other kernel can be named.
-        assert_eq!(Op::ALL.len(), 27);
+        assert_eq!(Op::ALL.len(), 41);
         assert!(Op::Iexscan.is_reduction() && Op::IreduceScatterBlock.is_reduction());
         assert!(!Op::Iallgather.is_reduction() && Op::Iallgather.has_payload());
     }

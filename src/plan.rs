@@ -382,7 +382,8 @@ mod tests {
         assert_eq!(err, PlanError::OverlapWithoutNonblocking);
         assert!(
             err.to_string().ends_with(
-                "iallgather, igather, iscatter, ireduce_scatter_block, iscan or iexscan to --ops"
+                "ireduce_scatter_block, iscan, iexscan, iallgatherv, igatherv, iscatterv or \
+                 ialltoallv to --ops"
             ),
             "{err}"
         );

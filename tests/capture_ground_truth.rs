@@ -2,12 +2,14 @@
 //! compute r × 100 µs before each of 500 MPI_Allreduce calls; run under mpirun with
 //! libdelaybench_capture.so preloaded, the captured lateness of rank r must be within 1 µs
 //! of r × 100 µs at the median. Skips with a message without an MPI compiler wrapper. A
-//! second test captures Debian's LAMMPS (`lmp`, the `melt` example) when it is installed.
+//! second test captures Debian's LAMMPS (`lmp`, the `melt` example) when it is installed; a
+//! third, tests/capture/vforms.c, the nonblocking v-forms and `MPI_Ireduce_scatter` with
+//! their count vectors.
 
 mod common;
 
 use delaybench::analysis::arrivals::{match_calls, report};
-use delaybench::records::capture::{read_captures, CaptureOp};
+use delaybench::records::capture::{counts_hash, read_captures, CaptureOp};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -282,4 +284,88 @@ fn a_debian_packaged_application_is_captured_whole() {
     assert!(r.sites.len() > 5, "{:?}", r.sites);
     assert!(r.sites.iter().any(|s| s.op == "bcast") && r.sites.iter().any(|s| s.op == "allreduce"));
     assert!(r.sites.iter().any(|s| s.site.starts_with("liblammps")));
+}
+
+#[test]
+fn nonblocking_v_forms_are_captured_with_their_count_vectors() {
+    let Some(cc) = mpicc() else {
+        eprintln!("skipped: no MPI compiler wrapper (MPICC or mpicc) to build the test program");
+        return;
+    };
+    let library = build_capture_library();
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join("vforms");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture/vforms.c");
+    let built = Command::new(&cc)
+        .args(["-O2", "-o"])
+        .arg(&program)
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let np = 3u64;
+    let dir = tmp.path().join("capture");
+    let out = capture(np as u32, &library, &program, &dir);
+    assert!(out.status.success(), "{}", common::text(&out));
+    let captures = read_captures(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(captures.len(), np as usize);
+    let matched = match_calls(&captures).unwrap();
+    assert_eq!(matched.incomplete_calls, 0);
+    for c in &captures {
+        let r = u64::from(c.header.rank);
+        let calls = |op: CaptureOp| c.events.iter().filter(move |e| e.op == op);
+        // The vector of an op's calls at one site: its hash on every call, written once.
+        let vectors_of = |op: CaptureOp| {
+            let site = calls(op).next().unwrap_or_else(|| panic!("no {op:?}")).site;
+            c.counts
+                .iter()
+                .filter(|v| v.site == site)
+                .map(|v| v.bytes.clone())
+                .collect::<Vec<_>>()
+        };
+        let ints = |f: &dyn Fn(u64) -> u64| (0..np).map(|j| 4 * f(j)).collect::<Vec<u64>>();
+        let row = ints(&|j| (r + 1) * (j + 1));
+        assert_eq!(calls(CaptureOp::Ialltoallv).count(), 10, "rank {r}");
+        for e in calls(CaptureOp::Ialltoallv) {
+            assert_eq!(
+                e.counts_hash,
+                Some(counts_hash(&row)),
+                "rank {r}: {:?}",
+                c.counts
+            );
+        }
+        assert_eq!(
+            vectors_of(CaptureOp::Ialltoallv),
+            vec![row.clone()],
+            "rank {r}"
+        );
+        let doubled: Vec<u64> = row.iter().map(|b| 2 * b).collect();
+        assert_eq!(
+            vectors_of(CaptureOp::Alltoallv),
+            vec![row, doubled],
+            "rank {r}"
+        );
+        let per_rank = ints(&|j| j + 1);
+        for op in [CaptureOp::Iallgatherv, CaptureOp::IreduceScatter] {
+            assert_eq!(vectors_of(op), vec![per_rank.clone()], "rank {r} {op:?}");
+        }
+        // The root's vector only: the others' counts are not significant.
+        for op in [CaptureOp::Igatherv, CaptureOp::Iscatterv] {
+            let e = calls(op).next().unwrap();
+            assert_eq!(e.root, 0);
+            if r == 0 {
+                assert_eq!(e.counts_hash, Some(counts_hash(&per_rank)), "{op:?}");
+            } else {
+                assert_eq!(e.counts_hash, None, "rank {r} {op:?}");
+            }
+        }
+        assert_eq!(
+            calls(CaptureOp::Iallgatherv).next().unwrap().bytes,
+            4 * (r + 1)
+        );
+    }
 }

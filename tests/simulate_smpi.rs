@@ -322,11 +322,11 @@ fn distinct_repetitions_reproduce_every_repetition() {
     }
 }
 
-/// Every library kernel of the registry runs simulated, blocking and nonblocking, and the
-/// `ref:*` algorithms are refused before anything runs.
+/// The eleven kernel families of the C program run simulated, blocking and nonblocking, and
+/// the `ref:*` algorithms and v-forms are refused before anything runs.
 #[test]
-fn every_library_kernel_is_simulated() {
-    if !simgrid_here("every_library_kernel_is_simulated") {
+fn the_library_kernels_are_simulated() {
+    if !simgrid_here("the_library_kernels_are_simulated") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -370,4 +370,17 @@ fn every_library_kernel_is_simulated() {
     assert!(!refused.status.success());
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("has no ref:ring"), "{err}");
+    let refused = Command::new(env!("CARGO_BIN_EXE_delaybench"))
+        .args([
+            "simulate",
+            "--ops",
+            "alltoallv",
+            "--procs",
+            "2",
+            "--no-figures",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("has no alltoallv"));
 }

@@ -14,10 +14,12 @@
 
 use delaybench::clock::{Clock, ClockSync, MonotonicClock, OffsetSync, Transport, MAX_MSG_LEN};
 use delaybench::records::capture::{
-    CaptureChunk, CaptureEvent, CaptureFooter, CaptureHeader, CaptureOp, CaptureSite, CaptureSync,
-    CaptureWriter, CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION,
+    CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader, CaptureOp,
+    CaptureSite, CaptureSync, CaptureWriter, CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION,
+    MAX_VECTORS_PER_SITE,
 };
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::ffi::CStr;
 use std::os::raw::{c_double, c_int};
 use std::path::PathBuf;
@@ -36,8 +38,12 @@ pub struct RawEvent {
     comm_size: u32,
     comm_rank: u32,
     op: u32,
-    reserved: u64,
+    /// 0, or the count vector's hash; the top bit says the vector is in the flush's counts.
+    counts: u64,
 }
+
+/// The top bit of [`RawEvent::counts`]: the vector follows in the counts buffer.
+const IN_BUFFER: u64 = 1 << 63;
 
 extern "C" {
     fn dbc_c_send(to: c_int, msg: *const c_double, n: c_int);
@@ -97,6 +103,8 @@ struct State {
     transport: ShimTransport,
     writer: CaptureWriter,
     sites: HashMap<u64, u32>,
+    /// The count vectors written so far, per site: their hashes.
+    vectors: HashMap<u32, HashSet<u64>>,
     events: u64,
 }
 
@@ -173,6 +181,7 @@ fn start(rank: usize, size: usize, stamp_s: i64, pid0: i64) -> Result<State, Str
         transport,
         writer,
         sites: HashMap::new(),
+        vectors: HashMap::new(),
         events: 0,
     })
 }
@@ -241,10 +250,21 @@ fn resolve(ra: u64, id: u32) -> CaptureSite {
     }
 }
 
-fn flush(state: &mut State, raw: &[RawEvent]) -> Result<(), String> {
+fn flush(state: &mut State, raw: &[RawEvent], counts: &[u64]) -> Result<(), String> {
     let mut sites = Vec::new();
     let mut events = Vec::with_capacity(raw.len());
+    let mut vectors = Vec::new();
+    // The events' vectors lie in `counts` one after the other, comm_size entries each.
+    let mut next_vector = 0usize;
     for e in raw {
+        let vector = if e.counts & IN_BUFFER != 0 {
+            let n = e.comm_size as usize;
+            let v = counts.get(next_vector..next_vector + n);
+            next_vector += n;
+            v
+        } else {
+            None
+        };
         let Some(op) = CaptureOp::from_code(e.op) else {
             continue;
         };
@@ -253,6 +273,17 @@ fn flush(state: &mut State, raw: &[RawEvent]) -> Result<(), String> {
             sites.push(resolve(e.ra, next));
             next
         });
+        let hash = e.counts & !IN_BUFFER;
+        if let Some(v) = vector {
+            let seen = state.vectors.entry(site).or_default();
+            if seen.len() < MAX_VECTORS_PER_SITE && seen.insert(hash) {
+                vectors.push(CaptureCounts {
+                    site,
+                    hash,
+                    bytes: v.to_vec(),
+                });
+            }
+        }
         events.push(CaptureEvent {
             op,
             comm: e.comm_id,
@@ -263,6 +294,7 @@ fn flush(state: &mut State, raw: &[RawEvent]) -> Result<(), String> {
             site,
             t_enter_s: e.t_enter,
             t_exit_s: e.t_exit,
+            counts_hash: (hash != 0).then_some(hash),
         });
     }
     state.events += events.len() as u64;
@@ -272,25 +304,39 @@ fn flush(state: &mut State, raw: &[RawEvent]) -> Result<(), String> {
             item: "capture_chunk".into(),
             sites,
             events,
+            counts: vectors,
         })
         .map_err(|e| e.to_string())
 }
 
-/// Called by the shim with `n` buffered events.
+/// Called by the shim with `n` buffered events and the `ncounts` entries of their count
+/// vectors.
 ///
 /// # Safety
-/// `events` points to `n` valid `dbc_event`s.
+/// `events` points to `n` valid `dbc_event`s, `counts` to `ncounts` u64 (or is null when
+/// `ncounts` is 0).
 #[no_mangle]
-pub unsafe extern "C" fn dbc_rust_flush(events: *const RawEvent, n: usize) {
+pub unsafe extern "C" fn dbc_rust_flush(
+    events: *const RawEvent,
+    n: usize,
+    counts: *const u64,
+    ncounts: usize,
+) {
     if events.is_null() || n == 0 {
         return;
     }
     // SAFETY: the caller passes n valid events.
     let raw = unsafe { std::slice::from_raw_parts(events, n) };
+    let counts: &[u64] = if counts.is_null() || ncounts == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller passes ncounts valid entries.
+        unsafe { std::slice::from_raw_parts(counts, ncounts) }
+    };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut g = STATE.lock().map_err(|_| "lock poisoned".to_string())?;
         match g.as_mut() {
-            Some(state) => flush(state, raw),
+            Some(state) => flush(state, raw, counts),
             None => Ok(()),
         }
     }));

@@ -4,6 +4,12 @@
  * the call sites and writes the rank's capture file, when it is full or a second has passed
  * since the last flush. Nothing here allocates on the hot path.
  *
+ * Count vectors (the v-forms and the reduce-scatter): the vector this rank passes, in bytes,
+ * goes into a second preallocated buffer (dbc_counts) and the event's `counts` field holds
+ * its 63-bit FNV-1a hash with the top bit set; the Rust side writes each (site, vector) once
+ * and the hash with every call. A vector longer than the whole buffer is hashed only (top
+ * bit clear). The cost per call is one pass over the vector, as the byte sum already was.
+ *
  * Operation codes: the order of delaybench::records::capture::CaptureOp::ALL. */
 #include <mpi.h>
 #include <stdint.h>
@@ -19,7 +25,8 @@ enum {
     DBC_OP_SCATTER, DBC_OP_SCATTERV, DBC_OP_REDUCE_SCATTER, DBC_OP_REDUCE_SCATTER_BLOCK,
     DBC_OP_SCAN, DBC_OP_EXSCAN, DBC_OP_IBARRIER, DBC_OP_IBCAST, DBC_OP_IREDUCE,
     DBC_OP_IALLREDUCE, DBC_OP_IALLTOALL, DBC_OP_IALLGATHER, DBC_OP_IGATHER, DBC_OP_ISCATTER,
-    DBC_OP_IREDUCE_SCATTER_BLOCK, DBC_OP_ISCAN, DBC_OP_IEXSCAN
+    DBC_OP_IREDUCE_SCATTER_BLOCK, DBC_OP_ISCAN, DBC_OP_IEXSCAN, DBC_OP_IALLGATHERV,
+    DBC_OP_IGATHERV, DBC_OP_ISCATTERV, DBC_OP_IALLTOALLV, DBC_OP_IREDUCE_SCATTER
 };
 
 /* One call, as capture/src/lib.rs's `RawEvent` reads it (repr(C), 64 bytes). */
@@ -33,15 +40,19 @@ typedef struct {
     uint32_t comm_size;
     uint32_t comm_rank;
     uint32_t op;
-    uint64_t reserved;
+    uint64_t counts;    /* 0, or the count vector's hash; top bit: the vector is in dbc_counts */
 } dbc_event;
 
 #define DBC_BUF 4096
 #define DBC_COMMS 64
 #define DBC_FLUSH_S 1.0
+#define DBC_COUNTS 65536
+#define DBC_IN_BUFFER (1ULL << 63)
 
 static dbc_event dbc_buf[DBC_BUF];
 static int dbc_n;
+static uint64_t dbc_counts[DBC_COUNTS];
+static size_t dbc_ncounts;
 static int dbc_active;
 static double dbc_last_flush;
 static uint64_t dbc_passed;
@@ -59,7 +70,8 @@ static int dbc_comm_next;
 
 /* The Rust side. */
 extern int dbc_rust_start(int rank, int size, int64_t stamp_s, int64_t pid0);
-extern void dbc_rust_flush(const dbc_event *events, size_t n);
+extern void dbc_rust_flush(const dbc_event *events, size_t n, const uint64_t *counts,
+                           size_t ncounts);
 extern void dbc_rust_finish(uint64_t passed_through);
 
 static inline double dbc_now(void) {
@@ -130,17 +142,53 @@ static dbc_comm_entry *dbc_comm_info(MPI_Comm comm) {
 }
 
 static void dbc_flush(void) {
-    if (dbc_n > 0) dbc_rust_flush(dbc_buf, (size_t)dbc_n);
+    if (dbc_n > 0) dbc_rust_flush(dbc_buf, (size_t)dbc_n, dbc_counts, dbc_ncounts);
     dbc_n = 0;
+    dbc_ncounts = 0;
 }
 
-static void dbc_record(uint32_t op, MPI_Comm comm, uint64_t bytes, int root, void *ra, double t0,
-                       double t1) {
+static uint64_t dbc_type_size(MPI_Datatype t) {
+    int s = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &s) != MPI_SUCCESS) return 0;
+    return (uint64_t)s;
+}
+
+/* Hashes this call's count vector (counts[i] x the size of t, bytes; n = the communicator's
+ * size) and, when it fits, appends it to dbc_counts: the value of the event's `counts`
+ * (delaybench::records::capture::counts_hash, plus DBC_IN_BUFFER when appended). Flushes
+ * first when the buffer lacks room, so the vector and its event travel in one flush. */
+static uint64_t dbc_count_vector(const int *counts, uint32_t n, MPI_Datatype t) {
+    if (!counts || n == 0) return 0;
+    uint64_t size = dbc_type_size(t);
+    int store = n <= DBC_COUNTS;
+    if (store && dbc_ncounts + n > DBC_COUNTS) dbc_flush();
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a's 64-bit offset basis */
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t v = (uint64_t)counts[i] * size;
+        if (store) dbc_counts[dbc_ncounts + i] = v;
+        for (int b = 0; b < 8; b++) {
+            h ^= (v >> (8 * b)) & 0xff;
+            h *= 1099511628211ULL;
+        }
+    }
+    h &= ~DBC_IN_BUFFER;
+    if (h == 0) h = 1;
+    if (store) {
+        dbc_ncounts += n;
+        h |= DBC_IN_BUFFER;
+    }
+    return h;
+}
+
+/* counts/t: the count vector to record (NULL for none). */
+static void dbc_record_v(uint32_t op, MPI_Comm comm, uint64_t bytes, int root, void *ra,
+                         double t0, double t1, const int *counts, MPI_Datatype t) {
     dbc_comm_entry *c = dbc_comm_info(comm);
     if (c->inter) {
         dbc_passed++;
         return;
     }
+    uint64_t vector = dbc_count_vector(counts, c->size, t);
     dbc_event *e = &dbc_buf[dbc_n++];
     e->ra = (uint64_t)(uintptr_t)ra;
     e->comm_id = c->id;
@@ -151,11 +199,16 @@ static void dbc_record(uint32_t op, MPI_Comm comm, uint64_t bytes, int root, voi
     e->comm_size = c->size;
     e->comm_rank = c->rank;
     e->op = op;
-    e->reserved = 0;
+    e->counts = vector;
     if (dbc_n == DBC_BUF || t1 - dbc_last_flush > DBC_FLUSH_S) {
         dbc_flush();
         dbc_last_flush = t1;
     }
+}
+
+static void dbc_record(uint32_t op, MPI_Comm comm, uint64_t bytes, int root, void *ra, double t0,
+                       double t1) {
+    dbc_record_v(op, comm, bytes, root, ra, t0, t1, NULL, MPI_DATATYPE_NULL);
 }
 
 static uint64_t dbc_bytes(int count, MPI_Datatype t) {
@@ -233,6 +286,19 @@ int MPI_Comm_free(MPI_Comm *comm) {
     return PMPI_Comm_free(comm);
 }
 
+/* As DBC_WRAP, with the count vector COUNTS (NULL for none) of datatype TYPE, evaluated after
+ * the call. */
+#define DBC_WRAP_V(OP, CALL, COMM, BYTES, ROOT, COUNTS, TYPE)                  \
+    do {                                                                        \
+        void *ra = __builtin_return_address(0);                                 \
+        if (!dbc_active) return CALL;                                           \
+        double t0 = dbc_now();                                                  \
+        int rc = CALL;                                                          \
+        double t1 = dbc_now();                                                  \
+        dbc_record_v(OP, COMM, BYTES, ROOT, ra, t0, t1, COUNTS, TYPE);          \
+        return rc;                                                              \
+    } while (0)
+
 /* CALL is the PMPI call; BYTES and ROOT are evaluated after it. */
 #define DBC_WRAP(OP, CALL, COMM, BYTES, ROOT)                                  \
     do {                                                                        \
@@ -267,8 +333,8 @@ int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_D
 }
 int MPI_Alltoallv(const void *s, const int sc[], const int sd[], MPI_Datatype st, void *r,
                   const int rc_[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
-    DBC_WRAP(DBC_OP_ALLTOALLV, PMPI_Alltoallv(s, sc, sd, st, r, rc_, rd, rt, comm), comm,
-             dbc_sum_bytes(rc_, dbc_comm_size(comm), rt), -1);
+    DBC_WRAP_V(DBC_OP_ALLTOALLV, PMPI_Alltoallv(s, sc, sd, st, r, rc_, rd, rt, comm), comm,
+               dbc_sum_bytes(rc_, dbc_comm_size(comm), rt), -1, sc, st);
 }
 int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                   MPI_Comm comm) {
@@ -277,8 +343,8 @@ int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_
 }
 int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc_[],
                    const int rd[], MPI_Datatype rt, MPI_Comm comm) {
-    DBC_WRAP(DBC_OP_ALLGATHERV, PMPI_Allgatherv(s, sc, st, r, rc_, rd, rt, comm), comm,
-             rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], rt) : 0, -1);
+    DBC_WRAP_V(DBC_OP_ALLGATHERV, PMPI_Allgatherv(s, sc, st, r, rc_, rd, rt, comm), comm,
+               rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], rt) : 0, -1, rc_, rt);
 }
 int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                int root, MPI_Comm comm) {
@@ -287,8 +353,9 @@ int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Dat
 }
 int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc_[], const int rd[],
                 MPI_Datatype rt, int root, MPI_Comm comm) {
-    DBC_WRAP(DBC_OP_GATHERV, PMPI_Gatherv(s, sc, st, r, rc_, rd, rt, root, comm), comm,
-             s == MPI_IN_PLACE ? 0 : dbc_bytes(sc, st), root);
+    DBC_WRAP_V(DBC_OP_GATHERV, PMPI_Gatherv(s, sc, st, r, rc_, rd, rt, root, comm), comm,
+               s == MPI_IN_PLACE ? 0 : dbc_bytes(sc, st), root,
+               dbc_comm_rank(comm) == root ? rc_ : NULL, rt);
 }
 int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                 int root, MPI_Comm comm) {
@@ -297,13 +364,14 @@ int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Da
 }
 int MPI_Scatterv(const void *s, const int sc[], const int sd[], MPI_Datatype st, void *r,
                  int rc_, MPI_Datatype rt, int root, MPI_Comm comm) {
-    DBC_WRAP(DBC_OP_SCATTERV, PMPI_Scatterv(s, sc, sd, st, r, rc_, rt, root, comm), comm,
-             r == MPI_IN_PLACE ? 0 : dbc_bytes(rc_, rt), root);
+    DBC_WRAP_V(DBC_OP_SCATTERV, PMPI_Scatterv(s, sc, sd, st, r, rc_, rt, root, comm), comm,
+               r == MPI_IN_PLACE ? 0 : dbc_bytes(rc_, rt), root,
+               dbc_comm_rank(comm) == root ? sc : NULL, st);
 }
 int MPI_Reduce_scatter(const void *s, void *r, const int rc_[], MPI_Datatype t, MPI_Op op,
                        MPI_Comm comm) {
-    DBC_WRAP(DBC_OP_REDUCE_SCATTER, PMPI_Reduce_scatter(s, r, rc_, t, op, comm), comm,
-             rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], t) : 0, -1);
+    DBC_WRAP_V(DBC_OP_REDUCE_SCATTER, PMPI_Reduce_scatter(s, r, rc_, t, op, comm), comm,
+               rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], t) : 0, -1, rc_, t);
 }
 int MPI_Reduce_scatter_block(const void *s, void *r, int rc_, MPI_Datatype t, MPI_Op op,
                              MPI_Comm comm) {
@@ -366,4 +434,32 @@ int MPI_Iexscan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MP
                 MPI_Request *q) {
     DBC_WRAP(DBC_OP_IEXSCAN, PMPI_Iexscan(s, r, count, t, op, comm, q), comm, dbc_bytes(count, t),
              -1);
+}
+int MPI_Iallgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc_[],
+                    const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP_V(DBC_OP_IALLGATHERV, PMPI_Iallgatherv(s, sc, st, r, rc_, rd, rt, comm, q), comm,
+               rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], rt) : 0, -1, rc_, rt);
+}
+int MPI_Igatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc_[],
+                 const int rd[], MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP_V(DBC_OP_IGATHERV, PMPI_Igatherv(s, sc, st, r, rc_, rd, rt, root, comm, q), comm,
+               s == MPI_IN_PLACE ? 0 : dbc_bytes(sc, st), root,
+               dbc_comm_rank(comm) == root ? rc_ : NULL, rt);
+}
+int MPI_Iscatterv(const void *s, const int sc[], const int sd[], MPI_Datatype st, void *r,
+                  int rc_, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP_V(DBC_OP_ISCATTERV, PMPI_Iscatterv(s, sc, sd, st, r, rc_, rt, root, comm, q), comm,
+               r == MPI_IN_PLACE ? 0 : dbc_bytes(rc_, rt), root,
+               dbc_comm_rank(comm) == root ? sc : NULL, st);
+}
+int MPI_Ialltoallv(const void *s, const int sc[], const int sd[], MPI_Datatype st, void *r,
+                   const int rc_[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
+                   MPI_Request *q) {
+    DBC_WRAP_V(DBC_OP_IALLTOALLV, PMPI_Ialltoallv(s, sc, sd, st, r, rc_, rd, rt, comm, q), comm,
+               dbc_sum_bytes(rc_, dbc_comm_size(comm), rt), -1, sc, st);
+}
+int MPI_Ireduce_scatter(const void *s, void *r, const int rc_[], MPI_Datatype t, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *q) {
+    DBC_WRAP_V(DBC_OP_IREDUCE_SCATTER, PMPI_Ireduce_scatter(s, r, rc_, t, op, comm, q), comm,
+               rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], t) : 0, -1, rc_, t);
 }

@@ -572,8 +572,10 @@ mod tests {
                     site: 0,
                     t_enter_s: a + offset_s,
                     t_exit_s: b + offset_s,
+                    counts_hash: None,
                 })
                 .collect(),
+            counts: vec![],
             footer: Some(CaptureFooter {
                 item: "capture_footer".into(),
                 sync_finalize: CaptureSync {

@@ -33,9 +33,14 @@ pub struct SeriesStyle {
 
 impl SeriesStyle {
     /// Style of a kernel in colour `color`: solid with circles when blocking, dashed with
-    /// squares when nonblocking.
+    /// squares when nonblocking, dashed with circles when persistent (a form that meets both
+    /// others in a family's panel).
     pub fn for_op(op: Op, color: (u8, u8, u8)) -> SeriesStyle {
-        SeriesStyle::new(op.is_nonblocking(), color)
+        let mut style = SeriesStyle::new(op.is_nonblocking(), color);
+        if op.is_persistent() {
+            style.dashed = true;
+        }
+        style
     }
 
     /// Style of a blocking (`nonblocking = false`) or nonblocking series in colour `color`.
@@ -81,10 +86,11 @@ pub fn family_color(op: Op) -> (u8, u8, u8) {
     op.family().color()
 }
 
-/// Sort key that puts each blocking kernel right before its nonblocking form, families in
-/// registry order (barrier, ibarrier, bcast, ibcast, ...).
-pub fn op_order(op: Op) -> (usize, bool) {
-    (family_index(op), op.is_nonblocking())
+/// Sort key that puts each blocking kernel right before its nonblocking form and then its
+/// persistent form, families in registry order (barrier, ibarrier, barrier_persistent, bcast,
+/// ibcast, ...).
+pub fn op_order(op: Op) -> (usize, crate::kernel::Form) {
+    (family_index(op), op.form())
 }
 
 /// One line of a panel.

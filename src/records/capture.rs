@@ -74,6 +74,11 @@ pub enum CaptureOp {
     IreduceScatterBlock,
     Iscan,
     Iexscan,
+    Iallgatherv,
+    Igatherv,
+    Iscatterv,
+    Ialltoallv,
+    IreduceScatter,
 }
 
 /// How the waiting at a collective is attributed (Geimer et al. 2010; Scalasca's pattern
@@ -97,7 +102,7 @@ pub enum WaitKind {
 
 impl CaptureOp {
     /// Every operation, in code order.
-    pub const ALL: [CaptureOp; 27] = [
+    pub const ALL: [CaptureOp; 32] = [
         CaptureOp::Barrier,
         CaptureOp::Bcast,
         CaptureOp::Reduce,
@@ -125,6 +130,11 @@ impl CaptureOp {
         CaptureOp::IreduceScatterBlock,
         CaptureOp::Iscan,
         CaptureOp::Iexscan,
+        CaptureOp::Iallgatherv,
+        CaptureOp::Igatherv,
+        CaptureOp::Iscatterv,
+        CaptureOp::Ialltoallv,
+        CaptureOp::IreduceScatter,
     ];
 
     /// The operation of a shim code, None for an unknown code.
@@ -143,6 +153,25 @@ impl CaptureOp {
     /// Whether this is a nonblocking initiation (its entry and exit are the initiation call's).
     pub fn is_nonblocking(self) -> bool {
         (self as usize) >= CaptureOp::Ibarrier as usize
+    }
+
+    /// Whether the shim records a count vector for the call ([`CaptureCounts`]): the
+    /// v-forms and the reduce-scatter with a count per rank, blocking or not.
+    pub fn has_count_vector(self) -> bool {
+        use CaptureOp::*;
+        matches!(
+            self,
+            Allgatherv
+                | Gatherv
+                | Scatterv
+                | Alltoallv
+                | ReduceScatter
+                | Iallgatherv
+                | Igatherv
+                | Iscatterv
+                | Ialltoallv
+                | IreduceScatter
+        )
     }
 
     /// The Scalasca wait state its entries are attributed to; a nonblocking initiation has
@@ -256,6 +285,47 @@ pub struct CaptureEvent {
     pub t_enter_s: f64,
     /// Local exit time, seconds.
     pub t_exit_s: f64,
+    /// For the operations with a count vector ([`CaptureOp::has_count_vector`]) where this
+    /// rank passes one: a 63-bit FNV-1a hash of the vector in bytes, whose vector is the
+    /// [`CaptureCounts`] of this site and hash. None for other calls and in captures written
+    /// before counts were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts_hash: Option<u64>,
+}
+
+/// A count vector as one rank passed it, in bytes (count × the datatype's size), one entry
+/// per rank of the communicator: the receive counts of allgatherv, reduce_scatter and gatherv
+/// (at the root), the send counts of scatterv (at the root) and of alltoallv (this rank's row
+/// of the matrix). Written once per (site, vector): the first call of a site with a new
+/// vector, up to [`MAX_VECTORS_PER_SITE`] per site on a rank; later calls carry only
+/// [`CaptureEvent::counts_hash`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaptureCounts {
+    /// The call site ([`CaptureSite::id`]).
+    pub site: u32,
+    /// The hash the calls with this vector carry.
+    pub hash: u64,
+    /// Bytes per rank of the communicator.
+    pub bytes: Vec<u64>,
+}
+
+/// Distinct count vectors a rank writes per site; further ones are recorded as hashes only.
+pub const MAX_VECTORS_PER_SITE: usize = 64;
+
+/// The hash of a count vector in bytes that the shim computes (FNV-1a over the little-endian
+/// bytes of each entry, top bit cleared, 0 mapped to 1), for readers that recompute it.
+pub fn counts_hash(bytes: &[u64]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in bytes {
+        for b in v.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    match h & (u64::MAX >> 1) {
+        0 => 1,
+        h => h,
+    }
 }
 
 /// A chunk frame: new sites, then calls.
@@ -267,6 +337,9 @@ pub struct CaptureChunk {
     pub sites: Vec<CaptureSite>,
     /// Calls in the order this rank made them.
     pub events: Vec<CaptureEvent>,
+    /// Count vectors first seen in this chunk (absent in captures without counts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counts: Vec<CaptureCounts>,
 }
 
 /// The last frame, written at MPI_Finalize.
@@ -360,6 +433,8 @@ pub struct RankCapture {
     pub sites: Vec<CaptureSite>,
     /// Every recorded call, in order.
     pub events: Vec<CaptureEvent>,
+    /// Every count vector written ([`CaptureCounts`]), in the order first seen.
+    pub counts: Vec<CaptureCounts>,
     /// The footer, None when the rank did not reach MPI_Finalize.
     pub footer: Option<CaptureFooter>,
     /// What ended the file early (a torn or damaged frame), None when it ended cleanly.
@@ -412,6 +487,7 @@ pub fn read_capture(path: &Path) -> Result<RankCapture, CaptureFileError> {
     let mut header: Option<CaptureHeader> = None;
     let mut out_sites = Vec::new();
     let mut events = Vec::new();
+    let mut counts = Vec::new();
     let mut footer = None;
     let mut damage = None;
     loop {
@@ -455,6 +531,7 @@ pub fn read_capture(path: &Path) -> Result<RankCapture, CaptureFileError> {
                             ciborium::from_reader(payload.as_slice()).map_err(de)?;
                         out_sites.extend(c.sites);
                         events.extend(c.events);
+                        counts.extend(c.counts);
                     }
                     FrameKind::Footer => {
                         footer = Some(ciborium::from_reader(payload.as_slice()).map_err(de)?);
@@ -471,6 +548,7 @@ pub fn read_capture(path: &Path) -> Result<RankCapture, CaptureFileError> {
         header,
         sites: out_sites,
         events,
+        counts,
         footer,
         damage,
     })
@@ -545,6 +623,7 @@ mod tests {
             site: 0,
             t_enter_s: t,
             t_exit_s: t + 1e-6,
+            counts_hash: None,
         }
     }
 
@@ -556,7 +635,80 @@ mod tests {
         assert_eq!(CaptureOp::ReduceScatterBlock.name(), "reduce_scatter_block");
         assert_eq!(CaptureOp::Iallreduce.name(), "iallreduce");
         assert!(CaptureOp::Ibarrier.is_nonblocking() && !CaptureOp::Exscan.is_nonblocking());
-        assert_eq!(CaptureOp::from_code(27), None);
+        assert_eq!(CaptureOp::from_code(32), None);
+        // The codes of captures written before the nonblocking v-forms keep their meaning.
+        assert_eq!(CaptureOp::from_code(26), Some(CaptureOp::Iexscan));
+        assert_eq!(CaptureOp::IreduceScatter.name(), "ireduce_scatter");
+        assert!(CaptureOp::Ialltoallv.is_nonblocking() && CaptureOp::Ialltoallv.has_count_vector());
+        assert!(!CaptureOp::Allgather.has_count_vector());
+    }
+
+    #[test]
+    fn count_vectors_round_trip_and_a_chunk_without_them_still_reads() {
+        // A chunk as written before counts were recorded: no `counts`, no `counts_hash`.
+        #[derive(Serialize)]
+        struct OldEvent {
+            op: CaptureOp,
+            comm: u64,
+            comm_size: u32,
+            comm_rank: u32,
+            bytes: u64,
+            root: i32,
+            site: u32,
+            t_enter_s: f64,
+            t_exit_s: f64,
+        }
+        #[derive(Serialize)]
+        struct OldChunk {
+            item: String,
+            sites: Vec<CaptureSite>,
+            events: Vec<OldEvent>,
+        }
+        let old = OldChunk {
+            item: "capture_chunk".into(),
+            sites: vec![],
+            events: vec![OldEvent {
+                op: CaptureOp::Alltoallv,
+                comm: 1,
+                comm_size: 2,
+                comm_rank: 0,
+                bytes: 16,
+                root: -1,
+                site: 0,
+                t_enter_s: 1.0,
+                t_exit_s: 2.0,
+            }],
+        };
+        let mut bytes = Vec::new();
+        ciborium::into_writer(&old, &mut bytes).unwrap();
+        let read: CaptureChunk = ciborium::from_reader(bytes.as_slice()).unwrap();
+        assert!(read.counts.is_empty() && read.events[0].counts_hash.is_none());
+
+        let vector = vec![8u64, 24];
+        let hash = counts_hash(&vector);
+        assert_eq!(hash >> 63, 0);
+        assert_ne!(hash, counts_hash(&[24, 8]));
+        let mut e = event(1.0);
+        e.op = CaptureOp::Ialltoallv;
+        e.counts_hash = Some(hash);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rank0.cbor");
+        let mut w = CaptureWriter::create(&path, &header(0)).unwrap();
+        let counts = vec![CaptureCounts {
+            site: 0,
+            hash,
+            bytes: vector,
+        }];
+        w.chunk(&CaptureChunk {
+            item: "capture_chunk".into(),
+            sites: vec![],
+            events: vec![e],
+            counts: counts.clone(),
+        })
+        .unwrap();
+        let r = read_capture(&path).unwrap();
+        assert_eq!(r.counts, counts);
+        assert_eq!(r.events[0].counts_hash, Some(hash));
     }
 
     #[test]
@@ -575,6 +727,7 @@ mod tests {
             item: "capture_chunk".into(),
             sites: vec![site.clone()],
             events: vec![event(11.0), event(12.0)],
+            counts: vec![],
         })
         .unwrap();
         // Killed here: no footer, and half a frame at the end.
@@ -583,6 +736,7 @@ mod tests {
             item: "capture_chunk".into(),
             sites: vec![],
             events: vec![event(13.0)],
+            counts: vec![],
         })
         .unwrap();
         let with_two = std::fs::read(&path).unwrap();

@@ -143,6 +143,12 @@ fn resolve(
         plan.detour_trace = Some(filled);
     }
     limits::check_sizes(&plan, mem_per_rank).map_err(|e| e.to_string())?;
+    // The persistent kernels' MPI-4 functions are looked up in the library now (every rank
+    // links the same one), so a library without them ends the run before anything is
+    // measured.
+    for note in super::kernels::check_persistent(&plan.ops)? {
+        eprintln!("delaybench: note: {note}");
+    }
     // A dry run shows the estimate whatever it is; a real run needs --yes past the bound.
     if !(args.yes || args.dry_run) {
         Estimate::of(&plan)

@@ -1,5 +1,10 @@
 //! `delaybench check-kernels` (hidden): whether the reduction kernels reduce correctly, checked
-//! against `MPI_Allreduce` on the same values, without timing anything.
+//! against `MPI_Allreduce` on the same values, and whether the v-form kernels (allgatherv,
+//! gatherv, scatterv, alltoallv and their nonblocking forms) deliver every block where it
+//! belongs, without timing anything.
+//!
+//! A v-form's count is bytes per block; rank r fills the block it sends to rank i (or its one
+//! block) with [`tag`]`(r, i)`, and every received block must hold its sender's tag.
 //!
 //! Rank r contributes element i = r · 1000 + i + 0.5. Every partial sum of such values is a
 //! multiple of 0.5 far below 2^52, so it is exact in f64 whatever order an algorithm adds in:
@@ -18,6 +23,34 @@ use std::time::Duration;
 
 /// How long the late rank of a call waits before entering.
 const LATE: Duration = Duration::from_millis(20);
+
+/// The byte rank `sender` puts in the block it sends to rank `block` (block 0 when it sends
+/// one block to all).
+fn tag(sender: usize, block: usize) -> u8 {
+    ((sender * 31 + block * 7) % 250 + 1) as u8
+}
+
+/// True for the v-form kernels, which the check verifies block by block.
+fn is_vform(op: Op) -> bool {
+    use crate::kernel::Family;
+    matches!(
+        op.family(),
+        Family::Allgatherv | Family::Gatherv | Family::Scatterv | Family::Alltoallv
+    )
+}
+
+/// The blocks rank `me` of `p` must hold after one call of v-form `op` (None where it
+/// receives nothing: gatherv's non-roots).
+fn expected_blocks(op: Op, me: usize, p: usize) -> Option<Vec<u8>> {
+    use crate::kernel::Family;
+    match op.family() {
+        Family::Allgatherv => Some((0..p).map(|j| tag(j, 0)).collect()),
+        Family::Gatherv => (me == 0).then(|| (0..p).map(|j| tag(j, 0)).collect()),
+        Family::Scatterv => Some(vec![tag(0, me)]),
+        Family::Alltoallv => Some((0..p).map(|j| tag(j, me)).collect()),
+        _ => None,
+    }
+}
 
 /// The value rank `rank` contributes as element `i`.
 fn value(rank: usize, i: usize) -> f64 {
@@ -39,17 +72,31 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
     };
     // The result must be on every rank: reduce/ireduce leave it on rank 0 only.
     let everywhere = |op: &Op| op.is_reduction() && op.family() != crate::kernel::Family::Reduce;
-    if let Some(op) = ops.iter().find(|op| !everywhere(op)) {
+    if let Some(op) = ops.iter().find(|op| !everywhere(op) && !is_vform(**op)) {
         if me == 0 {
             eprintln!(
                 "delaybench: error: check-kernels checks the kernels whose sum is on every rank \
-                 (allreduce, iallreduce, ref:*); {op} is none"
+                 (allreduce, iallreduce, allreduce_persistent, ref:*) and the v-forms \
+                 (allgatherv, gatherv, scatterv, alltoallv and their nonblocking forms); {op} is \
+                 none"
             );
         }
         return ExitCode::from(2);
     }
+    // Every rank links the same library: a refusal is every rank's.
+    if let Err(e) = super::kernels::check_persistent(&ops) {
+        if me == 0 {
+            eprintln!("delaybench: error: {e}");
+        }
+        return ExitCode::from(2);
+    }
     let mut failed = 0u64;
-    for &op in &ops {
+    for &op in ops.iter().filter(|op| is_vform(**op)) {
+        for &count in &args.counts {
+            failed += check_vform(&world, op, count, &args);
+        }
+    }
+    for &op in ops.iter().filter(|op| !is_vform(**op)) {
         for &count in &args.counts {
             let mut kernel = Kernel::new(op, 8 * count as u64, p);
             kernel.fill_send(|i| value(me, i));
@@ -119,4 +166,57 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Runs v-form `op` with `count` bytes per block `args.calls` times (a rank late in each, as
+/// for the reductions) and counts, over all ranks, the received bytes that are not their
+/// sender's tag; rank 0 prints the verdict.
+fn check_vform(
+    world: &mpi::topology::SimpleCommunicator,
+    op: Op,
+    count: usize,
+    args: &CheckKernelsArgs,
+) -> u64 {
+    let (p, me) = (world.size() as usize, world.rank() as usize);
+    let mut kernel = Kernel::new(op, count as u64, p);
+    let expected = expected_blocks(op, me, p);
+    let mut wrong = 0u64;
+    for call in 0..args.calls as usize {
+        kernel.fill_blocks(|block| tag(me, block));
+        world.barrier();
+        if me == call % p {
+            std::thread::sleep(LATE);
+        }
+        kernel.run(world);
+        let Some(expected) = &expected else {
+            continue;
+        };
+        let got = kernel.received_blocks();
+        let mut bad = 0u64;
+        for (j, (block, &want)) in got.iter().zip(expected).enumerate() {
+            let mut n = block.iter().filter(|&&x| x != want).count() as u64;
+            if args.inject_error && me == 0 && j == 0 && call == 0 {
+                n += 1;
+            }
+            if n > 0 && bad == 0 {
+                eprintln!(
+                    "check-kernels: MISMATCH {op} P={p} count={count} call={call} rank {me}: \
+                     block {j} has {n} bytes other than {want}"
+                );
+            }
+            bad += n;
+        }
+        wrong += bad;
+    }
+    let mut total = 0u64;
+    world.all_reduce_into(&wrong, &mut total, SystemOperation::sum());
+    if me == 0 {
+        let verdict = if total == 0 {
+            "ok".to_string()
+        } else {
+            format!("FAILED ({total} wrong bytes over all ranks and calls)")
+        };
+        println!("{op} P={p} count={count} calls={}: {verdict}", args.calls);
+    }
+    total
 }

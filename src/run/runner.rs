@@ -381,6 +381,8 @@ impl<'w> Runner<'w> {
             .fold(0.0, f64::max);
         let timing = &self.session.timing;
         let mut kernel = Kernel::new(op, bytes, comm.size() as usize);
+        // A persistent kernel's request is made here, before the warm-up and the timed calls.
+        kernel.prepare(comm);
         let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
         // Overlap mode: a pure pass after the warm-up (as OSU and IMB-NBC run one), whose
         // slowest-rank times size the computation.

@@ -319,8 +319,9 @@ fn plan_of(args: &SmpiArgs, window_s: Option<f64>, seed: u64) -> Result<Plan, Sm
     for op in &args.ops {
         if !super::plan_file::simulated(*op) {
             return bad(format!(
-                "--ops {op}: the simulated ranks' program has no {op} (the ref:* algorithms \
-                 are delaybench's own point-to-point code; simulate the library's kernels: {})",
+                "--ops {op}: the simulated ranks' program has no {op} (it runs {} and their \
+                 nonblocking forms; not the ref:* algorithms, the v-forms or the persistent \
+                 forms)",
                 super::plan_file::SIMULATED_FAMILIES.join(", ")
             ));
         }

@@ -10,33 +10,48 @@
 //! exhaustive matches on the family in [`Kernel`] pick them, so a family added to the registry
 //! without its calls does not compile. The reference allreduce algorithms (`ref:*`,
 //! [`reference`]) are blocking only: they have no nonblocking form to post or overlap, so
-//! they are plain functions rather than [`FamilyCalls`].
+//! they are plain functions rather than [`FamilyCalls`]. The MPI-4 persistent kernels
+//! (`<family>_persistent`) make their request once per block ([`Kernel::prepare`]) and start
+//! and wait on it per call: one file, [`persistent`], for every family that has one, since
+//! rsmpi has no binding and the calls go through one looked-up function per collective.
 
 mod allgather;
+mod allgatherv;
 mod allreduce;
 mod alltoall;
+mod alltoallv;
 mod barrier;
 mod bcast;
 mod exscan;
 mod gather;
+mod gatherv;
+mod persistent;
 mod reduce;
 mod reduce_scatter;
 mod reference;
 mod scan;
 mod scatter;
+mod scatterv;
+
+pub use persistent::check as check_persistent;
 
 use super::overlap::{Compute, OverlapParts};
 use crate::clock::Clock;
 use crate::kernel::Family;
 use crate::plan::Op;
 use mpi::collective::SystemOperation;
+use mpi::raw::AsRaw;
 use mpi::request::{Request, Scope};
 use mpi::topology::{Process, SimpleCommunicator};
 use mpi::traits::*;
+use mpi::Count;
 
 /// A kernel with buffers sized for one (op, bytes, P), reused across repetitions.
 pub struct Kernel {
     op: Op,
+    /// The persistent kernels' request, made on the first call (or [`Kernel::prepare`]) and
+    /// freed with the kernel: declared before the buffers, so it is freed before them.
+    persistent: Option<persistent::Persistent>,
     buffers: Buffers,
     /// The arrival order the arrival-aware reference kernels observed in their previous call.
     estimate: reference::Estimate,
@@ -56,6 +71,23 @@ struct Buffers {
     recv_f64: Vec<f64>,
     /// f64 elements a point-to-point reduction receives into before adding (`ref:*`).
     scratch_f64: Vec<f64>,
+    /// The v-forms' partition of `send_u8` (scatterv at rank 0, alltoallv): bytes to each
+    /// rank and where its block starts; empty for the other families.
+    send_counts: Vec<Count>,
+    send_displs: Vec<Count>,
+    /// The v-forms' partition of `recv_u8` (allgatherv, gatherv at rank 0, alltoallv):
+    /// bytes from each rank and where its block starts; empty for the other families.
+    recv_counts: Vec<Count>,
+    recv_displs: Vec<Count>,
+}
+
+/// Uniform counts of `block` bytes for each of `p` ranks, and their displacements.
+fn uniform(block: usize, p: usize) -> (Vec<Count>, Vec<Count>) {
+    let c = Count::try_from(block).expect("sizes are checked against MPI's int limit");
+    (
+        (0..p).map(|_| c).collect(),
+        (0..p).map(|i| c * i as Count).collect(),
+    )
 }
 
 /// What one kernel call is made with, set up before every call in the same way for every
@@ -137,6 +169,18 @@ impl Kernel {
     /// Buffers for `op` with message size `bytes` on `nprocs` ranks.
     pub fn new(op: Op, bytes: u64, nprocs: usize) -> Kernel {
         let lengths = op.buffers().lengths(bytes, nprocs);
+        // The v-forms' default partition: every count `bytes`, as the fixed-count forms.
+        let (send, recv) = match op.family() {
+            Family::Allgatherv | Family::Gatherv => {
+                ((vec![], vec![]), uniform(bytes as usize, nprocs))
+            }
+            Family::Scatterv => (uniform(bytes as usize, nprocs), (vec![], vec![])),
+            Family::Alltoallv => (
+                uniform(bytes as usize, nprocs),
+                uniform(bytes as usize, nprocs),
+            ),
+            _ => ((vec![], vec![]), (vec![], vec![])),
+        };
         Kernel {
             op,
             buffers: Buffers {
@@ -145,9 +189,65 @@ impl Kernel {
                 send_f64: vec![1.0; lengths.send_f64],
                 recv_f64: vec![0.0; lengths.recv_f64],
                 scratch_f64: vec![0.0; lengths.scratch_f64],
+                send_counts: send.0,
+                send_displs: send.1,
+                recv_counts: recv.0,
+                recv_displs: recv.1,
             },
             estimate: reference::Estimate::new(nprocs),
+            persistent: None,
         }
+    }
+
+    /// Makes what a kernel needs before its first call on `comm` outside the timed
+    /// repetitions: the persistent kernels' request (`MPI_<Coll>_init`); nothing for the
+    /// others. Collective on `comm` for the persistent kernels.
+    pub fn prepare(&mut self, comm: &SimpleCommunicator) {
+        if !self.op.is_persistent()
+            || self
+                .persistent
+                .as_ref()
+                .is_some_and(|p| p.is_on(comm.as_raw()))
+        {
+            return;
+        }
+        // The old request (another communicator) is freed before the new one is made.
+        self.persistent = None;
+        let call = Call::new(comm, None);
+        self.persistent = Some(persistent::Persistent::init(
+            self.op,
+            &mut self.buffers,
+            &call,
+        ));
+    }
+
+    /// Fills this rank's send blocks of a v-form kernel with `value(block)` (block i of the
+    /// send partition: the block for rank i, or block 0 when a rank sends one block) and
+    /// zeroes its receive buffer, for the kernel check; other kernels are left as they are.
+    pub fn fill_blocks(&mut self, value: impl Fn(usize) -> u8) {
+        let b = &mut self.buffers;
+        if b.send_counts.is_empty() {
+            b.send_u8.fill(value(0));
+        } else {
+            for (i, (&c, &d)) in b.send_counts.iter().zip(&b.send_displs).enumerate() {
+                b.send_u8[d as usize..(d + c) as usize].fill(value(i));
+            }
+        }
+        b.recv_u8.fill(0);
+    }
+
+    /// The blocks this rank received in the last call of a v-form kernel, one per rank of
+    /// the receive partition (one block when a rank receives one), as byte slices.
+    pub fn received_blocks(&self) -> Vec<&[u8]> {
+        let b = &self.buffers;
+        if b.recv_counts.is_empty() {
+            return vec![&b.recv_u8[..]];
+        }
+        b.recv_counts
+            .iter()
+            .zip(&b.recv_displs)
+            .map(|(&c, &d)| &b.recv_u8[d as usize..(d + c) as usize])
+            .collect()
     }
 
     /// Sets every f64 element this rank contributes to `value(i)` (reductions; the algorithm
@@ -173,6 +273,13 @@ impl Kernel {
     /// order (ranks of `comm`, earliest first), which only the clairvoyant reference kernel
     /// uses ([`crate::kernel::Family::wants_arrival_order`]).
     pub fn run_arriving(&mut self, comm: &SimpleCommunicator, arrival: Option<&[usize]>) {
+        if self.op.is_persistent() {
+            self.prepare(comm);
+            if let Some(p) = self.persistent.as_mut() {
+                p.start_wait();
+            }
+            return;
+        }
         let call = Call::new(comm, arrival);
         let (b, nb) = (&mut self.buffers, self.op.is_nonblocking());
         match self.op.family() {
@@ -196,6 +303,10 @@ impl Kernel {
             }
             Family::Scan => run_family::<scan::Scan>(b, &call, nb),
             Family::Exscan => run_family::<exscan::Exscan>(b, &call, nb),
+            Family::Allgatherv => run_family::<allgatherv::Allgatherv>(b, &call, nb),
+            Family::Gatherv => run_family::<gatherv::Gatherv>(b, &call, nb),
+            Family::Scatterv => run_family::<scatterv::Scatterv>(b, &call, nb),
+            Family::Alltoallv => run_family::<alltoallv::Alltoallv>(b, &call, nb),
         }
     }
 
@@ -220,8 +331,8 @@ impl Kernel {
     }
 
     /// Runs a nonblocking kernel in overlap mode: post, `compute` (with its tests) for t_b +
-    /// `extra_s` seconds, wait; the time of each part on this rank. A blocking kernel runs as
-    /// usual with every part 0.
+    /// `extra_s` seconds, wait; the time of each part on this rank. A blocking or persistent
+    /// kernel runs as usual with every part 0.
     pub fn run_overlapped(
         &mut self,
         comm: &SimpleCommunicator,
@@ -262,6 +373,10 @@ impl Kernel {
             }
             Family::Scan => scan::Scan::overlapped(b, &call, &overlap),
             Family::Exscan => exscan::Exscan::overlapped(b, &call, &overlap),
+            Family::Allgatherv => allgatherv::Allgatherv::overlapped(b, &call, &overlap),
+            Family::Gatherv => gatherv::Gatherv::overlapped(b, &call, &overlap),
+            Family::Scatterv => scatterv::Scatterv::overlapped(b, &call, &overlap),
+            Family::Alltoallv => alltoallv::Alltoallv::overlapped(b, &call, &overlap),
         }
     }
 }
