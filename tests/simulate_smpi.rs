@@ -384,3 +384,35 @@ fn the_library_kernels_are_simulated() {
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("has no alltoallv"));
 }
+
+/// Every built-in platform holds the smallest machines too: one host (all ranks on it) and
+/// two hosts (a torus of fewer than 2 × 2 × 2 hosts would declare a link twice).
+#[test]
+fn built_in_platforms_hold_one_and_two_hosts() {
+    if !simgrid_here("built_in_platforms_hold_one_and_two_hosts") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for platform in ["fat-tree", "torus", "dragonfly"] {
+        for rph in ["1", "32"] {
+            let name = format!("{platform}-{rph}");
+            let file = simulate(
+                dir.path(),
+                &name,
+                &[
+                    "--procs",
+                    "2",
+                    "--nrep",
+                    "3",
+                    "--platform",
+                    platform,
+                    "--ranks-per-host",
+                    rph,
+                ],
+            );
+            let rec = read_records(&file).unwrap();
+            assert_eq!(rec.blocks.len(), 2, "{name}");
+            assert!(rec.blocks.iter().all(|b| b.rep_valid(0)), "{name}");
+        }
+    }
+}

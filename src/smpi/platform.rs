@@ -187,13 +187,15 @@ impl Builtin {
     }
 }
 
-/// Three torus dimensions, as equal as possible, whose product is at least `n`.
+/// Three torus dimensions, as equal as possible, each at least 2, whose product is at least
+/// `n`. SimGrid 3.32 names a torus link by its two ends, so two dimensions of size 1 would
+/// both declare the link from a host to itself, which it refuses ("declared several
+/// times"): a torus for 1 or 2 hosts is padded to 2 × 2 × 2, and the ranks use the first.
 pub fn torus_dims(n: usize) -> [usize; 3] {
-    let x = (n as f64).cbrt().ceil() as usize;
-    let x = x.max(1);
-    let y = ((n.div_ceil(x)) as f64).sqrt().ceil() as usize;
-    let z = n.div_ceil(x * y);
-    [x, y.max(1), z.max(1)]
+    let x = ((n as f64).cbrt().ceil() as usize).max(2);
+    let y = ((n.div_ceil(x) as f64).sqrt().ceil() as usize).max(2);
+    let z = n.div_ceil(x * y).max(2);
+    [x, y, z]
 }
 
 /// Writes a built-in platform for `procs` ranks at `ranks_per_host` into `dir`.
@@ -282,8 +284,10 @@ mod tests {
         for n in [1, 2, 7, 64, 100, 512, 16384] {
             let [x, y, z] = torus_dims(n);
             assert!(x * y * z >= n, "{n}");
-            assert!(x * y * z < n + x * y + x + 1, "{n}: {x}x{y}x{z}");
+            assert!(x >= 2 && y >= 2 && z >= 2, "{n}: {x}x{y}x{z}");
+            assert!(x * y * z < (n + x * y + x + 1).max(9), "{n}: {x}x{y}x{z}");
         }
+        assert_eq!(torus_dims(2), [2, 2, 2]);
         assert_eq!(torus_dims(512), [8, 8, 8]);
     }
 
