@@ -7,7 +7,8 @@
 # evaluation run by hand (docs/simulate.md), not a test.
 #
 #   scripts/eval/simulate-niethammer.sh [PMAX] [ALLREDUCE_ALG] [BARRIER_ALG]
-#   defaults: 16384 rdb ompi_recursivedoubling (SMPI's names)
+#   defaults: 16384 rdb ompi_recursivedoubling (SMPI's names); CURVE_TIMEOUT (s, default 600)
+#   stops a curve, keeping the P it finished.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 pmax="${1:-16384}"
@@ -22,13 +23,15 @@ for plat in torus:32 dragonfly:24; do
     for op in allreduce barrier; do
         name="${plat%%:*}-$op"
         start=$(date +%s)
-        /usr/bin/time -f 'maxrss_kb %M' "$exe" simulate --ops "$op" --sizes 8 --procs "2:$pmax" \
+        /usr/bin/time -f 'maxrss_kb %M' timeout -k 10 "${CURVE_TIMEOUT:-600}" "$exe" simulate --ops "$op" --sizes 8 --procs "2:$pmax" \
             --nrep 100 --warmup 2 --delay 50us --delay-rank 0 --platform "${plat%%:*}" \
             --ranks-per-host "${plat##*:}" --seed 1 --cfg "smpi/allreduce:$ar" \
             --cfg "smpi/barrier:$ba" --no-figures --no-summary --output "$out/$name.cbor" \
-            >/dev/null 2>"$out/$name.log"
+            >/dev/null 2>"$out/$name.log" || echo "$name: stopped after ${CURVE_TIMEOUT:-600} s" \
+            "(the P finished before are kept)" >&2
         echo "$name: $(($(date +%s) - start)) s of wall time," \
-            "$(($(sed -n 's/^maxrss_kb //p' "$out/$name.log") / 1024)) MB peak" >&2
+            "$(($(sed -n 's/^maxrss_kb //p' "$out/$name.log" | tail -1) / 1024)) MB peak;" \
+            "$(grep -c 'simulated P =' "$out/$name.log") process counts" >&2
         "$exe" analyze "$out/$name.cbor" --format csv 2>/dev/null >"$out/$name.csv"
         curves+=("$name")
     done
