@@ -25,6 +25,31 @@ fn mpicc() -> Option<String> {
         .map(|_| cc)
 }
 
+/// Builds `tests/capture/NAME.c` with the MPI compiler wrapper into a fresh temporary
+/// directory; returns the directory (kept alive by the caller) and the program, or `None`
+/// (having said why the test is skipped) when there is no wrapper.
+fn build_test_program(name: &str) -> Option<(tempfile::TempDir, PathBuf)> {
+    let Some(cc) = mpicc() else {
+        eprintln!("skipped: no MPI compiler wrapper (MPICC or mpicc) to build the test program");
+        return None;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join(name);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/capture/{name}.c"));
+    let built = Command::new(&cc)
+        .args(["-O2", "-o"])
+        .arg(&program)
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    Some((tmp, program))
+}
+
 /// Builds libdelaybench_capture.so (release: its per-call cost is what a user gets) with the
 /// cargo running these tests, in their target directory, and returns its path.
 fn build_capture_library() -> PathBuf {
@@ -91,25 +116,10 @@ fn capture(np: u32, library: &Path, program: &Path, dir: &Path) -> std::process:
 
 #[test]
 fn captured_lateness_matches_the_programmed_imbalance() {
-    let Some(cc) = mpicc() else {
-        eprintln!("skipped: no MPI compiler wrapper (MPICC or mpicc) to build the test program");
+    let Some((tmp, program)) = build_test_program("imbalance") else {
         return;
     };
     let library = build_capture_library();
-    let tmp = tempfile::tempdir().unwrap();
-    let program = tmp.path().join("imbalance");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture/imbalance.c");
-    let built = Command::new(&cc)
-        .args(["-O2", "-o"])
-        .arg(&program)
-        .arg(&source)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
 
     let np = 2;
     let dir = tmp.path().join("capture");
@@ -288,25 +298,10 @@ fn a_debian_packaged_application_is_captured_whole() {
 
 #[test]
 fn nonblocking_v_forms_are_captured_with_their_count_vectors() {
-    let Some(cc) = mpicc() else {
-        eprintln!("skipped: no MPI compiler wrapper (MPICC or mpicc) to build the test program");
+    let Some((tmp, program)) = build_test_program("vforms") else {
         return;
     };
     let library = build_capture_library();
-    let tmp = tempfile::tempdir().unwrap();
-    let program = tmp.path().join("vforms");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture/vforms.c");
-    let built = Command::new(&cc)
-        .args(["-O2", "-o"])
-        .arg(&program)
-        .arg(&source)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
     let np = 3u64;
     let dir = tmp.path().join("capture");
     let out = capture(np as u32, &library, &program, &dir);

@@ -14,7 +14,7 @@
 use super::clock_error::COLORS;
 use super::heatmap::{short_us, swatch};
 use super::layout::PART_SEP;
-use super::render::{write_drawable, Drawable};
+use super::render::{write_all, Drawable};
 use super::spec::{LegendEntry, SeriesStyle};
 use super::thin::{thin_scatter, MAX_POINTS};
 use super::xy::{heat_color, Bar, HeatGrid, Join, XyAxis, XyFigure, XyLine, XyPanel};
@@ -531,18 +531,7 @@ pub fn write_arrivals_figures(
     .flatten()
     .map(Drawable::Custom)
     .collect();
-    if figs.is_empty() {
-        return Ok(Vec::new());
-    }
-    std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
-        path: out_dir.to_path_buf(),
-        source,
-    })?;
-    let mut written = Vec::new();
-    for f in &figs {
-        written.extend(write_drawable(f, out_dir)?);
-    }
-    Ok(written)
+    write_all(&figs, out_dir)
 }
 
 /// Where `delaybench arrivals` draws by default: beside the capture, named after it with

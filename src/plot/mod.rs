@@ -413,14 +413,7 @@ pub fn write_figures(
     if specs.is_empty() {
         return Ok(Vec::new());
     }
-    std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
-        path: out_dir.to_path_buf(),
-        source,
-    })?;
-    let mut written = Vec::new();
-    for fig in &specs {
-        written.extend(render::write_drawable(fig, out_dir)?);
-    }
+    let mut written = render::write_all(&specs, out_dir)?;
     written.push(index::write_index(&data, &specs, stat, out_dir)?);
     Ok(written)
 }

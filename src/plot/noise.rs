@@ -5,7 +5,7 @@
 
 use super::clock_error::COLORS;
 use super::ecdf::ecdf;
-use super::render::{write_drawable, Drawable};
+use super::render::{write_all, Drawable};
 use super::spec::{LegendEntry, SeriesStyle};
 use super::thin::{thin_ecdf, thin_scatter, MAX_POINTS};
 use super::xy::{span, Join, XyAxis, XyFigure, XyLine, XyPanel};
@@ -176,18 +176,7 @@ pub fn write_noise_figures(run: &NoiseRun, out_dir: &Path) -> Result<Vec<PathBuf
         .flatten()
         .map(Drawable::Custom)
         .collect();
-    if figs.is_empty() {
-        return Ok(Vec::new());
-    }
-    std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
-        path: out_dir.to_path_buf(),
-        source,
-    })?;
-    let mut written = Vec::new();
-    for f in &figs {
-        written.extend(write_drawable(f, out_dir)?);
-    }
-    Ok(written)
+    write_all(&figs, out_dir)
 }
 
 #[cfg(test)]

@@ -117,6 +117,26 @@ impl Drawable {
     }
 }
 
+/// Writes every figure of `figs` into `out_dir` (created when missing) with
+/// [`write_drawable`]; nothing, and no folder, when `figs` is empty. Returns the paths
+/// written.
+///
+/// Errors: [`PlotError::CreateDir`] and those of [`write_drawable`].
+pub fn write_all(figs: &[Drawable], out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    if figs.is_empty() {
+        return Ok(Vec::new());
+    }
+    std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    let mut written = Vec::new();
+    for f in figs {
+        written.extend(write_drawable(f, out_dir)?);
+    }
+    Ok(written)
+}
+
 /// Writes `fig` as `{stem}.png` and `{stem}.svg` in `dir`; returns both paths.
 pub fn write_drawable(fig: &Drawable, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let png = dir.join(format!("{}.png", fig.stem()));

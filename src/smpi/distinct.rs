@@ -19,8 +19,11 @@ use crate::records::{Block, F64Array};
 pub const CHECK_COPIES: usize = 2;
 
 /// How far (seconds, relative to their start instants) two simulated repetitions with the
-/// same delays may differ and still count as the same: the simulated clock's nanosecond.
-pub const SAME_S: f64 = 1e-9;
+/// same delays may differ and still count as the same: 10 ns. SimGrid solves its network
+/// model to `surf/precision` (1e-9 s by default), and at 16,384 ranks on the dragonfly the
+/// copies differed by 1.0-1.2 ns, so a 1 ns bound would simulate every repetition for a
+/// difference of the solver's own precision.
+pub const SAME_S: f64 = 1e-8;
 
 /// A block reduced to its distinct delay vectors.
 #[derive(Debug, Clone)]
@@ -195,16 +198,25 @@ mod tests {
         assert!((full.t_start_global_s.0[k] - (1.0 + 99e-3 + 1e-5)).abs() < 1e-12);
         assert!((full.t_end_global_s.0[k] - (1.0 + 99e-3 + 1.5e-5)).abs() < 1e-12);
         assert_eq!(full.applied_delay_s.0, original.delays);
-        // A check copy 2 ns off: not deterministic, the caller simulates every repetition.
+        // A check copy 5 ns off is the solver's precision; 20 ns off is not deterministic,
+        // and the caller simulates every repetition.
         let sim = decode(
-            &output(&r.sim, 2e-9),
+            &output(&r.sim, 5e-9),
+            2,
+            std::slice::from_ref(&r.sim),
+            &[label()],
+        )
+        .unwrap();
+        assert!(expand(sim[0].clone(), &original, &r).is_ok());
+        let sim = decode(
+            &output(&r.sim, 2e-8),
             2,
             std::slice::from_ref(&r.sim),
             &[label()],
         )
         .unwrap();
         let worst = expand(sim[0].clone(), &original, &r).unwrap_err();
-        assert!((worst - 2e-9).abs() < 1e-12, "{worst}");
+        assert!((worst - 2e-8).abs() < 1e-12, "{worst}");
     }
 
     #[test]
