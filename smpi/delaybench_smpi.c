@@ -83,6 +83,26 @@ static void run_op(enum op_kind kind, int nb, long long bytes, char *sbuf, char 
     int n = (int)(bytes / 8), c = (int)bytes;
     MPI_Comm w = MPI_COMM_WORLD;
     switch (kind) {
+    case BARRIER:
+        if (nb) MPI_Ibarrier(w, &req);
+        else MPI_Barrier(w);
+        break;
+    case BCAST:
+        if (nb) MPI_Ibcast(sbuf, c, MPI_BYTE, 0, w, &req);
+        else MPI_Bcast(sbuf, c, MPI_BYTE, 0, w);
+        break;
+    case REDUCE:
+        if (nb) MPI_Ireduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, w, &req);
+        else MPI_Reduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, w);
+        break;
+    case ALLREDUCE:
+        if (nb) MPI_Iallreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w, &req);
+        else MPI_Allreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+        break;
+    case ALLTOALL:
+        if (nb) MPI_Ialltoall(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w, &req);
+        else MPI_Alltoall(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w);
+        break;
     case ALLGATHER:
         if (nb) MPI_Iallgather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w, &req);
         else MPI_Allgather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w);
@@ -107,34 +127,9 @@ static void run_op(enum op_kind kind, int nb, long long bytes, char *sbuf, char 
         if (nb) MPI_Iexscan(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w, &req);
         else MPI_Exscan(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
         break;
-    default:
-        break;
     }
+    /* A nonblocking form is waited on at once, as the measurement's kernels do. */
     if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
-    switch (kind) {
-    case BARRIER:
-        if (nb) { MPI_Ibarrier(MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
-        else MPI_Barrier(MPI_COMM_WORLD);
-        break;
-    case BCAST:
-        if (nb) { MPI_Ibcast(sbuf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
-        else MPI_Bcast(sbuf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
-        break;
-    case REDUCE:
-        if (nb) { MPI_Ireduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
-        else MPI_Reduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        break;
-    case ALLREDUCE:
-        if (nb) { MPI_Iallreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
-        else MPI_Allreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        break;
-    case ALLTOALL:
-        if (nb) { MPI_Ialltoall(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD, &req); MPI_Wait(&req, MPI_STATUS_IGNORE); }
-        else MPI_Alltoall(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
-        break;
-    default: /* the kernels of the first switch */
-        break;
-    }
 }
 
 /* Sleeps until `target` on MPI_Wtime (simulated seconds); returns at once when it has passed. */

@@ -177,20 +177,21 @@ mod tests {
         v.iter().flat_map(|x| x.to_ne_bytes()).collect()
     }
 
+    /// The block decoded from [`output`] for the reduced block of `r`.
+    fn simulated(r: &Reduced, jitter: f64) -> Block {
+        let sims = std::slice::from_ref(&r.sim);
+        decode(&output(&r.sim, jitter), 2, sims, &[label()])
+            .unwrap()
+            .remove(0)
+    }
+
     #[test]
     fn a_fixed_delay_is_simulated_once_and_checked() {
         let original = block([0.0, 1e-5].repeat(100), 100);
         let r = reduce(&original, 2).expect("saves repetitions");
         assert_eq!(r.sim.nrep as usize, 1 + CHECK_COPIES);
         assert!(r.source.iter().all(|&j| j == 0));
-        let sim = decode(
-            &output(&r.sim, 0.0),
-            2,
-            std::slice::from_ref(&r.sim),
-            &[label()],
-        )
-        .unwrap();
-        let full = expand(sim[0].clone(), &original, &r).unwrap();
+        let full = expand(simulated(&r, 0.0), &original, &r).unwrap();
         assert!(full.shape_ok());
         assert_eq!(full.nrep, 100);
         // Repetition 99 is repetition 0 moved by 99 windows.
@@ -200,22 +201,8 @@ mod tests {
         assert_eq!(full.applied_delay_s.0, original.delays);
         // A check copy 5 ns off is the solver's precision; 20 ns off is not deterministic,
         // and the caller simulates every repetition.
-        let sim = decode(
-            &output(&r.sim, 5e-9),
-            2,
-            std::slice::from_ref(&r.sim),
-            &[label()],
-        )
-        .unwrap();
-        assert!(expand(sim[0].clone(), &original, &r).is_ok());
-        let sim = decode(
-            &output(&r.sim, 2e-8),
-            2,
-            std::slice::from_ref(&r.sim),
-            &[label()],
-        )
-        .unwrap();
-        let worst = expand(sim[0].clone(), &original, &r).unwrap_err();
+        assert!(expand(simulated(&r, 5e-9), &original, &r).is_ok());
+        let worst = expand(simulated(&r, 2e-8), &original, &r).unwrap_err();
         assert!((worst - 2e-8).abs() < 1e-12, "{worst}");
     }
 
@@ -229,14 +216,7 @@ mod tests {
         let r = reduce(&original, 2).unwrap();
         assert_eq!(r.sim.nrep, 4);
         assert_eq!(r.source, [0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
-        let sim = decode(
-            &output(&r.sim, 0.0),
-            2,
-            std::slice::from_ref(&r.sim),
-            &[label()],
-        )
-        .unwrap();
-        let full = expand(sim[0].clone(), &original, &r).unwrap();
+        let full = expand(simulated(&r, 0.0), &original, &r).unwrap();
         let late = |i: usize| full.t_start_global_s.0[i * 2 + 1] - full.scheduled_start_s.0[i];
         assert!((late(3) - 2e-5).abs() < 1e-12 && (late(4) - 1e-5).abs() < 1e-12);
     }
