@@ -723,7 +723,7 @@ pub struct MeasureArgs {
 fn delay_help() -> String {
     format!(
         "Delays: durations (50us, 1.5ms) or models sampled per repetition and rank: {}. The \
-         undelayed baseline is always measured too.",
+         undelayed baseline is always measured too; `none` measures it alone.",
         crate::delay::models::help_list()
     )
 }
@@ -733,6 +733,10 @@ fn delay_help() -> String {
 pub struct DelayList(pub Vec<DelayModel>);
 
 fn parse_delays(s: &str) -> Result<DelayList, String> {
+    // `none`: the undelayed baseline alone, e.g. to study the start spread itself.
+    if s.trim().eq_ignore_ascii_case("none") {
+        return Ok(DelayList(Vec::new()));
+    }
     parse_delay_list(s)
         .map(DelayList)
         .map_err(|e| e.to_string())
@@ -1096,6 +1100,18 @@ mod tests {
             lateness_s: vec![0.0, 1e-4],
         })]);
         cli.measure
+    }
+
+    #[test]
+    fn delay_none_measures_the_baseline_alone() {
+        let cli = parse(&["--delay", "none"]).unwrap();
+        assert!(cli.measure.delay.0.is_empty());
+        let cli = parse(&["--delay", "50us"]).unwrap();
+        assert_eq!(cli.measure.delay.0.len(), 1);
+        assert!(
+            parse(&["--delay", "0"]).is_ok(),
+            "0 is refused by the plan, not the parser"
+        );
     }
 
     #[test]

@@ -198,6 +198,7 @@ pub(crate) fn points_model(xs: &[f64], ys: &[f64], stats: &mut Stats) -> ClockMo
         Some(fit) => {
             stats.slope_se = fit.slope_se;
             stats.slope_significant = fit.slope_significant();
+            stats.slope_sxx_s2 = fit.sxx;
             fit.to_model()
         }
         None => ClockModel::through(0.0, xs[xs.len() - 1], ys[ys.len() - 1]),

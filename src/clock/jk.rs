@@ -1,12 +1,10 @@
 //! `jk`: the linear drift model of Jones and Koenig (2012), as described and benchmarked by
 //! Hunold and Carpen-Amarie 2015, §2 and §6.
 
-use super::fit::{estimate_rtt, median_point, FitParams, WARMUP_PINGPONGS};
+use super::fit::{estimate_rtt, median_point, points_model, FitParams, WARMUP_PINGPONGS};
 use super::pingpong::{handshake_client, handshake_reference, ping, send_stop, serve_pings};
-use super::regression::linear_fit;
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
-use crate::clock::ClockModel;
 
 /// Linear clock models against rank 0 (Hunold and Carpen-Amarie 2015, §2): per peer, the RTT is estimated as in
 /// Algorithm 3, then `fitpoints` fit points are taken, each the median offset of
@@ -82,14 +80,7 @@ impl JkSync {
             xs.push(x);
             ys.push(y);
         }
-        let model = match linear_fit(&xs, &ys) {
-            Some(fit) => {
-                stats.slope_se = fit.slope_se;
-                stats.slope_significant = fit.slope_significant();
-                fit.to_model()
-            }
-            None => ClockModel::through(0.0, xs[xs.len() - 1], ys[ys.len() - 1]),
-        };
+        let model = points_model(&xs, &ys, &mut stats);
         stats.outcome(model)
     }
 }

@@ -21,7 +21,7 @@ impl LiveClock {
         LiveClock {
             clock,
             model: Cell::new(ClockModel::IDENTITY),
-            tracker: RefCell::new(DriftTracker::new(ClockModel::IDENTITY, 0.0)),
+            tracker: RefCell::new(DriftTracker::new(ClockModel::IDENTITY, 0.0, 0.0)),
         }
     }
 
@@ -30,10 +30,12 @@ impl LiveClock {
         self.model.get()
     }
 
-    /// Installs the model of a (re)synchronisation and restarts drift tracking from it.
-    pub fn set_synchronised(&self, model: ClockModel) {
+    /// Installs the model of a (re)synchronisation and restarts drift tracking from it;
+    /// `slope_sxx_s2` is Σ(t − t̄)² of the fit points its slope came from (s²; 0 if none),
+    /// the weight of that slope against later probes ([`DriftTracker::new`]).
+    pub fn set_synchronised(&self, model: ClockModel, slope_sxx_s2: f64) {
         self.model.set(model);
-        *self.tracker.borrow_mut() = DriftTracker::new(model, self.clock.now());
+        *self.tracker.borrow_mut() = DriftTracker::new(model, self.clock.now(), slope_sxx_s2);
     }
 
     /// Takes the model of the leader whose clock this rank shares (its own tracker is not

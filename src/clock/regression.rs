@@ -23,6 +23,9 @@ pub struct LinearFit {
     pub slope_se: f64,
     /// Number of points.
     pub n: usize,
+    /// Σ(x − x̄)² (for clock fits: s²): the spread of the fit points in x, which with the
+    /// points' scatter sets how well the slope is known.
+    pub sxx: f64,
 }
 
 impl LinearFit {
@@ -95,6 +98,7 @@ pub fn linear_fit(xs: &[f64], ys: &[f64]) -> Option<LinearFit> {
         y_mean,
         slope_se,
         n,
+        sxx,
     })
 }
 

@@ -21,6 +21,10 @@ pub struct SyncOutcome {
     /// ([`LinearFit::slope_significant`](super::LinearFit::slope_significant)) and the model's
     /// slope was set to 0; true otherwise, also when no slope was fitted.
     pub slope_significant: bool,
+    /// Σ(t − t̄)² over the fit points of this rank's own slope, s² (0 when no slope was
+    /// fitted): how much the initial slope counts against later drift-tracking probes
+    /// ([`DriftTracker`](super::tracking::DriftTracker)).
+    pub slope_sxx_s2: f64,
 }
 
 impl SyncOutcome {
@@ -32,6 +36,7 @@ impl SyncOutcome {
             exchanges,
             slope_se: f64::NAN,
             slope_significant: true,
+            slope_sxx_s2: 0.0,
         }
     }
 }
@@ -56,6 +61,8 @@ pub(crate) struct Stats {
     pub slope_se: f64,
     /// Whether that slope passed the significance test; true if none was fitted.
     pub slope_significant: bool,
+    /// Σ(t − t̄)² of that fit's points, s² (0 if none).
+    pub slope_sxx_s2: f64,
 }
 
 impl Stats {
@@ -65,6 +72,7 @@ impl Stats {
             exchanges: 0,
             slope_se: f64::NAN,
             slope_significant: true,
+            slope_sxx_s2: 0.0,
         }
     }
 
@@ -84,6 +92,7 @@ impl Stats {
             exchanges: self.exchanges,
             slope_se: self.slope_se,
             slope_significant: self.slope_significant,
+            slope_sxx_s2: self.slope_sxx_s2,
         }
     }
 }

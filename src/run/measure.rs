@@ -132,6 +132,9 @@ pub struct BlockSpec {
     pub probes: Vec<ClockProbe>,
     /// Probe the clocks after every this many repetitions inside the block (window sync).
     pub track_every_reps: Option<usize>,
+    /// Probe also after these repetitions (the first block after a synchronisation:
+    /// [`early_probe_reps`]).
+    pub early_probe_reps: Vec<usize>,
     /// Overlap mode: what to compute between post and wait (nonblocking kernels only).
     pub compute: Option<Compute>,
     /// Overlap mode: the pure pass the computation was sized from, for the records.
@@ -373,7 +376,7 @@ fn repetitions(
             }
         }
         if let Some((comms, every)) = tracking {
-            if due_inside(next, every, nrep) {
+            if due_inside(next, every, nrep) || spec.early_probe_reps.contains(&next) {
                 probes.extend(probe_clocks(timing, comms, next as u32));
                 sync.resume(comm, timing, next - anchor);
             }
@@ -403,6 +406,21 @@ fn repetitions(
 /// block's end does the same work.
 fn due_inside(next: usize, every: usize, nrep: usize) -> bool {
     next % every == 0 && next < nrep
+}
+
+/// Repetitions after which the first block after a synchronisation probes the clocks besides
+/// every `every` ones: an eighth, a quarter and half of the way to the first regular probe.
+/// The synchronisation's slope comes from a fit over tens of milliseconds, which across hosts
+/// can be ppm off (module docs of [`crate::clock::tracking`]); probes at doubling distances
+/// replace it by the probes' own slope within the first fraction of a second, each time over
+/// twice the span, instead of after the first whole tracking interval.
+pub fn early_probe_reps(every: usize, nrep: usize) -> Vec<usize> {
+    let mut reps: Vec<usize> = [every / 8, every / 4, every / 2]
+        .into_iter()
+        .filter(|&r| r > 0 && r < nrep)
+        .collect();
+    reps.dedup();
+    reps
 }
 
 /// The adaptive stopping rule over the repetitions so far (collective on `comm`): the

@@ -4,7 +4,9 @@ use super::error::RunError;
 use super::hosts::Hosts;
 use super::interrupt;
 use super::kernels::Kernel;
-use super::measure::{auto_window, gather_detours, measure_block, pure_pass, warm_up, BlockSpec};
+use super::measure::{
+    auto_window, early_probe_reps, gather_detours, measure_block, pure_pass, warm_up, BlockSpec,
+};
 use super::overlap::Compute;
 use super::report::Progress;
 use super::session::{at_p, Gathered, Session, WithSession, SPIN_MARGIN_S};
@@ -52,6 +54,9 @@ pub struct Runner<'w> {
     shared: Vec<SharedClockCheck>,
     /// When the clocks were last probed for drift tracking.
     last_probe: Instant,
+    /// Rank 0: the clocks were (re)synchronised and no block has probed early since
+    /// ([`crate::run::measure::early_probe_reps`]).
+    early_probes: bool,
     /// `--quiet`: no start line and no progress.
     quiet: bool,
     /// On rank 0: the blocks in which no repetition was valid, as `op size P delay`.
@@ -102,6 +107,7 @@ impl<'w> Runner<'w> {
             blocks_done: 0,
             shared: Vec::new(),
             last_probe: Instant::now(),
+            early_probes: false,
             quiet: args.quiet,
             empty_blocks: Vec::new(),
             trace: None,
@@ -153,6 +159,7 @@ impl<'w> Runner<'w> {
             .session
             .synchronise_shared(world, self.clock_sync.as_ref());
         self.last_sync = Instant::now();
+        self.early_probes = true;
         self.models = gathered.models.clone();
         self.shared = gathered.shared.clone();
         let machines = super::machines::gather_machines(world, &self.session.hosts.names);
@@ -353,6 +360,7 @@ impl<'w> Runner<'w> {
                 .session
                 .synchronise_shared(comm, self.clock_sync.as_ref());
             self.last_sync = Instant::now();
+            self.early_probes = true;
             // Rank 0 gathered per rank of `comm`; the runner keeps models per world rank.
             let members = self.session.hosts.members(comm.size() as u32).to_vec();
             for (&world_rank, model) in members.iter().zip(gathered.models) {
@@ -429,6 +437,11 @@ impl<'w> Runner<'w> {
                 spec.track_every_reps = sync
                     .window_s()
                     .map(|w| ((every / w).ceil() as usize).max(1));
+                if let Some(every_reps) = spec.track_every_reps {
+                    if self.early_probes_due(comm) {
+                        spec.early_probe_reps = early_probe_reps(every_reps, spec.my_delays.len());
+                    }
+                }
             }
             spec.chunk_every_reps = Some(match sync.window_s() {
                 Some(w) => ((CHUNK_SECONDS / w).ceil() as usize).max(1),
@@ -447,6 +460,15 @@ impl<'w> Runner<'w> {
 
     /// A drift-tracking probe round before a block when `every_s` seconds have passed since
     /// the last one; rank 0 decides for all. Returns the probes on rank 0.
+    /// Collective on `comm`: whether this block probes early, as rank 0 decides (its flag
+    /// is the one kept up to date: it measures every block). Consumes the flag.
+    fn early_probes_due(&mut self, comm: &SimpleCommunicator) -> bool {
+        let mut due = u8::from(self.early_probes);
+        comm.process_at_rank(0).broadcast_into(&mut due);
+        self.early_probes = false;
+        due == 1
+    }
+
     fn probe_if_due(
         &mut self,
         comm: &SimpleCommunicator,
@@ -560,6 +582,7 @@ impl<'w> Runner<'w> {
             hosts: self.session.hosts.spanned(p),
             probes: Vec::new(),
             track_every_reps: None,
+            early_probe_reps: Vec::new(),
             chunk_every_reps: None,
             compute: None,
             pure_pass: None,

@@ -151,7 +151,8 @@ impl<'w> Session<'w> {
             clock: self.timing.clock.as_ref(),
         };
         let outcome = method.synchronize(&transport);
-        self.timing.set_synchronised(outcome.model);
+        self.timing
+            .set_synchronised(outcome.model, outcome.slope_sxx_s2);
         let mine = RankClock {
             model: outcome.model,
             rtt_s: outcome.rtt_s,

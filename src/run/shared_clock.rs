@@ -50,7 +50,7 @@ impl Session<'_> {
         let leader_model = broadcast(&group, &model);
         if verdict == SharedVerdict::Shared {
             model = leader_model;
-            self.timing.set_synchronised(model);
+            self.timing.set_synchronised(model, 0.0);
         }
         let check = SharedClockCheck {
             leader: self.world_rank_of(comm, leader),

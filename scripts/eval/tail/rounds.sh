@@ -24,7 +24,7 @@
 # Environment: SKEW_RANKS (default 1), SKEW_OFFSET_S (1.5e-3), SKEW_PPM (20);
 #   RM_HCA3_PARAMS / RM_JK_PARAMS: MPITS_PARAMS for ReproMPI (default: mpi-time-sync's own
 #   defaults for HCA3 / JK); WARMUP (delaybench --warmup, default 20); DB_EXTRA (more
-#   delaybench flags, e.g. "--delay 0" to measure only the undelayed block that summary.py
+#   delaybench flags, e.g. "--delay none" to measure only the undelayed block that summary.py
 #   uses); RM_WINDOW_US (ReproMPI's window, default 1000); RM_VERBOSE=1 (ReproMPI -v:
 #   per-rank times for summary.py --check; its validity is then known for the first 3000
 #   repetitions only); TIMEOUT_S per run (default 300 + 6 x length). SKEW_RANKS= (empty)
