@@ -14,7 +14,9 @@
 //!   pattern reference), rank by rank, each at most the rank's own time in the call:
 //!   Wait at N×N and Wait at Barrier max_j a_j − a_i; Late Broadcast (non-root i)
 //!   max(0, a_root − a_i); Early Reduce (root only) max(0, min_{j≠root} a_j − a_root); Early
-//!   Scan max(0, max_{j≤i} a_j − a_i). A nonblocking initiation waits for nothing.
+//!   Scan max(0, max_{j≤i} a_j − a_i). A nonblocking initiation waits for nothing; a
+//!   persistent collective (`allreduce_persistent`: its `MPI_Start` to the completion seen in
+//!   `MPI_Wait` or `MPI_Test`) has its blocking collective's wait state.
 
 use crate::records::capture::{CaptureOp, RankCapture, WaitKind};
 use serde::Serialize;
