@@ -689,6 +689,50 @@ mod tests {
     }
 
     #[test]
+    fn a_persistent_call_waits_as_its_blocking_form() {
+        // Started at 1.0 and 1.5, completion seen in MPI_Wait at 1.6 and 1.7: Wait at N×N,
+        // rank 0 waits 0.5; a persistent bcast with root 1 is a Late Broadcast.
+        let caps = vec![
+            rank(
+                0,
+                2,
+                0.0,
+                &[
+                    (AllreducePersistent, -1, 1.0, 1.6),
+                    (BcastPersistent, 1, 2.0, 2.6),
+                ],
+            ),
+            rank(
+                1,
+                2,
+                0.0,
+                &[
+                    (AllreducePersistent, -1, 1.5, 1.7),
+                    (BcastPersistent, 1, 2.4, 2.6),
+                ],
+            ),
+        ];
+        let m = match_calls(&caps).unwrap();
+        let close = |a: Vec<f64>, b: [f64; 2]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12);
+        assert!(close(m.instances[0].waits(), [0.5, 0.0]));
+        assert!(close(m.instances[1].waits(), [0.4, 0.0]));
+        let r = report(&m, None);
+        let ops: Vec<(&str, Option<WaitKind>)> = r
+            .sites
+            .iter()
+            .map(|s| (s.op.as_str(), s.wait_state))
+            .collect();
+        assert!(
+            ops.contains(&("allreduce_persistent", Some(WaitKind::WaitNxN))),
+            "{ops:?}"
+        );
+        assert!(
+            ops.contains(&("bcast_persistent", Some(WaitKind::LateBroadcast))),
+            "{ops:?}"
+        );
+    }
+
+    #[test]
     fn a_missing_rank_leaves_calls_incomplete_and_mixed_captures_are_refused() {
         let caps = vec![
             rank(0, 3, 0.0, &[(Barrier, -1, 1.0, 2.0)]),
