@@ -810,11 +810,13 @@ pub struct ReplayChoice {
     pub warnings: Vec<String>,
 }
 
-/// The kernels of the captured operation `op` (capture name, `allreduce` or `iallreduce`):
-/// its family's blocking kernel and the nonblocking one when the registry has it; None when
-/// no kernel of that name exists (`alltoallv`).
+/// The kernels of the captured operation `op` (capture name, `allreduce`, `iallreduce` or
+/// `allreduce_persistent`): its family's blocking kernel, the nonblocking one when the
+/// registry has it and, for a persistent site, the persistent kernel itself; None when no
+/// kernel of that name exists (`reduce_scatter`, `gatherv_persistent`).
 pub fn site_kernels(op: &str) -> Option<Vec<Op>> {
-    let family = op.parse::<Op>().ok()?.family();
+    let op = op.parse::<Op>().ok()?;
+    let family = op.family();
     let blocking = family.blocking();
     Some(
         std::iter::once(blocking)
@@ -823,6 +825,7 @@ pub fn site_kernels(op: &str) -> Option<Vec<Op>> {
                     .into_iter()
                     .find(|o| o.family() == family && o.is_nonblocking()),
             )
+            .chain(op.is_persistent().then_some(op))
             .collect(),
     )
 }
@@ -1157,6 +1160,22 @@ mod tests {
         // A v-form site replays on its own v-form kernel.
         let c = replaying(&[], "alltoallv", 64, "").replay_choice().unwrap();
         assert_eq!(c.ops, Some(vec![Op::Alltoallv, Op::Ialltoallv]));
+        // A persistent site replays on its persistent kernel, beside the other two forms.
+        let c = replaying(&[], "allreduce_persistent", 8, "")
+            .replay_choice()
+            .unwrap();
+        assert_eq!(
+            (c.ops, c.sizes),
+            (
+                Some(vec![Op::Allreduce, Op::Iallreduce, Op::AllreducePersistent]),
+                Some(vec![8])
+            )
+        );
+        // One without a persistent kernel (the v-forms have none) is refused as above.
+        let e = replaying(&[], "gatherv_persistent", 64, "")
+            .replay_choice()
+            .unwrap_err();
+        assert!(e.contains("gatherv_persistent has no kernel"), "{e}");
         // --replay-map against the spec's suffix.
         let e = replaying(&["--replay-map", "first"], "allreduce", 8, "folded")
             .replay_choice()

@@ -4,12 +4,13 @@
 //! of r × 100 µs at the median. Skips with a message without an MPI compiler wrapper. A
 //! second test captures Debian's LAMMPS (`lmp`, the `melt` example) when it is installed; a
 //! third, tests/capture/vforms.c, the nonblocking v-forms and `MPI_Ireduce_scatter` with
-//! their count vectors.
+//! their count vectors; a fourth, tests/capture/persistent.c, MPI-4 persistent collectives
+//! (rank r arrives r × 100 µs late at each of 200 `MPI_Start`s of a persistent allreduce).
 
 mod common;
 
 use delaybench::analysis::arrivals::{match_calls, report};
-use delaybench::records::capture::{counts_hash, read_captures, CaptureOp};
+use delaybench::records::capture::{counts_hash, read_captures, CaptureOp, WaitKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -362,5 +363,133 @@ fn nonblocking_v_forms_are_captured_with_their_count_vectors() {
             calls(CaptureOp::Iallgatherv).next().unwrap().bytes,
             4 * (r + 1)
         );
+    }
+}
+
+#[test]
+fn persistent_collectives_are_captured_from_start_to_completion() {
+    let Some((tmp, program)) = build_test_program("persistent") else {
+        return;
+    };
+    let library = build_capture_library();
+    let np = 2u32;
+    let dir = tmp.path().join("capture");
+    let out = capture(np, &library, &program, &dir);
+    assert!(out.status.success(), "{}", common::text(&out));
+    if common::text(&out).contains("skipped: this MPI has no persistent collectives") {
+        eprintln!("skipped: this MPI has neither MPI_<Coll>_init nor MPIX_<Coll>_init");
+        return;
+    }
+    let captures = read_captures(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(captures.len(), np as usize);
+    assert!(captures
+        .iter()
+        .all(|c| c.footer.is_some() && c.damage.is_none()));
+    let matched = match_calls(&captures).unwrap();
+    // Warm-up allreduce, 200 persistent allreduces, 10 × (barrier, bcast), 10 allreduces
+    // completed by MPI_Test, the closing barrier.
+    assert_eq!(matched.instances.len(), 1 + 200 + 20 + 10 + 1);
+    assert_eq!(matched.incomplete_calls, 0);
+    for c in &captures {
+        let count = |op: CaptureOp| c.events.iter().filter(|e| e.op == op).count();
+        assert_eq!(
+            count(CaptureOp::AllreducePersistent),
+            210,
+            "rank {}",
+            c.header.rank
+        );
+        assert_eq!(count(CaptureOp::BarrierPersistent), 10);
+        assert_eq!(count(CaptureOp::BcastPersistent), 10);
+        assert_eq!(
+            (count(CaptureOp::Allreduce), count(CaptureOp::Barrier)),
+            (1, 1)
+        );
+        // Startall's requests in their array order, each call exiting after it entered.
+        let started: Vec<CaptureOp> = c
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.op,
+                    CaptureOp::BarrierPersistent | CaptureOp::BcastPersistent
+                )
+            })
+            .map(|e| e.op)
+            .take(2)
+            .collect();
+        assert_eq!(
+            started,
+            vec![CaptureOp::BarrierPersistent, CaptureOp::BcastPersistent]
+        );
+        assert!(c.events.iter().all(|e| e.t_exit_s >= e.t_enter_s));
+    }
+    let r = report(&matched, None);
+    let site = r
+        .sites
+        .iter()
+        .find(|s| s.calls == 200)
+        .unwrap_or_else(|| panic!("no site with 200 calls: {:?}", r.sites));
+    assert_eq!(site.op, "allreduce_persistent");
+    assert_eq!(site.bytes, 8);
+    assert_eq!(site.wait_state, Some(WaitKind::WaitNxN));
+    for (rank, late) in site.median_lateness_s.iter().enumerate() {
+        let want = rank as f64 * 100e-6;
+        let err = (late - want).abs();
+        eprintln!(
+            "rank {rank}: median lateness {:.3} us, programmed {:.0} us, error {:.3} us",
+            late * 1e6,
+            want * 1e6,
+            err * 1e6
+        );
+        assert!(err < 50e-6, "rank {rank}: {late} s against {want} s");
+    }
+    // The exit is the MPI_Wait's return, not the MPI_Start's: rank 0 waits there for rank 1,
+    // about 100 µs per call (the waiting is capped by the time from entry to exit).
+    assert!(
+        site.wait_total_s > 200.0 * 50e-6,
+        "waiting {} s at the persistent site",
+        site.wait_total_s
+    );
+    let startall = r
+        .sites
+        .iter()
+        .filter(|s| s.calls == 10)
+        .map(|s| (s.op.as_str(), s.wait_state))
+        .collect::<Vec<_>>();
+    for want in [
+        ("barrier_persistent", Some(WaitKind::WaitBarrier)),
+        ("bcast_persistent", Some(WaitKind::LateBroadcast)),
+        ("allreduce_persistent", Some(WaitKind::WaitNxN)),
+    ] {
+        assert!(startall.contains(&want), "{want:?} not in {startall:?}");
+    }
+
+    // Replaying the site measures the persistent allreduce kernel beside the other forms.
+    let spec = format!("replay:{}@{}", dir.display(), site.site);
+    let rec = common::run_records(
+        np,
+        tmp.path(),
+        "replay.cbor",
+        &[
+            "--procs",
+            &np.to_string(),
+            "--delay",
+            &spec,
+            "--nrep",
+            "10",
+            "--warmup",
+            "2",
+            "--no-noise-check",
+            "--no-figures",
+            "--no-summary",
+        ],
+    );
+    let measured: Vec<(String, u64)> = rec
+        .blocks
+        .iter()
+        .map(|b| (b.op.to_string(), b.bytes))
+        .collect();
+    for op in ["allreduce", "iallreduce", "allreduce_persistent"] {
+        assert!(measured.contains(&(op.into(), 8)), "{op}: {measured:?}");
     }
 }

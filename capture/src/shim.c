@@ -10,14 +10,42 @@
  * and the hash with every call. A vector longer than the whole buffer is hashed only (top
  * bit clear). The cost per call is one pass over the vector, as the byte sum already was.
  *
+ * Persistent collectives (MPI-4, MPI Forum 2021, section 6.13): the MPI_<Coll>_init wrapper
+ * (Open MPI 4.1: MPIX_<Coll>_init, its pcollreq extension) remembers the request with the
+ * operation, communicator, bytes, root and count vector; each MPI_Start or MPI_Startall of a
+ * remembered request stores an event as the blocking form would, entry at the Start and the
+ * Start's return address as its site, and marks it pending; the MPI_Wait or MPI_Test (any of
+ * the family) that sees it complete writes its exit time into the event. A pending event
+ * holds back the once-a-second flush (not a full buffer's: then the pending events keep the
+ * Start's return as their exit). MPI_Request_free forgets the request.
+ *
  * Operation codes: the order of delaybench::records::capture::CaptureOp::ALL. */
 #include <mpi.h>
+#if defined(OPEN_MPI) && defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Which names the persistent collectives have in this library: MPI_<Coll>_init from MPI 4.0
+ * on (MPICH 4; Open MPI 5 declares them while still saying MPI 3.1), Open MPI 4.1's
+ * MPIX_<Coll>_init in its pcollreq extension, or none (then neither they nor MPI_Start and
+ * the MPI_Wait family are wrapped). */
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+#define DBC_PERSISTENT_PREFIX 1
+#define DBC_PINIT_NAME(C) MPI_##C##_init
+#define DBC_PINIT_PMPI(C) PMPI_##C##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define DBC_PERSISTENT_PREFIX 1
+#define DBC_PINIT_NAME(C) MPIX_##C##_init
+#define DBC_PINIT_PMPI(C) PMPIX_##C##_init
+#endif
 
 enum {
     DBC_OP_BARRIER, DBC_OP_BCAST, DBC_OP_REDUCE, DBC_OP_ALLREDUCE, DBC_OP_ALLTOALL,
@@ -26,7 +54,9 @@ enum {
     DBC_OP_SCAN, DBC_OP_EXSCAN, DBC_OP_IBARRIER, DBC_OP_IBCAST, DBC_OP_IREDUCE,
     DBC_OP_IALLREDUCE, DBC_OP_IALLTOALL, DBC_OP_IALLGATHER, DBC_OP_IGATHER, DBC_OP_ISCATTER,
     DBC_OP_IREDUCE_SCATTER_BLOCK, DBC_OP_ISCAN, DBC_OP_IEXSCAN, DBC_OP_IALLGATHERV,
-    DBC_OP_IGATHERV, DBC_OP_ISCATTERV, DBC_OP_IALLTOALLV, DBC_OP_IREDUCE_SCATTER
+    DBC_OP_IGATHERV, DBC_OP_ISCATTERV, DBC_OP_IALLTOALLV, DBC_OP_IREDUCE_SCATTER,
+    /* The persistent forms: DBC_OP_PERSISTENT + the blocking form's code. */
+    DBC_OP_PERSISTENT
 };
 
 /* One call, as capture/src/lib.rs's `RawEvent` reads it (repr(C), 64 bytes). */
@@ -141,10 +171,18 @@ static dbc_comm_entry *dbc_comm_info(MPI_Comm comm) {
     return e;
 }
 
+#ifdef DBC_PERSISTENT_PREFIX
+static void dbc_preq_flushed(void);
+static int dbc_npending; /* persistent calls' events in dbc_buf awaiting their completion */
+#endif
+
 static void dbc_flush(void) {
     if (dbc_n > 0) dbc_rust_flush(dbc_buf, (size_t)dbc_n, dbc_counts, dbc_ncounts);
     dbc_n = 0;
     dbc_ncounts = 0;
+#ifdef DBC_PERSISTENT_PREFIX
+    dbc_preq_flushed();
+#endif
 }
 
 static uint64_t dbc_type_size(MPI_Datatype t) {
@@ -157,9 +195,8 @@ static uint64_t dbc_type_size(MPI_Datatype t) {
  * size) and, when it fits, appends it to dbc_counts: the value of the event's `counts`
  * (delaybench::records::capture::counts_hash, plus DBC_IN_BUFFER when appended). Flushes
  * first when the buffer lacks room, so the vector and its event travel in one flush. */
-static uint64_t dbc_count_vector(const int *counts, uint32_t n, MPI_Datatype t) {
+static uint64_t dbc_count_vector_sized(const int *counts, uint32_t n, uint64_t size) {
     if (!counts || n == 0) return 0;
-    uint64_t size = dbc_type_size(t);
     int store = n <= DBC_COUNTS;
     if (store && dbc_ncounts + n > DBC_COUNTS) dbc_flush();
     uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a's 64-bit offset basis */
@@ -180,16 +217,30 @@ static uint64_t dbc_count_vector(const int *counts, uint32_t n, MPI_Datatype t) 
     return h;
 }
 
-/* counts/t: the count vector to record (NULL for none). */
-static void dbc_record_v(uint32_t op, MPI_Comm comm, uint64_t bytes, int root, void *ra,
-                         double t0, double t1, const int *counts, MPI_Datatype t) {
-    dbc_comm_entry *c = dbc_comm_info(comm);
-    if (c->inter) {
-        dbc_passed++;
-        return;
+static uint64_t dbc_count_vector(const int *counts, uint32_t n, MPI_Datatype t) {
+    if (!counts || n == 0) return 0;
+    return dbc_count_vector_sized(counts, n, dbc_type_size(t));
+}
+
+/* Flushes the buffer when it is full, or when a second has passed and no persistent call's
+ * event waits for its completion. */
+static void dbc_maybe_flush(double t1) {
+    int held = 0;
+#ifdef DBC_PERSISTENT_PREFIX
+    held = dbc_npending > 0;
+#endif
+    if (dbc_n == DBC_BUF || (!held && t1 - dbc_last_flush > DBC_FLUSH_S)) {
+        dbc_flush();
+        dbc_last_flush = t1;
     }
-    uint64_t vector = dbc_count_vector(counts, c->size, t);
-    dbc_event *e = &dbc_buf[dbc_n++];
+}
+
+/* Stores one event of communicator c (not an intercommunicator) and returns its index in
+ * dbc_buf; the caller then calls dbc_maybe_flush. */
+static int dbc_store(uint32_t op, const dbc_comm_entry *c, uint64_t bytes, int root, void *ra,
+                     double t0, double t1, uint64_t vector) {
+    int i = dbc_n++;
+    dbc_event *e = &dbc_buf[i];
     e->ra = (uint64_t)(uintptr_t)ra;
     e->comm_id = c->id;
     e->bytes = bytes;
@@ -200,12 +251,21 @@ static void dbc_record_v(uint32_t op, MPI_Comm comm, uint64_t bytes, int root, v
     e->comm_rank = c->rank;
     e->op = op;
     e->counts = vector;
-    if (dbc_n == DBC_BUF || t1 - dbc_last_flush > DBC_FLUSH_S) {
-        dbc_flush();
-        dbc_last_flush = t1;
-    }
+    return i;
 }
 
+/* counts/t: the count vector to record (NULL for none). */
+static void dbc_record_v(uint32_t op, MPI_Comm comm, uint64_t bytes, int root, void *ra,
+                         double t0, double t1, const int *counts, MPI_Datatype t) {
+    dbc_comm_entry *c = dbc_comm_info(comm);
+    if (c->inter) {
+        dbc_passed++;
+        return;
+    }
+    uint64_t vector = dbc_count_vector(counts, c->size, t);
+    dbc_store(op, c, bytes, root, ra, t0, t1, vector);
+    dbc_maybe_flush(t1);
+}
 static void dbc_record(uint32_t op, MPI_Comm comm, uint64_t bytes, int root, void *ra, double t0,
                        double t1) {
     dbc_record_v(op, comm, bytes, root, ra, t0, t1, NULL, MPI_DATATYPE_NULL);
@@ -463,3 +523,358 @@ int MPI_Ireduce_scatter(const void *s, void *r, const int rc_[], MPI_Datatype t,
     DBC_WRAP_V(DBC_OP_IREDUCE_SCATTER, PMPI_Ireduce_scatter(s, r, rc_, t, op, comm, q), comm,
                rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], t) : 0, -1, rc_, t);
 }
+
+#ifdef DBC_PERSISTENT_PREFIX
+/* ---- Persistent collectives ---------------------------------------------------------------
+ * A request made by a wrapped _init, what its calls record, and whether one is under way. */
+typedef struct {
+    MPI_Request req;
+    dbc_comm_entry comm; /* copied at the _init: the application may free the communicator */
+    uint64_t bytes;
+    uint64_t count_size; /* bytes per count of the count vector's datatype */
+    const int *counts;   /* the caller's count vector, fixed until the request is freed */
+    int root;
+    uint32_t op;
+    int used;
+    int active; /* started, its completion not yet seen */
+    int ev;     /* its event's index in dbc_buf while pending, else -1 */
+} dbc_preq;
+
+#define DBC_PREQS 256
+static dbc_preq dbc_preqs[DBC_PREQS];
+static int dbc_npreqs; /* requests remembered */
+static int dbc_nactive; /* of them under way: 0 lets the MPI_Wait family pass straight through */
+
+/* Called by dbc_flush: the flushed events keep the Start's return as their exit. */
+static void dbc_preq_flushed(void) {
+    if (dbc_npending == 0) return;
+    for (int i = 0; i < DBC_PREQS; i++) dbc_preqs[i].ev = -1;
+    dbc_npending = 0;
+}
+
+static dbc_preq *dbc_preq_find(MPI_Request r) {
+    if (dbc_npreqs == 0 || r == MPI_REQUEST_NULL) return NULL;
+    for (int i = 0; i < DBC_PREQS; i++)
+        if (dbc_preqs[i].used && dbc_preqs[i].req == r) return &dbc_preqs[i];
+    return NULL;
+}
+
+static void dbc_preq_add(MPI_Request r, uint32_t op, MPI_Comm comm, uint64_t bytes, int root,
+                         const int *counts, MPI_Datatype t) {
+    for (int i = 0; i < DBC_PREQS; i++) {
+        dbc_preq *p = &dbc_preqs[i];
+        if (p->used) continue;
+        memset(p, 0, sizeof *p);
+        p->req = r;
+        p->comm = *dbc_comm_info(comm);
+        p->bytes = bytes;
+        p->counts = counts;
+        p->count_size = counts ? dbc_type_size(t) : 0;
+        p->root = root;
+        p->op = DBC_OP_PERSISTENT + op;
+        p->used = 1;
+        p->ev = -1;
+        dbc_npreqs++;
+        return;
+    }
+    static int said;
+    if (!said)
+        dbc_say("more than 256 persistent collective requests at once: the further ones pass "
+                "through unrecorded");
+    said = 1;
+}
+
+static void dbc_preq_started(dbc_preq *p, void *ra, double t0, double t1) {
+    if (p->comm.inter) {
+        dbc_passed++;
+        return;
+    }
+    if (p->active) return; /* starting an active request is erroneous: keep the first */
+    uint64_t vector = dbc_count_vector_sized(p->counts, p->comm.size, p->count_size);
+    p->ev = dbc_store(p->op, &p->comm, p->bytes, p->root, ra, t0, t1, vector);
+    p->active = 1;
+    dbc_nactive++;
+    dbc_npending++;
+    dbc_maybe_flush(t1);
+}
+
+/* Request r completed, seen at t1 (after the MPI_Wait or MPI_Test returned). */
+static void dbc_preq_done(MPI_Request r, double t1) {
+    dbc_preq *p = dbc_preq_find(r);
+    if (!p || !p->active) return;
+    p->active = 0;
+    dbc_nactive--;
+    if (p->ev >= 0) {
+        dbc_buf[p->ev].t_exit = t1;
+        p->ev = -1;
+        dbc_npending--;
+    }
+}
+
+int MPI_Start(MPI_Request *r) {
+    void *ra = __builtin_return_address(0);
+    if (!dbc_active || dbc_npreqs == 0) return PMPI_Start(r);
+    dbc_preq *p = dbc_preq_find(*r);
+    if (!p) return PMPI_Start(r);
+    double t0 = dbc_now();
+    int rc = PMPI_Start(r);
+    double t1 = dbc_now();
+    if (rc == MPI_SUCCESS) dbc_preq_started(p, ra, t0, t1);
+    return rc;
+}
+
+int MPI_Startall(int n, MPI_Request rs[]) {
+    void *ra = __builtin_return_address(0);
+    if (!dbc_active || dbc_npreqs == 0) return PMPI_Startall(n, rs);
+    double t0 = dbc_now();
+    int rc = PMPI_Startall(n, rs);
+    double t1 = dbc_now();
+    if (rc != MPI_SUCCESS) return rc;
+    for (int i = 0; i < n; i++) {
+        dbc_preq *p = dbc_preq_find(rs[i]);
+        if (p) dbc_preq_started(p, ra, t0, t1);
+    }
+    return rc;
+}
+
+int MPI_Request_free(MPI_Request *r) {
+    dbc_preq *p = r ? dbc_preq_find(*r) : NULL;
+    if (p) {
+        if (p->active) dbc_nactive--;
+        if (p->ev >= 0) dbc_npending--;
+        p->used = 0;
+        dbc_npreqs--;
+    }
+    return PMPI_Request_free(r);
+}
+
+/* After an MPI_Wait or MPI_Test family call that completed requests: the flush the pending
+ * events held back may be due. */
+static void dbc_completed(double t1) {
+    if (dbc_active) dbc_maybe_flush(t1);
+}
+
+/* The persistent requests stay valid after completing (only the others become
+ * MPI_REQUEST_NULL), so rs[] still names them after the call. */
+int MPI_Wait(MPI_Request *r, MPI_Status *st) {
+    if (dbc_nactive == 0) return PMPI_Wait(r, st);
+    MPI_Request q = *r;
+    int rc = PMPI_Wait(r, st);
+    double t1 = dbc_now();
+    dbc_preq_done(q, t1);
+    dbc_completed(t1);
+    return rc;
+}
+
+int MPI_Test(MPI_Request *r, int *flag, MPI_Status *st) {
+    if (dbc_nactive == 0) return PMPI_Test(r, flag, st);
+    MPI_Request q = *r;
+    int rc = PMPI_Test(r, flag, st);
+    if (*flag) {
+        double t1 = dbc_now();
+        dbc_preq_done(q, t1);
+        dbc_completed(t1);
+    }
+    return rc;
+}
+
+int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
+    if (dbc_nactive == 0) return PMPI_Waitall(n, rs, sts);
+    int rc = PMPI_Waitall(n, rs, sts);
+    double t1 = dbc_now();
+    for (int i = 0; i < n; i++) dbc_preq_done(rs[i], t1);
+    dbc_completed(t1);
+    return rc;
+}
+
+int MPI_Testall(int n, MPI_Request rs[], int *flag, MPI_Status sts[]) {
+    if (dbc_nactive == 0) return PMPI_Testall(n, rs, flag, sts);
+    int rc = PMPI_Testall(n, rs, flag, sts);
+    if (*flag) {
+        double t1 = dbc_now();
+        for (int i = 0; i < n; i++) dbc_preq_done(rs[i], t1);
+        dbc_completed(t1);
+    }
+    return rc;
+}
+
+int MPI_Waitany(int n, MPI_Request rs[], int *index, MPI_Status *st) {
+    if (dbc_nactive == 0) return PMPI_Waitany(n, rs, index, st);
+    int rc = PMPI_Waitany(n, rs, index, st);
+    if (*index != MPI_UNDEFINED && *index >= 0 && *index < n) {
+        double t1 = dbc_now();
+        dbc_preq_done(rs[*index], t1);
+        dbc_completed(t1);
+    }
+    return rc;
+}
+
+int MPI_Testany(int n, MPI_Request rs[], int *index, int *flag, MPI_Status *st) {
+    if (dbc_nactive == 0) return PMPI_Testany(n, rs, index, flag, st);
+    int rc = PMPI_Testany(n, rs, index, flag, st);
+    if (*flag && *index != MPI_UNDEFINED && *index >= 0 && *index < n) {
+        double t1 = dbc_now();
+        dbc_preq_done(rs[*index], t1);
+        dbc_completed(t1);
+    }
+    return rc;
+}
+
+static void dbc_some_done(int n, MPI_Request rs[], const int *outcount, const int idx[]) {
+    if (*outcount == MPI_UNDEFINED || *outcount <= 0) return;
+    double t1 = dbc_now();
+    for (int i = 0; i < *outcount; i++)
+        if (idx[i] >= 0 && idx[i] < n) dbc_preq_done(rs[idx[i]], t1);
+    dbc_completed(t1);
+}
+
+int MPI_Waitsome(int n, MPI_Request rs[], int *outcount, int idx[], MPI_Status sts[]) {
+    if (dbc_nactive == 0) return PMPI_Waitsome(n, rs, outcount, idx, sts);
+    int rc = PMPI_Waitsome(n, rs, outcount, idx, sts);
+    dbc_some_done(n, rs, outcount, idx);
+    return rc;
+}
+
+int MPI_Testsome(int n, MPI_Request rs[], int *outcount, int idx[], MPI_Status sts[]) {
+    if (dbc_nactive == 0) return PMPI_Testsome(n, rs, outcount, idx, sts);
+    int rc = PMPI_Testsome(n, rs, outcount, idx, sts);
+    dbc_some_done(n, rs, outcount, idx);
+    return rc;
+}
+
+/* The _init wrappers. The PMPI functions are weak references, so a library that lacks one
+ * still loads the capture; the wrapper then says so and returns MPI_ERR_OTHER (an
+ * application linked against such a library cannot call the function anyway). CALL is the
+ * PMPI call; BYTES, ROOT and COUNTS are evaluated after it, COUNTS (NULL for none) of
+ * datatype TYPE. */
+#define DBC_PINIT(C, OP, CALL, COMM, BYTES, ROOT, COUNTS, TYPE, REQ)                   \
+    do {                                                                                \
+        if (!DBC_PINIT_PMPI(C)) {                                                       \
+            dbc_say("the MPI library lacks " #C "_init's profiling entry");             \
+            return MPI_ERR_OTHER;                                                       \
+        }                                                                               \
+        int rc = CALL;                                                                  \
+        if (dbc_active && rc == MPI_SUCCESS)                                            \
+            dbc_preq_add(*(REQ), OP, COMM, BYTES, ROOT, COUNTS, TYPE);                  \
+        return rc;                                                                      \
+    } while (0)
+
+#define DBC_WEAK(C) extern __typeof__(DBC_PINIT_PMPI(C)) DBC_PINIT_PMPI(C) __attribute__((weak))
+
+DBC_WEAK(Barrier);
+int DBC_PINIT_NAME(Barrier)(MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Barrier, DBC_OP_BARRIER, DBC_PINIT_PMPI(Barrier)(comm, info, q), comm, 0, -1,
+              NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Bcast);
+int DBC_PINIT_NAME(Bcast)(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Bcast, DBC_OP_BCAST, DBC_PINIT_PMPI(Bcast)(buf, count, t, root, comm, info, q),
+              comm, dbc_bytes(count, t), root, NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Reduce);
+int DBC_PINIT_NAME(Reduce)(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op,
+                           int root, MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Reduce, DBC_OP_REDUCE,
+              DBC_PINIT_PMPI(Reduce)(s, r, count, t, op, root, comm, info, q), comm,
+              dbc_bytes(count, t), root, NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Allreduce);
+int DBC_PINIT_NAME(Allreduce)(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op,
+                              MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Allreduce, DBC_OP_ALLREDUCE,
+              DBC_PINIT_PMPI(Allreduce)(s, r, count, t, op, comm, info, q), comm,
+              dbc_bytes(count, t), -1, NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Alltoall);
+int DBC_PINIT_NAME(Alltoall)(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                             MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Alltoall, DBC_OP_ALLTOALL,
+              DBC_PINIT_PMPI(Alltoall)(s, sc, st, r, rc_, rt, comm, info, q), comm,
+              dbc_bytes(rc_, rt), -1, NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Alltoallv);
+int DBC_PINIT_NAME(Alltoallv)(const void *s, const int sc[], const int sd[], MPI_Datatype st,
+                              void *r, const int rc_[], const int rd[], MPI_Datatype rt,
+                              MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Alltoallv, DBC_OP_ALLTOALLV,
+              DBC_PINIT_PMPI(Alltoallv)(s, sc, sd, st, r, rc_, rd, rt, comm, info, q), comm,
+              dbc_sum_bytes(rc_, dbc_comm_size(comm), rt), -1, sc, st, q);
+}
+DBC_WEAK(Allgather);
+int DBC_PINIT_NAME(Allgather)(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                              MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Allgather, DBC_OP_ALLGATHER,
+              DBC_PINIT_PMPI(Allgather)(s, sc, st, r, rc_, rt, comm, info, q), comm,
+              dbc_bytes(rc_, rt), -1, NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Allgatherv);
+int DBC_PINIT_NAME(Allgatherv)(const void *s, int sc, MPI_Datatype st, void *r,
+                               const int rc_[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Allgatherv, DBC_OP_ALLGATHERV,
+              DBC_PINIT_PMPI(Allgatherv)(s, sc, st, r, rc_, rd, rt, comm, info, q), comm,
+              rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], rt) : 0, -1, rc_, rt, q);
+}
+DBC_WEAK(Gather);
+int DBC_PINIT_NAME(Gather)(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                           MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info,
+                           MPI_Request *q) {
+    DBC_PINIT(Gather, DBC_OP_GATHER,
+              DBC_PINIT_PMPI(Gather)(s, sc, st, r, rc_, rt, root, comm, info, q), comm,
+              s == MPI_IN_PLACE ? dbc_bytes(rc_, rt) : dbc_bytes(sc, st), root, NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Gatherv);
+int DBC_PINIT_NAME(Gatherv)(const void *s, int sc, MPI_Datatype st, void *r, const int rc_[],
+                            const int rd[], MPI_Datatype rt, int root, MPI_Comm comm,
+                            MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Gatherv, DBC_OP_GATHERV,
+              DBC_PINIT_PMPI(Gatherv)(s, sc, st, r, rc_, rd, rt, root, comm, info, q), comm,
+              s == MPI_IN_PLACE ? 0 : dbc_bytes(sc, st), root,
+              dbc_comm_rank(comm) == root ? rc_ : NULL, rt, q);
+}
+DBC_WEAK(Scatter);
+int DBC_PINIT_NAME(Scatter)(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                            MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *q) {
+    DBC_PINIT(Scatter, DBC_OP_SCATTER,
+              DBC_PINIT_PMPI(Scatter)(s, sc, st, r, rc_, rt, root, comm, info, q), comm,
+              r == MPI_IN_PLACE ? dbc_bytes(sc, st) : dbc_bytes(rc_, rt), root, NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Scatterv);
+int DBC_PINIT_NAME(Scatterv)(const void *s, const int sc[], const int sd[], MPI_Datatype st,
+                             void *r, int rc_, MPI_Datatype rt, int root, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Scatterv, DBC_OP_SCATTERV,
+              DBC_PINIT_PMPI(Scatterv)(s, sc, sd, st, r, rc_, rt, root, comm, info, q), comm,
+              r == MPI_IN_PLACE ? 0 : dbc_bytes(rc_, rt), root,
+              dbc_comm_rank(comm) == root ? sc : NULL, st, q);
+}
+DBC_WEAK(Reduce_scatter);
+int DBC_PINIT_NAME(Reduce_scatter)(const void *s, void *r, const int rc_[], MPI_Datatype t,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Reduce_scatter, DBC_OP_REDUCE_SCATTER,
+              DBC_PINIT_PMPI(Reduce_scatter)(s, r, rc_, t, op, comm, info, q), comm,
+              rc_ ? dbc_bytes(rc_[dbc_comm_rank(comm)], t) : 0, -1, rc_, t, q);
+}
+DBC_WEAK(Reduce_scatter_block);
+int DBC_PINIT_NAME(Reduce_scatter_block)(const void *s, void *r, int rc_, MPI_Datatype t,
+                                         MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                         MPI_Request *q) {
+    DBC_PINIT(Reduce_scatter_block, DBC_OP_REDUCE_SCATTER_BLOCK,
+              DBC_PINIT_PMPI(Reduce_scatter_block)(s, r, rc_, t, op, comm, info, q), comm,
+              dbc_bytes(rc_, t), -1, NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Scan);
+int DBC_PINIT_NAME(Scan)(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Scan, DBC_OP_SCAN, DBC_PINIT_PMPI(Scan)(s, r, count, t, op, comm, info, q), comm,
+              dbc_bytes(count, t), -1, NULL, MPI_DATATYPE_NULL, q);
+}
+DBC_WEAK(Exscan);
+int DBC_PINIT_NAME(Exscan)(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+    DBC_PINIT(Exscan, DBC_OP_EXSCAN, DBC_PINIT_PMPI(Exscan)(s, r, count, t, op, comm, info, q),
+              comm, dbc_bytes(count, t), -1, NULL, MPI_DATATYPE_NULL, q);
+}
+#endif /* DBC_PERSISTENT_PREFIX */

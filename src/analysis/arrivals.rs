@@ -14,7 +14,9 @@
 //!   pattern reference), rank by rank, each at most the rank's own time in the call:
 //!   Wait at N×N and Wait at Barrier max_j a_j − a_i; Late Broadcast (non-root i)
 //!   max(0, a_root − a_i); Early Reduce (root only) max(0, min_{j≠root} a_j − a_root); Early
-//!   Scan max(0, max_{j≤i} a_j − a_i). A nonblocking initiation waits for nothing.
+//!   Scan max(0, max_{j≤i} a_j − a_i). A nonblocking initiation waits for nothing; a
+//!   persistent collective (`allreduce_persistent`: its `MPI_Start` to the completion seen in
+//!   `MPI_Wait` or `MPI_Test`) has its blocking collective's wait state.
 
 use crate::records::capture::{CaptureOp, RankCapture, WaitKind};
 use serde::Serialize;
@@ -684,6 +686,50 @@ mod tests {
         let m = match_calls(&caps).unwrap();
         assert!((m.instances[0].waits()[0] - 0.1).abs() < 1e-12);
         assert_eq!(m.instances[1].waits(), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_persistent_call_waits_as_its_blocking_form() {
+        // Started at 1.0 and 1.5, completion seen in MPI_Wait at 1.6 and 1.7: Wait at N×N,
+        // rank 0 waits 0.5; a persistent bcast with root 1 is a Late Broadcast.
+        let caps = vec![
+            rank(
+                0,
+                2,
+                0.0,
+                &[
+                    (AllreducePersistent, -1, 1.0, 1.6),
+                    (BcastPersistent, 1, 2.0, 2.6),
+                ],
+            ),
+            rank(
+                1,
+                2,
+                0.0,
+                &[
+                    (AllreducePersistent, -1, 1.5, 1.7),
+                    (BcastPersistent, 1, 2.4, 2.6),
+                ],
+            ),
+        ];
+        let m = match_calls(&caps).unwrap();
+        let close = |a: Vec<f64>, b: [f64; 2]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12);
+        assert!(close(m.instances[0].waits(), [0.5, 0.0]));
+        assert!(close(m.instances[1].waits(), [0.4, 0.0]));
+        let r = report(&m, None);
+        let ops: Vec<(&str, Option<WaitKind>)> = r
+            .sites
+            .iter()
+            .map(|s| (s.op.as_str(), s.wait_state))
+            .collect();
+        assert!(
+            ops.contains(&("allreduce_persistent", Some(WaitKind::WaitNxN))),
+            "{ops:?}"
+        );
+        assert!(
+            ops.contains(&("bcast_persistent", Some(WaitKind::LateBroadcast))),
+            "{ops:?}"
+        );
     }
 
     #[test]

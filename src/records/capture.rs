@@ -79,6 +79,22 @@ pub enum CaptureOp {
     Iscatterv,
     Ialltoallv,
     IreduceScatter,
+    BarrierPersistent,
+    BcastPersistent,
+    ReducePersistent,
+    AllreducePersistent,
+    AlltoallPersistent,
+    AlltoallvPersistent,
+    AllgatherPersistent,
+    AllgathervPersistent,
+    GatherPersistent,
+    GathervPersistent,
+    ScatterPersistent,
+    ScattervPersistent,
+    ReduceScatterPersistent,
+    ReduceScatterBlockPersistent,
+    ScanPersistent,
+    ExscanPersistent,
 }
 
 /// How the waiting at a collective is attributed (Geimer et al. 2010; Scalasca's pattern
@@ -102,7 +118,7 @@ pub enum WaitKind {
 
 impl CaptureOp {
     /// Every operation, in code order.
-    pub const ALL: [CaptureOp; 32] = [
+    pub const ALL: [CaptureOp; 48] = [
         CaptureOp::Barrier,
         CaptureOp::Bcast,
         CaptureOp::Reduce,
@@ -135,6 +151,22 @@ impl CaptureOp {
         CaptureOp::Iscatterv,
         CaptureOp::Ialltoallv,
         CaptureOp::IreduceScatter,
+        CaptureOp::BarrierPersistent,
+        CaptureOp::BcastPersistent,
+        CaptureOp::ReducePersistent,
+        CaptureOp::AllreducePersistent,
+        CaptureOp::AlltoallPersistent,
+        CaptureOp::AlltoallvPersistent,
+        CaptureOp::AllgatherPersistent,
+        CaptureOp::AllgathervPersistent,
+        CaptureOp::GatherPersistent,
+        CaptureOp::GathervPersistent,
+        CaptureOp::ScatterPersistent,
+        CaptureOp::ScattervPersistent,
+        CaptureOp::ReduceScatterPersistent,
+        CaptureOp::ReduceScatterBlockPersistent,
+        CaptureOp::ScanPersistent,
+        CaptureOp::ExscanPersistent,
     ];
 
     /// The operation of a shim code, None for an unknown code.
@@ -152,7 +184,26 @@ impl CaptureOp {
 
     /// Whether this is a nonblocking initiation (its entry and exit are the initiation call's).
     pub fn is_nonblocking(self) -> bool {
-        (self as usize) >= CaptureOp::Ibarrier as usize
+        (CaptureOp::Ibarrier as usize..=CaptureOp::IreduceScatter as usize)
+            .contains(&(self as usize))
+    }
+
+    /// Whether this is an MPI-4 persistent collective (MPI Forum 2021, §6.13): the call is one
+    /// `MPI_Start` of a request made by `MPI_<Coll>_init` (or Open MPI 4.1's `MPIX_<Coll>_init`);
+    /// its entry is the `MPI_Start`, its exit the return of the `MPI_Wait` or `MPI_Test` that
+    /// saw it complete.
+    pub fn is_persistent(self) -> bool {
+        (self as usize) >= CaptureOp::BarrierPersistent as usize
+    }
+
+    /// The blocking collective a persistent one performs (`allreduce` for
+    /// `allreduce_persistent`); any other operation itself.
+    pub fn blocking(self) -> CaptureOp {
+        if self.is_persistent() {
+            Self::ALL[self as usize - CaptureOp::BarrierPersistent as usize]
+        } else {
+            self
+        }
     }
 
     /// Whether the shim records a count vector for the call ([`CaptureCounts`]): the
@@ -160,7 +211,7 @@ impl CaptureOp {
     pub fn has_count_vector(self) -> bool {
         use CaptureOp::*;
         matches!(
-            self,
+            self.blocking(),
             Allgatherv
                 | Gatherv
                 | Scatterv
@@ -175,10 +226,12 @@ impl CaptureOp {
     }
 
     /// The Scalasca wait state its entries are attributed to; a nonblocking initiation has
-    /// none (it does not wait), so None.
+    /// none (it does not wait), so None. A persistent collective has its blocking
+    /// collective's: its call lasts from the `MPI_Start` to the completion seen in `MPI_Wait`
+    /// or `MPI_Test`, so it waits there as the blocking call would.
     pub fn wait_kind(self) -> Option<WaitKind> {
         use CaptureOp::*;
-        Some(match self {
+        Some(match self.blocking() {
             Barrier => WaitKind::WaitBarrier,
             Allreduce | Alltoall | Alltoallv | Allgather | Allgatherv | ReduceScatter
             | ReduceScatterBlock => WaitKind::WaitNxN,
@@ -635,7 +688,31 @@ mod tests {
         assert_eq!(CaptureOp::ReduceScatterBlock.name(), "reduce_scatter_block");
         assert_eq!(CaptureOp::Iallreduce.name(), "iallreduce");
         assert!(CaptureOp::Ibarrier.is_nonblocking() && !CaptureOp::Exscan.is_nonblocking());
-        assert_eq!(CaptureOp::from_code(32), None);
+        assert_eq!(CaptureOp::from_code(48), None);
+        assert_eq!(CaptureOp::from_code(32), Some(CaptureOp::BarrierPersistent));
+        assert_eq!(CaptureOp::from_code(47), Some(CaptureOp::ExscanPersistent));
+        assert_eq!(
+            CaptureOp::AllreducePersistent.name(),
+            "allreduce_persistent"
+        );
+        assert_eq!(
+            CaptureOp::ReduceScatterBlockPersistent.name(),
+            "reduce_scatter_block_persistent"
+        );
+        for (i, op) in CaptureOp::ALL[32..].iter().enumerate() {
+            assert!(op.is_persistent() && !op.is_nonblocking(), "{op:?}");
+            assert_eq!(op.blocking(), CaptureOp::ALL[i]);
+            assert_eq!(op.wait_kind(), CaptureOp::ALL[i].wait_kind());
+            assert_eq!(op.has_count_vector(), CaptureOp::ALL[i].has_count_vector());
+            assert!(op.wait_kind().is_some());
+            assert_eq!(
+                op.name(),
+                format!("{}_persistent", CaptureOp::ALL[i].name())
+            );
+        }
+        assert!(!CaptureOp::IreduceScatter.is_persistent());
+        assert!(!CaptureOp::Exscan.is_persistent());
+        assert_eq!(CaptureOp::Iallreduce.blocking(), CaptureOp::Iallreduce);
         // The codes of captures written before the nonblocking v-forms keep their meaning.
         assert_eq!(CaptureOp::from_code(26), Some(CaptureOp::Iexscan));
         assert_eq!(CaptureOp::IreduceScatter.name(), "ireduce_scatter");
