@@ -4,7 +4,8 @@
 //! of r × 100 µs at the median. Skips with a message without an MPI compiler wrapper. A
 //! second test captures Debian's LAMMPS (`lmp`, the `melt` example) when it is installed; a
 //! third, tests/capture/vforms.c, the nonblocking v-forms and `MPI_Ireduce_scatter` with
-//! their count vectors.
+//! their count vectors; a fourth, tests/capture/unequal.c, MPI_Allgatherv and MPI_Alltoallv
+//! with unequal counts, replayed with the captured counts.
 
 mod common;
 
@@ -363,4 +364,135 @@ fn nonblocking_v_forms_are_captured_with_their_count_vectors() {
             4 * (r + 1)
         );
     }
+}
+
+/// The records' counts of every block, as (source, bytes sent, bytes received per rank).
+fn block_counts(rec: &delaybench::records::Records) -> Vec<(String, Vec<u64>, Vec<u64>)> {
+    rec.blocks
+        .iter()
+        .map(|b| {
+            let c = b
+                .counts
+                .as_ref()
+                .unwrap_or_else(|| panic!("{} {} B: no counts recorded", b.op, b.bytes));
+            (c.source.clone(), c.send_bytes.clone(), c.recv_bytes.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn a_v_form_site_is_replayed_with_its_captured_counts() {
+    let Some((tmp, program)) = build_test_program("unequal") else {
+        return;
+    };
+    let library = build_capture_library();
+    let np = 3u32;
+    let dir = tmp.path().join("capture");
+    let out = capture(np, &library, &program, &dir);
+    assert!(out.status.success(), "{}", common::text(&out));
+
+    // arrivals shows each site's bytes per rank: allgatherv 10 (r + 1)^2 ints, alltoallv
+    // rank r sends 2 (r + 1)(j + 1) ints to rank j, so 8 (r + 1) x 6 bytes in all.
+    let dir_arg = dir.to_str().unwrap();
+    let json = common::offline(&["arrivals", dir_arg, "--format", "json", "--no-figures"]);
+    assert!(json.status.success(), "{}", common::text(&json));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let site = |op: &str| {
+        v["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["op"] == op)
+            .unwrap_or_else(|| panic!("no {op} site: {v}"))
+            .clone()
+    };
+    let (gather, all2all) = (site("allgatherv"), site("alltoallv"));
+    assert_eq!(gather["counts_bytes"], serde_json::json!([40, 160, 360]), "{gather}");
+    assert_eq!(all2all["counts_bytes"], serde_json::json!([48, 96, 144]), "{all2all}");
+    assert_eq!(gather["count_vectors"], 1);
+    let table = common::offline(&["arrivals", dir_arg, "--no-figures"]);
+    assert!(common::text(&table).contains("40 160 360"), "{}", common::text(&table));
+
+    let run = |name: &str, spec: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--delay",
+            spec,
+            "--nrep",
+            "10",
+            "--warmup",
+            "2",
+            "--no-noise-check",
+            "--no-figures",
+            "--no-summary",
+        ];
+        args.extend(extra);
+        common::run_records(np, tmp.path(), name, &args)
+    };
+
+    // Allgatherv on the recorded 3 ranks: rank i's block v_i goes to all 3; every block of
+    // the configuration, the baseline too, runs those partitions and says where from.
+    let spec = format!("replay:{dir_arg}@{}", gather["site"].as_str().unwrap());
+    let rec = run("gatherv.cbor", &spec, &["--procs", "3"]);
+    let ops: Vec<String> = rec.blocks.iter().map(|b| b.op.to_string()).collect();
+    assert!(
+        ops.contains(&"allgatherv".into()) && ops.contains(&"iallgatherv".into()),
+        "{ops:?}"
+    );
+    for (source, send, recv) in block_counts(&rec) {
+        assert_eq!(source, spec);
+        assert_eq!(send, vec![120, 480, 1080]);
+        assert_eq!(recv, vec![560, 560, 560]);
+    }
+    let replayed = delaybench::delay::models::replay::Replay::of(&rec.header.plan.delays[0])
+        .expect("the plan's delay is the replay");
+    assert_eq!(replayed.counts, vec![40, 160, 360]);
+
+    // Alltoallv folded onto 2 ranks: [a][b] sums the recorded [i][j] with i = a, j = b
+    // (mod 2), 8 (i + 1)(j + 1) bytes each: [[128, 64], [64, 32]], the 288 bytes recorded.
+    let spec = format!("replay:{dir_arg}@{}", all2all["site"].as_str().unwrap());
+    let rec = run(
+        "alltoallv.cbor",
+        &spec,
+        &["--procs", "2", "--replay-map", "folded"],
+    );
+    for (source, send, recv) in block_counts(&rec) {
+        assert_eq!(source, format!("{spec}:folded"));
+        assert_eq!((send, recv), (vec![192, 96], vec![192, 96]));
+    }
+
+    // A capture without count vectors (as written before they were recorded): the run says
+    // so before measuring and falls back to uniform counts.
+    let old = tmp.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    for c in read_captures(std::slice::from_ref(&dir)).unwrap() {
+        use delaybench::records::capture::{CaptureChunk, CaptureWriter};
+        let path = old.join(c.path.file_name().unwrap());
+        let mut w = CaptureWriter::create(&path, &c.header).unwrap();
+        let mut events = c.events.clone();
+        events.iter_mut().for_each(|e| e.counts_hash = None);
+        w.chunk(&CaptureChunk {
+            item: "capture_chunk".into(),
+            sites: c.sites.clone(),
+            events,
+            counts: vec![],
+        })
+        .unwrap();
+        w.finish(c.footer.as_ref().unwrap()).unwrap();
+    }
+    let spec = format!("replay:{}@{}", old.display(), gather["site"].as_str().unwrap());
+    let dry = common::offline(&[
+        "--dry-run",
+        "--world-size",
+        "3",
+        "--procs",
+        "3",
+        "--delay",
+        &spec,
+    ]);
+    let said = common::text(&dry);
+    assert!(dry.status.success(), "{said}");
+    assert!(
+        said.contains("no count vectors") && said.contains("uniform"),
+        "{said}"
+    );
 }
