@@ -13,6 +13,7 @@
 use crate::delay::models::replay::Replay;
 use crate::kernel::Family;
 use crate::plan::{Op, Plan};
+use crate::records::BlockCounts;
 
 /// The counts one configuration's kernel runs with, the same on every rank.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +24,19 @@ pub struct CapturedCounts {
     /// `[P][P]` row-major, bytes: entry [i][j] the bytes rank i sends to rank j per call
     /// ([`Replay::send_matrix`]).
     pub send_matrix: Vec<u64>,
+}
+
+impl CapturedCounts {
+    /// What a block measured with these counts on `p` ranks records: the source and, per
+    /// rank, the bytes it sends (its row's sum) and receives (its column's sum) per call.
+    pub fn record(&self, p: usize) -> BlockCounts {
+        let s = &self.send_matrix;
+        BlockCounts {
+            source: self.source.clone(),
+            send_bytes: s.chunks(p.max(1)).map(|r| r.iter().sum()).collect(),
+            recv_bytes: (0..p).map(|j| (0..p).map(|i| s[i * p + j]).sum()).collect(),
+        }
+    }
 }
 
 /// One rank's buffers of a v-form kernel, bytes.
@@ -163,7 +177,52 @@ mod tests {
         assert_eq!(partitions(Family::Allgather, &s, 3, 0), None);
         assert_eq!(partitions(Family::Alltoallv, &s, 2, 0), None);
         assert_eq!(largest_count(Family::Alltoallv, &s, 3), 66);
+        let rec = CapturedCounts {
+            source: "replay:c@s".into(),
+            send_matrix: s.clone(),
+        }
+        .record(3);
+        assert_eq!(rec.send_bytes, vec![6, 36, 66]);
+        assert_eq!(rec.recv_bytes, vec![33, 36, 39]);
         // Rank 2 sends its row (66) and receives its column (3 + 13 + 23).
         assert_eq!(largest_buffers(Family::Alltoallv, &s, 3), 66 + 39);
+    }
+
+    #[test]
+    fn only_the_sites_family_takes_its_counts() {
+        use crate::cli::Cli;
+        use crate::delay::DelayModel;
+        use clap::Parser;
+        let mut plan = Cli::try_parse_from(["delaybench"])
+            .unwrap()
+            .measure
+            .to_plan(2, 1);
+        let replay = |op: &str, counts: Vec<u64>| {
+            DelayModel::new(Replay {
+                path: "cap".into(),
+                site: "app+0x10".into(),
+                map: "first".into(),
+                op: op.into(),
+                bytes: 8,
+                recorded_size: 2,
+                lateness_s: vec![0.0, 1e-6],
+                counts,
+            })
+        };
+        plan.delays = vec![
+            "50us".parse().unwrap(),
+            replay("allreduce", vec![]),
+            replay("iallgatherv", vec![8, 24]),
+        ];
+        let c = captured_counts(&plan, Op::Allgatherv, 2).unwrap();
+        assert_eq!(c.source, "replay:cap@app+0x10");
+        assert_eq!(c.send_matrix, vec![8, 8, 24, 24]);
+        assert!(captured_counts(&plan, Op::Iallgatherv, 2).is_some());
+        for op in [Op::Alltoallv, Op::Allgather, Op::Allreduce] {
+            assert_eq!(captured_counts(&plan, op, 2), None, "{op}");
+        }
+        // A site without counts leaves the kernel to --sizes.
+        plan.delays = vec![replay("allgatherv", vec![])];
+        assert_eq!(captured_counts(&plan, Op::Allgatherv, 2), None);
     }
 }

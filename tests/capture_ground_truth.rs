@@ -407,11 +407,23 @@ fn a_v_form_site_is_replayed_with_its_captured_counts() {
             .clone()
     };
     let (gather, all2all) = (site("allgatherv"), site("alltoallv"));
-    assert_eq!(gather["counts_bytes"], serde_json::json!([40, 160, 360]), "{gather}");
-    assert_eq!(all2all["counts_bytes"], serde_json::json!([48, 96, 144]), "{all2all}");
+    assert_eq!(
+        gather["counts_bytes"],
+        serde_json::json!([40, 160, 360]),
+        "{gather}"
+    );
+    assert_eq!(
+        all2all["counts_bytes"],
+        serde_json::json!([48, 96, 144]),
+        "{all2all}"
+    );
     assert_eq!(gather["count_vectors"], 1);
     let table = common::offline(&["arrivals", dir_arg, "--no-figures"]);
-    assert!(common::text(&table).contains("40 160 360"), "{}", common::text(&table));
+    assert!(
+        common::text(&table).contains("40 160 360"),
+        "{}",
+        common::text(&table)
+    );
 
     let run = |name: &str, spec: &str, extra: &[&str]| {
         let mut args = vec![
@@ -479,7 +491,11 @@ fn a_v_form_site_is_replayed_with_its_captured_counts() {
         .unwrap();
         w.finish(c.footer.as_ref().unwrap()).unwrap();
     }
-    let spec = format!("replay:{}@{}", old.display(), gather["site"].as_str().unwrap());
+    let spec = format!(
+        "replay:{}@{}",
+        old.display(),
+        gather["site"].as_str().unwrap()
+    );
     let dry = common::offline(&[
         "--dry-run",
         "--world-size",

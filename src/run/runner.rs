@@ -387,13 +387,7 @@ impl<'w> Runner<'w> {
             Some(c) => Kernel::with_send_matrix(op, &c.send_matrix, p, comm.rank() as usize),
             None => Kernel::new(op, bytes, p),
         };
-        let counts = captured.map(|c| BlockCounts {
-            send_bytes: c.send_matrix.chunks(p).map(|r| r.iter().sum()).collect(),
-            recv_bytes: (0..p)
-                .map(|j| (0..p).map(|i| c.send_matrix[i * p + j]).sum())
-                .collect(),
-            source: c.source,
-        });
+        let counts = captured.map(|c| c.record(p));
         // A persistent kernel's request is made here, before the warm-up and the timed calls.
         kernel.prepare(comm);
         let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
