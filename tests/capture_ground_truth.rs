@@ -96,6 +96,17 @@ fn build_once() -> PathBuf {
 
 /// Runs `program` on `np` ranks with the library preloaded, capturing into `dir`.
 fn capture(np: u32, library: &Path, program: &Path, dir: &Path) -> std::process::Output {
+    capture_with(np, library, program, &[], dir)
+}
+
+/// [`capture`] of `program` given `args`.
+fn capture_with(
+    np: u32,
+    library: &Path,
+    program: &Path,
+    args: &[&str],
+    dir: &Path,
+) -> std::process::Output {
     let launcher = common::launcher();
     let mut cmd = Command::new(&launcher);
     cmd.arg("-np").arg(np.to_string());
@@ -108,6 +119,7 @@ fn capture(np: u32, library: &Path, program: &Path, dir: &Path) -> std::process:
         cmd.args(["-x", &preload, "-x", "DELAYBENCH_CAPTURE_DIR"]);
     }
     cmd.arg(program)
+        .args(args)
         .env("DELAYBENCH_CAPTURE_DIR", dir)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -458,6 +470,51 @@ fn a_v_form_site_is_replayed_with_its_captured_counts() {
     let replayed = delaybench::delay::models::replay::Replay::of(&rec.header.plan.delays[0])
         .expect("the plan's delay is the replay");
     assert_eq!(replayed.counts, vec![40, 160, 360]);
+
+    // The kernels really pass those counts: delaybench itself captured while replaying
+    // records the site's vector at its allgatherv and iallgatherv calls, at least once per
+    // repetition of each of the four blocks (the kernel check before measuring runs its own
+    // uniform counts, at the same sites).
+    let again = tmp.path().join("capture-of-the-replay");
+    let output = tmp.path().join("captured-replay.cbor");
+    let out = capture_with(
+        np,
+        &library,
+        Path::new(common::exe()),
+        &[
+            "--procs",
+            "3",
+            "--delay",
+            &spec,
+            "--nrep",
+            "10",
+            "--warmup",
+            "2",
+            "--no-noise-check",
+            "--no-figures",
+            "--no-summary",
+            "--output",
+            output.to_str().unwrap(),
+        ],
+        &again,
+    );
+    assert!(out.status.success(), "{}", common::text(&out));
+    let captured = vec![40u64, 160, 360];
+    let hash = counts_hash(&captured);
+    for c in read_captures(std::slice::from_ref(&again)).unwrap() {
+        assert!(
+            c.counts.iter().any(|v| v.bytes == captured),
+            "{:?}",
+            c.counts
+        );
+        let calls = c
+            .events
+            .iter()
+            .filter(|e| matches!(e.op, CaptureOp::Allgatherv | CaptureOp::Iallgatherv))
+            .filter(|e| e.counts_hash == Some(hash))
+            .count();
+        assert!(calls >= 40, "rank {}: {calls} calls", c.header.rank);
+    }
 
     // Alltoallv folded onto 2 ranks: [a][b] sums the recorded [i][j] with i = a, j = b
     // (mod 2), 8 (i + 1)(j + 1) bytes each: [[128, 64], [64, 32]], the 288 bytes recorded.

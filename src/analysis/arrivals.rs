@@ -610,7 +610,7 @@ pub fn call_counts(m: &Matched, inst: &Instance) -> Result<Vec<u64>, CountsMissi
 /// Bytes per communicator rank of a call's counts ([`call_counts`]): the vector itself, or
 /// for alltoallv (n × n) what each rank sends, its row's sum.
 pub fn bytes_per_rank(counts: &[u64], n: usize) -> Vec<u64> {
-    if n > 0 && counts.len() == n * n && n > 1 {
+    if n > 1 && counts.len() == n * n {
         counts.chunks(n).map(|row| row.iter().sum()).collect()
     } else {
         counts.to_vec()
