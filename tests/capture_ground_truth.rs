@@ -498,7 +498,13 @@ fn a_v_form_site_is_replayed_with_its_captured_counts() {
         ],
         &again,
     );
-    assert!(out.status.success(), "{}", common::text(&out));
+    // As for common::run_records: on a loaded machine a block may have no valid repetition,
+    // and its calls were made all the same.
+    assert!(
+        matches!(out.status.code(), Some(0 | common::NO_VALID_EXIT)),
+        "{}",
+        common::text(&out)
+    );
     let captured = vec![40u64, 160, 360];
     let hash = counts_hash(&captured);
     for c in read_captures(std::slice::from_ref(&again)).unwrap() {
