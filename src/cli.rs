@@ -830,6 +830,37 @@ pub fn site_kernels(op: &str) -> Option<Vec<Op>> {
     )
 }
 
+/// What a replayed site `r` (`site` as `replay:CAPTURE@SITE`) with count vectors says about
+/// its kernels `names`: their partitions come from the capture's counts, not from
+/// `--sizes`; or, when the capture has none at the site, that they run uniform counts.
+/// None for an operation without count vectors.
+fn counts_note(
+    r: &crate::delay::models::replay::Replay,
+    site: &str,
+    names: &str,
+    sizes_given: bool,
+) -> Option<String> {
+    if !r.capture_op()?.has_count_vector() {
+        return None;
+    }
+    if r.counts.is_empty() {
+        return Some(format!(
+            "note: {site}: the capture has no count vectors for the site's first call \
+             (written before they were recorded, or only their hashes kept): {names} run \
+             uniform counts of the measured size"
+        ));
+    }
+    let sizes = if sizes_given {
+        " (--sizes then only names the blocks)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{site}: {names} run the counts of the site's first call, mapped to each P, not \
+         uniform ones{sizes}"
+    ))
+}
+
 impl MeasureArgs {
     /// Records which of `--ops` and `--sizes` the user gave (command line or study file)
     /// rather than took by default; `matches` are those this `MeasureArgs` was built from.
@@ -908,6 +939,9 @@ impl MeasureArgs {
                 choice.notes.push(format!(
                     "{site}: --ops not given, measuring the site's {names}"
                 ));
+            }
+            if let Some(note) = counts_note(&r, &site, &names, self.sizes_given) {
+                choice.notes.push(note);
             }
             if !self.sizes_given && kernels[0].has_payload() && r.bytes > 0 {
                 let bytes = if kernels[0].is_reduction() {
@@ -1101,6 +1135,11 @@ mod tests {
             bytes,
             recorded_size: 2,
             lateness_s: vec![0.0, 1e-4],
+            counts: match op {
+                "alltoallv" => vec![8, 24, 8, 8],
+                _ if op.ends_with('v') => vec![8, 24],
+                _ => vec![],
+            },
         })]);
         cli.measure
     }
@@ -1157,9 +1196,26 @@ mod tests {
             c.warnings[0].contains("reduce_scatter has no kernel"),
             "{c:?}"
         );
-        // A v-form site replays on its own v-form kernel.
+        // A v-form site replays on its own v-form kernel, with the captured counts.
         let c = replaying(&[], "alltoallv", 64, "").replay_choice().unwrap();
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("run the counts of the site's first call")),
+            "{:?}",
+            c.notes
+        );
         assert_eq!(c.ops, Some(vec![Op::Alltoallv, Op::Ialltoallv]));
+        // A capture without vectors: uniform counts, said before measuring.
+        let mut r = crate::delay::models::replay::Replay::of(&c.delays[0]).unwrap();
+        r.counts.clear();
+        let note = counts_note(&r, "replay:cap@app+0x10", "alltoallv", false).unwrap();
+        assert!(
+            note.contains("no count vectors") && note.contains("uniform"),
+            "{note}"
+        );
+        r.op = "allreduce".into();
+        assert_eq!(counts_note(&r, "s", "allreduce", false), None);
         // A persistent site replays on its persistent kernel, beside the other two forms.
         let c = replaying(&[], "allreduce_persistent", 8, "")
             .replay_choice()

@@ -35,5 +35,6 @@ pub mod study;
 pub mod summary;
 pub mod timeline;
 pub mod units;
+pub mod vcounts;
 pub mod wait;
 pub mod wire;

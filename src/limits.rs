@@ -32,6 +32,21 @@ pub enum LimitError {
         count: u64,
         largest: String,
     },
+    #[error("--delay {replay} sizes {op}'s partitions from the captured counts, which at P = {p} need {need} of buffers on the busiest rank, but only {avail} of memory is available per rank on the fullest host: measure at other P (--procs), or with the other --replay-map (folded sums the bytes of the ranks it folds, first leaves them out)")]
+    CapturedMemory {
+        op: Op,
+        replay: String,
+        p: u32,
+        need: String,
+        avail: String,
+    },
+    #[error("--delay {replay} sizes {op}'s partitions from the captured counts, which at P = {p} hand MPI a buffer of {count} bytes, more than MPI's count limit {MPI_COUNT_MAX} (a C int): measure at other P (--procs), or with the other --replay-map (folded sums the bytes of the ranks it folds, first leaves them out)")]
+    CapturedCount {
+        op: Op,
+        replay: String,
+        p: u32,
+        count: u64,
+    },
     #[error("the run would take about {estimate} ({detail}), more than --max-duration {bound}: pass --yes to run it anyway, or lower --nrep, --delay, --window or the number of configurations (--dry-run shows the plan)")]
     TooLong {
         estimate: String,
@@ -78,6 +93,44 @@ pub fn check_sizes(plan: &Plan, mem_per_rank: Option<u64>) -> Result<(), LimitEr
                 return Err(LimitError::Memory {
                     op,
                     size: format_bytes(bytes),
+                    p,
+                    need: iec(need),
+                    avail: iec(avail),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the v-form kernels whose partitions come from a replayed capture's counts
+/// ([`crate::vcounts::captured_counts`]) at every P of the plan against MPI's count limit
+/// (each count, displacement and buffer length is a C int) and, when known, `mem_per_rank`
+/// (bytes): what [`check_sizes`] does for the uniform sizes.
+///
+/// Errors: [`LimitError::CapturedCount`], then [`LimitError::CapturedMemory`], for the
+/// first kernel and P that does not fit.
+pub fn check_captured_counts(plan: &Plan, mem_per_rank: Option<u64>) -> Result<(), LimitError> {
+    for &op in &plan.ops {
+        for &p in &plan.procs {
+            let Some(c) = crate::vcounts::captured_counts(plan, op, p) else {
+                continue;
+            };
+            let (family, n) = (op.family(), p as usize);
+            let count = crate::vcounts::largest_count(family, &c.send_matrix, n);
+            if count > MPI_COUNT_MAX {
+                return Err(LimitError::CapturedCount {
+                    op,
+                    replay: c.source,
+                    p,
+                    count,
+                });
+            }
+            let need = crate::vcounts::largest_buffers(family, &c.send_matrix, n);
+            if let Some(avail) = mem_per_rank.filter(|&a| need > a) {
+                return Err(LimitError::CapturedMemory {
+                    op,
+                    replay: c.source,
                     p,
                     need: iec(need),
                     avail: iec(avail),
@@ -281,6 +334,43 @@ mod tests {
             check_sizes(&plan(&["--sizes", "1KiB"]), Some(8 << 30)),
             Ok(())
         );
+    }
+
+    #[test]
+    fn captured_counts_are_checked_like_sizes() {
+        use crate::delay::models::replay::Replay;
+        use crate::delay::DelayModel;
+        // An alltoallv site of 2 ranks whose rank 1 sends 3 GiB to rank 0.
+        let mut p = plan(&["--ops", "alltoallv", "--procs", "2"]);
+        let site = |counts: Vec<u64>| {
+            DelayModel::new(Replay {
+                path: "cap".into(),
+                site: "app+0x10".into(),
+                map: "first".into(),
+                op: "alltoallv".into(),
+                bytes: 8,
+                recorded_size: 2,
+                lateness_s: vec![0.0, 1e-6],
+                counts,
+            })
+        };
+        p.delays = vec![site(vec![8, 8, 3 << 30, 8])];
+        let err = check_captured_counts(&p, None).unwrap_err();
+        assert!(
+            matches!(err, LimitError::CapturedCount { count, .. } if count == (3 << 30) + 8),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("replay:cap@app+0x10"), "{err}");
+        // 1 KiB per peer fits the count limit but not 1 KiB of memory.
+        p.delays = vec![site(vec![1024, 1024, 1024, 1024])];
+        assert_eq!(check_captured_counts(&p, None), Ok(()));
+        assert!(matches!(
+            check_captured_counts(&p, Some(1024)),
+            Err(LimitError::CapturedMemory { .. })
+        ));
+        // Another kernel's configurations are not sized by the site.
+        p.ops = vec![Op::Allreduce];
+        assert_eq!(check_captured_counts(&p, Some(1024)), Ok(()));
     }
 
     #[test]

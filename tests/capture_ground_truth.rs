@@ -5,7 +5,9 @@
 //! second test captures Debian's LAMMPS (`lmp`, the `melt` example) when it is installed; a
 //! third, tests/capture/vforms.c, the nonblocking v-forms and `MPI_Ireduce_scatter` with
 //! their count vectors; a fourth, tests/capture/persistent.c, MPI-4 persistent collectives
-//! (rank r arrives r × 100 µs late at each of 200 `MPI_Start`s of a persistent allreduce).
+//! (rank r arrives r × 100 µs late at each of 200 `MPI_Start`s of a persistent allreduce); a
+//! fifth, tests/capture/unequal.c, MPI_Allgatherv and MPI_Alltoallv with unequal counts,
+//! replayed with the captured counts.
 
 mod common;
 
@@ -96,6 +98,17 @@ fn build_once() -> PathBuf {
 
 /// Runs `program` on `np` ranks with the library preloaded, capturing into `dir`.
 fn capture(np: u32, library: &Path, program: &Path, dir: &Path) -> std::process::Output {
+    capture_with(np, library, program, &[], dir)
+}
+
+/// [`capture`] of `program` given `args`.
+fn capture_with(
+    np: u32,
+    library: &Path,
+    program: &Path,
+    args: &[&str],
+    dir: &Path,
+) -> std::process::Output {
     let launcher = common::launcher();
     let mut cmd = Command::new(&launcher);
     cmd.arg("-np").arg(np.to_string());
@@ -108,6 +121,7 @@ fn capture(np: u32, library: &Path, program: &Path, dir: &Path) -> std::process:
         cmd.args(["-x", &preload, "-x", "DELAYBENCH_CAPTURE_DIR"]);
     }
     cmd.arg(program)
+        .args(args)
         .env("DELAYBENCH_CAPTURE_DIR", dir)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -492,4 +506,202 @@ fn persistent_collectives_are_captured_from_start_to_completion() {
     for op in ["allreduce", "iallreduce", "allreduce_persistent"] {
         assert!(measured.contains(&(op.into(), 8)), "{op}: {measured:?}");
     }
+}
+
+/// The records' counts of every block, as (source, bytes sent, bytes received per rank).
+fn block_counts(rec: &delaybench::records::Records) -> Vec<(String, Vec<u64>, Vec<u64>)> {
+    rec.blocks
+        .iter()
+        .map(|b| {
+            let c = b
+                .counts
+                .as_ref()
+                .unwrap_or_else(|| panic!("{} {} B: no counts recorded", b.op, b.bytes));
+            (c.source.clone(), c.send_bytes.clone(), c.recv_bytes.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn a_v_form_site_is_replayed_with_its_captured_counts() {
+    let Some((tmp, program)) = build_test_program("unequal") else {
+        return;
+    };
+    let library = build_capture_library();
+    let np = 3u32;
+    let dir = tmp.path().join("capture");
+    let out = capture(np, &library, &program, &dir);
+    assert!(out.status.success(), "{}", common::text(&out));
+
+    // arrivals shows each site's bytes per rank: allgatherv 10 (r + 1)^2 ints, alltoallv
+    // rank r sends 2 (r + 1)(j + 1) ints to rank j, so 8 (r + 1) x 6 bytes in all.
+    let dir_arg = dir.to_str().unwrap();
+    let json = common::offline(&["arrivals", dir_arg, "--format", "json", "--no-figures"]);
+    assert!(json.status.success(), "{}", common::text(&json));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let site = |op: &str| {
+        v["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["op"] == op)
+            .unwrap_or_else(|| panic!("no {op} site: {v}"))
+            .clone()
+    };
+    let (gather, all2all) = (site("allgatherv"), site("alltoallv"));
+    assert_eq!(
+        gather["counts_bytes"],
+        serde_json::json!([40, 160, 360]),
+        "{gather}"
+    );
+    assert_eq!(
+        all2all["counts_bytes"],
+        serde_json::json!([48, 96, 144]),
+        "{all2all}"
+    );
+    assert_eq!(gather["count_vectors"], 1);
+    let table = common::offline(&["arrivals", dir_arg, "--no-figures"]);
+    assert!(
+        common::text(&table).contains("40 160 360"),
+        "{}",
+        common::text(&table)
+    );
+
+    let run = |name: &str, spec: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--delay",
+            spec,
+            "--nrep",
+            "10",
+            "--warmup",
+            "2",
+            "--no-noise-check",
+            "--no-figures",
+            "--no-summary",
+        ];
+        args.extend(extra);
+        common::run_records(np, tmp.path(), name, &args)
+    };
+
+    // Allgatherv on the recorded 3 ranks: rank i's block v_i goes to all 3; every block of
+    // the configuration, the baseline too, runs those partitions and says where from.
+    let spec = format!("replay:{dir_arg}@{}", gather["site"].as_str().unwrap());
+    let rec = run("gatherv.cbor", &spec, &["--procs", "3"]);
+    let ops: Vec<String> = rec.blocks.iter().map(|b| b.op.to_string()).collect();
+    assert!(
+        ops.contains(&"allgatherv".into()) && ops.contains(&"iallgatherv".into()),
+        "{ops:?}"
+    );
+    for (source, send, recv) in block_counts(&rec) {
+        assert_eq!(source, spec);
+        assert_eq!(send, vec![120, 480, 1080]);
+        assert_eq!(recv, vec![560, 560, 560]);
+    }
+    let replayed = delaybench::delay::models::replay::Replay::of(&rec.header.plan.delays[0])
+        .expect("the plan's delay is the replay");
+    assert_eq!(replayed.counts, vec![40, 160, 360]);
+
+    // The kernels really pass those counts: delaybench itself captured while replaying
+    // records the site's vector at its allgatherv and iallgatherv calls, at least once per
+    // repetition of each of the four blocks (the kernel check before measuring runs its own
+    // uniform counts, at the same sites).
+    let again = tmp.path().join("capture-of-the-replay");
+    let output = tmp.path().join("captured-replay.cbor");
+    let out = capture_with(
+        np,
+        &library,
+        Path::new(common::exe()),
+        &[
+            "--procs",
+            "3",
+            "--delay",
+            &spec,
+            "--nrep",
+            "10",
+            "--warmup",
+            "2",
+            "--no-noise-check",
+            "--no-figures",
+            "--no-summary",
+            "--output",
+            output.to_str().unwrap(),
+        ],
+        &again,
+    );
+    // As for common::run_records: on a loaded machine a block may have no valid repetition,
+    // and its calls were made all the same.
+    assert!(
+        matches!(out.status.code(), Some(0 | common::NO_VALID_EXIT)),
+        "{}",
+        common::text(&out)
+    );
+    let captured = vec![40u64, 160, 360];
+    let hash = counts_hash(&captured);
+    for c in read_captures(std::slice::from_ref(&again)).unwrap() {
+        assert!(
+            c.counts.iter().any(|v| v.bytes == captured),
+            "{:?}",
+            c.counts
+        );
+        let calls = c
+            .events
+            .iter()
+            .filter(|e| matches!(e.op, CaptureOp::Allgatherv | CaptureOp::Iallgatherv))
+            .filter(|e| e.counts_hash == Some(hash))
+            .count();
+        assert!(calls >= 40, "rank {}: {calls} calls", c.header.rank);
+    }
+
+    // Alltoallv folded onto 2 ranks: [a][b] sums the recorded [i][j] with i = a, j = b
+    // (mod 2), 8 (i + 1)(j + 1) bytes each: [[128, 64], [64, 32]], the 288 bytes recorded.
+    let spec = format!("replay:{dir_arg}@{}", all2all["site"].as_str().unwrap());
+    let rec = run(
+        "alltoallv.cbor",
+        &spec,
+        &["--procs", "2", "--replay-map", "folded"],
+    );
+    for (source, send, recv) in block_counts(&rec) {
+        assert_eq!(source, format!("{spec}:folded"));
+        assert_eq!((send, recv), (vec![192, 96], vec![192, 96]));
+    }
+
+    // A capture without count vectors (as written before they were recorded): the run says
+    // so before measuring and falls back to uniform counts.
+    let old = tmp.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    for c in read_captures(std::slice::from_ref(&dir)).unwrap() {
+        use delaybench::records::capture::{CaptureChunk, CaptureWriter};
+        let path = old.join(c.path.file_name().unwrap());
+        let mut w = CaptureWriter::create(&path, &c.header).unwrap();
+        let mut events = c.events.clone();
+        events.iter_mut().for_each(|e| e.counts_hash = None);
+        w.chunk(&CaptureChunk {
+            item: "capture_chunk".into(),
+            sites: c.sites.clone(),
+            events,
+            counts: vec![],
+        })
+        .unwrap();
+        w.finish(c.footer.as_ref().unwrap()).unwrap();
+    }
+    let spec = format!(
+        "replay:{}@{}",
+        old.display(),
+        gather["site"].as_str().unwrap()
+    );
+    let dry = common::offline(&[
+        "--dry-run",
+        "--world-size",
+        "3",
+        "--procs",
+        "3",
+        "--delay",
+        &spec,
+    ]);
+    let said = common::text(&dry);
+    assert!(dry.status.success(), "{said}");
+    assert!(
+        said.contains("no count vectors") && said.contains("uniform"),
+        "{said}"
+    );
 }

@@ -53,6 +53,25 @@ pub enum ArrivalsError {
     },
 }
 
+/// Why one call's count vectors cannot be had from a capture ([`call_counts`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CountsMissing {
+    /// The operation passes no count vector ([`CaptureOp::has_count_vector`]).
+    #[error("{0} passes no count vector")]
+    NoVector(String),
+    /// No rank recorded a vector's hash: a capture written before counts were recorded.
+    #[error("the capture has no count vectors (written before they were recorded)")]
+    NotRecorded,
+    /// A rank recorded only the hash: more than
+    /// [`crate::records::capture::MAX_VECTORS_PER_SITE`] distinct vectors at the site on
+    /// that rank, or a vector longer than the shim's buffer.
+    #[error(
+        "the capture holds only the hash of communicator rank {0}'s count vector (more \
+         distinct vectors at the site than the shim writes, or a vector longer than its buffer)"
+    )]
+    HashOnly(u32),
+}
+
 /// One rank's part of a collective instance.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Entry {
@@ -64,6 +83,14 @@ pub struct Entry {
     pub enter_s: f64,
     /// Global exit time, seconds.
     pub exit_s: f64,
+    /// The hash of the count vector this rank passed ([`CaptureEvent::counts_hash`]); its
+    /// vector is [`Matched::vector`]. None for operations without one, for ranks whose
+    /// vector is not significant (gatherv and scatterv off the root) and in captures written
+    /// before counts were recorded.
+    ///
+    /// [`CaptureEvent::counts_hash`]: crate::records::capture::CaptureEvent::counts_hash
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts_hash: Option<u64>,
 }
 
 /// One collective instance: every member's call.
@@ -181,6 +208,19 @@ pub struct Matched {
     pub min_rtt_s: f64,
     /// Ranks whose file ended without a footer (killed before MPI_Finalize).
     pub unfinished_ranks: Vec<u32>,
+    /// Every count vector of the capture by its hash (bytes per communicator rank; the
+    /// `counts` of all files: a hash names one vector whichever rank or site wrote it).
+    pub vectors: HashMap<u64, Vec<u64>>,
+}
+
+impl Matched {
+    /// The count vector (bytes per communicator rank) an entry passed, None when it passed
+    /// none or the capture holds only its hash (more than
+    /// [`crate::records::capture::MAX_VECTORS_PER_SITE`] distinct vectors at the site, or a
+    /// vector longer than the shim's buffer).
+    pub fn vector(&self, e: &Entry) -> Option<&[u64]> {
+        self.vectors.get(&e.counts_hash?).map(Vec::as_slice)
+    }
 }
 
 /// Matches the ranks' calls into collective instances (module docs).
@@ -245,6 +285,7 @@ pub fn match_calls(captures: &[RankCapture]) -> Result<Matched, ArrivalsError> {
                         comm_rank: e.comm_rank,
                         enter_s: c.to_global(e.t_enter_s),
                         exit_s: c.to_global(e.t_exit_s),
+                        counts_hash: e.counts_hash,
                     },
                     c,
                     i,
@@ -303,6 +344,10 @@ pub fn match_calls(captures: &[RankCapture]) -> Result<Matched, ArrivalsError> {
             .filter(|c| c.footer.is_none())
             .map(|c| c.header.rank)
             .collect(),
+        vectors: by_rank
+            .values()
+            .flat_map(|c| c.counts.iter().map(|v| (v.hash, v.bytes.clone())))
+            .collect(),
     })
 }
 
@@ -348,6 +393,15 @@ pub struct SiteRow {
     pub wait_share: f64,
     /// Median lateness of each communicator rank over the calls, seconds.
     pub median_lateness_s: Vec<f64>,
+    /// For an operation with count vectors: the bytes per communicator rank at the site's
+    /// first call ([`bytes_per_rank`] of [`call_counts`]: each rank's block, or for
+    /// alltoallv what each rank sends); None for other operations and when the capture has
+    /// no vector for that call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts_bytes: Option<Vec<u64>>,
+    /// Distinct count vectors over the site's calls (by the members' hashes); 0 when none
+    /// was recorded.
+    pub count_vectors: usize,
 }
 
 /// Waiting per world rank.
@@ -455,6 +509,13 @@ pub fn report(m: &Matched, message_time_s: Option<f64>) -> ArrivalsReport {
         last_ranks.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         last_ranks.truncate(3);
         let bytes = sorted(insts.iter().map(|i| i.bytes as f64).collect());
+        let counts_bytes = call_counts(m, insts[0]).ok().map(|c| bytes_per_rank(&c, n));
+        let count_vectors = insts
+            .iter()
+            .map(|i| i.entries.iter().map(|e| e.counts_hash).collect::<Vec<_>>())
+            .filter(|h| h.iter().any(Option::is_some))
+            .collect::<std::collections::HashSet<_>>()
+            .len();
         sites.push(SiteRow {
             site,
             site_label: insts[0].site_label.clone(),
@@ -478,6 +539,8 @@ pub fn report(m: &Matched, message_time_s: Option<f64>) -> ArrivalsReport {
                 .into_iter()
                 .map(|l| quantile(&sorted(l), 0.5))
                 .collect(),
+            counts_bytes,
+            count_vectors,
         });
     }
     sites.sort_by(|a, b| b.wait_total_s.total_cmp(&a.wait_total_s));
@@ -500,6 +563,59 @@ pub fn report(m: &Matched, message_time_s: Option<f64>) -> ArrivalsReport {
         message_time_s: t_msg,
         incomplete_calls: m.incomplete_calls,
         unfinished_ranks: m.unfinished_ranks.clone(),
+    }
+}
+
+/// The count vectors of one call, bytes, by communicator rank, from the ranks that pass a
+/// significant one (docs/capture.md): for allgatherv and reduce_scatter the receive counts
+/// (n entries: rank i's block), for gatherv the root's receive counts and for scatterv the
+/// root's send counts (n entries: rank i's block), for alltoallv every rank's send counts
+/// (n × n entries, row-major: entry [i][j] the bytes rank i sends to rank j); the nonblocking
+/// forms alike.
+///
+/// # Errors
+/// [`CountsMissing`] when the operation has no vector, the capture recorded none, or a
+/// needed vector is a hash only.
+pub fn call_counts(m: &Matched, inst: &Instance) -> Result<Vec<u64>, CountsMissing> {
+    use CaptureOp::*;
+    if !inst.op.has_count_vector() {
+        return Err(CountsMissing::NoVector(inst.op.name()));
+    }
+    let n = inst.entries.len();
+    let of = |e: &Entry| -> Result<Vec<u64>, CountsMissing> {
+        e.counts_hash.ok_or(CountsMissing::NotRecorded)?;
+        m.vector(e)
+            .filter(|v| v.len() == n)
+            .map(<[u64]>::to_vec)
+            .ok_or(CountsMissing::HashOnly(e.comm_rank))
+    };
+    match inst.op {
+        Alltoallv | Ialltoallv => {
+            let rows: Result<Vec<Vec<u64>>, _> = inst.entries.iter().map(of).collect();
+            Ok(rows?.concat())
+        }
+        Gatherv | Igatherv | Scatterv | Iscatterv => {
+            let root = usize::try_from(inst.root)
+                .ok()
+                .and_then(|r| inst.entries.get(r))
+                .ok_or(CountsMissing::NotRecorded)?;
+            of(root)
+        }
+        _ => inst
+            .entries
+            .iter()
+            .find(|e| e.counts_hash.is_some())
+            .map_or(Err(CountsMissing::NotRecorded), of),
+    }
+}
+
+/// Bytes per communicator rank of a call's counts ([`call_counts`]): the vector itself, or
+/// for alltoallv (n × n) what each rank sends, its row's sum.
+pub fn bytes_per_rank(counts: &[u64], n: usize) -> Vec<u64> {
+    if n > 1 && counts.len() == n * n {
+        counts.chunks(n).map(|row| row.iter().sum()).collect()
+    } else {
+        counts.to_vec()
     }
 }
 
@@ -772,5 +888,82 @@ mod tests {
         assert_eq!(v.len(), 2);
         assert!((v[0][1] - 0.25).abs() < 1e-12 && (v[1][0] - 0.2).abs() < 1e-9);
         assert!(site_lateness(&m, Some("nope")).is_none());
+    }
+
+    /// `rank(..)` whose calls pass `vector` (bytes per rank), written in its file.
+    fn with_vector(mut c: RankCapture, vector: &[u64]) -> RankCapture {
+        let hash = crate::records::capture::counts_hash(vector);
+        c.events.iter_mut().for_each(|e| e.counts_hash = Some(hash));
+        c.counts.push(crate::records::capture::CaptureCounts {
+            site: 0,
+            hash,
+            bytes: vector.to_vec(),
+        });
+        c
+    }
+
+    #[test]
+    fn call_counts_come_from_the_ranks_that_pass_them() {
+        // Allgatherv: every rank passes the same receive counts.
+        let caps: Vec<RankCapture> = (0..3)
+            .map(|r| with_vector(rank(r, 3, 0.0, &[(Allgatherv, -1, 1.0, 2.0)]), &[8, 24, 0]))
+            .collect();
+        let m = match_calls(&caps).unwrap();
+        assert_eq!(call_counts(&m, &m.instances[0]), Ok(vec![8, 24, 0]));
+        let r = report(&m, None);
+        assert_eq!(r.sites[0].counts_bytes, Some(vec![8, 24, 0]));
+        assert_eq!(r.sites[0].count_vectors, 1);
+
+        // Alltoallv: the rows make the matrix; the report sums each row.
+        let rows = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
+        let caps: Vec<RankCapture> = (0..3)
+            .map(|r| {
+                with_vector(
+                    rank(r, 3, 0.0, &[(Alltoallv, -1, 1.0, 2.0)]),
+                    &rows[r as usize],
+                )
+            })
+            .collect();
+        let m = match_calls(&caps).unwrap();
+        assert_eq!(
+            call_counts(&m, &m.instances[0]),
+            Ok(vec![1, 2, 3, 4, 5, 6, 7, 8, 9])
+        );
+        assert_eq!(
+            report(&m, None).sites[0].counts_bytes,
+            Some(vec![6, 15, 24])
+        );
+
+        // Gatherv at root 1: only the root's vector counts; a non-root's hash is ignored.
+        let mut caps: Vec<RankCapture> = (0..2)
+            .map(|r| rank(r, 2, 0.0, &[(Gatherv, 1, 1.0, 2.0)]))
+            .collect();
+        caps[1] = with_vector(caps[1].clone(), &[16, 32]);
+        let m = match_calls(&caps).unwrap();
+        assert_eq!(call_counts(&m, &m.instances[0]), Ok(vec![16, 32]));
+
+        // Without vectors: an old capture, or only the hash written.
+        let old: Vec<RankCapture> = (0..2)
+            .map(|r| rank(r, 2, 0.0, &[(Scatterv, 0, 1.0, 2.0)]))
+            .collect();
+        let m = match_calls(&old).unwrap();
+        assert_eq!(
+            call_counts(&m, &m.instances[0]),
+            Err(CountsMissing::NotRecorded)
+        );
+        assert_eq!(report(&m, None).sites[0].counts_bytes, None);
+        let mut hashed = old.clone();
+        hashed[0] = with_vector(hashed[0].clone(), &[1, 2]);
+        hashed[0].counts.clear();
+        let m = match_calls(&hashed).unwrap();
+        assert_eq!(
+            call_counts(&m, &m.instances[0]),
+            Err(CountsMissing::HashOnly(0))
+        );
+        let m = match_calls(&[rank(0, 1, 0.0, &[(Allreduce, -1, 1.0, 2.0)])]).unwrap();
+        assert!(matches!(
+            call_counts(&m, &m.instances[0]),
+            Err(CountsMissing::NoVector(_))
+        ));
     }
 }

@@ -100,6 +100,35 @@ struct SiteCsv<'a> {
     wait_total_s: f64,
     wait_share: f64,
     median_lateness_s: String,
+    counts_min: Option<u64>,
+    counts_median: Option<u64>,
+    counts_max: Option<u64>,
+    counts_bytes: String,
+    count_vectors: usize,
+}
+
+/// Smallest, median (the lower of the middle two) and largest bytes per rank of a site's
+/// counts ([`SiteRow::counts_bytes`]), None without counts.
+fn counts_spread(s: &SiteRow) -> Option<(u64, u64, u64)> {
+    let mut v = s.counts_bytes.clone()?;
+    v.sort_unstable();
+    Some((*v.first()?, v[(v.len() - 1) / 2], *v.last()?))
+}
+
+/// Most ranks whose counts the table and CSV list one by one; more are summarised as
+/// min/median/max.
+const COUNTS_LISTED: usize = 8;
+
+/// A site's counts for the table: the bytes per rank separated by spaces when few, else
+/// `min/median/max`; `-` without counts.
+fn counts_cell(s: &SiteRow) -> String {
+    match (&s.counts_bytes, counts_spread(s)) {
+        (Some(v), _) if v.len() <= COUNTS_LISTED => {
+            v.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")
+        }
+        (_, Some((lo, mid, hi))) => format!("{lo}/{mid}/{hi}"),
+        _ => "-".into(),
+    }
 }
 
 fn last_ranks(s: &SiteRow) -> String {
@@ -171,6 +200,17 @@ pub fn write_arrivals(
                         .map(|x| format!("{x:e}"))
                         .collect::<Vec<_>>()
                         .join(" "),
+                    counts_min: counts_spread(s).map(|c| c.0),
+                    counts_median: counts_spread(s).map(|c| c.1),
+                    counts_max: counts_spread(s).map(|c| c.2),
+                    counts_bytes: s
+                        .counts_bytes
+                        .iter()
+                        .flatten()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    count_vectors: s.count_vectors,
                 })
                 .collect();
             write_csv_rows(&rows, out)
@@ -190,6 +230,7 @@ fn write_tables(r: &ArrivalsReport, out: &mut dyn Write) -> Result<(), ExportErr
                 s.op.clone(),
                 s.comm_size.to_string(),
                 s.bytes.to_string(),
+                counts_cell(s),
                 s.calls.to_string(),
                 us(s.spread_median_s),
                 us(s.spread_p95_s),
@@ -212,6 +253,7 @@ fn write_tables(r: &ArrivalsReport, out: &mut dyn Write) -> Result<(), ExportErr
             "op",
             "P",
             "bytes",
+            "counts B/rank",
             "calls",
             "spread med us",
             "p95 us",
@@ -297,6 +339,8 @@ mod tests {
                 wait_total_s: 3e-4,
                 wait_share: 0.25,
                 median_lateness_s: vec![0.0, 1e-4],
+                counts_bytes: None,
+                count_vectors: 0,
             }],
             ranks: vec![RankRow {
                 rank: 0,
@@ -321,7 +365,45 @@ mod tests {
             wall_s: 0.0,
             min_rtt_s: 0.0,
             unfinished_ranks: vec![],
+            vectors: Default::default(),
         }
+    }
+
+    #[test]
+    fn counts_show_per_rank_when_few_and_as_min_median_max_when_many() {
+        let mut r = report();
+        r.sites[0].op = "allgatherv".into();
+        r.sites[0].counts_bytes = Some(vec![8, 24]);
+        r.sites[0].count_vectors = 1;
+        let write = |r: &ArrivalsReport, f| {
+            let mut out = Vec::new();
+            write_arrivals(&empty(), r, f, ArrivalsRows::Sites, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let table = write(&r, ArrivalsFormat::Table);
+        assert!(
+            table.contains("counts B/rank") && table.contains("8 24"),
+            "{table}"
+        );
+        let csv = write(&r, ArrivalsFormat::Csv);
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+        let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+        assert_eq!(
+            (col("counts_min"), col("counts_max"), col("counts_bytes")),
+            ("8", "24", "8 24")
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&write(&r, ArrivalsFormat::Json)).unwrap();
+        assert_eq!(json["sites"][0]["counts_bytes"][1], 24);
+        r.sites[0].counts_bytes = Some((1..=10).map(|x| x * 100).collect());
+        let table = write(&r, ArrivalsFormat::Table);
+        assert!(table.contains("100/500/1000"), "{table}");
+        // Without counts: a dash, empty CSV cells.
+        r.sites[0].counts_bytes = None;
+        r.sites[0].count_vectors = 0;
+        let csv = write(&r, ArrivalsFormat::Csv);
+        assert!(csv.lines().nth(1).unwrap().ends_with(",,,,0"), "{csv}");
     }
 
     #[test]
@@ -374,6 +456,7 @@ mod tests {
             comm_rank: r,
             enter_s: t,
             exit_s: 2.0,
+            counts_hash: None,
         };
         m.instances.push(Instance {
             site: "app+0x10".into(),

@@ -565,6 +565,7 @@ mod tests {
             comm_rank: r,
             enter_s: t,
             exit_s: t + 1.0,
+            counts_hash: None,
         };
         let mut instances = Vec::new();
         for k in 0..300 {
@@ -600,6 +601,7 @@ mod tests {
             wall_s: 9.0,
             min_rtt_s: 2e-6,
             unfinished_ranks: vec![],
+            vectors: Default::default(),
         }
     }
 

@@ -174,6 +174,12 @@ impl CaptureOp {
         Self::ALL.get(code as usize).copied()
     }
 
+    /// The operation of an MPI name as [`CaptureOp::name`] gives it (`allgatherv`), None
+    /// for another name.
+    pub fn from_name(name: &str) -> Option<CaptureOp> {
+        Self::ALL.into_iter().find(|o| o.name() == name)
+    }
+
     /// The MPI name without the `MPI_` prefix, lower case (`allreduce`, `ibcast`).
     pub fn name(self) -> String {
         serde_json::to_value(self)
@@ -687,6 +693,11 @@ mod tests {
         }
         assert_eq!(CaptureOp::ReduceScatterBlock.name(), "reduce_scatter_block");
         assert_eq!(CaptureOp::Iallreduce.name(), "iallreduce");
+        assert_eq!(
+            CaptureOp::from_name("ialltoallv"),
+            Some(CaptureOp::Ialltoallv)
+        );
+        assert_eq!(CaptureOp::from_name("allgatherv_init"), None);
         assert!(CaptureOp::Ibarrier.is_nonblocking() && !CaptureOp::Exscan.is_nonblocking());
         assert_eq!(CaptureOp::from_code(48), None);
         assert_eq!(CaptureOp::from_code(32), Some(CaptureOp::BarrierPersistent));

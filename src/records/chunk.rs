@@ -147,6 +147,7 @@ pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
         adaptive: block.adaptive.clone(),
         algorithm: block.algorithm.clone(),
         algorithm_check: block.algorithm_check.clone(),
+        counts: block.counts.clone(),
         flags_online: if block.flags_online.is_empty() {
             Vec::new()
         } else {

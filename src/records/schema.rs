@@ -265,6 +265,27 @@ pub struct Block {
     /// reduction (docs/algorithms.md); absent when no algorithm was set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub algorithm_check: Option<crate::algorithms::AlgorithmCheck>,
+    /// Where a v-form kernel's counts came from when not from `bytes`: the replayed
+    /// capture's count vectors (docs/capture.md, "Replay"). Absent when the counts were
+    /// uniform (`bytes` per rank or rank pair) and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<BlockCounts>,
+}
+
+/// The counts a v-form block ran with when they came from a replayed capture rather than
+/// from the block's `bytes` (every block of the configuration, the baseline too, runs the
+/// same partitions). The whole `[P][P]` matrix follows from the header's replay (its
+/// `counts` and `map`, `crate::delay::models::replay::Replay::send_matrix`); the block keeps
+/// the totals per rank.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockCounts {
+    /// The replay the counts came from, as its delay model is labelled
+    /// (`replay:CAPTURE@SITE`, ending in `:folded` for the folded map).
+    pub source: String,
+    /// Per rank of the block: bytes it sends per call (its row of the send matrix).
+    pub send_bytes: Vec<u64>,
+    /// Per rank of the block: bytes it receives per call (its column of the send matrix).
+    pub recv_bytes: Vec<u64>,
 }
 
 /// Overlap mode of a nonblocking kernel (Hoefler et al. 2010, §4.1, Listing 6 and steps 1-8, and §4.2): each

@@ -143,6 +143,7 @@ fn resolve(
         plan.detour_trace = Some(filled);
     }
     limits::check_sizes(&plan, mem_per_rank).map_err(|e| e.to_string())?;
+    limits::check_captured_counts(&plan, mem_per_rank).map_err(|e| e.to_string())?;
     // The persistent kernels' MPI-4 functions are looked up in the library now (every rank
     // links the same one), so a library without them ends the run before anything is
     // measured.

@@ -11,8 +11,8 @@ use crate::delay::{DetourInjector, DetourStats};
 use crate::measure_options::ADAPTIVE_CHECK_EVERY;
 use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
-    append_chunk, AdaptiveRecord, AppliedDetours, Block, DetourRecord, F64Array, OverlapRecord,
-    PurePass, RecordsWriter,
+    append_chunk, AdaptiveRecord, AppliedDetours, Block, BlockCounts, DetourRecord, F64Array,
+    OverlapRecord, PurePass, RecordsWriter,
 };
 use crate::timeline::validity;
 use crate::wire::Wire;
@@ -150,6 +150,8 @@ pub struct BlockSpec {
     /// The algorithm the block is measured with and its check, for the records.
     pub algorithm: Option<crate::algorithms::AlgorithmSetting>,
     pub algorithm_check: Option<crate::algorithms::AlgorithmCheck>,
+    /// The captured counts the kernel's partitions were sized from, for the records.
+    pub counts: Option<BlockCounts>,
 }
 
 /// A measured block: on rank 0 the whole block (`None` elsewhere), and how many of its first
@@ -594,6 +596,7 @@ fn gather(
         flags_online: Vec::new(),
         algorithm: spec.algorithm.clone(),
         algorithm_check: spec.algorithm_check.clone(),
+        counts: spec.counts.clone(),
     })
 }
 

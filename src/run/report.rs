@@ -204,10 +204,17 @@ fn replay_line(plan: &Plan, d: &crate::delay::DelayModel) -> Option<(&'static st
         }
         Some(_) => format!("; the site's {} is NOT among the ops", r.op),
     };
+    let counts = match r.capture_op() {
+        Some(op) if op.has_count_vector() && r.counts.is_empty() => {
+            "; no count vectors in the capture: uniform counts"
+        }
+        Some(op) if op.has_count_vector() => "; counts from the capture",
+        _ => "",
+    };
     Some((
         "replay",
         format!(
-            "{} ({} {}, {calls} calls of {} ranks, map {}{measured})",
+            "{} ({} {}, {calls} calls of {} ranks, map {}{measured}{counts})",
             r.site,
             if r.op.is_empty() { "op unknown" } else { &r.op },
             format_bytes(r.bytes),

@@ -388,7 +388,14 @@ impl<'w> Runner<'w> {
             .flat_map(|(_, matrix)| matrix.iter().copied())
             .fold(0.0, f64::max);
         let timing = &self.session.timing;
-        let mut kernel = Kernel::new(op, bytes, comm.size() as usize);
+        // A v-form replaying a capture's counts: its partitions from them, not from `bytes`.
+        let p = comm.size() as usize;
+        let captured = crate::vcounts::captured_counts(&self.plan, op, p as u32);
+        let mut kernel = match &captured {
+            Some(c) => Kernel::with_send_matrix(op, &c.send_matrix, p, comm.rank() as usize),
+            None => Kernel::new(op, bytes, p),
+        };
+        let counts = captured.map(|c| c.record(p));
         // A persistent kernel's request is made here, before the warm-up and the timed calls.
         kernel.prepare(comm);
         let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
@@ -430,6 +437,7 @@ impl<'w> Runner<'w> {
         let mut blocks = Vec::new();
         for (model, matrix) in delays {
             let mut spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
+            spec.counts = counts.clone();
             spec.compute = compute;
             spec.pure_pass = pure.clone();
             if let (Some(comms), Some(every)) = (comms, self.plan.track_every_s) {
@@ -590,6 +598,7 @@ impl<'w> Runner<'w> {
             adaptive: self.plan.adaptive,
             algorithm: self.algorithm.as_ref().map(|(s, _)| s.clone()),
             algorithm_check: self.algorithm.as_ref().map(|(_, c)| c.clone()),
+            counts: None,
         }
     }
 

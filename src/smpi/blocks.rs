@@ -100,6 +100,7 @@ pub fn decode(
             // A simulated sweep writes one file per SMPI algorithm (the header names it).
             algorithm: None,
             algorithm_check: None,
+            counts: None,
             detour: None,
             world_ranks: (0..p).collect(),
             hosts: label.hosts,

@@ -11,6 +11,17 @@
 //! lateness of the recorded ranks k ≡ r (mod P) when P < n, and recorded rank r mod n when
 //! P > n. Either way the vector is shifted so that its earliest rank has no delay.
 //!
+//! A site whose operation passes count vectors (the v-forms and reduce_scatter) also keeps
+//! the vectors of its first call ([`crate::analysis::arrivals::call_counts`]: n entries, or
+//! n × n for alltoallv), and [`Replay::send_matrix`] maps them onto P as the lateness is:
+//! `first` takes the first P ranks' entries (the rows and columns of the first P ranks for
+//! alltoallv; ranks from n on send and receive nothing); `folded` sums the bytes of the
+//! ranks k ≡ r (mod P) into rank r when P < n (for alltoallv, entry [a][b] is the sum of the
+//! recorded [i][j] with i ≡ a and j ≡ b), so the bytes moved per call stay those recorded,
+//! and repeats recorded rank r mod n when P > n. Summing rather than taking the largest, as
+//! the lateness does, keeps the volume: a rank standing for several recorded ranks carries
+//! all their data, as it would if their processes were placed on it.
+//!
 //! SITE is a site key (`app+0x11c8`), a readable label or a prefix of one; without it, the
 //! site with the most waiting. The capture is read when the spec is parsed (the one place
 //! where `delay/` reads through `records::capture` and `analysis::arrivals`); the lateness
@@ -18,6 +29,7 @@
 
 use super::{Args, Check, DelaySampler, ModelEntry, Param, ParamError, Params};
 use crate::delay::{DelayModel, DelayModelError};
+use crate::records::capture::CaptureOp;
 use rand::RngCore;
 
 /// How the recorded ranks map onto the measured P when they differ (module docs).
@@ -84,6 +96,12 @@ pub struct Replay {
     pub recorded_size: usize,
     /// `[calls][n]`: lateness of each recorded rank at each call, seconds.
     pub lateness_s: Vec<f64>,
+    /// The count vectors of the site's first call, bytes
+    /// ([`crate::analysis::arrivals::call_counts`]): n entries (rank i's block; allgatherv,
+    /// gatherv, scatterv, reduce_scatter) or n × n row-major (alltoallv: [i][j] the bytes
+    /// recorded rank i sends to recorded rank j). Empty for operations without vectors, for
+    /// captures without them and in records written before they were kept.
+    pub counts: Vec<u64>,
 }
 
 pub(super) const ENTRY: ModelEntry = ModelEntry {
@@ -103,6 +121,7 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
             bytes: 8,
             recorded_size: 2,
             lateness_s: vec![0.0, 10e-6, 30e-6, 0.0],
+            counts: vec![],
         })
     },
 };
@@ -146,6 +165,8 @@ fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
         .map(|i| i.bytes)
         .collect();
     bytes.sort_unstable();
+    // A capture without vectors replays with uniform counts: the run says so (cli.rs).
+    let counts = crate::analysis::arrivals::call_counts(&matched, first).unwrap_or_default();
     Ok(DelayModel::new(Replay {
         path: path.to_string(),
         site: first.site.clone(),
@@ -154,6 +175,7 @@ fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
         bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
         recorded_size: first.entries.len(),
         lateness_s: vectors.concat(),
+        counts,
     }))
 }
 
@@ -176,7 +198,58 @@ impl Replay {
             bytes: p.number("bytes").map_or(0, |b| b as u64),
             recorded_size: p.number("recorded_size")? as usize,
             lateness_s: p.numbers("lateness_s")?,
+            // Absent when there were none, and in records written before they were kept.
+            counts: p
+                .numbers("counts")
+                .unwrap_or_default()
+                .into_iter()
+                .map(|b| b as u64)
+                .collect(),
         })
+    }
+
+    /// The captured operation ([`Replay::op`]), None when not recorded or unknown.
+    pub fn capture_op(&self) -> Option<CaptureOp> {
+        CaptureOp::from_name(&self.op)
+    }
+
+    /// The bytes each rank sends to each rank at one call on P ranks, `[P][P]` row-major
+    /// (entry [i][j]: rank i to rank j), from the site's recorded [`Replay::counts`] mapped
+    /// by [`Replay::map`] (module docs). What a rank sends is by operation: allgatherv rank
+    /// i's block to every rank ([i][j] = block i); gatherv its block to rank 0 (column 0);
+    /// scatterv rank 0's block j to rank j (row 0); reduce_scatter block j of every rank to
+    /// rank j ([i][j] = block j); alltoallv the matrix itself. The roots of gatherv and
+    /// scatterv are rank 0, as in delaybench's kernels, whatever the recorded root.
+    ///
+    /// None without counts, or when their length is neither n nor n × n.
+    pub fn send_matrix(&self, p: usize) -> Option<Vec<u64>> {
+        use CaptureOp::*;
+        let n = self.recorded_size;
+        let folded = self.map == "folded";
+        let op = self.capture_op()?;
+        if self.counts.is_empty() || p == 0 {
+            return None;
+        }
+        if matches!(op, Alltoallv | Ialltoallv) {
+            return (self.counts.len() == n * n).then(|| map_matrix(&self.counts, n, p, folded));
+        }
+        if self.counts.len() != n {
+            return None;
+        }
+        let v = map_vector(&self.counts, p, folded);
+        let mut s = vec![0u64; p * p];
+        for i in 0..p {
+            for j in 0..p {
+                s[i * p + j] = match op {
+                    Allgatherv | Iallgatherv => v[i],
+                    ReduceScatter | IreduceScatter => v[j],
+                    Gatherv | Igatherv if j == 0 => v[i],
+                    Scatterv | Iscatterv if i == 0 => v[j],
+                    _ => 0,
+                };
+            }
+        }
+        Some(s)
     }
 
     /// The replay inside `model`, or None when `model` is another kind of delay.
@@ -205,13 +278,49 @@ impl Replay {
     }
 }
 
+/// A vector of bytes per recorded rank (n entries) on P ranks: `first` the first P entries
+/// (0 beyond n), `folded` the sum over k ≡ r (mod P) when P < n, entry r mod n when P ≥ n.
+fn map_vector(v: &[u64], p: usize, folded: bool) -> Vec<u64> {
+    let n = v.len();
+    (0..p)
+        .map(|r| match (folded, p >= n) {
+            (false, _) => v.get(r).copied().unwrap_or(0),
+            (true, true) => v[r % n],
+            (true, false) => (r..n).step_by(p).map(|k| v[k]).sum(),
+        })
+        .collect()
+}
+
+/// An n × n matrix of bytes (row-major) on P ranks, as [`map_vector`] maps each of its two
+/// indices: `first` the top-left P × P (0 beyond n), `folded` entry [a][b] the sum of [i][j]
+/// over i ≡ a and j ≡ b (mod P) when P < n, entry [a mod n][b mod n] when P ≥ n.
+fn map_matrix(m: &[u64], n: usize, p: usize, folded: bool) -> Vec<u64> {
+    let at = |i: usize, j: usize| m[i * n + j];
+    let mut out = vec![0u64; p * p];
+    for a in 0..p {
+        for b in 0..p {
+            out[a * p + b] = match (folded, p >= n) {
+                (false, _) if a < n && b < n => at(a, b),
+                (false, _) => 0,
+                (true, true) => at(a % n, b % n),
+                (true, false) => (a..n)
+                    .step_by(p)
+                    .flat_map(|i| (b..n).step_by(p).map(move |j| (i, j)))
+                    .map(|(i, j)| at(i, j))
+                    .sum(),
+            };
+        }
+    }
+    out
+}
+
 impl DelaySampler for Replay {
     fn keyword(&self) -> &'static str {
         ENTRY.keyword
     }
 
     fn params(&self) -> Vec<(&'static str, Param)> {
-        vec![
+        let mut params = vec![
             ("path", Param::Text(self.path.clone())),
             ("site", Param::Text(self.site.clone())),
             ("map", Param::Text(self.map.clone())),
@@ -219,7 +328,13 @@ impl DelaySampler for Replay {
             ("bytes", Param::Number(self.bytes as f64)),
             ("recorded_size", Param::Number(self.recorded_size as f64)),
             ("lateness_s", Param::Numbers(self.lateness_s.clone())),
-        ]
+        ];
+        // Only when there are some: a replay without vectors is stored as before.
+        if !self.counts.is_empty() {
+            let bytes = self.counts.iter().map(|&b| b as f64).collect();
+            params.push(("counts", Param::Numbers(bytes)));
+        }
+        params
     }
 
     fn validate(&self, c: &Check) -> Result<(), DelayModelError> {
@@ -231,7 +346,10 @@ impl DelaySampler for Replay {
                 path: self.path.clone(),
             });
         }
-        if !["", "first", "folded"].contains(&self.map.as_str()) {
+        let n = self.recorded_size;
+        if !["", "first", "folded"].contains(&self.map.as_str())
+            || ![0, n, n * n].contains(&self.counts.len())
+        {
             return Err(DelayModelError::Arguments {
                 spec: c.spec(),
                 model: ENTRY.keyword,
@@ -312,7 +430,85 @@ mod tests {
             bytes: 8,
             recorded_size: 4,
             lateness_s: vec![0.0, 1.0, 2.0, 3.0, 3.0, 0.0, 5.0, 1.0],
+            counts: vec![],
         }
+    }
+
+    /// `replay(map)` of a captured `op` with the counts `counts`.
+    fn counted(map: &str, op: &str, counts: Vec<u64>) -> Replay {
+        Replay {
+            op: op.into(),
+            counts,
+            ..replay(map)
+        }
+    }
+
+    #[test]
+    fn first_takes_the_first_ranks_counts() {
+        // Allgatherv on 4 recorded ranks, blocks 8, 16, 24, 32 bytes.
+        let r = counted("first", "allgatherv", vec![8, 16, 24, 32]);
+        // On 2 ranks: blocks 8 and 16, each sent to both.
+        assert_eq!(r.send_matrix(2), Some(vec![8, 8, 16, 16]));
+        // On 5: the fifth rank contributes nothing.
+        let s = r.send_matrix(5).unwrap();
+        assert_eq!((s[3 * 5], s[4 * 5 + 2]), (32, 0));
+        // Gatherv to rank 0 and scatterv from rank 0 on 3 ranks.
+        let g = counted("first", "igatherv", vec![8, 16, 24, 32]);
+        assert_eq!(g.send_matrix(3), Some(vec![8, 0, 0, 16, 0, 0, 24, 0, 0]));
+        let sc = counted("first", "scatterv", vec![8, 16, 24, 32]);
+        assert_eq!(sc.send_matrix(3), Some(vec![8, 16, 24, 0, 0, 0, 0, 0, 0]));
+        // Reduce_scatter: block j of every rank goes to rank j.
+        let rs = counted("first", "reduce_scatter", vec![8, 16, 24, 32]);
+        assert_eq!(rs.send_matrix(2), Some(vec![8, 16, 8, 16]));
+        // Alltoallv: the top-left P x P of the matrix.
+        let m: Vec<u64> = (1..=16).collect();
+        let a = counted("first", "alltoallv", m);
+        assert_eq!(a.send_matrix(2), Some(vec![1, 2, 5, 6]));
+        assert_eq!(a.send_matrix(5).unwrap()[4], 0);
+    }
+
+    #[test]
+    fn folded_sums_the_bytes_of_the_folded_ranks() {
+        let r = counted("folded", "allgatherv", vec![8, 16, 24, 32]);
+        // Rank 0 stands for recorded 0 and 2 (8 + 24), rank 1 for 1 and 3 (16 + 32).
+        assert_eq!(r.send_matrix(2), Some(vec![32, 32, 48, 48]));
+        // The bytes of one call are those recorded.
+        assert_eq!(map_vector(&[8, 16, 24, 32], 3, true), vec![8 + 32, 16, 24]);
+        // More ranks than recorded: they repeat.
+        assert_eq!(
+            map_vector(&[8, 16, 24, 32], 6, true),
+            vec![8, 16, 24, 32, 8, 16]
+        );
+        // Alltoallv 4 x 4 on 2: [a][b] sums [i][j] with i = a, j = b (mod 2).
+        let m: Vec<u64> = (1..=16).collect();
+        let a = counted("folded", "ialltoallv", m.clone());
+        // [0][0] = m00 + m02 + m20 + m22 = 1 + 3 + 9 + 11.
+        assert_eq!(a.send_matrix(2), Some(vec![24, 28, 40, 44]));
+        assert_eq!(
+            a.send_matrix(2).unwrap().iter().sum::<u64>(),
+            m.iter().sum::<u64>()
+        );
+        assert_eq!(
+            map_matrix(&[1, 2, 3, 4], 2, 3, true),
+            vec![1, 2, 1, 3, 4, 3, 1, 2, 1]
+        );
+    }
+
+    #[test]
+    fn counts_survive_the_records_and_bad_ones_are_refused() {
+        let r = counted("first", "alltoallv", (1..=16).collect());
+        let back = Replay::of(&DelayModel::new(r.clone())).unwrap();
+        assert_eq!(back.counts, r.counts);
+        // A replay without counts stores no field, and reads back without.
+        assert!(!replay("first").params().iter().any(|(n, _)| *n == "counts"));
+        let back = Replay::of(&DelayModel::new(replay("first"))).unwrap();
+        assert!(back.counts.is_empty());
+        // Neither n nor n x n entries: no matrix; an operation without vectors: none.
+        assert_eq!(
+            counted("first", "alltoallv", vec![1, 2, 3]).send_matrix(2),
+            None
+        );
+        assert_eq!(replay("first").send_matrix(2), None);
     }
 
     #[test]

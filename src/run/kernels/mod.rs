@@ -90,6 +90,20 @@ fn uniform(block: usize, p: usize) -> (Vec<Count>, Vec<Count>) {
     )
 }
 
+/// Counts of `bytes` (bytes per rank) and their displacements, packed one after the other.
+fn partition(bytes: &[u64]) -> (Vec<Count>, Vec<Count>) {
+    let count = |b: u64| Count::try_from(b).expect("counts are checked against MPI's int limit");
+    let displs = bytes
+        .iter()
+        .scan(0u64, |at, &b| {
+            let d = *at;
+            *at += b;
+            Some(count(d))
+        })
+        .collect();
+    (bytes.iter().map(|&b| count(b)).collect(), displs)
+}
+
 /// What one kernel call is made with, set up before every call in the same way for every
 /// kernel: the communicator, its rank 0 (the root of rooted kernels), whether this rank is
 /// the root, the reduction operation (sum), and the repetition's planned arrival order when
@@ -197,6 +211,24 @@ impl Kernel {
             estimate: reference::Estimate::new(nprocs),
             persistent: None,
         }
+    }
+
+    /// Buffers for a v-form `op` on `nprocs` ranks whose partitions on rank `me` come from
+    /// `send_matrix` (`[nprocs][nprocs]` bytes, [`crate::vcounts::CapturedCounts`]) rather
+    /// than from a uniform size; another `op`, or a matrix of another shape, gets the
+    /// buffers of [`Kernel::new`] at 0 bytes. The counts are checked against MPI's int
+    /// limit before the run (`limits::check_captured_counts`).
+    pub fn with_send_matrix(op: Op, send_matrix: &[u64], nprocs: usize, me: usize) -> Kernel {
+        let Some(q) = crate::vcounts::partitions(op.family(), send_matrix, nprocs, me) else {
+            return Kernel::new(op, 0, nprocs);
+        };
+        let mut kernel = Kernel::new(op, 0, nprocs);
+        let b = &mut kernel.buffers;
+        b.send_u8 = vec![1; q.send_len as usize];
+        b.recv_u8 = vec![0; q.recv_len as usize];
+        (b.send_counts, b.send_displs) = partition(&q.send);
+        (b.recv_counts, b.recv_displs) = partition(&q.recv);
+        kernel
     }
 
     /// Makes what a kernel needs before its first call on `comm` outside the timed
