@@ -612,6 +612,16 @@ mod tests {
     }
 
     #[test]
+    fn early_probes_double_their_distance_up_to_the_first_regular_one() {
+        // 1 ms windows, probes every second: after 125, 250 and 500 repetitions.
+        assert_eq!(early_probe_reps(1000, 10_000), [125, 250, 500]);
+        // None past the block's end, none at repetition 0, no duplicates.
+        assert_eq!(early_probe_reps(1000, 300), [125, 250]);
+        assert_eq!(early_probe_reps(3, 100), [1]);
+        assert!(early_probe_reps(1, 100).is_empty());
+    }
+
+    #[test]
     fn auto_window_rule() {
         let slow = [
             10e-6, 12e-6, 11e-6, 100e-6, 13e-6, 12e-6, 11e-6, 10e-6, 12e-6, 14e-6,
