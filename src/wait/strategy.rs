@@ -80,8 +80,11 @@ impl WaitStrategy {
                 t = now();
             }
         } else {
+            // No PAUSE (`spin_loop`) between the reads: under KVM a vCPU that executes
+            // thousands of PAUSEs in a short time is taken off its CPU by the hypervisor's
+            // pause-loop exiting (Intel PLE, AMD pause filter), and such an exit landing just
+            // before the instant makes the rank leave its wait microseconds late.
             while t < target {
-                std::hint::spin_loop();
                 t = now();
             }
         }
@@ -115,8 +118,8 @@ pub fn precise_sleeps() {
 pub fn spin_for(now: impl Fn() -> f64, seconds: f64) -> f64 {
     let start = now();
     let mut t = start;
+    // No PAUSE between the reads, as in `wait_until_with_margin`.
     while t - start < seconds {
-        std::hint::spin_loop();
         t = now();
     }
     t - start
