@@ -194,29 +194,14 @@ fn captured_lateness_matches_the_programmed_imbalance() {
     // --ops and --sizes the run measures the site's allreduce, iallreduce at its 8 bytes.
     let spec = format!("replay:{}@{}", dir.display(), site.site);
     let nrep = 20;
+    let (procs, reps) = (np.to_string(), nrep.to_string());
     let rec = common::run_records(
         np,
         tmp.path(),
         "replay.cbor",
-        &[
-            "--procs",
-            &np.to_string(),
-            "--delay",
-            &spec,
-            "--nrep",
-            &nrep.to_string(),
-            "--warmup",
-            "2",
-            "--no-noise-check",
-            "--no-figures",
-            "--no-summary",
-        ],
+        &replay_args(&procs, &spec, &reps),
     );
-    let measured: Vec<(String, u64)> = rec
-        .blocks
-        .iter()
-        .map(|b| (b.op.to_string(), b.bytes))
-        .collect();
+    let measured = measured(&rec);
     assert!(
         measured.contains(&("allreduce".into(), 8)) && measured.contains(&("iallreduce".into(), 8)),
         "{measured:?}"
@@ -480,32 +465,43 @@ fn persistent_collectives_are_captured_from_start_to_completion() {
 
     // Replaying the site measures the persistent allreduce kernel beside the other forms.
     let spec = format!("replay:{}@{}", dir.display(), site.site);
+    let procs = np.to_string();
     let rec = common::run_records(
         np,
         tmp.path(),
         "replay.cbor",
-        &[
-            "--procs",
-            &np.to_string(),
-            "--delay",
-            &spec,
-            "--nrep",
-            "10",
-            "--warmup",
-            "2",
-            "--no-noise-check",
-            "--no-figures",
-            "--no-summary",
-        ],
+        &replay_args(&procs, &spec, "10"),
     );
-    let measured: Vec<(String, u64)> = rec
-        .blocks
-        .iter()
-        .map(|b| (b.op.to_string(), b.bytes))
-        .collect();
+    let measured = measured(&rec);
     for op in ["allreduce", "iallreduce", "allreduce_persistent"] {
         assert!(measured.contains(&(op.into(), 8)), "{op}: {measured:?}");
     }
+}
+
+/// delaybench's arguments for a short replay of `spec` on `procs` ranks, `nrep` repetitions
+/// (no noise check, figures or summary: the tests read the records).
+fn replay_args<'a>(procs: &'a str, spec: &'a str, nrep: &'a str) -> Vec<&'a str> {
+    vec![
+        "--procs",
+        procs,
+        "--delay",
+        spec,
+        "--nrep",
+        nrep,
+        "--warmup",
+        "2",
+        "--no-noise-check",
+        "--no-figures",
+        "--no-summary",
+    ]
+}
+
+/// Each block's (kernel, bytes).
+fn measured(rec: &delaybench::records::Records) -> Vec<(String, u64)> {
+    rec.blocks
+        .iter()
+        .map(|b| (b.op.to_string(), b.bytes))
+        .collect()
 }
 
 /// The records' counts of every block, as (source, bytes sent, bytes received per rank).
@@ -567,18 +563,8 @@ fn a_v_form_site_is_replayed_with_its_captured_counts() {
         common::text(&table)
     );
 
-    let run = |name: &str, spec: &str, extra: &[&str]| {
-        let mut args = vec![
-            "--delay",
-            spec,
-            "--nrep",
-            "10",
-            "--warmup",
-            "2",
-            "--no-noise-check",
-            "--no-figures",
-            "--no-summary",
-        ];
+    let run = |name: &str, spec: &str, procs: &str, extra: &[&str]| {
+        let mut args = replay_args(procs, spec, "10");
         args.extend(extra);
         common::run_records(np, tmp.path(), name, &args)
     };
@@ -586,7 +572,7 @@ fn a_v_form_site_is_replayed_with_its_captured_counts() {
     // Allgatherv on the recorded 3 ranks: rank i's block v_i goes to all 3; every block of
     // the configuration, the baseline too, runs those partitions and says where from.
     let spec = format!("replay:{dir_arg}@{}", gather["site"].as_str().unwrap());
-    let rec = run("gatherv.cbor", &spec, &["--procs", "3"]);
+    let rec = run("gatherv.cbor", &spec, "3", &[]);
     let ops: Vec<String> = rec.blocks.iter().map(|b| b.op.to_string()).collect();
     assert!(
         ops.contains(&"allgatherv".into()) && ops.contains(&"iallgatherv".into()),
@@ -612,20 +598,10 @@ fn a_v_form_site_is_replayed_with_its_captured_counts() {
         &library,
         Path::new(common::exe()),
         &[
-            "--procs",
-            "3",
-            "--delay",
-            &spec,
-            "--nrep",
-            "10",
-            "--warmup",
-            "2",
-            "--no-noise-check",
-            "--no-figures",
-            "--no-summary",
-            "--output",
-            output.to_str().unwrap(),
-        ],
+            replay_args("3", &spec, "10"),
+            vec!["--output", output.to_str().unwrap()],
+        ]
+        .concat(),
         &again,
     );
     // As for common::run_records: on a loaded machine a block may have no valid repetition,
@@ -655,11 +631,7 @@ fn a_v_form_site_is_replayed_with_its_captured_counts() {
     // Alltoallv folded onto 2 ranks: [a][b] sums the recorded [i][j] with i = a, j = b
     // (mod 2), 8 (i + 1)(j + 1) bytes each: [[128, 64], [64, 32]], the 288 bytes recorded.
     let spec = format!("replay:{dir_arg}@{}", all2all["site"].as_str().unwrap());
-    let rec = run(
-        "alltoallv.cbor",
-        &spec,
-        &["--procs", "2", "--replay-map", "folded"],
-    );
+    let rec = run("alltoallv.cbor", &spec, "2", &["--replay-map", "folded"]);
     for (source, send, recv) in block_counts(&rec) {
         assert_eq!(source, format!("{spec}:folded"));
         assert_eq!((send, recv), (vec![192, 96], vec![192, 96]));
