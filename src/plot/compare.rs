@@ -8,7 +8,7 @@
 use super::benefit::{sorted_distinct, SizeKey};
 use super::layout::{benefit_range, time_axis, PART_SEP};
 use super::naming::{model_stems, pretty_bytes, same_delay, DelayKey};
-use super::render::{write_drawable, Drawable};
+use super::render::{write_all, Drawable};
 use super::spec::{op_order, FigureSpec, LegendEntry, Marker, PanelSpec, SeriesSpec, SeriesStyle};
 use super::PlotError;
 use crate::analysis::CompareRow;
@@ -262,17 +262,5 @@ pub fn write_compare_figures(
     b: &Side,
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>, PlotError> {
-    let figs = compare_figures(rows, a, b);
-    if figs.is_empty() {
-        return Ok(Vec::new());
-    }
-    std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
-        path: out_dir.to_path_buf(),
-        source,
-    })?;
-    let mut out = Vec::new();
-    for f in &figs {
-        out.extend(write_drawable(f, out_dir)?);
-    }
-    Ok(out)
+    write_all(&compare_figures(rows, a, b), out_dir)
 }
