@@ -10,13 +10,15 @@
 # summary.py turns them into the Markdown table (printed at the end).
 #
 #   scripts/eval/tail/rounds.sh [-l "1 10 60"] [-r ROUNDS] [-m one|cluster] [-b DELAYBENCH]
-#                               [-o OUTDIR] [-t "TOOLS"] [-n NOISE_S]
+#                               [-B DELAYBENCH_B] [-o OUTDIR] [-t "TOOLS"] [-n NOISE_S]
 #     -l  run lengths in seconds (nrep = length x 1000)          default "1 10 60"
 #     -r  rounds                                                 default 5
 #     -m  one: mpirun -np 2 on this host (truth clock CLOCK_MONOTONIC);
 #         cluster: 2 emulated hosts, 1 core each (scripts/cluster.sh; truth clock
 #         CLOCK_REALTIME, which time namespaces leave alone)     default one
 #     -b  delaybench binary                  default target/release/delaybench of this repo
+#     -B  a second delaybench binary, run by the tools dbB-treefit, dbB-hca, ... in the
+#         same rounds: an A/B comparison of two builds under the same noise
 #     -o  output directory                   default results/accuracy-<UTC time>
 #     -t  tools                              default "db-treefit db-hca db-jk rm-hca3 rm-jk"
 #     -n  seconds of the selfish-detour noise probe (scripts/eval/selfish.c) before the
@@ -33,11 +35,11 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
-lengths="1 10 60" rounds=5 mode=one exe="" out="" tools="db-treefit db-hca db-jk rm-hca3 rm-jk" noise_s=5
-while getopts "l:r:m:b:o:t:n:" opt; do
+lengths="1 10 60" rounds=5 mode=one exe="" exe_b="" out="" tools="db-treefit db-hca db-jk rm-hca3 rm-jk" noise_s=5
+while getopts "l:r:m:b:B:o:t:n:" opt; do
     case "$opt" in
         l) lengths="$OPTARG" ;; r) rounds="$OPTARG" ;; m) mode="$OPTARG" ;;
-        b) exe="$OPTARG" ;; o) out="$OPTARG" ;; t) tools="$OPTARG" ;; n) noise_s="$OPTARG" ;;
+        b) exe="$OPTARG" ;; B) exe_b="$OPTARG" ;; o) out="$OPTARG" ;; t) tools="$OPTARG" ;; n) noise_s="$OPTARG" ;;
         *) sed -n 2,32p "$0" >&2; exit 2 ;;
     esac
 done
@@ -49,6 +51,10 @@ say() { echo "rounds: $*" >&2; } # after setup.sh, which has its own
 exe="${exe:-${CARGO_TARGET_DIR:-target}/release/delaybench}"
 exe="$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")"
 [ -x "$exe" ] || { say "no delaybench at $exe (cargo build --release first, or -b)"; exit 1; }
+if [[ " $tools " == *" dbB-"* ]]; then
+    [ -x "$exe_b" ] || { say "tools dbB-* need a second delaybench binary: -B PATH"; exit 1; }
+    exe_b="$(cd "$(dirname "$exe_b")" && pwd)/$(basename "$exe_b")"
+fi
 out="${out:-results/accuracy-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
@@ -88,6 +94,7 @@ chmod +x "$out/launch.sh"
     echo "mode=$mode lengths=\"$lengths\" rounds=$rounds tools=\"$tools\""
     echo "skew: ranks ${SKEW_RANKS-1} offset ${SKEW_OFFSET_S:-1.5e-3} s rate ${SKEW_PPM:-20} ppm; truth clock $truth_clock"
     echo "delaybench: $exe ($("$exe" --version 2>/dev/null | head -n1))"
+    [ -z "$exe_b" ] || echo "delaybench B: $exe_b ($("$exe_b" --version 2>/dev/null | head -n1))"
     echo "reprompi: ${reprompi:-none}"
     echo "host: $(uname -n) $(nproc) cpus; $(date -u +%FT%TZ)"
 } >"$out/meta.txt"
@@ -112,12 +119,13 @@ run_one() { # round length tool
         echo "TRUTH_CLOCK=$truth_clock"
         echo "TRUTH_OPS=alltoall"
     } >"$d/env"
-    local cmd
+    local cmd bin="$exe"
+    [[ "$tool" == dbB-* ]] && bin="$exe_b"
     case "$tool" in
-        db-*)
+        db-* | dbB-*)
             # shellcheck disable=SC2206
-            cmd=("$exe" --ops alltoall --sizes 8 --procs 2 --nrep "$nrep" --window 1ms
-                --warmup "${WARMUP:-20}" --clock-sync "${tool#db-}" --no-figures
+            cmd=("$bin" --ops alltoall --sizes 8 --procs 2 --nrep "$nrep" --window 1ms
+                --warmup "${WARMUP:-20}" --clock-sync "${tool#*-}" --no-figures
                 --output "$d/records.cbor" ${DB_EXTRA:-}) ;;
         rm-*)
             local m="${tool#rm-}" params=""
@@ -142,14 +150,14 @@ run_one() { # round length tool
         "${launcher[@]}" "$out/launch.sh" "$d/env" "${cmd[@]}" >"$d/stdout" 2>"$d/stderr" || rc=$?
     echo "$rc $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b - a}')" >"$d/exit"
     if [ "$rc" != 0 ]; then say "r$round len$len $tool: exit $rc (see $d/stderr)"; fi
-    if [[ "$tool" == db-* ]] && [ -s "$d/records.cbor" ]; then
+    if [[ "$tool" == db* ]] && [ -s "$d/records.cbor" ]; then
         # Validity as delaybench decides it by default (posthoc global times); the per-rank
         # rows give its own reported start spread for summary.py --check.
-        "$exe" export "$d/records.cbor" --rows rep --format csv >"$d/reps.csv" 2>/dev/null || true
+        "$bin" export "$d/records.cbor" --rows rep --format csv >"$d/reps.csv" 2>/dev/null || true
         # ... and as the run decided it online (summary.py --online).
-        "$exe" export "$d/records.cbor" --rows rep --format csv --global-times online \
+        "$bin" export "$d/records.cbor" --rows rep --format csv --global-times online \
             >"$d/reps-online.csv" 2>/dev/null || true
-        "$exe" export "$d/records.cbor" --format csv >"$d/ranks.csv" 2>/dev/null || true
+        "$bin" export "$d/records.cbor" --format csv >"$d/ranks.csv" 2>/dev/null || true
     fi
     say "r$round len$len $tool: done ($(cut -d' ' -f2 "$d/exit" | cut -c1-5) s)"
 }

@@ -41,6 +41,10 @@ TOOL_NAMES = {
     "db-hca": "delaybench hca",
     "db-jk": "delaybench jk",
     "db-hca3": "delaybench hca3",
+    # rounds.sh -B: the second build of an A/B comparison
+    "dbB-treefit": "delaybench B treefit",
+    "dbB-hca": "delaybench B hca",
+    "dbB-jk": "delaybench B jk",
     "rm-hca3": "ReproMPI HCA3",
     "rm-jk": "ReproMPI JK",
     "rm-none": "ReproMPI no sync",
@@ -87,7 +91,7 @@ def measured(d, tool, logs, reps_file="reps.csv"):
     note = []
     if len({len(c) for c in logs.values()}) > 1:
         note.append("ranks logged different call counts " + str(sorted(len(c) for c in logs.values())))
-    if tool.startswith("db-"):
+    if tool.startswith("db"):
         rows = list(csv.DictReader(open(os.path.join(d, reps_file))))
         n = len(rows)
         first = n_calls - n
@@ -264,10 +268,10 @@ def main():
             st = run_stats(d, tool)
             # delaybench's validity as the run decided it online, beside the post-hoc one.
             online = os.path.join(d, "reps-online.csv")
-            if st and tool.startswith("db-") and os.path.exists(online):
+            if st and tool.startswith("db") and os.path.exists(online):
                 so = run_stats(d, tool, "reps-online.csv")
                 st.update(o_median=so["v_median"], o_p95=so["v_p95"], o_frac=so["valid_frac"])
-            elif st and tool.startswith("db-"):  # no online export: unknown
+            elif st and tool.startswith("db"):  # no online export: unknown
                 st.update(o_median=float("nan"), o_p95=float("nan"), o_frac=float("nan"))
             elif st:
                 st.update(o_median=st["v_median"], o_p95=st["v_p95"], o_frac=st["valid_frac"])
