@@ -1,11 +1,11 @@
 //! The repetition loop of one configuration, its warm-up, and the gathering of its records.
 
 use super::interrupt::{self, STOP_CHECK_EVERY};
-use super::kernels::Kernel;
+use super::kernels::{Call, Kernel};
 use super::overlap::{Compute, OverlapParts};
 use super::timing::Timing;
 use super::tracking::{probe_clocks, ProbeComms};
-use super::window::ProcessSync;
+use super::window::{ProcessSync, Release};
 use crate::clock::{ClockModel, ClockProbe};
 use crate::delay::{DetourInjector, DetourStats};
 use crate::measure_options::ADAPTIVE_CHECK_EVERY;
@@ -324,11 +324,14 @@ fn repetitions(
     sync.begin(comm, timing);
     // Repetition index at which the schedule was last anchored (adaptive checks re-anchor it).
     let mut anchor = 0;
+    let call = Call::new(comm);
     for (rep, &delay) in my_delays.iter().enumerate() {
-        let scheduled = sync.start(comm, timing, rep - anchor, delay);
+        let Release {
+            scheduled_g: scheduled,
+            t_local: t0,
+        } = sync.start(comm, timing, rep - anchor, delay);
         // The gate opens after t0 and closes before t1: a detour lengthens the operation, as
         // OS noise does, but never shifts the recorded entry past the rank's start instant.
-        let t0 = timing.clock.now();
         gate(true);
         match &spec.compute {
             Some(c) => {
@@ -340,7 +343,7 @@ fn repetitions(
             }
             None => {
                 let arrival = spec.arrival_orders.as_ref().and_then(|o| o.get(rep));
-                kernel.run_arriving(comm, arrival.map(Vec::as_slice))
+                kernel.run_call(&call.arriving(arrival.map(Vec::as_slice)))
             }
         }
         gate(false);

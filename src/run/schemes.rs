@@ -297,8 +297,11 @@ fn window(
     sync.begin(comm, timing);
     let (mut starts, mut ends, mut flags) = (Vec::new(), Vec::new(), Vec::new());
     for rep in 0..nrep as usize {
-        let scheduled = sync.start(comm, timing, rep, 0.0);
-        let g0 = timing.global_now();
+        let release = sync.start(comm, timing, rep, 0.0);
+        let (scheduled, g0) = (
+            release.scheduled_g,
+            timing.model().to_global(release.t_local),
+        );
         kernel.run(comm);
         let g1 = timing.global_now();
         let f = validity::flags(

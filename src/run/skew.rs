@@ -99,8 +99,11 @@ fn exits(
     // Per repetition: global exit time, and 1 for a late start or an overrun.
     let mut mine: Vec<[f64; 2]> = Vec::with_capacity(nrep as usize);
     for rep in 0..nrep as usize {
-        let scheduled = sync.start(comm, timing, rep, 0.0);
-        let entry = timing.global_now();
+        let release = sync.start(comm, timing, rep, 0.0);
+        let (scheduled, entry) = (
+            release.scheduled_g,
+            timing.model().to_global(release.t_local),
+        );
         kind.run(comm);
         let exit = timing.global_now();
         let flags = validity::flags(

@@ -1,7 +1,7 @@
 //! This rank's live global clock and how it waits for instants on it.
 
 use crate::clock::LiveClock;
-use crate::wait::WaitStrategy;
+use crate::wait::{WaitStrategy, Waited};
 use std::cell::Cell;
 
 /// Largest spin margin a polite waiter grows to, seconds.
@@ -28,17 +28,25 @@ impl std::ops::Deref for Timing {
 }
 
 impl Timing {
-    /// Waits until global time `target_g` (seconds) and returns how late, in seconds, the
-    /// rank got there (see [`WaitStrategy::wait_until`]).
-    pub fn wait_until_global(&self, target_g: f64) -> f64 {
+    /// Waits until global time `target_g` (seconds): what the wait found, with `reached` the
+    /// *local* clock reading (seconds) that ended it and the lateness in seconds (see
+    /// [`WaitStrategy::wait_until`]).
+    ///
+    /// The wait runs on the local clock towards the instant's local reading: the model is
+    /// applied once, not at every reading, so the spin's step is one clock read, and the
+    /// reading that releases the rank can be its recorded start, with no further clock read
+    /// between it and the call (as ReproMPI records it, Hunold and Carpen-Amarie 2016). The
+    /// model only changes between repetitions, so one conversion holds for the whole wait.
+    pub fn wait_until_global(&self, target_g: f64) -> Waited {
         let margin = self.spin_margin_s.get();
+        let target_l = self.model().to_local(target_g);
         let waited = self
             .wait
-            .wait_until_with_margin(|| self.global_now(), target_g, margin);
+            .wait_until_with_margin(|| self.clock.now(), target_l, margin);
         if waited.overslept_s > 0.0 {
             let wider = (margin + 2.0 * waited.overslept_s).min(MAX_SPIN_MARGIN_S);
             self.spin_margin_s.set(wider);
         }
-        waited.lateness_s
+        waited
     }
 }

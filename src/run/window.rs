@@ -10,21 +10,32 @@ use mpi::traits::*;
 pub trait ProcessSync {
     /// Collective on `comm`, before the first repetition of a block.
     fn begin(&mut self, comm: &SimpleCommunicator, timing: &Timing);
-    /// Returns when this rank should enter repetition `rep` after its own `delay_s` (seconds),
-    /// with the scheduled global start instant (NaN if there is none). Whether it started late
-    /// is decided on the start it records ([`crate::timeline::validity`]), not here.
+    /// Returns when this rank should enter repetition `rep` after its own `delay_s` (seconds):
+    /// the scheduled instant and the reading that released it. Whether it started late is
+    /// decided on that recorded start ([`crate::timeline::validity`]), not here.
     fn start(
         &mut self,
         comm: &SimpleCommunicator,
         timing: &Timing,
         rep: usize,
         delay_s: f64,
-    ) -> f64;
+    ) -> Release;
     /// The window in seconds, for the window-overrun check; `None` if there is no window.
     fn window_s(&self) -> Option<f64>;
     /// Collective on `comm`, after a pause in the block (a drift-tracking probe) before
     /// repetition `next_rep`: re-anchors a schedule the pause has overtaken.
     fn resume(&mut self, _comm: &SimpleCommunicator, _timing: &Timing, _next_rep: usize) {}
+}
+
+/// How [`ProcessSync::start`] released a rank into a repetition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Release {
+    /// Scheduled global start instant of the repetition, seconds (NaN if there is none).
+    pub scheduled_g: f64,
+    /// The local clock reading (seconds) at which the rank was released: the repetition's
+    /// recorded start. The window scheme's is the reading that ended its wait, so that no
+    /// clock read lies between the end of the wait and the call.
+    pub t_local: f64,
 }
 
 /// Clock-based synchronisation: rank 0 broadcasts a global start instant; repetition i starts
@@ -91,14 +102,17 @@ impl ProcessSync for WindowSync {
         timing: &Timing,
         rep: usize,
         delay_s: f64,
-    ) -> f64 {
+    ) -> Release {
         if rep > 0 && rep % SLIP_CHECK_EVERY == 0 {
             self.recover_slip(comm, timing, rep);
         }
-        let scheduled = self.start_g + rep as f64 * self.window_s;
-        let lateness = timing.wait_until_global(scheduled + delay_s);
-        self.worst_lateness_s = self.worst_lateness_s.max(lateness);
-        scheduled
+        let scheduled_g = self.start_g + rep as f64 * self.window_s;
+        let waited = timing.wait_until_global(scheduled_g + delay_s);
+        self.worst_lateness_s = self.worst_lateness_s.max(waited.lateness_s);
+        Release {
+            scheduled_g,
+            t_local: waited.reached,
+        }
     }
 
     fn window_s(&self) -> Option<f64> {
@@ -156,12 +170,21 @@ impl BarrierKind {
 impl ProcessSync for BarrierSync {
     fn begin(&mut self, _: &SimpleCommunicator, _: &Timing) {}
 
-    fn start(&mut self, comm: &SimpleCommunicator, timing: &Timing, _: usize, delay_s: f64) -> f64 {
+    fn start(
+        &mut self,
+        comm: &SimpleCommunicator,
+        timing: &Timing,
+        _: usize,
+        delay_s: f64,
+    ) -> Release {
         self.kind.run(comm);
         if delay_s > 0.0 {
             spin_for(|| timing.clock.now(), delay_s);
         }
-        f64::NAN
+        Release {
+            scheduled_g: f64::NAN,
+            t_local: timing.clock.now(),
+        }
     }
 
     fn window_s(&self) -> Option<f64> {

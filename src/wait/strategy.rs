@@ -65,6 +65,7 @@ impl WaitStrategy {
             return Waited {
                 lateness_s: t - target,
                 overslept_s: 0.0,
+                reached: t,
             };
         }
         let mut overslept_s = 0.0;
@@ -91,6 +92,7 @@ impl WaitStrategy {
         Waited {
             lateness_s: t - target,
             overslept_s,
+            reached: t,
         }
     }
 }
@@ -103,6 +105,9 @@ pub struct Waited {
     /// How far past the target a polite waiter's sleep ended, seconds (0 when it woke in
     /// time): its spin margin was too short for this machine's wake-up latency.
     pub overslept_s: f64,
+    /// The reading that ended the wait (seconds, the clock `now()` reads): the first at or
+    /// past the target.
+    pub reached: f64,
 }
 
 /// Asks the kernel for 1 ns timer slack on the calling thread, so that a polite waiter's sleeps

@@ -108,7 +108,12 @@ fn partition(bytes: &[u64]) -> (Vec<Count>, Vec<Count>) {
 /// kernel: the communicator, its rank 0 (the root of rooted kernels), whether this rank is
 /// the root, the reduction operation (sum), and the repetition's planned arrival order when
 /// the run gives one.
-struct Call<'c> {
+///
+/// Built once per block ([`Call::new`]), not per call: making one asks MPI for the rank and
+/// size of the communicator, library calls that would otherwise lie between the end of a
+/// rank's wait and its entry into the measured operation.
+#[derive(Clone, Copy)]
+pub struct Call<'c> {
     comm: &'c SimpleCommunicator,
     root: Process<'c>,
     is_root: bool,
@@ -120,14 +125,21 @@ struct Call<'c> {
 }
 
 impl<'c> Call<'c> {
-    fn new(comm: &'c SimpleCommunicator, arrival: Option<&'c [usize]>) -> Call<'c> {
+    /// The calls of one block on `comm`, without a planned arrival order.
+    pub fn new(comm: &'c SimpleCommunicator) -> Call<'c> {
         Call {
             comm,
             root: comm.process_at_rank(0),
             is_root: comm.rank() == 0,
             sum: SystemOperation::sum(),
-            arrival,
+            arrival: None,
         }
+    }
+
+    /// The same call with the repetition's planned arrival order (ranks of the
+    /// communicator, earliest first), or without one.
+    pub fn arriving(self, arrival: Option<&'c [usize]>) -> Call<'c> {
+        Call { arrival, ..self }
     }
 }
 
@@ -245,7 +257,7 @@ impl Kernel {
         }
         // The old request (another communicator) is freed before the new one is made.
         self.persistent = None;
-        let call = Call::new(comm, None);
+        let call = Call::new(comm);
         self.persistent = Some(persistent::Persistent::init(
             self.op,
             &mut self.buffers,
@@ -305,40 +317,46 @@ impl Kernel {
     /// order (ranks of `comm`, earliest first), which only the clairvoyant reference kernel
     /// uses ([`crate::kernel::Family::wants_arrival_order`]).
     pub fn run_arriving(&mut self, comm: &SimpleCommunicator, arrival: Option<&[usize]>) {
+        self.run_call(&Call::new(comm).arriving(arrival))
+    }
+
+    /// Runs the operation once as `call` describes it (its communicator, rank 0 as the root,
+    /// its planned arrival order): the measured repetitions' path, with the `Call` made once
+    /// per block.
+    pub fn run_call(&mut self, call: &Call) {
         if self.op.is_persistent() {
-            self.prepare(comm);
+            self.prepare(call.comm);
             if let Some(p) = self.persistent.as_mut() {
                 p.start_wait();
             }
             return;
         }
-        let call = Call::new(comm, arrival);
         let (b, nb) = (&mut self.buffers, self.op.is_nonblocking());
         match self.op.family() {
-            Family::Barrier => run_family::<barrier::Barrier>(b, &call, nb),
-            Family::Bcast => run_family::<bcast::Bcast>(b, &call, nb),
-            Family::Reduce => run_family::<reduce::Reduce>(b, &call, nb),
-            Family::Allreduce => run_family::<allreduce::Allreduce>(b, &call, nb),
-            Family::RefRing => reference::ring(b, &call),
-            Family::RefBinomial => reference::binomial(b, &call),
+            Family::Barrier => run_family::<barrier::Barrier>(b, call, nb),
+            Family::Bcast => run_family::<bcast::Bcast>(b, call, nb),
+            Family::Reduce => run_family::<reduce::Reduce>(b, call, nb),
+            Family::Allreduce => run_family::<allreduce::Allreduce>(b, call, nb),
+            Family::RefRing => reference::ring(b, call),
+            Family::RefBinomial => reference::binomial(b, call),
             Family::RefSortedLinearTree => {
-                reference::sorted_linear_tree(b, &call, &mut self.estimate)
+                reference::sorted_linear_tree(b, call, &mut self.estimate)
             }
-            Family::RefPrereducedRing => reference::prereduced_ring(b, &call, &mut self.estimate),
-            Family::RefClairvoyant => reference::clairvoyant(b, &call),
-            Family::Alltoall => run_family::<alltoall::Alltoall>(b, &call, nb),
-            Family::Allgather => run_family::<allgather::Allgather>(b, &call, nb),
-            Family::Gather => run_family::<gather::Gather>(b, &call, nb),
-            Family::Scatter => run_family::<scatter::Scatter>(b, &call, nb),
+            Family::RefPrereducedRing => reference::prereduced_ring(b, call, &mut self.estimate),
+            Family::RefClairvoyant => reference::clairvoyant(b, call),
+            Family::Alltoall => run_family::<alltoall::Alltoall>(b, call, nb),
+            Family::Allgather => run_family::<allgather::Allgather>(b, call, nb),
+            Family::Gather => run_family::<gather::Gather>(b, call, nb),
+            Family::Scatter => run_family::<scatter::Scatter>(b, call, nb),
             Family::ReduceScatterBlock => {
-                run_family::<reduce_scatter::ReduceScatterBlock>(b, &call, nb)
+                run_family::<reduce_scatter::ReduceScatterBlock>(b, call, nb)
             }
-            Family::Scan => run_family::<scan::Scan>(b, &call, nb),
-            Family::Exscan => run_family::<exscan::Exscan>(b, &call, nb),
-            Family::Allgatherv => run_family::<allgatherv::Allgatherv>(b, &call, nb),
-            Family::Gatherv => run_family::<gatherv::Gatherv>(b, &call, nb),
-            Family::Scatterv => run_family::<scatterv::Scatterv>(b, &call, nb),
-            Family::Alltoallv => run_family::<alltoallv::Alltoallv>(b, &call, nb),
+            Family::Scan => run_family::<scan::Scan>(b, call, nb),
+            Family::Exscan => run_family::<exscan::Exscan>(b, call, nb),
+            Family::Allgatherv => run_family::<allgatherv::Allgatherv>(b, call, nb),
+            Family::Gatherv => run_family::<gatherv::Gatherv>(b, call, nb),
+            Family::Scatterv => run_family::<scatterv::Scatterv>(b, call, nb),
+            Family::Alltoallv => run_family::<alltoallv::Alltoallv>(b, call, nb),
         }
     }
 
@@ -376,7 +394,7 @@ impl Kernel {
             self.run(comm);
             return OverlapParts::default();
         }
-        let call = Call::new(comm, None);
+        let call = Call::new(comm);
         let overlap = Overlap {
             compute,
             extra_s,
