@@ -329,7 +329,9 @@ fn repetitions(
         let Release {
             scheduled_g: scheduled,
             t_local: t0,
-        } = sync.start(comm, timing, rep - anchor, delay);
+        } = sync.start_warmed(comm, timing, rep - anchor, delay, &mut || {
+            kernel.warm(&call)
+        });
         // The gate opens after t0 and closes before t1: a detour lengthens the operation, as
         // OS noise does, but never shifts the recorded entry past the rank's start instant.
         gate(true);

@@ -20,6 +20,19 @@ pub trait ProcessSync {
         rep: usize,
         delay_s: f64,
     ) -> Release;
+    /// As [`start`](Self::start), calling `warm` shortly before the release when the
+    /// release instant is known in advance (the window scheme), so that what the call reads
+    /// first is in the cache when the rank leaves its wait; other schemes do not call it.
+    fn start_warmed(
+        &mut self,
+        comm: &SimpleCommunicator,
+        timing: &Timing,
+        rep: usize,
+        delay_s: f64,
+        _warm: &mut dyn FnMut(),
+    ) -> Release {
+        self.start(comm, timing, rep, delay_s)
+    }
     /// The window in seconds, for the window-overrun check; `None` if there is no window.
     fn window_s(&self) -> Option<f64>;
     /// Collective on `comm`, after a pause in the block (a drift-tracking probe) before
@@ -49,6 +62,10 @@ pub struct WindowSync {
     /// This rank's largest lateness since the last check, seconds.
     worst_lateness_s: f64,
 }
+
+/// How long before its release a rank warms the path into the call, seconds: long enough
+/// for the warm-up to finish, short enough that a clock interrupt rarely falls in between.
+const WARM_LEAD_S: f64 = 5e-6;
 
 /// Repetitions between checks of whether the schedule has slipped.
 const SLIP_CHECK_EVERY: usize = 16;
@@ -103,11 +120,25 @@ impl ProcessSync for WindowSync {
         rep: usize,
         delay_s: f64,
     ) -> Release {
+        self.start_warmed(comm, timing, rep, delay_s, &mut || {})
+    }
+
+    fn start_warmed(
+        &mut self,
+        comm: &SimpleCommunicator,
+        timing: &Timing,
+        rep: usize,
+        delay_s: f64,
+        warm: &mut dyn FnMut(),
+    ) -> Release {
         if rep > 0 && rep % SLIP_CHECK_EVERY == 0 {
             self.recover_slip(comm, timing, rep);
         }
         let scheduled_g = self.start_g + rep as f64 * self.window_s;
-        let waited = timing.wait_until_global(scheduled_g + delay_s);
+        let release_g = scheduled_g + delay_s;
+        timing.wait_until_global(release_g - WARM_LEAD_S);
+        warm();
+        let waited = timing.wait_until_global(release_g);
         self.worst_lateness_s = self.worst_lateness_s.max(waited.lateness_s);
         Release {
             scheduled_g,

@@ -320,6 +320,19 @@ impl Kernel {
         self.run_call(&Call::new(comm).arriving(arrival))
     }
 
+    /// Touches what the next call of the operation reads first, shortly before the rank is
+    /// released into it: the communicator inside MPI (one `MPI_Comm_size`, the query rsmpi
+    /// makes before each collective) and the start of every buffer. A clock interrupt during
+    /// a millisecond's wait can evict them, and then the path from the end of the wait to
+    /// the entry into MPI takes cache misses, a different number on each rank.
+    pub fn warm(&self, call: &Call) {
+        std::hint::black_box(call.comm.size());
+        let b = &self.buffers;
+        std::hint::black_box((b.send_u8.first(), b.recv_u8.first()));
+        std::hint::black_box((b.send_f64.first(), b.recv_f64.first()));
+        std::hint::black_box((b.send_counts.first(), b.recv_counts.first()));
+    }
+
     /// Runs the operation once as `call` describes it (its communicator, rank 0 as the root,
     /// its planned arrival order): the measured repetitions' path, with the `Call` made once
     /// per block.
