@@ -6,7 +6,8 @@
 //! file with its stem), which it never shares with another run. Plain Rust, no MPI: rank 0
 //! calls it after the ranks are done.
 
-use crate::analysis::{analyze_digests, Analysis, Bootstrap};
+use crate::analysis::{analyze_digests, Analysis, Bootstrap, ClockBound, StartSpread};
+use crate::clock::shared::SharedVerdict;
 use crate::export::{summary_exporter, write_distribution, SummaryFormat};
 use crate::info::{InfoFormat, RunInfo};
 use crate::output_name::{check_fresh_dir, outputs_dir};
@@ -85,6 +86,13 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
         }
     };
     eprintln!("delaybench: {}", run.launch.correction.describe());
+    let spreads = run
+        .extras
+        .iter()
+        .flat_map(|e| e.start_spreads_s.iter().copied());
+    if let Some(spread) = StartSpread::of(spreads.collect()) {
+        eprintln!("delaybench: {}", spread.line(clock_bound(&run)));
+    }
     let mut written = 0;
     if end.summary {
         if let Some(check) = &run.launch.header.noise_check {
@@ -123,6 +131,28 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
         path.display(),
         end.dir.display()
     );
+}
+
+/// What bounds the clocks' share of the recorded start spread's error: one clock when every
+/// rank took its leader's model after a passed check and there is one leader, else the
+/// probes' RTT/2 when the times are post-hoc.
+fn clock_bound(run: &PlotRun) -> ClockBound {
+    let checks = &run.launch.header.clock_sync.shared;
+    let leaders = checks
+        .iter()
+        .filter(|c| c.verdict == SharedVerdict::Leader)
+        .count();
+    let all_shared = checks
+        .iter()
+        .all(|c| matches!(c.verdict, SharedVerdict::Leader | SharedVerdict::Shared));
+    let half_rtt = run.launch.correction.median_half_rtt_s;
+    if leaders == 1 && all_shared {
+        ClockBound::OneClock
+    } else if half_rtt.is_finite() {
+        ClockBound::HalfRtt(half_rtt)
+    } else {
+        ClockBound::Unknown
+    }
 }
 
 /// Sampled delays have no single benefit: their distribution follows the summary.

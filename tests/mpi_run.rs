@@ -3,9 +3,10 @@
 mod common;
 
 use common::{mpirun, offline, text};
-use delaybench::analysis::{median, t_global};
+use delaybench::analysis::{median, start_spreads, t_global, BlockTimes, StartSpread};
 use delaybench::plan::Op;
 use delaybench::records::read_records;
+use delaybench::timeline::{read_records_on, GlobalTimes};
 
 #[test]
 fn two_ranks_write_complete_records_table_and_figures() {
@@ -94,6 +95,23 @@ fn two_ranks_write_complete_records_table_and_figures() {
         "expected PNG and SVG figures, got {}",
         figs.len()
     );
+    // The end-of-run start-spread line: the valid window-synchronised repetitions of the
+    // records, read on the global times the summary uses, and their median spread.
+    let (on, _) = read_records_on(&dir.path().join("run.cbor"), GlobalTimes::default()).unwrap();
+    let spreads: Vec<f64> = on
+        .blocks
+        .iter()
+        .flat_map(|b| start_spreads(b, &BlockTimes::of(b).reps))
+        .collect();
+    let want = StartSpread::of(spreads).expect("valid window-synchronised repetitions");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = format!(
+        "start spread of the {} valid window-synchronised repetitions, by their recorded \
+         starts: median {:.3} us",
+        want.reps,
+        want.median_s * 1e6
+    );
+    assert!(stderr.contains(&line), "no line {line:?}\n{}", text(&out));
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod replay_pattern;
 mod sampled;
 mod schemes;
 mod skew;
+mod start_spread;
 mod stats;
 mod tables;
 mod tglobal;
@@ -51,6 +52,7 @@ pub use schemes::{
     SCHEMES,
 };
 pub use skew::{exit_skew, ExitSkew};
+pub use start_spread::{start_spreads, ClockBound, StartSpread};
 pub use stats::{describe, median, minimum, Outliers, SampleStats};
 pub use tables::{
     distribution_row, distribution_rows, is_noise, trend_row, trend_rows, DistributionRow,

@@ -60,6 +60,9 @@ pub struct BlockExtras {
     /// The median valid repetition ([`median_of`]): its index and the block cut down to it
     /// (one repetition, P ranks), for the timeline.
     pub median: Option<(usize, Block)>,
+    /// Recorded start spread of each valid repetition, seconds, aligned with `valid_reps`
+    /// ([`crate::analysis::start_spreads`]; empty without a window).
+    pub start_spreads_s: Vec<f64>,
 }
 
 impl BlockExtras {
@@ -73,7 +76,12 @@ impl BlockExtras {
         let valid_reps = ValidSet::from_reps(block.nrep, &times.reps);
         let median =
             median_of(times).map(|rep| (rep, split_block(block, rep as u32..rep as u32 + 1)));
-        BlockExtras { valid_reps, median }
+        let start_spreads_s = crate::analysis::start_spreads(block, &times.reps);
+        BlockExtras {
+            valid_reps,
+            median,
+            start_spreads_s,
+        }
     }
 }
 

@@ -216,7 +216,8 @@ pub struct Block {
     pub nrep: u32,
     /// Per repetition: the scheduled global start instant, seconds (NaN with barrier sync).
     pub scheduled_start_s: F64Array,
-    /// `[nrep][nprocs]`: local clock reading just before the operation, seconds.
+    /// `[nrep][nprocs]`: local clock reading just before the operation, seconds (under window
+    /// synchronisation the reading that ended the rank's wait).
     pub t_start_local_s: F64Array,
     /// `[nrep][nprocs]`: local clock reading just after the operation, seconds.
     pub t_end_local_s: F64Array,
