@@ -329,7 +329,7 @@ fn repetitions(
         let Release {
             scheduled_g: scheduled,
             t_local: t0,
-        } = sync.start_warmed(comm, timing, rep - anchor, delay, &mut || {
+        } = sync.start(comm, timing, rep - anchor, delay, &mut || {
             kernel.warm(&call)
         });
         // The gate opens after t0 and closes before t1: a detour lengthens the operation, as

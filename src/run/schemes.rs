@@ -297,7 +297,7 @@ fn window(
     sync.begin(comm, timing);
     let (mut starts, mut ends, mut flags) = (Vec::new(), Vec::new(), Vec::new());
     for rep in 0..nrep as usize {
-        let release = sync.start(comm, timing, rep, 0.0);
+        let release = sync.start(comm, timing, rep, 0.0, &mut || {});
         let (scheduled, g0) = (
             release.scheduled_g,
             timing.model().to_global(release.t_local),

@@ -99,7 +99,7 @@ fn exits(
     // Per repetition: global exit time, and 1 for a late start or an overrun.
     let mut mine: Vec<[f64; 2]> = Vec::with_capacity(nrep as usize);
     for rep in 0..nrep as usize {
-        let release = sync.start(comm, timing, rep, 0.0);
+        let release = sync.start(comm, timing, rep, 0.0, &mut || {});
         let (scheduled, entry) = (
             release.scheduled_g,
             timing.model().to_global(release.t_local),

@@ -12,27 +12,18 @@ pub trait ProcessSync {
     fn begin(&mut self, comm: &SimpleCommunicator, timing: &Timing);
     /// Returns when this rank should enter repetition `rep` after its own `delay_s` (seconds):
     /// the scheduled instant and the reading that released it. Whether it started late is
-    /// decided on that recorded start ([`crate::timeline::validity`]), not here.
+    /// decided on that recorded start ([`crate::timeline::validity`]), not here. A scheme
+    /// that knows the release instant in advance (the window scheme) calls `warm` shortly
+    /// before it, so that what the call reads first is in the cache when the rank leaves its
+    /// wait; the others do not call it.
     fn start(
         &mut self,
         comm: &SimpleCommunicator,
         timing: &Timing,
         rep: usize,
         delay_s: f64,
+        warm: &mut dyn FnMut(),
     ) -> Release;
-    /// As [`start`](Self::start), calling `warm` shortly before the release when the
-    /// release instant is known in advance (the window scheme), so that what the call reads
-    /// first is in the cache when the rank leaves its wait; other schemes do not call it.
-    fn start_warmed(
-        &mut self,
-        comm: &SimpleCommunicator,
-        timing: &Timing,
-        rep: usize,
-        delay_s: f64,
-        _warm: &mut dyn FnMut(),
-    ) -> Release {
-        self.start(comm, timing, rep, delay_s)
-    }
     /// The window in seconds, for the window-overrun check; `None` if there is no window.
     fn window_s(&self) -> Option<f64>;
     /// Collective on `comm`, after a pause in the block (a drift-tracking probe) before
@@ -119,16 +110,6 @@ impl ProcessSync for WindowSync {
         timing: &Timing,
         rep: usize,
         delay_s: f64,
-    ) -> Release {
-        self.start_warmed(comm, timing, rep, delay_s, &mut || {})
-    }
-
-    fn start_warmed(
-        &mut self,
-        comm: &SimpleCommunicator,
-        timing: &Timing,
-        rep: usize,
-        delay_s: f64,
         warm: &mut dyn FnMut(),
     ) -> Release {
         if rep > 0 && rep % SLIP_CHECK_EVERY == 0 {
@@ -207,6 +188,7 @@ impl ProcessSync for BarrierSync {
         timing: &Timing,
         _: usize,
         delay_s: f64,
+        _warm: &mut dyn FnMut(),
     ) -> Release {
         self.kind.run(comm);
         if delay_s > 0.0 {
