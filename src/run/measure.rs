@@ -352,9 +352,10 @@ fn repetitions(
         let t1 = timing.clock.now();
         let model = timing.model();
         let (g0, g1) = (model.to_global(t0), model.to_global(t1));
-        // Lateness is judged on the recorded start, not when the wait returned: a rank
-        // descheduled between the two started late all the same (31 of 9,363 repetitions
-        // otherwise valid started up to 30.7 us late on a shared machine).
+        // Lateness is judged on the recorded start. Under the window scheme that is the
+        // reading that ended the wait, so a rank descheduled before it is seen late; one
+        // descheduled after it, on its way into MPI, is not (docs/accuracy.md measures that
+        // path). Under barrier synchronisation it is read after the barrier and the delay.
         let flags = validity::flags(
             scheduled,
             delay,
