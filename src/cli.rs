@@ -633,8 +633,8 @@ pub struct MeasureArgs {
     /// Measure every configuration once per collective algorithm of the MPI library, written
     /// through MPI_T, plus the library's own choice (`default`): `all`, or algorithm names
     /// (comma-separated, as `delaybench algorithms` lists them). See docs/algorithms.md.
-    #[arg(long, value_parser = crate::algorithms::AlgorithmRequest::parse)]
-    pub algorithms: Option<crate::algorithms::AlgorithmRequest>,
+    #[arg(long, value_parser = crate::plan::algorithms::AlgorithmRequest::parse)]
+    pub algorithms: Option<crate::plan::algorithms::AlgorithmRequest>,
     /// Record which algorithm this launch runs with, as the launch environment set it
     /// (OMPI_MCA_coll_tuned_<op>_algorithm, MPIR_CVAR_<OP>_INTRA_ALGORITHM), for libraries
     /// that refuse run-time writes; `analyze` pools such launches by algorithm.
@@ -768,7 +768,7 @@ fn parse_tag(s: &str) -> Result<Tag, String> {
 
 fn parse_op(s: &str) -> Result<Op, String> {
     s.parse()
-        .map_err(|e: crate::kernel::UnknownOp| e.to_string())
+        .map_err(|e: crate::plan::kernel::UnknownOp| e.to_string())
 }
 
 fn parse_positive_duration(s: &str) -> Result<f64, String> {
@@ -896,7 +896,7 @@ impl MeasureArgs {
             let Some(r) = replay else { continue };
             let site = format!("replay:{}@{}", r.path, r.site);
             let Some(kernels) = site_kernels(&r.op) else {
-                let known = crate::kernel::names_where(|o| !o.is_reference(), " or ");
+                let known = crate::plan::kernel::names_where(|o| !o.is_reference(), " or ");
                 if !self.ops_given {
                     return Err(format!(
                         "--delay {site}: the site's operation {} has no kernel in delaybench \

@@ -229,7 +229,7 @@ impl RunInfo {
                     "{} ({}); decision pvars: {} of {}",
                     a.request,
                     a.library,
-                    crate::algorithms::decision_pvars_text(&a.decision_pvars),
+                    crate::plan::algorithms::decision_pvars_text(&a.decision_pvars),
                     a.pvars
                 ),
             ));

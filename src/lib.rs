@@ -10,7 +10,6 @@
 //! default); nothing else imports it.
 
 pub mod affinity;
-pub mod algorithms;
 pub mod analysis;
 pub mod build_info;
 pub mod cli;
@@ -19,9 +18,6 @@ pub mod delay;
 pub mod exit;
 pub mod export;
 pub mod info;
-pub mod kernel;
-pub mod limits;
-pub mod measure_options;
 pub mod noise;
 pub mod output_name;
 pub mod plan;
@@ -31,10 +27,8 @@ pub mod records;
 pub mod run;
 pub mod simulate;
 pub mod smpi;
-pub mod study;
 pub mod summary;
 pub mod timeline;
 pub mod units;
-pub mod vcounts;
 pub mod wait;
 pub mod wire;

@@ -14,12 +14,12 @@ use delaybench::export::{
     ExportRows, SummaryFormat,
 };
 use delaybench::output_name::outputs_dir;
+use delaybench::plan::config_file::Study;
 use delaybench::plot::{
     plottable_rows, write_clock_error_figure, write_compare_figures, write_figures, PlotOptions,
     PlotRun, Side,
 };
 use delaybench::records::{Block, Header, RunLabel};
-use delaybench::study::Study;
 use delaybench::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
 use std::io::Write;
 use std::path::Path;
@@ -148,7 +148,7 @@ fn without_mpi(command: Option<&Command>) -> ExitCode {
 
 enum Refused {
     Clap(clap::Error),
-    Study(delaybench::study::StudyError),
+    Study(delaybench::plan::config_file::StudyError),
 }
 
 /// Parses the command line; with `--config`, the study file's keys fill in what the command

@@ -133,7 +133,7 @@ fn documented_rows() -> Vec<Row> {
 /// Bytes of `MemAvailable` on this host, if /proc/meminfo says.
 fn mem_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    delaybench::limits::mem_available(&text)
+    delaybench::plan::checks::mem_available(&text)
 }
 
 /// Runs one documented row in a fresh directory holding the study and trace files the doc

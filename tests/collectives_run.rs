@@ -7,7 +7,7 @@ mod common;
 
 use common::{offline, run_records, text};
 use delaybench::analysis::valid_t_globals;
-use delaybench::kernel::Op;
+use delaybench::plan::kernel::Op;
 
 const OPS: &str = "allgather,gather,scatter,reduce_scatter_block,scan,exscan,\
                    iallgather,igather,iscatter,ireduce_scatter_block,iscan,iexscan";

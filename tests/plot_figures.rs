@@ -5,7 +5,7 @@
 
 mod common;
 
-use delaybench::kernel::Family;
+use delaybench::plan::kernel::Family;
 use delaybench::plan::Op;
 use delaybench::plot::{
     write_compare_figures, write_figures, write_run_figures, FigureKind, PlotError, PlotOptions,

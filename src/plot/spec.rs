@@ -75,13 +75,13 @@ pub const DELAYED_COLOR: (u8, u8, u8) = (0, 114, 178);
 pub const BASELINE_COLOR: (u8, u8, u8) = (60, 60, 60);
 
 /// Position of `op`'s family among the kernel families, for colours and ordering (the
-/// registry's [`crate::kernel::Family::index`]).
+/// registry's [`crate::plan::kernel::Family::index`]).
 pub fn family_index(op: Op) -> usize {
     op.family().index()
 }
 
 /// The colour shared by a blocking kernel and its nonblocking form (the registry's
-/// [`crate::kernel::Family::color`]: one per family, no two alike).
+/// [`crate::plan::kernel::Family::color`]: one per family, no two alike).
 pub fn family_color(op: Op) -> (u8, u8, u8) {
     op.family().color()
 }
@@ -89,7 +89,7 @@ pub fn family_color(op: Op) -> (u8, u8, u8) {
 /// Sort key that puts each blocking kernel right before its nonblocking form and then its
 /// persistent form, families in registry order (barrier, ibarrier, barrier_persistent, bcast,
 /// ibcast, ...).
-pub fn op_order(op: Op) -> (usize, crate::kernel::Form) {
+pub fn op_order(op: Op) -> (usize, crate::plan::kernel::Form) {
     (family_index(op), op.form())
 }
 

@@ -11,7 +11,7 @@ use super::spec::{family_color, LegendEntry, SeriesStyle};
 use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
 use super::RunData;
 use crate::analysis::{BlockDigest, BlockTimes};
-use crate::kernel::Family;
+use crate::plan::kernel::Family;
 use crate::plan::Op;
 use crate::records::Block;
 

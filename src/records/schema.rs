@@ -182,7 +182,7 @@ pub struct Header {
     /// the algorithm decision; absent in files written before it and in runs that asked for
     /// no algorithm (docs/algorithms.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub algorithms: Option<crate::algorithms::AlgorithmsInfo>,
+    pub algorithms: Option<crate::plan::algorithms::AlgorithmsInfo>,
     /// Set when the run was simulated (`delaybench simulate`): the engine, its version, the
     /// platform and the collective selector; `None` for a measurement.
     #[serde(default)]
@@ -261,11 +261,11 @@ pub struct Block {
     /// `--algorithm-from-env`): its name (`default` for the library's own choice), the
     /// variable written and the value; absent in other runs and older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub algorithm: Option<crate::algorithms::AlgorithmSetting>,
+    pub algorithm: Option<crate::plan::algorithms::AlgorithmSetting>,
     /// How the algorithm was checked: the value read back and the result fingerprint of a
     /// reduction (docs/algorithms.md); absent when no algorithm was set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub algorithm_check: Option<crate::algorithms::AlgorithmCheck>,
+    pub algorithm_check: Option<crate::plan::algorithms::AlgorithmCheck>,
     /// Where a v-form kernel's counts came from when not from `bytes`: the replayed
     /// capture's count vectors (docs/capture.md, "Replay"). Absent when the counts were
     /// uniform (`bytes` per rank or rank pair) and in older files.

@@ -3,7 +3,7 @@
 
 use super::error::RunError;
 use crate::cli::MeasureArgs;
-use crate::limits::{self, Estimate};
+use crate::plan::checks::{self, Estimate};
 use crate::plan::Plan;
 use crate::records::{RecordsError, RecordsWriter};
 use crate::summary::EndOfRun;
@@ -36,7 +36,7 @@ pub fn agree(
     let mut end = None;
     let mem = gather_memory(world);
     if world.rank() == 0 {
-        let mem_per_rank = limits::memory_per_rank(hosts, &mem);
+        let mem_per_rank = checks::memory_per_rank(hosts, &mem);
         outcome = resolve(world.size() as u32, args, hosts, mem_per_rank).and_then(|plan| {
             // A dry run measures nothing, so it leaves no file behind either.
             if args.dry_run {
@@ -142,8 +142,8 @@ fn resolve(
             crate::noise::replay::load_trace(spec).map_err(|e| format!("--detour {spec}: {e}"))?;
         plan.detour_trace = Some(filled);
     }
-    limits::check_sizes(&plan, mem_per_rank).map_err(|e| e.to_string())?;
-    limits::check_captured_counts(&plan, mem_per_rank).map_err(|e| e.to_string())?;
+    checks::check_sizes(&plan, mem_per_rank).map_err(|e| e.to_string())?;
+    checks::check_captured_counts(&plan, mem_per_rank).map_err(|e| e.to_string())?;
     // The persistent kernels' MPI-4 functions are looked up in the library now (every rank
     // links the same one), so a library without them ends the run before anything is
     // measured.
@@ -174,7 +174,7 @@ fn output_path(args: &MeasureArgs) -> PathBuf {
 fn gather_memory(world: &SimpleCommunicator) -> Vec<Option<u64>> {
     let mine = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|text| limits::mem_available(&text))
+        .and_then(|text| checks::mem_available(&text))
         .unwrap_or(0);
     let mut all = vec![0u64; world.size() as usize];
     world.all_gather_into(&mine, &mut all[..]);

@@ -4,11 +4,11 @@
 
 use super::error::RunError;
 use super::mpit::{algorithm_variables, enabling_variable, Mpit, MpitError};
-use crate::algorithms::{
+use crate::cli::{AlgorithmsArgs, AlgorithmsFormat};
+use crate::plan::algorithms::{
     launch_lines, AlgorithmCheck, AlgorithmRequest, AlgorithmSetting, AlgorithmVariable,
     AlgorithmsInfo, CvarValue, Library, Role,
 };
-use crate::cli::{AlgorithmsArgs, AlgorithmsFormat};
 use crate::plan::Op;
 use crate::plan::Plan;
 use mpi::topology::SimpleCommunicator;
@@ -221,7 +221,7 @@ impl Catalogue {
             "\nMPI_T performance variables: {} in all; exposing a collective algorithm \
              decision: {}\n{}\n",
             self.pvars,
-            crate::algorithms::decision_pvars_text(&self.decision_pvars),
+            crate::plan::algorithms::decision_pvars_text(&self.decision_pvars),
             self.how_applied
         ));
         out

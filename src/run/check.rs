@@ -32,7 +32,7 @@ fn tag(sender: usize, block: usize) -> u8 {
 
 /// True for the v-form kernels, which the check verifies block by block.
 fn is_vform(op: Op) -> bool {
-    use crate::kernel::Family;
+    use crate::plan::kernel::Family;
     matches!(
         op.family(),
         Family::Allgatherv | Family::Gatherv | Family::Scatterv | Family::Alltoallv
@@ -42,7 +42,7 @@ fn is_vform(op: Op) -> bool {
 /// The blocks rank `me` of `p` must hold after one call of v-form `op` (None where it
 /// receives nothing: gatherv's non-roots).
 fn expected_blocks(op: Op, me: usize, p: usize) -> Option<Vec<u8>> {
-    use crate::kernel::Family;
+    use crate::plan::kernel::Family;
     match op.family() {
         Family::Allgatherv => Some((0..p).map(|j| tag(j, 0)).collect()),
         Family::Gatherv => (me == 0).then(|| (0..p).map(|j| tag(j, 0)).collect()),
@@ -71,7 +71,8 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
         args.ops.clone()
     };
     // The result must be on every rank: reduce/ireduce leave it on rank 0 only.
-    let everywhere = |op: &Op| op.is_reduction() && op.family() != crate::kernel::Family::Reduce;
+    let everywhere =
+        |op: &Op| op.is_reduction() && op.family() != crate::plan::kernel::Family::Reduce;
     if let Some(op) = ops.iter().find(|op| !everywhere(op) && !is_vform(**op)) {
         if me == 0 {
             eprintln!(
@@ -108,8 +109,8 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
             let mut seen_last = 0;
             let observes = matches!(
                 op.family(),
-                crate::kernel::Family::RefSortedLinearTree
-                    | crate::kernel::Family::RefPrereducedRing
+                crate::plan::kernel::Family::RefSortedLinearTree
+                    | crate::plan::kernel::Family::RefPrereducedRing
             );
             for call in 0..args.calls as usize {
                 let late = call % p;

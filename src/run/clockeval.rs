@@ -222,7 +222,7 @@ fn check_duration(args: &ClockSyncEvalArgs, nprocs: usize) -> Result<(), String>
         return Err(format!(
             "the waits would take about {} ({} methods x {nprocs} process counts x the longest \
              wait {}), more than an hour: pass --yes to run it anyway, or give shorter --waits",
-            crate::limits::human(total),
+            crate::plan::checks::human(total),
             args.methods.len(),
             crate::units::format_duration(longest)
         ));

@@ -8,7 +8,7 @@ use super::tracking::{probe_clocks, ProbeComms};
 use super::window::{ProcessSync, Release};
 use crate::clock::{ClockModel, ClockProbe};
 use crate::delay::{DetourInjector, DetourStats};
-use crate::measure_options::ADAPTIVE_CHECK_EVERY;
+use crate::plan::options::ADAPTIVE_CHECK_EVERY;
 use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
     append_chunk, AdaptiveRecord, AppliedDetours, Block, BlockCounts, DetourRecord, F64Array,
@@ -148,8 +148,8 @@ pub struct BlockSpec {
     /// `None`: the block is gathered once, at its end.
     pub chunk_every_reps: Option<usize>,
     /// The algorithm the block is measured with and its check, for the records.
-    pub algorithm: Option<crate::algorithms::AlgorithmSetting>,
-    pub algorithm_check: Option<crate::algorithms::AlgorithmCheck>,
+    pub algorithm: Option<crate::plan::algorithms::AlgorithmSetting>,
+    pub algorithm_check: Option<crate::plan::algorithms::AlgorithmCheck>,
     /// The captured counts the kernel's partitions were sized from, for the records.
     pub counts: Option<BlockCounts>,
 }

@@ -1,9 +1,9 @@
 //! The MPI tool information interface (MPI_T; MPI Forum 2021, MPI 4.0 §15.3): the control
 //! variables that select collective algorithms, read and written by index, and the names of
 //! the performance variables. The only unsafe code of the algorithm sweep; everything it
-//! returns is plain data (`crate::algorithms`).
+//! returns is plain data (`crate::plan::algorithms`).
 
-use crate::algorithms::{
+use crate::plan::algorithms::{
     mpich_choices, variable_kernels, AlgorithmValue, AlgorithmVariable, Library,
 };
 use mpi::ffi;

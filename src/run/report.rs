@@ -1,6 +1,6 @@
 //! What rank 0 tells the user: progress while measuring, the summary and figures at the end.
 
-use crate::limits::Estimate;
+use crate::plan::checks::Estimate;
 use crate::plan::{Op, Plan};
 use crate::units::format_bytes;
 use crate::units::format_duration;

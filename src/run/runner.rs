@@ -75,8 +75,8 @@ pub struct Runner<'w> {
     sweep: Option<super::algorithms::Sweep>,
     /// The algorithm the configuration being measured runs with, and its check.
     algorithm: Option<(
-        crate::algorithms::AlgorithmSetting,
-        crate::algorithms::AlgorithmCheck,
+        crate::plan::algorithms::AlgorithmSetting,
+        crate::plan::algorithms::AlgorithmCheck,
     )>,
 }
 
@@ -197,7 +197,7 @@ impl<'w> Runner<'w> {
         let mut progress = Progress::new(
             self.is_root() && !self.quiet,
             self.total_blocks(),
-            crate::limits::most_repetitions(&self.plan),
+            crate::plan::checks::most_repetitions(&self.plan),
         );
         let mut medians = Vec::new();
         for p in self.plan.procs.clone() {
@@ -335,7 +335,7 @@ impl<'w> Runner<'w> {
     }
 
     /// The algorithms `op` is measured with: `[None]` without a sweep.
-    fn settings_for(&self, op: Op) -> Vec<Option<crate::algorithms::AlgorithmSetting>> {
+    fn settings_for(&self, op: Op) -> Vec<Option<crate::plan::algorithms::AlgorithmSetting>> {
         match &self.sweep {
             None => vec![None],
             Some(s) => s.settings(op).into_iter().map(Some).collect(),
@@ -390,7 +390,7 @@ impl<'w> Runner<'w> {
         let timing = &self.session.timing;
         // A v-form replaying a capture's counts: its partitions from them, not from `bytes`.
         let p = comm.size() as usize;
-        let captured = crate::vcounts::captured_counts(&self.plan, op, p as u32);
+        let captured = crate::plan::vcounts::captured_counts(&self.plan, op, p as u32);
         let mut kernel = match &captured {
             Some(c) => Kernel::with_send_matrix(op, &c.send_matrix, p, comm.rank() as usize),
             None => Kernel::new(op, bytes, p),

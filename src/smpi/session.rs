@@ -7,9 +7,9 @@ use super::plan_file::{encode, SimBlock};
 use super::platform::{self, Builtin, Platform};
 use super::toolchain::Toolchain;
 use super::{write_file, SmpiArgs, SmpiError};
-use crate::algorithms::AlgorithmSetting;
 use crate::clock::{ClockModel, ClockSyncMethod, ClockSyncParams};
 use crate::delay::delay_matrix;
+use crate::plan::algorithms::AlgorithmSetting;
 use crate::plan::{ClockSource, Plan, SyncMethod};
 use crate::records::{
     ClockInfo, ClockSyncInfo, Footer, Header, Provenance, RecordsWriter, Simulation, WaitInfo,

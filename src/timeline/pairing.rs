@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn a_delayed_block_pairs_with_the_baseline_of_its_own_algorithm() {
         let with = |b: &mut Block, name: &str| {
-            b.algorithm = Some(crate::algorithms::AlgorithmSetting {
+            b.algorithm = Some(crate::plan::algorithms::AlgorithmSetting {
                 name: name.into(),
                 variable: "coll_tuned_allreduce_algorithm".into(),
                 value: (name != "default").then_some(4),

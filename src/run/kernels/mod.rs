@@ -5,7 +5,7 @@
 //! ([`Kernel::run_overlapped`]) they compute between post and wait (Hoefler et al. 2010). See
 //! [`Op`] for what a message size means per kernel.
 //!
-//! Which kernels exist, and what buffers they need, is the registry's ([`crate::kernel`]); the
+//! Which kernels exist, and what buffers they need, is the registry's ([`crate::plan::kernel`]); the
 //! MPI calls of each [`Family`] are one file here implementing [`FamilyCalls`], and the two
 //! exhaustive matches on the family in [`Kernel`] pick them, so a family added to the registry
 //! without its calls does not compile. The reference allreduce algorithms (`ref:*`,
@@ -37,7 +37,7 @@ pub use persistent::check as check_persistent;
 
 use super::overlap::{Compute, OverlapParts};
 use crate::clock::Clock;
-use crate::kernel::Family;
+use crate::plan::kernel::Family;
 use crate::plan::Op;
 use mpi::collective::SystemOperation;
 use mpi::raw::AsRaw;
@@ -58,7 +58,7 @@ pub struct Kernel {
 }
 
 /// The message buffers of a kernel, allocated to the registry's
-/// [`crate::kernel::Buffers::lengths`]; a family uses the ones its registry entry sizes and
+/// [`crate::plan::kernel::Buffers::lengths`]; a family uses the ones its registry entry sizes and
 /// leaves the others empty. Send buffers hold ones, receive buffers zeros.
 struct Buffers {
     /// Bytes sent (alltoall, allgather, gather, scatter) or broadcast (bcast).
@@ -226,12 +226,12 @@ impl Kernel {
     }
 
     /// Buffers for a v-form `op` on `nprocs` ranks whose partitions on rank `me` come from
-    /// `send_matrix` (`[nprocs][nprocs]` bytes, [`crate::vcounts::CapturedCounts`]) rather
+    /// `send_matrix` (`[nprocs][nprocs]` bytes, [`crate::plan::vcounts::CapturedCounts`]) rather
     /// than from a uniform size; another `op`, or a matrix of another shape, gets the
     /// buffers of [`Kernel::new`] at 0 bytes. The counts are checked against MPI's int
-    /// limit before the run (`limits::check_captured_counts`).
+    /// limit before the run (`checks::check_captured_counts`).
     pub fn with_send_matrix(op: Op, send_matrix: &[u64], nprocs: usize, me: usize) -> Kernel {
-        let Some(q) = crate::vcounts::partitions(op.family(), send_matrix, nprocs, me) else {
+        let Some(q) = crate::plan::vcounts::partitions(op.family(), send_matrix, nprocs, me) else {
             return Kernel::new(op, 0, nprocs);
         };
         let mut kernel = Kernel::new(op, 0, nprocs);
@@ -315,7 +315,7 @@ impl Kernel {
 
     /// Runs the operation once on `comm`; `arrival` is the repetition's planned arrival
     /// order (ranks of `comm`, earliest first), which only the clairvoyant reference kernel
-    /// uses ([`crate::kernel::Family::wants_arrival_order`]).
+    /// uses ([`crate::plan::kernel::Family::wants_arrival_order`]).
     pub fn run_arriving(&mut self, comm: &SimpleCommunicator, arrival: Option<&[usize]>) {
         self.run_call(&Call::new(comm).arriving(arrival))
     }

@@ -10,7 +10,7 @@
 //! A library with neither is refused before anything is measured ([`check`]).
 
 use super::{Buffers, Call};
-use crate::kernel::Family;
+use crate::plan::kernel::Family;
 use crate::plan::Op;
 use mpi::ffi::{MPI_Comm, MPI_Datatype, MPI_Info, MPI_Op, MPI_Request};
 use mpi::raw::AsRaw;

@@ -15,7 +15,7 @@
 //!   0 being `auto`), read at each call; `MPIR_CVAR_<OP>_POSIX_INTRA_ALGORITHM` selects the
 //!   shared-memory device's own algorithm and is listed but not swept.
 
-use crate::plan::Op;
+use crate::plan::kernel::Op;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

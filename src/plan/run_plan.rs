@@ -1,12 +1,12 @@
-//! What a run measures: kernels, sizes, process counts, delays and repetitions.
+//! The [`Plan`]: kernels, sizes, process counts, delays and repetitions.
 //!
 //! A [`Plan`] is plain data: rank 0 builds and validates it from the command line and broadcasts
 //! it, so every rank runs the same plan. It is also stored in the records header.
 
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{DelayModel, DetourSpec, RankError, RankSelection, TraceSpec};
-pub use crate::kernel::Op;
-pub use crate::measure_options::{AdaptiveSpec, OverlapMode, OverlapSpec};
+use crate::plan::kernel::Op;
+use crate::plan::options::{AdaptiveSpec, OverlapSpec};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -165,7 +165,7 @@ pub struct Plan {
     /// `--algorithms`: measure every configuration once per collective algorithm of the MPI
     /// library (and its own choice); `None`: the library's choice only, not recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub algorithms: Option<crate::algorithms::AlgorithmRequest>,
+    pub algorithms: Option<crate::plan::algorithms::AlgorithmRequest>,
     /// `--algorithm-from-env`: record the algorithm the launch environment set.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub algorithm_from_env: bool,
@@ -287,7 +287,7 @@ pub enum PlanError {
     BadWindow(f64),
     #[error(
         "--overlap applies to nonblocking kernels only: add {} to --ops",
-        crate::kernel::names_where(Op::is_nonblocking, " or ")
+        crate::plan::kernel::names_where(Op::is_nonblocking, " or ")
     )]
     OverlapWithoutNonblocking,
     #[error(
@@ -295,7 +295,7 @@ pub enum PlanError {
     )]
     ZeroClockParam(&'static str),
     #[error("{0}")]
-    Adaptive(crate::measure_options::AdaptiveError),
+    Adaptive(crate::plan::options::AdaptiveError),
 }
 
 #[cfg(test)]
@@ -375,7 +375,7 @@ mod tests {
         let mut p = plan();
         p.ops = vec![Op::Allreduce];
         p.overlap = Some(OverlapSpec {
-            mode: OverlapMode::Time,
+            mode: crate::plan::options::OverlapMode::Time,
             test_interval_bytes: None,
         });
         let err = p.validate(4, &h).unwrap_err();

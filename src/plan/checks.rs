@@ -5,7 +5,8 @@
 //! an impossible size ends the run with a message instead of an allocation abort or an rsmpi
 //! panic, and a run that would take practically forever is refused unless the user confirms.
 
-use crate::plan::{Op, Plan, SyncMethod};
+use crate::plan::kernel::Op;
+use crate::plan::run_plan::{Plan, SyncMethod};
 use crate::units::{format_bytes, format_duration};
 use std::fmt;
 use thiserror::Error;
@@ -56,7 +57,7 @@ pub enum LimitError {
 }
 
 /// Bytes of message buffers one rank allocates for `op` at message size `bytes` on `p` ranks:
-/// the registry's [`crate::kernel::Buffers`], which the run allocates from too.
+/// the registry's [`crate::plan::kernel::Buffers`], which the run allocates from too.
 pub fn buffer_bytes(op: Op, bytes: u64, p: u32) -> u64 {
     op.buffers().allocated_bytes(bytes, p)
 }
@@ -104,7 +105,7 @@ pub fn check_sizes(plan: &Plan, mem_per_rank: Option<u64>) -> Result<(), LimitEr
 }
 
 /// Checks the v-form kernels whose partitions come from a replayed capture's counts
-/// ([`crate::vcounts::captured_counts`]) at every P of the plan against MPI's count limit
+/// ([`crate::plan::vcounts::captured_counts`]) at every P of the plan against MPI's count limit
 /// (each count, displacement and buffer length is a C int) and, when known, `mem_per_rank`
 /// (bytes): what [`check_sizes`] does for the uniform sizes.
 ///
@@ -113,11 +114,11 @@ pub fn check_sizes(plan: &Plan, mem_per_rank: Option<u64>) -> Result<(), LimitEr
 pub fn check_captured_counts(plan: &Plan, mem_per_rank: Option<u64>) -> Result<(), LimitError> {
     for &op in &plan.ops {
         for &p in &plan.procs {
-            let Some(c) = crate::vcounts::captured_counts(plan, op, p) else {
+            let Some(c) = crate::plan::vcounts::captured_counts(plan, op, p) else {
                 continue;
             };
             let (family, n) = (op.family(), p as usize);
-            let count = crate::vcounts::largest_count(family, &c.send_matrix, n);
+            let count = crate::plan::vcounts::largest_count(family, &c.send_matrix, n);
             if count > MPI_COUNT_MAX {
                 return Err(LimitError::CapturedCount {
                     op,
@@ -126,7 +127,7 @@ pub fn check_captured_counts(plan: &Plan, mem_per_rank: Option<u64>) -> Result<(
                     count,
                 });
             }
-            let need = crate::vcounts::largest_buffers(family, &c.send_matrix, n);
+            let need = crate::plan::vcounts::largest_buffers(family, &c.send_matrix, n);
             if let Some(avail) = mem_per_rank.filter(|&a| need > a) {
                 return Err(LimitError::CapturedMemory {
                     op,

@@ -11,8 +11,9 @@
 //! from [`Partitions`], and `limits` checks the same numbers before anything is measured.
 
 use crate::delay::models::replay::Replay;
-use crate::kernel::Family;
-use crate::plan::{Op, Plan};
+use crate::plan::kernel::Family;
+use crate::plan::kernel::Op;
+use crate::plan::run_plan::Plan;
 use crate::records::BlockCounts;
 
 /// The counts one configuration's kernel runs with, the same on every rank.
