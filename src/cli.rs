@@ -3,7 +3,7 @@
 use crate::analysis::{Bootstrap, TimingMethod};
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourArg, DetourSpec, RankSelection};
-use crate::export::{ExportRows, RankFormat, SummaryFormat};
+use crate::export::{ExportRows, Format, ARRIVALS, DOCUMENTS, EXPORTS, TABLES};
 use crate::plan::{
     AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
 };
@@ -53,8 +53,8 @@ pub enum Command {
         /// Records files written by measurement runs of one plan.
         #[arg(required = true, num_args = 1..)]
         files: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value = "table")]
-        format: SummaryFormat,
+        #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+        format: Format,
         #[command(flatten)]
         bootstrap: BootstrapArgs,
         /// Instead of the summary, the distribution of the per-repetition delay overlap
@@ -101,8 +101,8 @@ pub enum Command {
         a: PathBuf,
         /// Records file B, compared with A.
         b: PathBuf,
-        #[arg(long, value_enum, default_value = "table")]
-        format: SummaryFormat,
+        #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+        format: Format,
         /// Also draw the comparison (median t_global and benefit of A and B vs P, with
         /// intervals) as PNG and SVG figures into this directory.
         #[arg(long, value_name = "DIR")]
@@ -118,8 +118,8 @@ pub enum Command {
     Export {
         /// Records file written by a measurement run.
         file: PathBuf,
-        #[arg(long, value_enum, default_value = "csv")]
-        format: RankFormat,
+        #[arg(long, value_parser = Format::parser(EXPORTS, false), default_value = "csv")]
+        format: Format,
         #[command(flatten)]
         times: TimesArgs,
         /// One row per rank and repetition (`rank`), or per repetition with t_global (`rep`).
@@ -131,8 +131,8 @@ pub enum Command {
     /// the run ended (footer, or what an interrupted run left).
     Info {
         file: PathBuf,
-        #[arg(long, value_enum, default_value = "text")]
-        format: crate::info::InfoFormat,
+        #[arg(long, value_parser = Format::parser(DOCUMENTS, true), default_value = "table")]
+        format: Format,
     },
     /// What a capture of an application (libdelaybench_capture.so, docs/capture.md) says:
     /// per call site the calls, arrival spread, Faraj-Patarasuk-Yuan imbalance, last ranks and
@@ -141,8 +141,8 @@ pub enum Command {
         /// The capture's per-rank files, or its directory.
         #[arg(required = true, num_args = 1..)]
         files: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value = "table")]
-        format: crate::export::ArrivalsFormat,
+        #[arg(long, value_parser = Format::parser(ARRIVALS, false), default_value = "table")]
+        format: Format,
         /// The CSV's rows: per site, per rank, or per call and rank (`calls`: site, op, comm,
         /// call, rank, comm_rank, enter_s, lateness_s, wait_s; CSV or JSON).
         #[arg(long, value_enum, default_value = "sites")]
@@ -378,8 +378,8 @@ pub struct ClockSyncEvalArgs {
     pub params: ClockParamArgs,
     /// Output on stdout: table, csv, tsv, json or markdown (the CSV file of --output is
     /// written either way; with --simulate, the simulator's table in that format).
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: SummaryFormat,
+    #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+    pub format: Format,
     /// CSV file of the results (for `delaybench plot`)
     /// [default: `results/clocksync-<UTC time, µs>-<pid>.csv`]. Never overwritten.
     #[arg(long)]
@@ -413,8 +413,8 @@ pub struct SkewArgs {
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
     /// Output on stdout: table, csv, tsv, json or markdown.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: SummaryFormat,
+    #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+    pub format: Format,
 }
 
 /// Options of the hidden `delaybench check-kernels` (run under mpirun): the correctness check
@@ -473,8 +473,8 @@ pub struct NoiseArgs {
     #[arg(long)]
     pub no_figures: bool,
     /// The report: table on stdout, or CSV, JSON, Markdown.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: SummaryFormat,
+    #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+    pub format: Format,
     /// A self-check: inject these periodic detours (FREQ,DURATION as for --detour) into the
     /// loop of --inject-rank, to see the loop find them at that rate and length.
     #[arg(long, requires = "inject_rank")]
@@ -487,16 +487,9 @@ pub struct NoiseArgs {
 /// Options of `delaybench algorithms` (run under mpirun, one rank is enough).
 #[derive(Debug, Clone, Args)]
 pub struct AlgorithmsArgs {
-    /// `text` (a table) or `json` (one document).
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: AlgorithmsFormat,
-}
-
-/// Output of `delaybench algorithms`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AlgorithmsFormat {
-    Text,
-    Json,
+    /// `table` (also `text`) or `json` (one document).
+    #[arg(long, value_parser = Format::parser(DOCUMENTS, true), default_value = "table")]
+    pub format: Format,
 }
 
 /// Options of `delaybench schemes` (run under mpirun).
@@ -527,8 +520,8 @@ pub struct SchemesArgs {
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
     /// Output on stdout: table, csv, tsv, json or markdown.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: SummaryFormat,
+    #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+    pub format: Format,
 }
 
 /// Options of a measurement run (`mpirun -np N delaybench [OPTIONS]`).

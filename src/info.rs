@@ -3,6 +3,7 @@
 //! footer, or how much an interrupted run left). Read through the [`Timeline`] on the online
 //! times: the command describes the file, it does not correct it. Plain Rust, no MPI.
 
+use crate::export::Format;
 use crate::records::provenance::library_line;
 use crate::records::{Footer, Header, RecordsError};
 use crate::timeline::{GlobalTimes, Timeline};
@@ -15,16 +16,6 @@ use std::path::Path;
 pub const INFO_SCHEMA_NAME: &str = "delaybench-info";
 /// Version of that document's layout.
 pub const INFO_SCHEMA_VERSION: u32 = 1;
-
-/// Output format of `delaybench info`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum InfoFormat {
-    /// Labelled lines for reading.
-    #[default]
-    Text,
-    /// One JSON object: the header as recorded, the block count and the footer.
-    Json,
-}
 
 /// What `info` tells about one records file.
 #[derive(Debug, Clone, Serialize)]
@@ -87,16 +78,23 @@ impl RunInfo {
         }
     }
 
-    /// Writes the info in `format` to `out`.
+    /// Writes the info to `out` in `format`: [`Format::Table`], labelled lines for reading
+    /// (`--format table`, or `text`), or [`Format::Json`], one JSON object: the header as
+    /// recorded, the block count and the footer ([`crate::export::DOCUMENTS`]).
     ///
-    /// Errors: writing to `out` failed.
-    pub fn write(&self, format: InfoFormat, out: &mut dyn Write) -> std::io::Result<()> {
+    /// Errors: writing to `out` failed; [`std::io::ErrorKind::InvalidInput`] for another
+    /// format.
+    pub fn write(&self, format: Format, out: &mut dyn Write) -> std::io::Result<()> {
         match format {
-            InfoFormat::Text => out.write_all(self.text().as_bytes()),
-            InfoFormat::Json => {
+            Format::Table => out.write_all(self.text().as_bytes()),
+            Format::Json => {
                 serde_json::to_writer_pretty(&mut *out, self)?;
                 out.write_all(b"\n")
             }
+            other => Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("info writes table or json, not {other:?}"),
+            )),
         }
     }
 
@@ -448,7 +446,7 @@ mod tests {
             .text()
             .contains("interrupted: no footer; 2 complete block(s)"));
         let mut out = Vec::new();
-        info.write(InfoFormat::Json, &mut out).unwrap();
+        info.write(Format::Json, &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["schema"], INFO_SCHEMA_NAME);
         assert_eq!(v["blocks"], 2);

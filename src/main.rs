@@ -9,9 +9,9 @@ use delaybench::analysis::{
 use delaybench::cli::{Cli, Command};
 use delaybench::exit::{is_broken_pipe, said_once};
 use delaybench::export::{
-    read_clocksync_csv, summary_exporter, with_run_columns, write_compare, write_distribution,
-    write_overlap, write_rows_streamed, write_timing, write_trend, write_truth, ExportError,
-    ExportRows, SummaryFormat,
+    read_clocksync_csv, with_run_columns, write_compare, write_distribution, write_overlap,
+    write_rows_streamed, write_serde_rows, write_summary, write_timing, write_trend, write_truth,
+    ExportError, ExportRows, Format,
 };
 use delaybench::output_name::outputs_dir;
 use delaybench::plan::config_file::Study;
@@ -250,11 +250,11 @@ fn offline(command: Command) -> Result<()> {
                 let a = analysis(&files, bootstrap.bootstrap(), times)?;
                 let rows = delaybench::analysis::algorithm_rows(&a.rows);
                 match format {
-                    SummaryFormat::Json => {
+                    Format::Json => {
                         serde_json::to_writer_pretty(&mut *out, &rows)?;
                         writeln!(out)?;
                     }
-                    SummaryFormat::Table | SummaryFormat::Markdown => {
+                    f if f.exporter().is_markup() => {
                         write!(out, "{}", delaybench::analysis::algorithm_table_text(&rows))?
                     }
                     _ => anyhow::bail!("analyze --algorithms writes --format table or json"),
@@ -268,19 +268,16 @@ fn offline(command: Command) -> Result<()> {
                         "delaybench: no block replayed a capture (--delay replay:CAPTURE@SITE)"
                     );
                 }
-                match format {
-                    SummaryFormat::Json => delaybench::export::write_json_rows(&rows, out)?,
-                    SummaryFormat::Tsv => delaybench::export::write_tsv_rows(None, &rows, out)?,
-                    SummaryFormat::Csv => delaybench::export::write_csv_rows(&rows, out)?,
-                    SummaryFormat::Table | SummaryFormat::Markdown => {
-                        // The summary's own section.
-                        summary_exporter(format).write(&a, out)?
-                    }
+                if format.exporter().is_markup() {
+                    // The summary's own section.
+                    write_summary(&a, format, out)?
+                } else {
+                    write_serde_rows(&rows, format, out)?
                 }
             } else {
                 let a = analysis(&files, bootstrap.bootstrap(), times)?;
                 warn_outside(&a, format);
-                summary_exporter(format).write(&a, out)?;
+                write_summary(&a, format, out)?;
             }
         }
         Command::Compare {
@@ -472,18 +469,14 @@ fn offline(command: Command) -> Result<()> {
             let run = delaybench::records::noise::read_noise(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
             let mut out = std::io::stdout().lock();
-            let summary = match format {
-                delaybench::info::InfoFormat::Json => SummaryFormat::Json,
-                delaybench::info::InfoFormat::Text => SummaryFormat::Table,
-            };
-            if summary == SummaryFormat::Table {
+            if format == Format::Table {
                 let _ = std::io::Write::write_all(
                     &mut out,
                     delaybench::info::noise_text(&run).as_bytes(),
                 );
             }
             let report = delaybench::analysis::noise_report(&run.ranks);
-            match delaybench::export::write_noise_report(&report, summary, &mut out) {
+            match delaybench::export::write_noise_report(&report, format, &mut out) {
                 Err(delaybench::export::ExportError::Io(e))
                     if e.kind() == std::io::ErrorKind::BrokenPipe => {}
                 r => r.context("cannot print the noise report")?,
@@ -573,12 +566,7 @@ fn each_block(
 
 /// Exports a records file one block at a time: memory holds one block, not the file. A read
 /// error keeps the message it had when the file was read whole.
-fn export(
-    file: &Path,
-    times: GlobalTimes,
-    rows: ExportRows,
-    format: delaybench::export::RankFormat,
-) -> Result<()> {
+fn export(file: &Path, times: GlobalTimes, rows: ExportRows, format: Format) -> Result<()> {
     let reading = || format!("reading {}", file.display());
     let mut timeline = Timeline::open(file, times).with_context(reading)?;
     let run = RunLabel::of(timeline.header());
@@ -673,8 +661,8 @@ fn warn_interrupted(file: &Path, recovered: usize, partial_block: bool) {
 
 /// CSV and TSV have no place for the runs' warnings: print them on stderr so they are not
 /// lost. (The table, Markdown and JSON carry them.)
-fn warn_outside(a: &Analysis, format: SummaryFormat) {
-    if matches!(format, SummaryFormat::Csv | SummaryFormat::Tsv) {
+fn warn_outside(a: &Analysis, format: Format) {
+    if !format.exporter().summary_carries_warnings() {
         for w in &a.warnings {
             eprintln!("delaybench: warning: {w}");
         }

@@ -8,8 +8,8 @@
 
 use crate::analysis::{analyze_digests, Analysis, Bootstrap, ClockBound, StartSpread};
 use crate::clock::shared::SharedVerdict;
-use crate::export::{summary_exporter, write_distribution, SummaryFormat};
-use crate::info::{InfoFormat, RunInfo};
+use crate::export::{write_distribution, write_summary, Format};
+use crate::info::RunInfo;
 use crate::output_name::{check_fresh_dir, outputs_dir};
 use crate::plot::{write_figures_of_run, PlotRun, Stat};
 use crate::timeline::GlobalTimes;
@@ -105,13 +105,13 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
             Bootstrap::default(),
         ) {
             Ok(a) => {
-                match summary_exporter(SummaryFormat::Table).write(&a, out) {
+                match write_summary(&a, Format::Table, out) {
                     // Output closed early (`| head`): the reader had what it wanted.
                     Err(e) if crate::exit::is_broken_pipe(&e) => {}
                     Err(e) => eprintln!("delaybench: warning: cannot print the summary: {e}"),
                     Ok(()) => {}
                 }
-                print_distribution(&run, SummaryFormat::Table, out);
+                print_distribution(&run, Format::Table, out);
                 match write_summary_files(&a, &run, path, &end.dir) {
                     Ok(n) => written += n,
                     Err(e) => eprintln!("delaybench: warning: summary files not written: {e}"),
@@ -156,7 +156,7 @@ fn clock_bound(run: &PlotRun) -> ClockBound {
 }
 
 /// Sampled delays have no single benefit: their distribution follows the summary.
-fn print_distribution(run: &PlotRun, format: SummaryFormat, out: &mut dyn Write) {
+fn print_distribution(run: &PlotRun, format: Format, out: &mut dyn Write) {
     let sampled = run
         .launch
         .blocks
@@ -191,18 +191,14 @@ fn write_summary_files(
             })
     };
     let mut md = create(SUMMARY_MD)?;
-    summary_exporter(SummaryFormat::Markdown)
-        .write(a, &mut md)
-        .map_err(std::io::Error::other)?;
-    print_distribution(run, SummaryFormat::Markdown, &mut md);
+    write_summary(a, Format::Markdown, &mut md).map_err(std::io::Error::other)?;
+    print_distribution(run, Format::Markdown, &mut md);
     md.flush()?;
     let mut csv = create(SUMMARY_CSV)?;
-    summary_exporter(SummaryFormat::Csv)
-        .write(a, &mut csv)
-        .map_err(std::io::Error::other)?;
+    write_summary(a, Format::Csv, &mut csv).map_err(std::io::Error::other)?;
     csv.flush()?;
     let mut info = create(INFO_TXT)?;
-    RunInfo::of_digest(records, &run.launch).write(InfoFormat::Text, &mut info)?;
+    RunInfo::of_digest(records, &run.launch).write(Format::Table, &mut info)?;
     info.flush()?;
     Ok(3)
 }

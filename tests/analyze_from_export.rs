@@ -5,7 +5,7 @@
 //! exporters and back through the `csv` crate into plain structs defined here.
 
 use delaybench::analysis::{analyze, Bootstrap};
-use delaybench::export::{summary_exporter, write_rank_csv, SummaryFormat};
+use delaybench::export::{write_rows_streamed, write_summary, ExportRows, Format};
 use delaybench::plan::Op;
 use delaybench::records::{
     read_records, testdata, Block, Footer, Records, RecordsWriter, FLAG_STARTED_LATE,
@@ -281,7 +281,12 @@ fn summary_equals_a_recomputation_from_the_rank_export() {
     let records = records_through_a_file();
 
     let mut rank_csv = Vec::new();
-    write_rank_csv(&records, &mut rank_csv).unwrap();
+    let blocks = records
+        .blocks
+        .iter()
+        .map(Ok::<_, delaybench::records::RecordsError>);
+    let run = delaybench::records::RunLabel::of(&records.header);
+    write_rows_streamed(&run, blocks, ExportRows::Rank, Format::Csv, &mut rank_csv).unwrap();
     let rank_csv = String::from_utf8(rank_csv).unwrap();
     assert_eq!(
         rank_csv.lines().next().unwrap(),
@@ -330,9 +335,7 @@ fn summary_equals_a_recomputation_from_the_rank_export() {
         Bootstrap::default(),
     )
     .unwrap();
-    summary_exporter(SummaryFormat::Csv)
-        .write(&a, &mut summary_csv)
-        .unwrap();
+    write_summary(&a, Format::Csv, &mut summary_csv).unwrap();
     let summary: Vec<SummaryLine> = parse_csv(&String::from_utf8(summary_csv).unwrap());
     let expected = recompute(&lines);
 

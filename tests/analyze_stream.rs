@@ -9,7 +9,7 @@ use delaybench::analysis::{
 };
 use delaybench::export::{
     with_run_columns, write_distribution, write_overlap, write_timing, write_trend, write_truth,
-    SummaryFormat,
+    Format,
 };
 use delaybench::plan::Op;
 use delaybench::records::{split_block, testdata, RecordsWriter, RunLabel};
@@ -50,7 +50,7 @@ fn write_file(path: &Path, complete: bool) {
 }
 
 /// The table `option` as the whole file in memory gives it, with the run's columns.
-fn in_memory(path: &Path, option: &str, format: SummaryFormat) -> Vec<u8> {
+fn in_memory(path: &Path, option: &str, format: Format) -> Vec<u8> {
     let (r, _) = read_records_on(path, GlobalTimes::Posthoc).unwrap();
     let mut out = Vec::new();
     let run = RunLabel::of(&r.header);
@@ -61,7 +61,7 @@ fn in_memory(path: &Path, option: &str, format: SummaryFormat) -> Vec<u8> {
 fn table(
     r: &delaybench::records::Records,
     option: &str,
-    format: SummaryFormat,
+    format: Format,
     mut out: &mut dyn std::io::Write,
 ) -> Result<(), delaybench::export::ExportError> {
     let methods = [TimingMethod::Global, TimingMethod::Max, TimingMethod::Root];
@@ -88,7 +88,7 @@ fn streamed_tables_equal_the_in_memory_ones() {
             "--timing",
             "--truth",
         ] {
-            for (name, format) in [("csv", SummaryFormat::Csv), ("json", SummaryFormat::Json)] {
+            for (name, format) in [("csv", Format::Csv), ("json", Format::Json)] {
                 let mut args = vec!["analyze", option, "--format", name, file];
                 if option == "--timing" {
                     args.insert(2, "global,max,root");

@@ -4,11 +4,11 @@
 
 use delaybench::analysis::{analyze, Bootstrap, ANALYZE_SCHEMA_VERSION};
 use delaybench::export::{
-    summary_exporter, write_rank_rows, write_rep_rows, RankFormat, SummaryFormat,
-    EXPORT_SCHEMA_VERSION, RANK_COLUMNS, REP_COLUMNS, SUMMARY_COLUMNS,
+    write_rows_streamed, write_summary, ExportRows, Format, EXPORT_SCHEMA_VERSION, RANK_COLUMNS,
+    REP_COLUMNS, SUMMARY_COLUMNS,
 };
 use delaybench::plan::Op;
-use delaybench::records::{testdata, Records};
+use delaybench::records::{testdata, Records, RecordsError, RunLabel};
 
 const DOC: &str = include_str!("../docs/exports.md");
 
@@ -74,7 +74,7 @@ fn documented_columns_are_the_constants() {
 #[test]
 fn analyze_csv_and_json_follow_the_schema() {
     let a = analyze(&["run.cbor".into()], &[records()], Bootstrap::default()).unwrap();
-    let csv = text(|b| summary_exporter(SummaryFormat::Csv).write(&a, b).unwrap());
+    let csv = text(|b| write_summary(&a, Format::Csv, b).unwrap());
     assert_eq!(csv_header(&csv), documented("analyze"));
     // Every data row has every column and says its version.
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
@@ -83,7 +83,7 @@ fn analyze_csv_and_json_follow_the_schema() {
         assert_eq!(rec.len(), SUMMARY_COLUMNS.len());
         assert_eq!(&rec[0], ANALYZE_SCHEMA_VERSION.to_string());
     }
-    let json = text(|b| summary_exporter(SummaryFormat::Json).write(&a, b).unwrap());
+    let json = text(|b| write_summary(&a, Format::Json, b).unwrap());
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["schema"], "delaybench-analyze");
     assert_eq!(v["schema_version"], ANALYZE_SCHEMA_VERSION);
@@ -108,13 +108,18 @@ fn analyze_csv_and_json_follow_the_schema() {
 fn export_csv_and_json_follow_the_schema() {
     let r = records();
     for (name, rows) in [("rank", "rank"), ("rep", "rep")] {
-        let write = |format, b: &mut Vec<u8>| match rows {
-            "rank" => write_rank_rows(&r, format, b).unwrap(),
-            _ => write_rep_rows(&r, format, b).unwrap(),
+        let kind = match rows {
+            "rank" => ExportRows::Rank,
+            _ => ExportRows::Rep,
         };
-        let csv = text(|b| write(RankFormat::Csv, b));
+        let run = RunLabel::of(&r.header);
+        let write = |format, b: &mut Vec<u8>| {
+            let blocks = r.blocks.iter().map(Ok::<_, RecordsError>);
+            write_rows_streamed(&run, blocks, kind, format, b).unwrap()
+        };
+        let csv = text(|b| write(Format::Csv, b));
         assert_eq!(csv_header(&csv), documented(name), "{name}");
-        let json = text(|b| write(RankFormat::Json, b));
+        let json = text(|b| write(Format::Json, b));
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let first = v[0].as_object().unwrap();
         let mut keys: Vec<&String> = first.keys().collect();

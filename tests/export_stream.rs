@@ -6,9 +6,11 @@
 mod common;
 
 use delaybench::clock::{ClockModel, ClockProbe};
-use delaybench::export::{write_rank_rows, write_rep_rows, ExportRows, RankFormat};
+use delaybench::export::{write_rows_streamed, ExportRows, Format};
 use delaybench::plan::Op;
-use delaybench::records::{read_records, split_block, testdata, RecordsWriter};
+use delaybench::records::{
+    read_records, split_block, testdata, RecordsError, RecordsWriter, RunLabel,
+};
 use delaybench::timeline::{read_records_on, GlobalTimes};
 use std::path::{Path, PathBuf};
 
@@ -59,21 +61,20 @@ fn write_file(path: &Path, complete: bool) {
     }
 }
 
-const CASES: [(&str, ExportRows, &str, RankFormat); 4] = [
-    ("rank", ExportRows::Rank, "csv", RankFormat::Csv),
-    ("rank", ExportRows::Rank, "json", RankFormat::Json),
-    ("rep", ExportRows::Rep, "csv", RankFormat::Csv),
-    ("rep", ExportRows::Rep, "json", RankFormat::Json),
+const CASES: [(&str, ExportRows, &str, Format); 4] = [
+    ("rank", ExportRows::Rank, "csv", Format::Csv),
+    ("rank", ExportRows::Rank, "json", Format::Json),
+    ("rep", ExportRows::Rep, "csv", Format::Csv),
+    ("rep", ExportRows::Rep, "json", Format::Json),
 ];
 
-/// The export as the in-memory path writes it: the whole file read, then corrected.
-fn in_memory(path: &Path, clock: GlobalTimes, rows: ExportRows, format: RankFormat) -> Vec<u8> {
+/// The export of the whole file read into memory, then corrected, written from its blocks.
+fn in_memory(path: &Path, clock: GlobalTimes, rows: ExportRows, format: Format) -> Vec<u8> {
     let (records, _) = read_records_on(path, clock).unwrap();
     let mut out = Vec::new();
-    match rows {
-        ExportRows::Rank => write_rank_rows(&records, format, &mut out).unwrap(),
-        ExportRows::Rep => write_rep_rows(&records, format, &mut out).unwrap(),
-    }
+    let blocks = records.blocks.iter().map(Ok::<_, RecordsError>);
+    let run = RunLabel::of(&records.header);
+    write_rows_streamed(&run, blocks, rows, format, &mut out).unwrap();
     out
 }
 

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{offline, text};
-use delaybench::export::{write_clocksync, ClockSyncRow, SummaryFormat};
+use delaybench::export::{write_clocksync, ClockSyncRow, Format};
 use delaybench::plan::Op;
 use delaybench::records::{testdata, RecordsWriter};
 use std::path::{Path, PathBuf};
@@ -86,12 +86,7 @@ fn analyze_export_plot_and_compare_records_files() {
         max_true_error_s: None,
     };
     let mut f = std::fs::File::create(&clocksync).unwrap();
-    write_clocksync(
-        &[row(0.0, 1e-6), row(10.0, 2e-6)],
-        SummaryFormat::Csv,
-        &mut f,
-    )
-    .unwrap();
+    write_clocksync(&[row(0.0, 1e-6), row(10.0, 2e-6)], Format::Csv, &mut f).unwrap();
     succeeds(&["plot", s(&clocksync), "--out", s(&figures)]);
     assert!(figures.join("clock_error_vs_time.png").is_file());
 }

@@ -286,7 +286,7 @@ fn write_figures_for_inspection() {
 /// clear error. `common::offline` fails the test if the command hangs.
 #[test]
 fn plot_of_a_clocksync_csv_with_inf_skips_those_rows_and_never_hangs() {
-    use delaybench::export::{write_clocksync, ClockSyncRow, SummaryFormat};
+    use delaybench::export::{write_clocksync, ClockSyncRow, Format};
     let dir = tempfile::tempdir().unwrap();
     let row = |wait_s: f64, max_error_s: f64| ClockSyncRow {
         method: "hca".into(),
@@ -299,7 +299,7 @@ fn plot_of_a_clocksync_csv_with_inf_skips_those_rows_and_never_hangs() {
     let write = |name: &str, rows: &[ClockSyncRow]| {
         let path = dir.path().join(name);
         let mut f = std::fs::File::create(&path).unwrap();
-        write_clocksync(rows, SummaryFormat::Csv, &mut f).unwrap();
+        write_clocksync(rows, Format::Csv, &mut f).unwrap();
         path.display().to_string()
     };
     let mixed = write("mixed.csv", &[row(0.0, 2e-6), row(1.0, f64::INFINITY)]);

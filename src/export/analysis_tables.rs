@@ -1,7 +1,7 @@
 //! `analyze --distribution` and `analyze --trend` as a table, CSV or JSON.
 
-use super::plain::write_rows;
-use super::{ExportError, SummaryFormat};
+use super::write_table;
+use super::{ExportError, Format};
 use crate::analysis::{DistributionRow, TrendRow, TruthRow};
 use crate::plan::Op;
 use crate::units::format_bytes;
@@ -50,7 +50,7 @@ const TRUTH_HEADERS: [&str; 10] = [
 /// Writes `analyze --truth` rows (table: microseconds).
 pub fn write_truth(
     rows: &[TruthRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let cells = |r: &TruthRow| {
@@ -65,7 +65,7 @@ pub fn write_truth(
         ]);
         c
     };
-    write_rows(rows, format, &TRUTH_HEADERS, cells, out)
+    write_table(rows, format, &TRUTH_HEADERS, cells, out)
 }
 
 /// The identifying cells of a row: op, size, P, delay model.
@@ -87,7 +87,7 @@ fn key(op: Op, bytes: u64, nprocs: u32, delay_model: &str) -> Vec<String> {
 /// delaybench's own; noise amplification `-` for blocks that are not noise blocks).
 pub fn write_distribution(
     rows: &[DistributionRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let pc = |b: f64| format!("{:.1}", b * 100.0);
@@ -108,8 +108,8 @@ pub fn write_distribution(
         c.extend([opt(r.amplification), opt(r.wait_for_slowest)]);
         c
     };
-    write_rows(rows, format, &DISTRIBUTION_HEADERS, cells, out)?;
-    if format == SummaryFormat::Table {
+    write_table(rows, format, &DISTRIBUTION_HEADERS, cells, out)?;
+    if format == Format::Table {
         writeln!(
             out,
             "b: per-repetition delay overlap benefit, delaybench's own extension of\n\
@@ -124,7 +124,7 @@ pub fn write_distribution(
 /// Writes trend rows (table: microseconds, and microseconds per second of run).
 pub fn write_trend(
     rows: &[TrendRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let us = |s: f64| format!("{:.2}", s * 1e6);
@@ -139,5 +139,5 @@ pub fn write_trend(
         ]);
         c
     };
-    write_rows(rows, format, &TREND_HEADERS, cells, out)
+    write_table(rows, format, &TREND_HEADERS, cells, out)
 }

@@ -2,22 +2,10 @@
 //! [`ArrivalsReport`] as a plain table, CSV (one flat row per site, or per rank) or JSON
 //! (the whole report).
 
-use super::plain::{write_csv_rows, write_json_rows, write_plain_table};
-use super::ExportError;
+use super::{write_plain_table, write_serde_rows, ExportError, Format};
 use crate::analysis::arrivals::{ArrivalsReport, SiteRow};
 use serde::Serialize;
 use std::io::Write;
-
-/// Output format of `arrivals`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ArrivalsFormat {
-    /// Plain tables: sites, then ranks.
-    Table,
-    /// CSV rows (sites, or ranks with `--rows ranks`).
-    Csv,
-    /// The whole report as one JSON document.
-    Json,
-}
 
 /// Which rows the CSV holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -157,21 +145,23 @@ fn us(s: f64) -> String {
 pub fn write_arrivals(
     m: &crate::analysis::arrivals::Matched,
     r: &ArrivalsReport,
-    format: ArrivalsFormat,
+    format: Format,
     rows: ArrivalsRows,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
+    let markup = format.exporter().is_markup();
     match (format, rows) {
-        (ArrivalsFormat::Json, ArrivalsRows::Sites | ArrivalsRows::Ranks) => {
+        (Format::Json, ArrivalsRows::Sites | ArrivalsRows::Ranks) => {
             serde_json::to_writer_pretty(&mut *out, r)?;
             writeln!(out)?;
             Ok(())
         }
-        (ArrivalsFormat::Csv, ArrivalsRows::Ranks) => write_csv_rows(&r.ranks, out),
-        (ArrivalsFormat::Json, ArrivalsRows::Calls) => write_json_rows(&call_rows(m), out),
         // Too many rows for a readable table: CSV.
-        (_, ArrivalsRows::Calls) => write_csv_rows(&call_rows(m), out),
-        (ArrivalsFormat::Csv, ArrivalsRows::Sites) => {
+        (_, ArrivalsRows::Calls) if markup => write_serde_rows(&call_rows(m), Format::Csv, out),
+        (_, ArrivalsRows::Calls) => write_serde_rows(&call_rows(m), format, out),
+        (_, ArrivalsRows::Sites | ArrivalsRows::Ranks) if markup => write_tables(r, out),
+        (_, ArrivalsRows::Ranks) => write_serde_rows(&r.ranks, format, out),
+        (_, ArrivalsRows::Sites) => {
             let rows: Vec<SiteCsv> = r
                 .sites
                 .iter()
@@ -213,9 +203,8 @@ pub fn write_arrivals(
                     count_vectors: s.count_vectors,
                 })
                 .collect();
-            write_csv_rows(&rows, out)
+            write_serde_rows(&rows, format, out)
         }
-        (ArrivalsFormat::Table, _) => write_tables(r, out),
     }
 }
 
@@ -380,12 +369,12 @@ mod tests {
             write_arrivals(&empty(), r, f, ArrivalsRows::Sites, &mut out).unwrap();
             String::from_utf8(out).unwrap()
         };
-        let table = write(&r, ArrivalsFormat::Table);
+        let table = write(&r, Format::Table);
         assert!(
             table.contains("counts B/rank") && table.contains("8 24"),
             "{table}"
         );
-        let csv = write(&r, ArrivalsFormat::Csv);
+        let csv = write(&r, Format::Csv);
         let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
         let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
         let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
@@ -393,16 +382,15 @@ mod tests {
             (col("counts_min"), col("counts_max"), col("counts_bytes")),
             ("8", "24", "8 24")
         );
-        let json: serde_json::Value =
-            serde_json::from_str(&write(&r, ArrivalsFormat::Json)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&write(&r, Format::Json)).unwrap();
         assert_eq!(json["sites"][0]["counts_bytes"][1], 24);
         r.sites[0].counts_bytes = Some((1..=10).map(|x| x * 100).collect());
-        let table = write(&r, ArrivalsFormat::Table);
+        let table = write(&r, Format::Table);
         assert!(table.contains("100/500/1000"), "{table}");
         // Without counts: a dash, empty CSV cells.
         r.sites[0].counts_bytes = None;
         r.sites[0].count_vectors = 0;
-        let csv = write(&r, ArrivalsFormat::Csv);
+        let csv = write(&r, Format::Csv);
         assert!(csv.lines().nth(1).unwrap().ends_with(",,,,0"), "{csv}");
     }
 
@@ -412,7 +400,7 @@ mod tests {
         write_arrivals(
             &empty(),
             &report(),
-            ArrivalsFormat::Csv,
+            Format::Csv,
             ArrivalsRows::Sites,
             &mut out,
         )
@@ -426,7 +414,7 @@ mod tests {
         write_arrivals(
             &empty(),
             &report(),
-            ArrivalsFormat::Json,
+            Format::Json,
             ArrivalsRows::Sites,
             &mut out,
         )
@@ -438,7 +426,7 @@ mod tests {
         write_arrivals(
             &empty(),
             &report(),
-            ArrivalsFormat::Table,
+            Format::Table,
             ArrivalsRows::Sites,
             &mut out,
         )
@@ -476,14 +464,7 @@ mod tests {
         );
         assert_eq!((rows[0].lateness_s, rows[0].wait_s), (0.0, 0.25));
         let mut out = Vec::new();
-        write_arrivals(
-            &m,
-            &report(),
-            ArrivalsFormat::Csv,
-            ArrivalsRows::Calls,
-            &mut out,
-        )
-        .unwrap();
+        write_arrivals(&m, &report(), Format::Csv, ArrivalsRows::Calls, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap().lines().count(), 3);
     }
 }

@@ -1,8 +1,8 @@
 //! Clock synchronisation evaluation rows (`delaybench clocksync`): table, CSV, and reading the
 //! CSV back for `delaybench plot`.
 
-use super::plain::write_rows;
-use super::{ExportError, SummaryFormat};
+use super::write_table;
+use super::{ExportError, Format};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
@@ -38,7 +38,7 @@ const HEADERS: [&str; 6] = [
 /// Writes rows in `format` (table: sync in ms, errors in microseconds).
 pub fn write_clocksync(
     rows: &[ClockSyncRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let cells = |r: &ClockSyncRow| {
@@ -52,7 +52,7 @@ pub fn write_clocksync(
                 .map_or_else(|| "-".into(), |e| format!("{:.2}", e * 1e6)),
         ]
     };
-    write_rows(rows, format, &HEADERS, cells, out)
+    write_table(rows, format, &HEADERS, cells, out)
 }
 
 const SIMULATED_HEADERS: [&str; 9] = [
@@ -72,7 +72,7 @@ const SIMULATED_HEADERS: [&str; 9] = [
 /// largest over the seeds).
 pub fn write_simulated(
     rows: &[crate::clock::scaling::ScalingRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let cells = |r: &crate::clock::scaling::ScalingRow| {
@@ -88,7 +88,7 @@ pub fn write_simulated(
             format!("{:.2}", r.wall_s),
         ]
     };
-    write_rows(rows, format, &SIMULATED_HEADERS, cells, out)
+    write_table(rows, format, &SIMULATED_HEADERS, cells, out)
 }
 
 /// Reads a CSV written by [`write_clocksync`]. Errors: [`ExportError::ReadCsv`].
@@ -127,10 +127,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.csv");
         let mut f = std::fs::File::create(&path).unwrap();
-        write_clocksync(&rows, SummaryFormat::Csv, &mut f).unwrap();
+        write_clocksync(&rows, Format::Csv, &mut f).unwrap();
         assert_eq!(read_clocksync_csv(&path).unwrap(), rows);
         let mut table = Vec::new();
-        write_clocksync(&rows, SummaryFormat::Table, &mut table).unwrap();
+        write_clocksync(&rows, Format::Table, &mut table).unwrap();
         let text = String::from_utf8(table).unwrap();
         assert!(text.contains("hca") && text.contains("1.50") && text.contains("800.0"));
     }

@@ -1,7 +1,7 @@
 //! `delaybench compare A B` as a table, CSV, JSON or Markdown.
 
-use super::plain::write_rows;
-use super::{ExportError, SummaryFormat};
+use super::write_table;
+use super::{ExportError, Format};
 use crate::analysis::CompareRow;
 use crate::units::format_bytes;
 use std::io::Write;
@@ -82,10 +82,10 @@ fn cells(r: &CompareRow) -> Vec<String> {
 /// Errors: [`ExportError`] when writing fails.
 pub fn write_compare(
     rows: &[CompareRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
-    write_rows(rows, format, &HEADERS, cells, out)
+    write_table(rows, format, &HEADERS, cells, out)
 }
 
 #[cfg(test)]
@@ -98,7 +98,7 @@ mod tests {
     fn table_and_csv() {
         let a = config_stats(&[records()], &Bootstrap::default()).unwrap();
         let (rows, _) = compare(&a, &a);
-        let table = text(|buf| write_compare(&rows, SummaryFormat::Table, buf));
+        let table = text(|buf| write_compare(&rows, Format::Table, buf));
         let line = table
             .lines()
             .find(|l| l.contains("50us") && l.contains("allreduce"))
@@ -106,7 +106,7 @@ mod tests {
         // Identical sides: +0.0 %, intervals overlap, b 0.0 -> 0.0.
         assert!(line.contains("+0.0") && line.contains("yes"), "{line}");
         assert!(line.contains("0.0 -> 0.0"), "{line}");
-        let csv_out = text(|buf| write_compare(&rows, SummaryFormat::Csv, buf));
+        let csv_out = text(|buf| write_compare(&rows, Format::Csv, buf));
         let header = csv_out.lines().next().unwrap();
         assert!(
             header.starts_with("schema_version,op,bytes,nprocs,delay_model,"),

@@ -1,9 +1,11 @@
 //! Exporters: the per-configuration summary as a terminal table, CSV, TSV, JSON or Markdown
-//! (`delaybench analyze`), and one row per (block, repetition, rank) as CSV, JSON or JSON
-//! Lines (`delaybench export`). Plain Rust over [`crate::analysis`] and [`crate::records`], no MPI.
+//! (`delaybench analyze`), one row per (block, repetition, rank) as CSV, JSON or JSON Lines
+//! (`delaybench export`), and the tables of the other commands. Plain Rust over
+//! [`crate::analysis`] and [`crate::records`], no MPI.
 //!
-//! Summary exporters sit behind one trait, [`SummaryExporter`], chosen by [`SummaryFormat`]
-//! (hyperfine's exporters are the model): adding a format touches one file and one match arm.
+//! Every output format is one [`RowExporter`] (hyperfine's exporters are the model), chosen by
+//! the one [`Format`] enum of every command; the table-like formats share one renderer
+//! ([`MarkupExporter`]). Adding a format is one file in `formats/` and its registry line.
 //!
 //! Machine-readable outputs (CSV, JSON) keep seconds as full-precision f64 written in the
 //! shortest form that parses back to the same value, so a re-analysis from an export gives the
@@ -13,46 +15,46 @@ mod analysis_tables;
 mod arrivals;
 mod clocksync;
 mod compare;
+mod exporter;
+mod formats;
 mod nbc_tables;
 mod noise;
-mod plain;
-mod rank_csv;
-mod rank_json;
 mod rank_rows;
 mod rep_rows;
 mod row_stream;
 mod run_columns;
 mod skew;
+#[cfg(test)]
 mod summary_csv;
 mod summary_json;
 mod summary_markdown;
 mod summary_table;
+#[cfg(test)]
 mod summary_tsv;
 
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
-pub use arrivals::{call_rows, write_arrivals, ArrivalsFormat, ArrivalsRows, CallRow};
+pub use arrivals::{call_rows, write_arrivals, ArrivalsRows, CallRow};
 pub use clocksync::{read_clocksync_csv, write_clocksync, write_simulated, ClockSyncRow};
 pub use compare::write_compare;
+pub use exporter::{
+    write_rows, write_serde_rows, write_table, JsonLayout, MarkupExporter, Row, RowExporter,
+    RowSink, RowsSpec,
+};
+pub use formats::{
+    write_markdown_table, write_plain_table, Csv, Format, FormatParser, Json, JsonLines, Markdown,
+    Table, Tsv, ARRIVALS, DOCUMENTS, EXPORTS, TABLES,
+};
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use noise::{write_noise_detours, write_noise_report, DetourRow};
-pub use plain::{write_csv_rows, write_json_rows, write_plain_table, write_tsv_rows};
-pub use rank_csv::write_rank_csv;
-pub use rank_json::write_rank_json;
 pub use rank_rows::{
     flag_words, iter_rank_rows, rank_rows, run_id, run_id_of, RankRow, EXPORT_SCHEMA_VERSION,
 };
-pub use rep_rows::{rep_rows, write_rep_rows, RepRow};
+pub use rep_rows::{rep_rows, RepRow};
 pub use row_stream::write_rows_streamed;
 pub use run_columns::{with_run_columns, RUN_COLUMNS};
 pub use skew::{write_skew, SkewRow};
-pub use summary_csv::SummaryCsv;
-pub use summary_json::SummaryJson;
-pub use summary_markdown::SummaryMarkdown;
-pub use summary_table::SummaryTable;
-pub use summary_tsv::SummaryTsv;
 
 use crate::analysis::Analysis;
-use crate::records::Records;
 use std::io::Write;
 use thiserror::Error;
 
@@ -192,55 +194,16 @@ pub enum ExportError {
     Records(#[from] crate::records::RecordsError),
 }
 
-/// Writes an [`Analysis`] (one row per measured configuration, from
-/// [`crate::analysis::analyze`]) in one output format.
-pub trait SummaryExporter {
-    /// Writes all rows of `analysis`, in order, to `out`, and flushes what it buffered
-    /// itself. No rows still give a well-formed output (header only, or no rows).
-    ///
-    /// Errors: [`ExportError`] when writing fails.
-    fn write(&self, analysis: &Analysis, out: &mut dyn Write) -> Result<(), ExportError>;
-}
-
-/// Output format of the summary (`delaybench analyze --format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum SummaryFormat {
-    /// Human-readable table: times in microseconds, benefit in percent.
-    #[default]
-    Table,
-    /// CSV with one row per configuration; times in seconds, full precision.
-    Csv,
-    /// Tab-separated values: the CSV's columns, one value per column (intervals in their own
-    /// columns), for awk, cut and sort.
-    Tsv,
-    /// JSON; times in seconds, full precision.
-    Json,
-    /// GitHub-flavoured Markdown table, for reports and issues.
-    Markdown,
-}
-
-/// The exporter for `format`.
-pub fn summary_exporter(format: SummaryFormat) -> Box<dyn SummaryExporter> {
-    match format {
-        SummaryFormat::Table => Box::new(SummaryTable),
-        SummaryFormat::Csv => Box::new(SummaryCsv),
-        SummaryFormat::Tsv => Box::new(SummaryTsv),
-        SummaryFormat::Json => Box::new(SummaryJson),
-        SummaryFormat::Markdown => Box::new(SummaryMarkdown),
-    }
-}
-
-/// Output format of the per-rank export (`delaybench export --format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum RankFormat {
-    /// CSV with a header line and one row per line; times in seconds, full precision.
-    #[default]
-    Csv,
-    /// One JSON document: an array with one object per row, one object per line.
-    Json,
-    /// JSON Lines (jsonlines.org): one object per row and line, nothing else; each line
-    /// parses alone (`pandas.read_json(..., lines=True)`, `jq -c`).
-    Jsonl,
+/// Writes the summary of `analysis` (one row per measured configuration, from
+/// [`crate::analysis::analyze`]) in `format` ([`RowExporter::write_summary`]).
+///
+/// Errors: [`ExportError`] when writing fails.
+pub fn write_summary(
+    analysis: &Analysis,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    format.exporter().write_summary(analysis, out)
 }
 
 /// What one exported row stands for (`delaybench export --rows`).
@@ -251,29 +214,6 @@ pub enum ExportRows {
     Rank,
     /// One row per (block, repetition): t_global and the repetition's delays.
     Rep,
-}
-
-/// Writes one row per (block, repetition, rank) of `records` to `out` in `format`
-/// (see [`write_rank_csv`], [`write_rank_json`]).
-///
-/// Errors: [`ExportError`] when writing fails.
-pub fn write_rank_rows(
-    records: &Records,
-    format: RankFormat,
-    out: &mut dyn Write,
-) -> Result<(), ExportError> {
-    match format {
-        RankFormat::Csv => write_rank_csv(records, out),
-        RankFormat::Json => write_rank_json(records, out),
-        format @ RankFormat::Jsonl => {
-            let blocks = records
-                .blocks
-                .iter()
-                .map(Ok::<_, crate::records::RecordsError>);
-            let run = crate::records::RunLabel::of(&records.header);
-            write_rows_streamed(&run, blocks, ExportRows::Rank, format, out)
-        }
-    }
 }
 
 #[cfg(test)]
@@ -318,6 +258,13 @@ pub(crate) mod test_support {
         crate::analysis::analyze(&files, &[records()], Default::default()).unwrap()
     }
 
+    /// The `rows` export of `r` in `format`, through the streaming path the command uses.
+    pub fn streamed(r: &Records, rows: super::ExportRows, format: super::Format) -> String {
+        let run = crate::records::RunLabel::of(&r.header);
+        let blocks = r.blocks.iter().map(Ok::<_, crate::records::RecordsError>);
+        text(|buf| super::write_rows_streamed(&run, blocks, rows, format, buf))
+    }
+
     /// Writes into a byte buffer and returns it as text.
     pub fn text(f: impl FnOnce(&mut Vec<u8>) -> Result<(), super::ExportError>) -> String {
         let mut buf = Vec::new();
@@ -328,34 +275,36 @@ pub(crate) mod test_support {
 
 #[cfg(test)]
 mod tests {
-    use super::test_support::{analysis, records, text};
+    use super::test_support::{analysis, records, streamed, text};
     use super::*;
+    use crate::records::RunLabel;
     use clap::ValueEnum;
 
     #[test]
     fn every_format_has_an_exporter_that_writes() {
         let a = analysis();
-        for format in SummaryFormat::value_variants() {
-            let out = text(|buf| summary_exporter(*format).write(&a, buf));
+        for format in TABLES {
+            let out = text(|buf| write_summary(&a, *format, buf));
             assert!(out.contains("allreduce"), "{format:?}: {out}");
         }
     }
 
     #[test]
     fn cli_names_are_lowercase() {
-        let name = |f: SummaryFormat| f.to_possible_value().unwrap().get_name().to_string();
-        assert_eq!(name(SummaryFormat::Table), "table");
-        assert_eq!(name(SummaryFormat::Csv), "csv");
-        assert_eq!(name(SummaryFormat::Tsv), "tsv");
-        assert_eq!(name(SummaryFormat::Json), "json");
-        assert_eq!(name(SummaryFormat::Markdown), "markdown");
-        assert_eq!(RankFormat::from_str("json", false), Ok(RankFormat::Json));
+        let name = |f: Format| f.to_possible_value().unwrap().get_name().to_string();
+        assert_eq!(name(Format::Table), "table");
+        assert_eq!(name(Format::Csv), "csv");
+        assert_eq!(name(Format::Tsv), "tsv");
+        assert_eq!(name(Format::Json), "json");
+        assert_eq!(name(Format::Jsonl), "jsonl");
+        assert_eq!(name(Format::Markdown), "markdown");
+        assert_eq!(Format::from_str("json", false), Ok(Format::Json));
     }
 
     #[test]
     fn json_lines_are_each_one_json_object() {
         let r = records();
-        let out = text(|buf| write_rank_rows(&r, RankFormat::Jsonl, buf));
+        let out = streamed(&r, ExportRows::Rank, Format::Jsonl);
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), rank_rows(&r).len());
         for line in &lines {
@@ -366,7 +315,7 @@ mod tests {
         }
         // The same rows as the JSON document, object for object.
         let doc: Vec<serde_json::Value> =
-            serde_json::from_str(&text(|buf| write_rank_rows(&r, RankFormat::Json, buf))).unwrap();
+            serde_json::from_str(&streamed(&r, ExportRows::Rank, Format::Json)).unwrap();
         let each: Vec<serde_json::Value> = lines
             .iter()
             .map(|l| serde_json::from_str(l).unwrap())
@@ -374,18 +323,15 @@ mod tests {
         assert_eq!(doc, each);
         let mut none = records();
         none.blocks.clear();
-        assert_eq!(
-            text(|buf| write_rank_rows(&none, RankFormat::Jsonl, buf)),
-            ""
-        );
+        assert_eq!(streamed(&none, ExportRows::Rank, Format::Jsonl), "");
     }
 
     #[test]
     fn rank_rows_dispatch_by_format() {
         let r = records();
-        let csv = text(|buf| write_rank_rows(&r, RankFormat::Csv, buf));
+        let csv = streamed(&r, ExportRows::Rank, Format::Csv);
         assert!(csv.starts_with("schema_version,run_id,mpi_library,tags,op,bytes,"));
-        let json = text(|buf| write_rank_rows(&r, RankFormat::Json, buf));
+        let json = streamed(&r, ExportRows::Rank, Format::Json);
         assert!(json.starts_with('['));
     }
 
@@ -405,13 +351,15 @@ mod tests {
     fn write_failures_are_errors_not_panics() {
         let r = records();
         let a = analysis();
-        for format in SummaryFormat::value_variants() {
-            let e = summary_exporter(*format).write(&a, &mut Broken);
+        for format in TABLES {
+            let e = write_summary(&a, *format, &mut Broken);
             let message = e.expect_err("a broken output must fail").to_string();
             assert!(message.contains("disk full"), "{format:?}: {message}");
         }
-        for format in RankFormat::value_variants() {
-            let e = write_rank_rows(&r, *format, &mut Broken);
+        let run = RunLabel::of(&r.header);
+        for format in EXPORTS {
+            let blocks = r.blocks.iter().map(Ok::<_, crate::records::RecordsError>);
+            let e = write_rows_streamed(&run, blocks, ExportRows::Rank, *format, &mut Broken);
             let message = e.expect_err("a broken output must fail").to_string();
             assert!(message.contains("disk full"), "{format:?}: {message}");
         }

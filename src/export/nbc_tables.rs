@@ -1,7 +1,7 @@
 //! `analyze --overlap` and `analyze --timing` as a table, CSV or JSON.
 
-use super::plain::write_rows;
-use super::{ExportError, SummaryFormat};
+use super::write_table;
+use super::{ExportError, Format};
 use crate::analysis::{OverlapRow, SchemeRow, TimingRow};
 use crate::plan::Op;
 use crate::units::{format_bytes, format_duration};
@@ -69,7 +69,7 @@ const SCHEME_HEADERS: [&str; 7] = [
 /// Writes `delaybench schemes` rows (table: microseconds, deviation in percent).
 pub fn write_schemes(
     rows: &[SchemeRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let cells = |r: &SchemeRow| {
@@ -84,7 +84,7 @@ pub fn write_schemes(
         ]);
         c
     };
-    write_rows(rows, format, &SCHEME_HEADERS, cells, out)
+    write_table(rows, format, &SCHEME_HEADERS, cells, out)
 }
 
 fn us(s: f64) -> String {
@@ -94,7 +94,7 @@ fn us(s: f64) -> String {
 /// Writes overlap rows (table: microseconds and percent).
 pub fn write_overlap(
     rows: &[OverlapRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let cells = |r: &OverlapRow| {
@@ -150,13 +150,13 @@ pub fn write_overlap(
         });
         c
     };
-    write_rows(rows, format, &OVERLAP_HEADERS, cells, out)
+    write_table(rows, format, &OVERLAP_HEADERS, cells, out)
 }
 
 /// Writes timing-method rows (table: microseconds; "-" for a method not chosen).
 pub fn write_timing(
     rows: &[TimingRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), us);
@@ -172,5 +172,5 @@ pub fn write_timing(
         ]);
         c
     };
-    write_rows(rows, format, &TIMING_HEADERS, cells, out)
+    write_table(rows, format, &TIMING_HEADERS, cells, out)
 }

@@ -1,8 +1,7 @@
 //! Noise files as tables: the report of `delaybench noise` (per rank, per host, total) and
 //! `export` of a noise file (one row per detour).
 
-use super::plain::{write_csv_rows, write_json_rows, write_rows};
-use super::{ExportError, RankFormat, SummaryFormat};
+use super::{write_serde_rows, write_table, ExportError, Format};
 use crate::analysis::{NoiseReport, NoiseStats};
 use crate::records::noise::NoiseRun;
 use serde::Serialize;
@@ -26,7 +25,7 @@ const HEADERS: [&str; 11] = [
 /// microseconds and percent; CSV and JSON: seconds and fractions).
 pub fn write_noise_report(
     report: &NoiseReport,
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let rows: Vec<&NoiseStats> = report
@@ -64,7 +63,7 @@ pub fn write_noise_report(
             pct(r.correlated_chance),
         ]
     };
-    write_rows(&rows, format, &HEADERS, cells, out)
+    write_table(&rows, format, &HEADERS, cells, out)
 }
 
 /// One detour of a noise file, as `export` writes it.
@@ -80,10 +79,11 @@ pub struct DetourRow {
     pub duration_s: f64,
 }
 
-/// Writes every detour of `run`, rank by rank, as CSV or JSON (seconds).
+/// Writes every detour of `run`, rank by rank, in the data format `format` (CSV, TSV,
+/// JSON, JSON Lines; seconds).
 pub fn write_noise_detours(
     run: &NoiseRun,
-    format: RankFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let rows: Vec<DetourRow> = run
@@ -103,17 +103,7 @@ pub fn write_noise_detours(
                 })
         })
         .collect();
-    match format {
-        RankFormat::Csv => write_csv_rows(&rows, out),
-        RankFormat::Json => write_json_rows(&rows, out),
-        RankFormat::Jsonl => {
-            for row in &rows {
-                serde_json::to_writer(&mut *out, row)?;
-                out.write_all(b"\n")?;
-            }
-            Ok(())
-        }
-    }
+    write_serde_rows(&rows, format, out)
 }
 
 #[cfg(test)]
@@ -126,11 +116,11 @@ mod tests {
     fn detours_export_one_row_each_and_the_report_has_every_scope() {
         let run = testdata::run(&[vec![(100.1, 1e-5), (100.2, 2e-5)], vec![(100.3, 3e-6)]]);
         let mut csv = Vec::new();
-        write_noise_detours(&run, RankFormat::Csv, &mut csv).unwrap();
+        write_noise_detours(&run, Format::Csv, &mut csv).unwrap();
         let text = String::from_utf8(csv).unwrap();
         assert_eq!(text.lines().count(), 4, "{text}");
         let mut jsonl = Vec::new();
-        write_noise_detours(&run, RankFormat::Jsonl, &mut jsonl).unwrap();
+        write_noise_detours(&run, Format::Jsonl, &mut jsonl).unwrap();
         let lines: Vec<serde_json::Value> = String::from_utf8(jsonl)
             .unwrap()
             .lines()
@@ -147,7 +137,7 @@ mod tests {
             "{text}"
         );
         let mut table = Vec::new();
-        write_noise_report(&noise_report(&run.ranks), SummaryFormat::Table, &mut table).unwrap();
+        write_noise_report(&noise_report(&run.ranks), Format::Table, &mut table).unwrap();
         let t = String::from_utf8(table).unwrap();
         for scope in ["rank 0", "rank 1", "host h", "total"] {
             assert!(t.contains(scope), "{t}");

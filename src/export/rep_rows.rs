@@ -2,16 +2,14 @@
 //! a dataframe needs to redo `analyze` without unrolling ranks.
 
 use super::rank_rows::{flag_words, rep_flags, EXPORT_SCHEMA_VERSION};
-use super::{write_rows_streamed, ExportError, ExportRows, RankFormat};
 use crate::analysis::t_global;
 use crate::plan::Op;
-use crate::records::{Block, Records, RecordsError, RunLabel};
+use crate::records::{Block, Records, RunLabel};
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 
 /// One repetition of one block. Times in seconds (global clock), sizes in bytes.
 ///
-/// Field names are the column names of `delaybench export --rows rep` ([`REP_COLUMNS`]).
+/// Field names are the column names of `delaybench export --rows rep` ([`super::REP_COLUMNS`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RepRow {
     /// [`EXPORT_SCHEMA_VERSION`].
@@ -99,31 +97,11 @@ pub(super) fn rep_row(b: &Block, rep: usize, run: &RunLabel) -> RepRow {
     }
 }
 
-/// Writes [`rep_rows`] of `records` in `format`: CSV with a [`REP_COLUMNS`] header (also
-/// for no rows), or a JSON array with one object per line. Seconds are full precision;
-/// NaN is `NaN` in CSV and `null` in JSON.
-///
-/// Errors: [`ExportError`] when writing fails.
-pub fn write_rep_rows(
-    records: &Records,
-    format: RankFormat,
-    out: &mut dyn Write,
-) -> Result<(), ExportError> {
-    let blocks = records.blocks.iter().map(Ok::<_, RecordsError>);
-    write_rows_streamed(
-        &RunLabel::of(&records.header),
-        blocks,
-        ExportRows::Rep,
-        format,
-        out,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::test_support::{records, text};
-    use crate::export::REP_COLUMNS;
+    use crate::export::test_support::{records, streamed};
+    use crate::export::{ExportRows, Format, REP_COLUMNS};
 
     #[test]
     fn one_row_per_repetition_with_t_global() {
@@ -147,12 +125,12 @@ mod tests {
     #[test]
     fn csv_header_and_json_round_trip() {
         let r = records();
-        let csv_out = text(|buf| write_rep_rows(&r, RankFormat::Csv, buf));
+        let csv_out = streamed(&r, ExportRows::Rep, Format::Csv);
         assert_eq!(csv_out.lines().next().unwrap(), REP_COLUMNS.join(","));
         let mut reader = csv::Reader::from_reader(csv_out.as_bytes());
         let back: Vec<RepRow> = reader.deserialize().map(Result::unwrap).collect();
         assert_eq!(back, rep_rows(&r));
-        let json = text(|buf| write_rep_rows(&r, RankFormat::Json, buf));
+        let json = streamed(&r, ExportRows::Rep, Format::Json);
         let back: Vec<RepRow> = serde_json::from_str(&json).unwrap();
         assert_eq!(back.len(), rep_rows(&r).len());
         assert_eq!(back[8].t_global_s, rep_rows(&r)[8].t_global_s);

@@ -4,7 +4,7 @@
 //! as the summary and the exports do. Added around the table's own writer, which need not
 //! know about runs; text tables (for reading) are left as they are.
 
-use super::{ExportError, SummaryFormat};
+use super::{ExportError, Format};
 use crate::records::RunLabel;
 use std::io::Write;
 
@@ -16,58 +16,23 @@ fn values(run: &RunLabel) -> [&str; 4] {
 }
 
 /// Writes the table `write` produces in `format` to `out`, with [`RUN_COLUMNS`] first in
-/// every CSV and TSV row (and the header) and as fields of every JSON row object. Table and Markdown
-/// output pass through unchanged. Cells are copied as text, so numbers keep every digit.
+/// every row of the data formats (CSV and TSV rows and header, fields of every JSON row
+/// object); the table-like formats pass through unchanged
+/// ([`super::RowExporter::prepend_columns`]). Cells are copied as text, so numbers keep
+/// every digit.
 ///
 /// Errors: those of `write`, and [`ExportError`] when its CSV or JSON does not parse back
 /// or writing fails.
 pub fn with_run_columns(
     run: &RunLabel,
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
     write: impl FnOnce(&mut dyn Write) -> Result<(), ExportError>,
 ) -> Result<(), ExportError> {
-    match format {
-        SummaryFormat::Table | SummaryFormat::Markdown => write(out),
-        SummaryFormat::Csv | SummaryFormat::Tsv => {
-            let delimiter = if format == SummaryFormat::Tsv {
-                b'\t'
-            } else {
-                b','
-            };
-            let mut table = Vec::new();
-            write(&mut table)?;
-            let mut reader = csv::ReaderBuilder::new()
-                .has_headers(false)
-                .delimiter(delimiter)
-                .from_reader(&table[..]);
-            let mut w = csv::WriterBuilder::new()
-                .delimiter(delimiter)
-                .from_writer(out);
-            for (i, record) in reader.records().enumerate() {
-                let record = record?;
-                let front = if i == 0 { RUN_COLUMNS } else { values(run) };
-                w.write_record(front.iter().copied().chain(record.iter()))?;
-            }
-            w.flush()?;
-            Ok(())
-        }
-        SummaryFormat::Json => {
-            let mut table = Vec::new();
-            write(&mut table)?;
-            let mut doc: serde_json::Value = serde_json::from_slice(&table)?;
-            if let Some(rows) = doc.as_array_mut() {
-                for row in rows.iter_mut().filter_map(|r| r.as_object_mut()) {
-                    for (k, v) in RUN_COLUMNS.iter().zip(values(run)) {
-                        row.insert(k.to_string(), v.into());
-                    }
-                }
-            }
-            serde_json::to_writer_pretty(&mut *out, &doc)?;
-            out.write_all(b"\n")?;
-            Ok(())
-        }
-    }
+    let mut table = Vec::new();
+    write(&mut table)?;
+    let front: Vec<(&str, &str)> = RUN_COLUMNS.into_iter().zip(values(run)).collect();
+    format.exporter().prepend_columns(&front, &table, out)
 }
 
 #[cfg(test)]
@@ -84,7 +49,7 @@ mod tests {
         }
     }
 
-    fn through(format: SummaryFormat, table: &'static str) -> String {
+    fn through(format: Format, table: &'static str) -> String {
         let mut out = Vec::new();
         with_run_columns(&label(), format, &mut out, |w| {
             w.write_all(table.as_bytes())?;
@@ -97,7 +62,7 @@ mod tests {
     #[test]
     fn csv_rows_start_with_the_run_and_keep_their_cells() {
         let out = through(
-            SummaryFormat::Csv,
+            Format::Csv,
             "op,median_s\nallreduce,0.000012345678901234567\n",
         );
         let mut lines = out.lines();
@@ -112,14 +77,14 @@ mod tests {
         assert_eq!(lines.next(), None);
         // No rows: the header alone gains the columns.
         assert_eq!(
-            through(SummaryFormat::Csv, "op\n"),
+            through(Format::Csv, "op\n"),
             "run_id,mpi_library,host_names,tags,op\n"
         );
     }
 
     #[test]
     fn tsv_rows_start_with_the_run_one_value_per_column() {
-        let out = through(SummaryFormat::Tsv, "op\tmedian_s\nallreduce\t1.5e-5\n");
+        let out = through(Format::Tsv, "op\tmedian_s\nallreduce\t1.5e-5\n");
         let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
         assert_eq!(
             lines,
@@ -146,11 +111,11 @@ mod tests {
 
     #[test]
     fn json_rows_gain_the_fields_and_tables_pass_through() {
-        let out = through(SummaryFormat::Json, "[{\"op\":\"bcast\",\"n\":3}]");
+        let out = through(Format::Json, "[{\"op\":\"bcast\",\"n\":3}]");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v[0]["run_id"], "id-1");
         assert_eq!(v[0]["host_names"], "a,b");
         assert_eq!(v[0]["n"], 3);
-        assert_eq!(through(SummaryFormat::Table, "plain\n"), "plain\n");
+        assert_eq!(through(Format::Table, "plain\n"), "plain\n");
     }
 }

@@ -1,7 +1,7 @@
 //! Barrier exit skew rows (`delaybench skew`) as a table, CSV or JSON.
 
-use super::plain::write_rows;
-use super::{ExportError, SummaryFormat};
+use super::write_table;
+use super::{ExportError, Format};
 use serde::Serialize;
 use std::io::Write;
 
@@ -36,7 +36,7 @@ const HEADERS: [&str; 7] = [
 /// Writes skew rows in `format` (table: microseconds).
 pub fn write_skew(
     rows: &[SkewRow],
-    format: SummaryFormat,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let us = |s: f64| format!("{:.2}", s * 1e6);
@@ -51,5 +51,5 @@ pub fn write_skew(
             r.n.to_string(),
         ]
     };
-    write_rows(rows, format, &HEADERS, cells, out)
+    write_table(rows, format, &HEADERS, cells, out)
 }

@@ -1,41 +1,19 @@
-//! The analysis as CSV (`delaybench analyze --format csv`).
-
-use super::{ExportError, SummaryExporter, SUMMARY_COLUMNS};
-use crate::analysis::Analysis;
-use std::io::Write;
-
-/// CSV with a header line ([`SUMMARY_COLUMNS`]) and one row per configuration: the op by
-/// name, bytes, P, seconds as shortest round-trip f64 (they parse back to the same value),
-/// benefits as fractions, `true`/`false` flags, and an empty cell for `None`. The run's
-/// warnings are not in the CSV (a comment line would trip up plain CSV readers):
-/// `delaybench analyze` prints them on standard error.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SummaryCsv;
-
-impl SummaryExporter for SummaryCsv {
-    fn write(&self, analysis: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
-        // The header comes from the column list rather than from serde so that an empty
-        // summary still gives a header; a unit test pins the serde field order to the list.
-        let mut w = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(out);
-        w.write_record(SUMMARY_COLUMNS)?;
-        for row in &analysis.rows {
-            w.serialize(row)?;
-        }
-        w.flush()?;
-        Ok(())
-    }
-}
+//! The analysis as CSV (`delaybench analyze --format csv`): the CSV exporter's summary
+//! ([`super::RowExporter::write_summary`]), a header line ([`super::SUMMARY_COLUMNS`]) and one
+//! row per configuration: the op by name, bytes, P, seconds as shortest round-trip f64 (they
+//! parse back to the same value), benefits as fractions, `true`/`false` flags, and an empty
+//! cell for `None`. The run's warnings are not in the CSV (a comment line would trip up
+//! plain CSV readers): `delaybench analyze` prints them on standard error. This file holds
+//! the tests that pin it.
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::analysis::ANALYZE_SCHEMA_VERSION;
+    use crate::analysis::{Analysis, ANALYZE_SCHEMA_VERSION};
     use crate::export::test_support::{analysis, text};
+    use crate::export::{Format, SUMMARY_COLUMNS};
 
     fn csv_text(a: &Analysis) -> String {
-        text(|buf| SummaryCsv.write(a, buf))
+        text(|buf| Format::Csv.exporter().write_summary(a, buf))
     }
 
     #[test]

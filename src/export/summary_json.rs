@@ -1,6 +1,6 @@
 //! The analysis as JSON (`delaybench analyze --format json`).
 
-use super::{ExportError, SummaryExporter};
+use super::ExportError;
 use crate::analysis::{Analysis, ConfigStats, LaunchInfo, ANALYZE_SCHEMA_VERSION};
 use serde::Serialize;
 use std::io::{BufWriter, Write};
@@ -42,36 +42,34 @@ struct BootstrapInfo {
 /// `warnings` (the runs' warnings), `replay_patterns` when blocks replayed a capture
 /// ([`crate::analysis::ReplayPatternRow`]) and `rows`, one object per configuration keyed by
 /// [`super::SUMMARY_COLUMNS`]: the op by name, seconds as full-precision numbers, benefits as
-/// fractions, `null` for `None` (and for non-finite values, which JSON cannot hold).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SummaryJson;
-
-impl SummaryExporter for SummaryJson {
-    fn write(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
-        let doc = Document {
-            schema: ANALYZE_SCHEMA_NAME,
-            schema_version: ANALYZE_SCHEMA_VERSION,
-            tool_version: env!("CARGO_PKG_VERSION"),
-            files: &a.files,
-            runs: &a.runs,
-            global_times: a.global_times,
-            bootstrap: BootstrapInfo {
-                method: "percentile",
-                resamples: a.bootstrap.resamples,
-                level: a.bootstrap.level,
-                seed: a.bootstrap.seed,
-            },
-            warnings: &a.warnings,
-            rows: &a.rows,
-            replay_patterns: crate::analysis::replay_pattern_rows(&a.rows),
-        };
-        // serde_json writes in many small pieces; standard output is only line-buffered.
-        let mut out = BufWriter::new(out);
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-        out.write_all(b"\n")?;
-        out.flush()?;
-        Ok(())
-    }
+/// fractions, `null` for `None` (and for non-finite values, which JSON cannot hold): the
+/// summary of [`super::formats::Json`].
+///
+/// Errors: [`ExportError`] when writing fails.
+pub(super) fn write_summary_json(a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
+    let doc = Document {
+        schema: ANALYZE_SCHEMA_NAME,
+        schema_version: ANALYZE_SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION"),
+        files: &a.files,
+        runs: &a.runs,
+        global_times: a.global_times,
+        bootstrap: BootstrapInfo {
+            method: "percentile",
+            resamples: a.bootstrap.resamples,
+            level: a.bootstrap.level,
+            seed: a.bootstrap.seed,
+        },
+        warnings: &a.warnings,
+        rows: &a.rows,
+        replay_patterns: crate::analysis::replay_pattern_rows(&a.rows),
+    };
+    // serde_json writes in many small pieces; standard output is only line-buffered.
+    let mut out = BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, &doc)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -82,7 +80,7 @@ mod tests {
     use serde_json::Value;
 
     fn json(a: &Analysis) -> Value {
-        serde_json::from_str(&text(|buf| SummaryJson.write(a, buf))).unwrap()
+        serde_json::from_str(&text(|buf| write_summary_json(a, buf))).unwrap()
     }
 
     #[test]
@@ -129,7 +127,7 @@ mod tests {
     #[test]
     fn numbers_are_exact() {
         let a = analysis();
-        let out = text(|buf| SummaryJson.write(&a, buf));
+        let out = text(|buf| write_summary_json(&a, buf));
         type Get = fn(&ConfigStats) -> Option<f64>;
         let columns: [(&str, Get); 5] = [
             ("delay_s", |x| Some(x.delay_s)),

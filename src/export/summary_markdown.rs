@@ -2,40 +2,38 @@
 //! issues and READMEs.
 
 use super::summary_table::{grouped_rows, headers, notes};
-use super::{ExportError, SummaryExporter};
+use super::ExportError;
 use crate::analysis::Analysis;
 use std::io::Write;
 
-/// The rows and columns of [`super::SummaryTable`] as a GitHub-flavoured Markdown table,
-/// followed by its notes as a list (warnings in bold).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SummaryMarkdown;
-
-impl SummaryExporter for SummaryMarkdown {
-    fn write(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
-        super::plain::write_markdown_table(&headers(a), &grouped_rows(a), out)?;
-        if let Some((title, head, rows)) = super::summary_table::reference_bound(a) {
-            writeln!(out, "\n{title}\n")?;
-            super::plain::write_markdown_table(&head, &rows, out)?;
-        }
-        if let Some((title, head, rows)) = super::summary_table::replay_patterns(a) {
-            writeln!(out, "\n{title}\n")?;
-            super::plain::write_markdown_table(&head, &rows, out)?;
-        }
-        writeln!(out)?;
-        for line in notes(a) {
-            if let Some(w) = line.strip_prefix("warning: ") {
-                writeln!(out, "- **warning:** {w}")?;
-            } else if let Some(more) = line.strip_prefix("  ") {
-                // Continues the previous note: same list item.
-                writeln!(out, "  {more}")?;
-            } else {
-                writeln!(out, "- {line}")?;
-            }
-        }
-        out.flush()?;
-        Ok(())
+/// The rows and columns of the table summary as a GitHub-flavoured Markdown table,
+/// followed by its notes as a list (warnings in bold): the summary of
+/// [`super::formats::Markdown`].
+///
+/// Errors: [`ExportError::Io`] when writing fails.
+pub(super) fn write_summary_markdown(a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
+    super::write_markdown_table(&headers(a), &grouped_rows(a), out)?;
+    if let Some((title, head, rows)) = super::summary_table::reference_bound(a) {
+        writeln!(out, "\n{title}\n")?;
+        super::write_markdown_table(&head, &rows, out)?;
     }
+    if let Some((title, head, rows)) = super::summary_table::replay_patterns(a) {
+        writeln!(out, "\n{title}\n")?;
+        super::write_markdown_table(&head, &rows, out)?;
+    }
+    writeln!(out)?;
+    for line in notes(a) {
+        if let Some(w) = line.strip_prefix("warning: ") {
+            writeln!(out, "- **warning:** {w}")?;
+        } else if let Some(more) = line.strip_prefix("  ") {
+            // Continues the previous note: same list item.
+            writeln!(out, "  {more}")?;
+        } else {
+            writeln!(out, "- {line}")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -47,7 +45,7 @@ mod tests {
     fn a_markdown_table_with_notes() {
         let mut a = analysis();
         a.warnings = vec!["oversubscribed: node0".into()];
-        let out = text(|buf| SummaryMarkdown.write(&a, buf));
+        let out = text(|buf| write_summary_markdown(&a, buf));
         let lines: Vec<&str> = out.lines().collect();
         assert!(
             lines[0].starts_with("| op | size | P | hosts | delay |"),

@@ -1,7 +1,7 @@
 //! The analysis as a table for a terminal or a log (`delaybench analyze`, the default), and
 //! the rows and notes it shares with the Markdown table.
 
-use super::{ExportError, SummaryExporter};
+use super::ExportError;
 use crate::analysis::{Analysis, ConfigStats, FEW_VALID};
 use crate::plan::Op;
 use crate::timeline::Configuration;
@@ -16,36 +16,33 @@ use std::io::Write;
 /// appear as the t0 of their delayed rows (a baseline row only where nothing was delayed).
 /// Notes under the table say which statistic each column uses and repeat the runs' warnings.
 ///
-/// Plain ASCII, no vertical lines: safe in any log. Not for parsing: use
-/// [`super::SummaryCsv`] for that.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SummaryTable;
-
-impl SummaryExporter for SummaryTable {
-    fn write(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
-        // A simulated run says so above its table (`delaybench simulate`).
-        for run in a
-            .runs
-            .iter()
-            .filter(|r| r.mpi_library.starts_with("simulated"))
-        {
-            writeln!(out, "{}", run.mpi_library)?;
-        }
-        super::plain::write_plain_table(&headers(a), grouped_rows(a), out)?;
-        if let Some((title, head, rows)) = reference_bound(a) {
-            writeln!(out, "\n{title}")?;
-            super::plain::write_plain_table(&head, rows, out)?;
-        }
-        if let Some((title, head, rows)) = replay_patterns(a) {
-            writeln!(out, "\n{title}")?;
-            super::plain::write_plain_table(&head, rows, out)?;
-        }
-        for line in notes(a) {
-            writeln!(out, "{line}")?;
-        }
-        out.flush()?;
-        Ok(())
+/// Plain ASCII, no vertical lines: safe in any log. Not for parsing: the CSV summary is.
+/// The summary of [`super::formats::Table`].
+///
+/// Errors: [`ExportError::Io`] when writing fails.
+pub(super) fn write_summary_table(a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
+    // A simulated run says so above its table (`delaybench simulate`).
+    for run in a
+        .runs
+        .iter()
+        .filter(|r| r.mpi_library.starts_with("simulated"))
+    {
+        writeln!(out, "{}", run.mpi_library)?;
     }
+    super::write_plain_table(&headers(a), grouped_rows(a), out)?;
+    if let Some((title, head, rows)) = reference_bound(a) {
+        writeln!(out, "\n{title}")?;
+        super::write_plain_table(&head, rows, out)?;
+    }
+    if let Some((title, head, rows)) = replay_patterns(a) {
+        writeln!(out, "\n{title}")?;
+        super::write_plain_table(&head, rows, out)?;
+    }
+    for line in notes(a) {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// Column headers, two lines each; the interval's level comes from the bootstrap.
@@ -369,7 +366,7 @@ mod tests {
     use crate::export::test_support::{analysis, text};
 
     fn table_lines(a: &Analysis) -> Vec<String> {
-        let out = text(|buf| SummaryTable.write(a, buf));
+        let out = text(|buf| write_summary_table(a, buf));
         out.lines().map(str::to_string).collect()
     }
 

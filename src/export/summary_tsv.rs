@@ -1,35 +1,21 @@
 //! The analysis as tab-separated values (`delaybench analyze --format tsv`), for awk, cut and
-//! sort.
-
-use super::{ExportError, SummaryExporter, SUMMARY_COLUMNS};
-use crate::analysis::Analysis;
-use std::io::Write;
-
-/// A header line ([`SUMMARY_COLUMNS`]) and one line per configuration, cells separated by
-/// one tab: the CSV's columns and values (seconds as shortest round-trip f64, benefits as
-/// fractions, `true`/`false`, an empty cell for `None`), one value per column, so each
-/// interval bound has its own column. No cell holds a tab or a quote (see
-/// [`super::plain::write_tsv_rows`]), so `awk -F'\t'` splits every line into exactly the
-/// header's fields. The runs' warnings go
-/// to standard error, as for CSV.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SummaryTsv;
-
-impl SummaryExporter for SummaryTsv {
-    fn write(&self, analysis: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
-        super::plain::write_tsv_rows(Some(&SUMMARY_COLUMNS), &analysis.rows, out)
-    }
-}
+//! sort: the TSV exporter's summary ([`super::RowExporter::write_summary`]), a header line
+//! ([`super::SUMMARY_COLUMNS`]) and one line per configuration, cells separated by one tab:
+//! the CSV's columns and values (seconds as shortest round-trip f64, benefits as fractions,
+//! `true`/`false`, an empty cell for `None`), one value per column, so each interval bound
+//! has its own column. No cell holds a tab or a quote, so `awk -F'\t'` splits every line
+//! into exactly the header's fields. The runs' warnings go to standard error, as for CSV.
+//! This file holds the tests that pin it.
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::export::test_support::{analysis, text};
+    use crate::export::{Format, SUMMARY_COLUMNS};
 
     #[test]
     fn every_line_has_one_field_per_column() {
         let a = analysis();
-        let out = text(|buf| SummaryTsv.write(&a, buf));
+        let out = text(|buf| Format::Tsv.exporter().write_summary(&a, buf));
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), a.rows.len() + 1);
         assert_eq!(lines[0], SUMMARY_COLUMNS.join("\t"));
@@ -44,7 +30,7 @@ mod tests {
     #[test]
     fn cells_parse_back_to_the_rows() {
         let a = analysis();
-        let out = text(|buf| SummaryTsv.write(&a, buf));
+        let out = text(|buf| Format::Tsv.exporter().write_summary(&a, buf));
         let col = |name: &str| SUMMARY_COLUMNS.iter().position(|c| *c == name).unwrap();
         for (line, row) in out.lines().skip(1).zip(&a.rows) {
             let f: Vec<&str> = line.split('\t').collect();

@@ -4,7 +4,8 @@
 
 use super::error::RunError;
 use super::mpit::{algorithm_variables, enabling_variable, Mpit, MpitError};
-use crate::cli::{AlgorithmsArgs, AlgorithmsFormat};
+use crate::cli::AlgorithmsArgs;
+use crate::export::Format;
 use crate::plan::algorithms::{
     launch_lines, AlgorithmCheck, AlgorithmRequest, AlgorithmSetting, AlgorithmVariable,
     AlgorithmsInfo, CvarValue, Library, Role,
@@ -242,10 +243,9 @@ pub fn main(args: AlgorithmsArgs) -> ExitCode {
         match Catalogue::discover(&mpit) {
             Ok(c) if world.rank() == 0 => {
                 let text = match args.format {
-                    AlgorithmsFormat::Text => c.text(),
-                    AlgorithmsFormat::Json => {
-                        serde_json::to_string_pretty(&c).unwrap_or_default() + "\n"
-                    }
+                    Format::Json => serde_json::to_string_pretty(&c).unwrap_or_default() + "\n",
+                    // `table`, the one other format the parser accepts.
+                    _ => c.text(),
                 };
                 print!("{text}");
                 ExitCode::SUCCESS

@@ -6,7 +6,7 @@ use super::tracking::{probe_clocks, ProbeComms};
 use super::transport::MpiTransport;
 use crate::cli::ClockSyncEvalArgs;
 use crate::clock::{build, measure_errors, true_error, ClockSyncMethod, EmulationSpec};
-use crate::export::{write_clocksync, ClockSyncRow, SummaryFormat};
+use crate::export::{write_clocksync, ClockSyncRow, Format};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -185,9 +185,7 @@ fn report(rows: &[ClockSyncRow], args: &ClockSyncEvalArgs) -> ExitCode {
             ),
             _ => e.to_string(),
         })
-        .and_then(|mut f| {
-            write_clocksync(rows, SummaryFormat::Csv, &mut f).map_err(|e| e.to_string())
-        });
+        .and_then(|mut f| write_clocksync(rows, Format::Csv, &mut f).map_err(|e| e.to_string()));
     match written {
         Ok(()) => {
             eprintln!(

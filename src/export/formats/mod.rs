@@ -1,0 +1,227 @@
+//! The output formats: one enum for every command that writes rows or tables, and the
+//! registry that gives each format its exporter. A new format is one file here (its
+//! [`RowExporter`], or [`super::MarkupExporter`] for a table for reading) plus its variant
+//! and registry line below; the commands that should offer it name it in their lists
+//! ([`TABLES`] and the others).
+
+mod csv_rows;
+mod json_rows;
+mod jsonl_rows;
+mod markdown;
+mod table;
+mod tsv_rows;
+
+pub use csv_rows::Csv;
+pub use json_rows::Json;
+pub use jsonl_rows::JsonLines;
+pub use markdown::{write_markdown_table, Markdown};
+pub use table::{write_plain_table, Table};
+pub use tsv_rows::Tsv;
+
+use super::RowExporter;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::ValueEnum;
+
+/// Output format (`--format` of every command that writes rows or tables). Each command
+/// accepts the subset it can write ([`Format::parser`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Human-readable table: plain ASCII, safe in any log; times in microseconds, shares in
+    /// percent. Not for parsing.
+    Table,
+    /// CSV with a header line and one row per line; times in seconds, full precision.
+    Csv,
+    /// Tab-separated values: the CSV's columns, one value per column, for awk, cut and sort.
+    Tsv,
+    /// JSON; times in seconds, full precision.
+    Json,
+    /// JSON Lines (jsonlines.org): one object per row and line, nothing else; each line
+    /// parses alone (`pandas.read_json(..., lines=True)`, `jq -c`).
+    Jsonl,
+    /// GitHub-flavoured Markdown table, for reports and issues.
+    Markdown,
+}
+
+impl Format {
+    /// The exporter of this format: the registry, one line per format.
+    pub fn exporter(self) -> &'static dyn RowExporter {
+        match self {
+            Format::Table => &Table,
+            Format::Csv => &Csv,
+            Format::Tsv => &Tsv,
+            Format::Json => &Json,
+            Format::Jsonl => &JsonLines,
+            Format::Markdown => &Markdown,
+        }
+    }
+
+    /// A `--format` parser that accepts only `choices` (any other name is refused at parse
+    /// time, exit status 2, listing the choices); with `text_alias`, `text` is accepted as
+    /// `table` (the name `info` and `algorithms` used), without being listed.
+    pub fn parser(choices: &'static [Format], text_alias: bool) -> FormatParser {
+        FormatParser {
+            choices,
+            text_alias,
+        }
+    }
+}
+
+/// `analyze`, `compare`, `clocksync`, `skew`, `schemes` and the `noise` report.
+pub const TABLES: &[Format] = &[
+    Format::Table,
+    Format::Csv,
+    Format::Tsv,
+    Format::Json,
+    Format::Markdown,
+];
+/// `export`: many rows, for programs.
+pub const EXPORTS: &[Format] = &[Format::Csv, Format::Json, Format::Jsonl];
+/// `arrivals`.
+pub const ARRIVALS: &[Format] = &[Format::Table, Format::Csv, Format::Json];
+/// `info` and `algorithms`: labelled lines or one JSON document (`text` is an alias of
+/// `table` there).
+pub const DOCUMENTS: &[Format] = &[Format::Table, Format::Json];
+
+/// The `--format` parser of one command ([`Format::parser`]).
+#[derive(Debug, Clone, Copy)]
+pub struct FormatParser {
+    choices: &'static [Format],
+    text_alias: bool,
+}
+
+impl FormatParser {
+    fn values(&self) -> impl Iterator<Item = (Format, PossibleValue)> + '_ {
+        self.choices.iter().filter_map(|&f| {
+            let v = f.to_possible_value()?;
+            let v = if self.text_alias && f == Format::Table {
+                v.alias("text")
+            } else {
+                v
+            };
+            Some((f, v))
+        })
+    }
+}
+
+impl TypedValueParser for FormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        // The same refusal, and message, as a value_enum's.
+        let all = PossibleValuesParser::new(self.values().map(|(_, v)| v));
+        let name = all.parse_ref(cmd, arg, value)?;
+        let ignore_case = arg.is_some_and(|a| a.is_ignore_case_set());
+        self.values()
+            .find(|(_, v)| v.matches(&name, ignore_case))
+            .map(|(f, _)| f)
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue).with_cmd(cmd))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.values().map(|(_, v)| v)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::test_support::{analysis, records, text};
+    use crate::export::{write_rows, write_rows_streamed, ExportRows, RowsSpec};
+    use crate::records::{RecordsError, RunLabel};
+
+    #[derive(serde::Serialize)]
+    struct Timed {
+        op: &'static str,
+        t_s: f64,
+    }
+
+    /// Every format of the registry has an exporter of its own that writes every kind of
+    /// rows: a table, the streamed per-rank and per-repetition export, the summary, and the
+    /// run's columns in front of a table.
+    #[test]
+    fn every_registry_entry_is_complete() {
+        let r = records();
+        let a = analysis();
+        let run = RunLabel::of(&r.header);
+        for &format in Format::value_variants() {
+            let e = format.exporter();
+            // A table of two rows with cells.
+            let rows = [
+                Timed {
+                    op: "allreduce",
+                    t_s: 1.5e-6,
+                },
+                Timed {
+                    op: "bcast",
+                    t_s: 2e-6,
+                },
+            ];
+            let spec = RowsSpec::table(&["op", "t (us)"]);
+            let cells = |x: &Timed| vec![x.op.into(), (x.t_s * 1e6).to_string()];
+            let table = text(|b| write_rows(&rows, e, &spec, cells, b));
+            assert!(
+                table.contains("allreduce") && table.contains("bcast"),
+                "{format:?}: {table}"
+            );
+            // The streamed exports, for the data formats.
+            if !e.is_markup() {
+                for kind in [ExportRows::Rank, ExportRows::Rep] {
+                    let blocks = r.blocks.iter().map(Ok::<_, RecordsError>);
+                    let out = text(|b| write_rows_streamed(&run, blocks, kind, format, b));
+                    assert!(
+                        out.contains("allreduce") && out.contains("iallreduce"),
+                        "{format:?} {kind:?}"
+                    );
+                }
+            }
+            // The summary.
+            let summary = text(|b| e.write_summary(&a, b));
+            assert!(summary.contains("allreduce"), "{format:?}: {summary}");
+            // The run's columns: kept by the data formats, at least the table itself.
+            let mut with = Vec::new();
+            e.prepend_columns(&[("run_id", "id-1")], table.as_bytes(), &mut with)
+                .unwrap();
+            let with = String::from_utf8(with).unwrap();
+            assert!(with.contains("allreduce"), "{format:?}: {with}");
+            assert_eq!(with.contains("id-1"), !e.is_markup(), "{format:?}: {with}");
+        }
+    }
+
+    #[test]
+    fn each_format_is_in_some_command() {
+        for &format in Format::value_variants() {
+            let offered = [TABLES, EXPORTS, ARRIVALS, DOCUMENTS]
+                .iter()
+                .any(|list| list.contains(&format));
+            assert!(offered, "{format:?} is offered by no command");
+        }
+    }
+
+    #[test]
+    fn parsers_accept_their_choices_and_text_where_it_was_a_name() {
+        let cmd = clap::Command::new("t");
+        let parse = |p: FormatParser, v: &str| p.parse_ref(&cmd, None, std::ffi::OsStr::new(v));
+        let info = Format::parser(DOCUMENTS, true);
+        assert_eq!(parse(info, "text").unwrap(), Format::Table);
+        assert_eq!(parse(info, "table").unwrap(), Format::Table);
+        assert_eq!(parse(info, "json").unwrap(), Format::Json);
+        assert!(parse(info, "csv").is_err());
+        let analyze = Format::parser(TABLES, false);
+        assert!(parse(analyze, "text").is_err());
+        assert!(parse(analyze, "jsonl").is_err());
+        assert_eq!(parse(analyze, "markdown").unwrap(), Format::Markdown);
+        let e = parse(Format::parser(EXPORTS, false), "table").unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue);
+        let names: Vec<String> = info
+            .possible_values()
+            .unwrap()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        assert_eq!(names, ["table", "json"]);
+    }
+}
