@@ -3,7 +3,7 @@
 use crate::analysis::{Bootstrap, TimingMethod};
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourArg, DetourSpec, RankSelection};
-use crate::export::{ExportRows, Format, ARRIVALS, DOCUMENTS, EXPORTS, TABLES};
+use crate::export::{ExportRows, Format, ALGORITHMS, ARRIVALS, EXPORTS, INFO, TABLES};
 use crate::plan::{
     AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
 };
@@ -53,7 +53,7 @@ pub enum Command {
         /// Records files written by measurement runs of one plan.
         #[arg(required = true, num_args = 1..)]
         files: Vec<PathBuf>,
-        #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+        #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
         format: Format,
         #[command(flatten)]
         bootstrap: BootstrapArgs,
@@ -101,7 +101,7 @@ pub enum Command {
         a: PathBuf,
         /// Records file B, compared with A.
         b: PathBuf,
-        #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+        #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
         format: Format,
         /// Also draw the comparison (median t_global and benefit of A and B vs P, with
         /// intervals) as PNG and SVG figures into this directory.
@@ -118,7 +118,7 @@ pub enum Command {
     Export {
         /// Records file written by a measurement run.
         file: PathBuf,
-        #[arg(long, value_parser = Format::parser(EXPORTS, false), default_value = "csv")]
+        #[arg(long, value_parser = Format::parser(EXPORTS), default_value = "csv")]
         format: Format,
         #[command(flatten)]
         times: TimesArgs,
@@ -131,7 +131,7 @@ pub enum Command {
     /// the run ended (footer, or what an interrupted run left).
     Info {
         file: PathBuf,
-        #[arg(long, value_parser = Format::parser(DOCUMENTS, true), default_value = "table")]
+        #[arg(long, value_parser = Format::parser(INFO), default_value = "table")]
         format: Format,
     },
     /// What a capture of an application (libdelaybench_capture.so, docs/capture.md) says:
@@ -141,7 +141,7 @@ pub enum Command {
         /// The capture's per-rank files, or its directory.
         #[arg(required = true, num_args = 1..)]
         files: Vec<PathBuf>,
-        #[arg(long, value_parser = Format::parser(ARRIVALS, false), default_value = "table")]
+        #[arg(long, value_parser = Format::parser(ARRIVALS), default_value = "table")]
         format: Format,
         /// The CSV's rows: per site, per rank, or per call and rank (`calls`: site, op, comm,
         /// call, rank, comm_rank, enter_s, lateness_s, wait_s; CSV or JSON).
@@ -378,7 +378,7 @@ pub struct ClockSyncEvalArgs {
     pub params: ClockParamArgs,
     /// Output on stdout: table, csv, tsv, json or markdown (the CSV file of --output is
     /// written either way; with --simulate, the simulator's table in that format).
-    #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+    #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
     pub format: Format,
     /// CSV file of the results (for `delaybench plot`)
     /// [default: `results/clocksync-<UTC time, µs>-<pid>.csv`]. Never overwritten.
@@ -413,7 +413,7 @@ pub struct SkewArgs {
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
     /// Output on stdout: table, csv, tsv, json or markdown.
-    #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+    #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
     pub format: Format,
 }
 
@@ -473,7 +473,7 @@ pub struct NoiseArgs {
     #[arg(long)]
     pub no_figures: bool,
     /// The report: table on stdout, or CSV, JSON, Markdown.
-    #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+    #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
     pub format: Format,
     /// A self-check: inject these periodic detours (FREQ,DURATION as for --detour) into the
     /// loop of --inject-rank, to see the loop find them at that rate and length.
@@ -488,7 +488,7 @@ pub struct NoiseArgs {
 #[derive(Debug, Clone, Args)]
 pub struct AlgorithmsArgs {
     /// `table` (also `text`) or `json` (one document).
-    #[arg(long, value_parser = Format::parser(DOCUMENTS, true), default_value = "table")]
+    #[arg(long, value_parser = Format::parser(ALGORITHMS), default_value = "table")]
     pub format: Format,
 }
 
@@ -520,7 +520,7 @@ pub struct SchemesArgs {
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
     /// Output on stdout: table, csv, tsv, json or markdown.
-    #[arg(long, value_parser = Format::parser(TABLES, false), default_value = "table")]
+    #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
     pub format: Format,
 }
 

@@ -80,7 +80,7 @@ impl RunInfo {
 
     /// Writes the info to `out` in `format`: [`Format::Table`], labelled lines for reading
     /// (`--format table`, or `text`), or [`Format::Json`], one JSON object: the header as
-    /// recorded, the block count and the footer ([`crate::export::DOCUMENTS`]).
+    /// recorded, the block count and the footer ([`crate::export::INFO`]).
     ///
     /// Errors: writing to `out` failed; [`std::io::ErrorKind::InvalidInput`] for another
     /// format.

@@ -41,8 +41,8 @@ pub use exporter::{
     RowSink, RowsSpec,
 };
 pub use formats::{
-    write_markdown_table, write_plain_table, Csv, Format, FormatParser, Json, JsonLines, Markdown,
-    Table, Tsv, ARRIVALS, DOCUMENTS, EXPORTS, TABLES,
+    write_markdown_table, write_plain_table, Choices, Csv, Format, FormatParser, Json, JsonLines,
+    Markdown, Table, Tsv, ALGORITHMS, ARRIVALS, EXPORTS, INFO, TABLES,
 };
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use noise::{write_noise_detours, write_noise_report, DetourRow};
@@ -283,7 +283,7 @@ mod tests {
     #[test]
     fn every_format_has_an_exporter_that_writes() {
         let a = analysis();
-        for format in TABLES {
+        for (format, _) in TABLES.formats {
             let out = text(|buf| write_summary(&a, *format, buf));
             assert!(out.contains("allreduce"), "{format:?}: {out}");
         }
@@ -351,13 +351,13 @@ mod tests {
     fn write_failures_are_errors_not_panics() {
         let r = records();
         let a = analysis();
-        for format in TABLES {
+        for (format, _) in TABLES.formats {
             let e = write_summary(&a, *format, &mut Broken);
             let message = e.expect_err("a broken output must fail").to_string();
             assert!(message.contains("disk full"), "{format:?}: {message}");
         }
         let run = RunLabel::of(&r.header);
-        for format in EXPORTS {
+        for (format, _) in EXPORTS.formats {
             let blocks = r.blocks.iter().map(Ok::<_, crate::records::RecordsError>);
             let e = write_rows_streamed(&run, blocks, ExportRows::Rank, *format, &mut Broken);
             let message = e.expect_err("a broken output must fail").to_string();

@@ -55,45 +55,114 @@ impl Format {
         }
     }
 
-    /// A `--format` parser that accepts only `choices` (any other name is refused at parse
-    /// time, exit status 2, listing the choices); with `text_alias`, `text` is accepted as
-    /// `table` (the name `info` and `algorithms` used), without being listed.
-    pub fn parser(choices: &'static [Format], text_alias: bool) -> FormatParser {
-        FormatParser {
-            choices,
-            text_alias,
-        }
+    /// The `--format` parser of a command that offers `choices`: any other name is refused
+    /// at parse time (exit status 2, the choices listed), as a `value_enum` would.
+    pub fn parser(choices: Choices) -> FormatParser {
+        FormatParser(choices)
     }
 }
 
+/// The formats one command offers, each with what it holds there (its `--help` line).
+#[derive(Debug, Clone, Copy)]
+pub struct Choices {
+    /// The formats, in the order `--help` lists them, and their help (empty: none, and the
+    /// names are listed on the option's line).
+    pub formats: &'static [(Format, &'static str)],
+    /// Whether `text` is accepted, unlisted, as `table` (the name `info` and `algorithms`
+    /// used for it).
+    pub text_alias: bool,
+}
+
 /// `analyze`, `compare`, `clocksync`, `skew`, `schemes` and the `noise` report.
-pub const TABLES: &[Format] = &[
-    Format::Table,
-    Format::Csv,
-    Format::Tsv,
-    Format::Json,
-    Format::Markdown,
-];
+pub const TABLES: Choices = Choices {
+    formats: &[
+        (
+            Format::Table,
+            "Human-readable table: times in microseconds, benefit in percent",
+        ),
+        (
+            Format::Csv,
+            "CSV with one row per configuration; times in seconds, full precision",
+        ),
+        (
+            Format::Tsv,
+            "Tab-separated values: the CSV's columns, one value per column (intervals in their \
+             own columns), for awk, cut and sort",
+        ),
+        (Format::Json, "JSON; times in seconds, full precision"),
+        (
+            Format::Markdown,
+            "GitHub-flavoured Markdown table, for reports and issues",
+        ),
+    ],
+    text_alias: false,
+};
+
 /// `export`: many rows, for programs.
-pub const EXPORTS: &[Format] = &[Format::Csv, Format::Json, Format::Jsonl];
+pub const EXPORTS: Choices = Choices {
+    formats: &[
+        (
+            Format::Csv,
+            "CSV with a header line and one row per line; times in seconds, full precision",
+        ),
+        (
+            Format::Json,
+            "One JSON document: an array with one object per row, one object per line",
+        ),
+        (
+            Format::Jsonl,
+            "JSON Lines (jsonlines.org): one object per row and line, nothing else; each line \
+             parses alone (`pandas.read_json(..., lines=True)`, `jq -c`)",
+        ),
+    ],
+    text_alias: false,
+};
+
 /// `arrivals`.
-pub const ARRIVALS: &[Format] = &[Format::Table, Format::Csv, Format::Json];
-/// `info` and `algorithms`: labelled lines or one JSON document (`text` is an alias of
-/// `table` there).
-pub const DOCUMENTS: &[Format] = &[Format::Table, Format::Json];
+pub const ARRIVALS: Choices = Choices {
+    formats: &[
+        (Format::Table, "Plain tables: sites, then ranks"),
+        (
+            Format::Csv,
+            "CSV rows (sites, or ranks with `--rows ranks`)",
+        ),
+        (Format::Json, "The whole report as one JSON document"),
+    ],
+    text_alias: false,
+};
+
+/// `info`.
+pub const INFO: Choices = Choices {
+    formats: &[
+        (Format::Table, "Labelled lines for reading"),
+        (
+            Format::Json,
+            "One JSON object: the header as recorded, the block count and the footer",
+        ),
+    ],
+    text_alias: true,
+};
+
+/// `algorithms`.
+pub const ALGORITHMS: Choices = Choices {
+    formats: &[
+        (Format::Table, ""),
+        (Format::Json, ""),
+    ],
+    text_alias: true,
+};
 
 /// The `--format` parser of one command ([`Format::parser`]).
 #[derive(Debug, Clone, Copy)]
-pub struct FormatParser {
-    choices: &'static [Format],
-    text_alias: bool,
-}
+pub struct FormatParser(Choices);
 
 impl FormatParser {
     fn values(&self) -> impl Iterator<Item = (Format, PossibleValue)> + '_ {
-        self.choices.iter().filter_map(|&f| {
-            let v = f.to_possible_value()?;
-            let v = if self.text_alias && f == Format::Table {
+        self.0.formats.iter().filter_map(|&(f, help)| {
+            // Without help, clap lists the names on the option's line.
+            let help = (!help.is_empty()).then_some(help);
+            let v = f.to_possible_value()?.help(help);
+            let v = if self.0.text_alias && f == Format::Table {
                 v.alias("text")
             } else {
                 v
@@ -195,9 +264,9 @@ mod tests {
     #[test]
     fn each_format_is_in_some_command() {
         for &format in Format::value_variants() {
-            let offered = [TABLES, EXPORTS, ARRIVALS, DOCUMENTS]
+            let offered = [TABLES, EXPORTS, ARRIVALS, INFO, ALGORITHMS]
                 .iter()
-                .any(|list| list.contains(&format));
+                .any(|c| c.formats.iter().any(|(f, _)| *f == format));
             assert!(offered, "{format:?} is offered by no command");
         }
     }
@@ -206,16 +275,16 @@ mod tests {
     fn parsers_accept_their_choices_and_text_where_it_was_a_name() {
         let cmd = clap::Command::new("t");
         let parse = |p: FormatParser, v: &str| p.parse_ref(&cmd, None, std::ffi::OsStr::new(v));
-        let info = Format::parser(DOCUMENTS, true);
+        let info = Format::parser(INFO);
         assert_eq!(parse(info, "text").unwrap(), Format::Table);
         assert_eq!(parse(info, "table").unwrap(), Format::Table);
         assert_eq!(parse(info, "json").unwrap(), Format::Json);
         assert!(parse(info, "csv").is_err());
-        let analyze = Format::parser(TABLES, false);
+        let analyze = Format::parser(TABLES);
         assert!(parse(analyze, "text").is_err());
         assert!(parse(analyze, "jsonl").is_err());
         assert_eq!(parse(analyze, "markdown").unwrap(), Format::Markdown);
-        let e = parse(Format::parser(EXPORTS, false), "table").unwrap_err();
+        let e = parse(Format::parser(EXPORTS), "table").unwrap_err();
         assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue);
         let names: Vec<String> = info
             .possible_values()
