@@ -156,3 +156,39 @@ fn mpi_commands_parse_but_refuse_without_mpi() {
     let out = offline(&["skew", "--nrep", "many"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
+
+/// Every command names its human-readable format `table`; `info`, which called it `text`,
+/// still takes that name and writes the same bytes. A format a command never wrote is
+/// refused when the arguments are parsed (exit 2), naming the ones it takes.
+#[test]
+fn format_names_and_the_text_alias() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_records(dir.path(), "a.cbor", 1e-5);
+    let table = succeeds(&["info", s(&a), "--format", "table"]);
+    assert_eq!(succeeds(&["info", s(&a), "--format", "text"]), table);
+    assert_eq!(succeeds(&["info", s(&a)]), table);
+    for (args, names) in [
+        (
+            &["info", s(&a), "--format", "csv"][..],
+            "[possible values: table, json]",
+        ),
+        (
+            &["analyze", s(&a), "--format", "text"],
+            "table, csv, tsv, json, markdown",
+        ),
+        (
+            &["analyze", s(&a), "--format", "jsonl"],
+            "table, csv, tsv, json, markdown",
+        ),
+        (&["export", s(&a), "--format", "table"], "csv, json, jsonl"),
+        (
+            &["compare", s(&a), s(&a), "--format", "jsonl"],
+            "table, csv, tsv",
+        ),
+    ] {
+        let out = offline(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(text(&out).contains(names), "{args:?}: {}", text(&out));
+    }
+}

@@ -1,6 +1,7 @@
 //! The one row-exporter trait every output format implements, and the shared table
-//! renderer of the table-like formats (hyperfine's `Exporter` and `MarkupExporter`, by David
-//! Peter, are the model).
+//! renderer of the table-like formats. The model is hyperfine's `Exporter` and
+//! `MarkupExporter` (Peter 2018): one trait per output, the markup formats sharing one
+//! table writer.
 //!
 //! Every command that writes rows (`analyze` and its one-file tables, `compare`, `export`,
 //! `arrivals`, the noise report, `clocksync`, `skew`, `schemes`) opens a [`RowSink`] from the

@@ -3,7 +3,7 @@
 //! (`delaybench export`), and the tables of the other commands. Plain Rust over
 //! [`crate::analysis`] and [`crate::records`], no MPI.
 //!
-//! Every output format is one [`RowExporter`] (hyperfine's exporters are the model), chosen by
+//! Every output format is one [`RowExporter`] (after hyperfine's exporters, Peter 2018), chosen by
 //! the one [`Format`] enum of every command; the table-like formats share one renderer
 //! ([`MarkupExporter`]). Adding a format is one file in `formats/` and its registry line.
 //!

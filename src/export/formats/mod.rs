@@ -1,8 +1,8 @@
 //! The output formats: one enum for every command that writes rows or tables, and the
 //! registry that gives each format its exporter. A new format is one file here (its
 //! [`RowExporter`], or [`super::MarkupExporter`] for a table for reading) plus its variant
-//! and registry line below; the commands that should offer it name it in their lists
-//! ([`TABLES`] and the others).
+//! and registry line below; the commands that should offer it list it in their [`Choices`]
+//! ([`TABLES`] and the others), the one place where a command's formats are named.
 
 mod csv_rows;
 mod json_rows;
@@ -26,8 +26,8 @@ use clap::ValueEnum;
 /// accepts the subset it can write ([`Format::parser`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// Human-readable table: plain ASCII, safe in any log; times in microseconds, shares in
-    /// percent. Not for parsing.
+    /// For reading: a plain ASCII table (or labelled lines), safe in any log; times in
+    /// microseconds, shares in percent. Not for parsing.
     Table,
     /// CSV with a header line and one row per line; times in seconds, full precision.
     Csv,
@@ -145,10 +145,7 @@ pub const INFO: Choices = Choices {
 
 /// `algorithms`.
 pub const ALGORITHMS: Choices = Choices {
-    formats: &[
-        (Format::Table, ""),
-        (Format::Json, ""),
-    ],
+    formats: &[(Format::Table, ""), (Format::Json, "")],
     text_alias: true,
 };
 
