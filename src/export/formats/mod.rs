@@ -214,6 +214,7 @@ mod tests {
         let r = records();
         let a = analysis();
         let run = RunLabel::of(&r.header);
+        let mut tables: Vec<String> = Vec::new();
         for &format in Format::value_variants() {
             let e = format.exporter();
             // A table of two rows with cells.
@@ -255,6 +256,12 @@ mod tests {
             let with = String::from_utf8(with).unwrap();
             assert!(with.contains("allreduce"), "{format:?}: {with}");
             assert_eq!(with.contains("id-1"), !e.is_markup(), "{format:?}: {with}");
+            // An exporter of its own: no two entries write the same table.
+            assert!(
+                !tables.contains(&table),
+                "{format:?} writes another's table"
+            );
+            tables.push(table);
         }
     }
 
