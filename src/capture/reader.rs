@@ -7,6 +7,7 @@ use super::items::{
     CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader, CaptureSite,
     CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION,
 };
+use crate::clock::interpolate_offset;
 use crate::records::frame::{read_frame, Frame, FrameKind};
 use std::fs::File;
 use std::io::BufReader;
@@ -34,15 +35,15 @@ pub struct RankCapture {
 impl RankCapture {
     /// Global time (seconds, rank 0's clock) of local time `t` (seconds): local minus the
     /// offset, interpolated linearly in local time between the MPI_Init and MPI_Finalize
-    /// synchronisations (as Score-P does, Knüpfer et al. 2012); only the first one when the
-    /// rank did not reach MPI_Finalize.
+    /// synchronisations by the clock's one interpolation ([`interpolate_offset`], as Score-P
+    /// does, Knüpfer et al. 2012); only the first one when the rank did not reach
+    /// MPI_Finalize.
     pub fn to_global(&self, t: f64) -> f64 {
         let a = self.header.sync_init;
         let offset = match &self.footer {
             Some(f) if f.sync_finalize.local_s > a.local_s => {
                 let b = f.sync_finalize;
-                let w = (t - a.local_s) / (b.local_s - a.local_s);
-                a.offset_s + w * (b.offset_s - a.offset_s)
+                interpolate_offset((a.local_s, a.offset_s), (b.local_s, b.offset_s), t)
             }
             _ => a.offset_s,
         };
