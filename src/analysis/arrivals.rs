@@ -9,13 +9,15 @@
 //! the calls and divided by the time T of one message (the factors); the ranks that entered
 //! last; the waiting by Scalasca's collective wait states ([`Instance::waits`], Geimer et
 //! al. 2010) summed over the calls; each rank's median lateness. Per world rank: its
-//! waiting.
+//! waiting. Medians and percentiles are those `analyze` prints ([`super::stats`]: statrs'
+//! median and `OrderStatistics::quantile`, R's type 8, Hyndman and Fan 1996).
 //!
 //! [`Instance::average_imbalance`]: crate::capture::Instance::average_imbalance
 //! [`Instance::waits`]: crate::capture::Instance::waits
 
 use crate::capture::{by_site, bytes_per_rank, call_counts, Matched, WaitKind};
 use serde::Serialize;
+use statrs::statistics::{Data, OrderStatistics};
 use std::collections::BTreeMap;
 
 /// One row per (call site, communicator, operation).
@@ -105,15 +107,16 @@ pub struct ArrivalsReport {
     pub unfinished_ranks: Vec<u32>,
 }
 
-/// Linear-interpolation quantile of sorted values (q in 0..=1); NaN when empty.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let pos = q * (sorted.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = pos.ceil() as usize;
-    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
+/// The median of `values` as `analyze` prints it ([`super::stats::median`], statrs: the
+/// mean of the middle two for an even count); NaN when empty.
+fn median(values: &[f64]) -> f64 {
+    super::stats::median(values).unwrap_or(f64::NAN)
+}
+
+/// The `q` quantile (0..=1) of `values` by the definition of `analyze`'s quartiles: statrs'
+/// `OrderStatistics::quantile`, R's type 8 (Hyndman and Fan 1996); NaN when empty.
+fn quantile(values: &[f64], q: f64) -> f64 {
+    Data::new(values.to_vec()).quantile(q)
 }
 
 fn sorted(mut v: Vec<f64>) -> Vec<f64> {
@@ -172,7 +175,7 @@ pub fn report(m: &Matched, message_time_s: Option<f64>) -> ArrivalsReport {
         let mut last_ranks: Vec<(u32, usize)> = last_count.into_iter().collect();
         last_ranks.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         last_ranks.truncate(3);
-        let bytes = sorted(insts.iter().map(|i| i.bytes as f64).collect());
+        let bytes: Vec<f64> = insts.iter().map(|i| i.bytes as f64).collect();
         let counts_bytes = call_counts(m, insts[0]).ok().map(|c| bytes_per_rank(&c, n));
         let count_vectors = insts
             .iter()
@@ -186,9 +189,9 @@ pub fn report(m: &Matched, message_time_s: Option<f64>) -> ArrivalsReport {
             op: op.name(),
             comm: format!("{comm:016x}"),
             comm_size: n,
-            bytes: quantile(&bytes, 0.5) as u64,
+            bytes: median(&bytes) as u64,
             calls: insts.len(),
-            spread_median_s: quantile(&spreads, 0.5),
+            spread_median_s: median(&spreads),
             spread_p95_s: quantile(&spreads, 0.95),
             spread_max_s: *spreads.last().expect("one call at least"),
             avg_imbalance_s: avg_imb,
@@ -199,10 +202,7 @@ pub fn report(m: &Matched, message_time_s: Option<f64>) -> ArrivalsReport {
             wait_state: op.wait_kind(),
             wait_total_s: wait_total,
             wait_share: if denom > 0.0 { wait_total / denom } else { 0.0 },
-            median_lateness_s: lateness
-                .into_iter()
-                .map(|l| quantile(&sorted(l), 0.5))
-                .collect(),
+            median_lateness_s: lateness.into_iter().map(|l| median(&l)).collect(),
             counts_bytes,
             count_vectors,
         });
@@ -341,6 +341,32 @@ mod tests {
             .collect();
         let m = match_calls(&old).unwrap();
         assert_eq!(report(&m, None).sites[0].counts_bytes, None);
+    }
+
+    #[test]
+    fn percentiles_are_those_analyze_prints() {
+        // Ten calls whose spreads are 1..=10 ms (rank 1 late by k ms at call k).
+        let calls = |late: f64| -> Vec<(CaptureOp, i32, f64, f64)> {
+            (1..=10)
+                .map(|k| {
+                    let t = 10.0 * k as f64;
+                    (Allreduce, -1, t + late * k as f64 * 1e-3, t + 1.0)
+                })
+                .collect()
+        };
+        let caps = vec![rank(0, 2, 0.0, &calls(0.0)), rank(1, 2, 0.0, &calls(1.0))];
+        let s = &report(&match_calls(&caps).unwrap(), None).sites[0];
+        let spreads: Vec<f64> = (1..=10)
+            .map(|k| (10.0 * k as f64 + k as f64 * 1e-3) - 10.0 * k as f64)
+            .collect();
+        assert_eq!(
+            s.spread_median_s,
+            crate::analysis::stats::median(&spreads).unwrap()
+        );
+        // R's type 8 at 0.95 of ten values is the largest (type 7 interpolated between the
+        // ninth and the tenth).
+        assert_eq!(s.spread_p95_s, s.spread_max_s);
+        assert!((s.spread_median_s - 5.5e-3).abs() < 1e-12);
     }
 
     #[test]
