@@ -12,6 +12,7 @@
 pub mod affinity;
 pub mod analysis;
 pub mod build_info;
+pub mod capture;
 pub mod cli;
 pub mod clock;
 pub mod delay;

@@ -435,8 +435,8 @@ fn offline(command: Command) -> Result<()> {
             if let Some(dir) = &figures {
                 fresh_figures_dir(dir).map_err(anyhow::Error::msg)?;
             }
-            let captures = delaybench::records::capture::read_captures(&files)?;
-            let matched = delaybench::analysis::arrivals::match_calls(&captures)?;
+            let captures = delaybench::capture::read_captures(&files)?;
+            let matched = delaybench::capture::match_calls(&captures)?;
             let report = delaybench::analysis::arrivals::report(&matched, message_time);
             let figures_dir = (!no_figures).then(|| {
                 figures

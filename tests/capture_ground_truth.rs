@@ -11,8 +11,8 @@
 
 mod common;
 
-use delaybench::analysis::arrivals::{match_calls, report};
-use delaybench::records::capture::{counts_hash, read_captures, CaptureOp, WaitKind};
+use delaybench::analysis::arrivals::report;
+use delaybench::capture::{counts_hash, match_calls, read_captures, CaptureOp, WaitKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -222,8 +222,7 @@ fn captured_lateness_matches_the_programmed_imbalance() {
         "{}",
         block.delay_model
     );
-    let (_, vectors) =
-        delaybench::analysis::arrivals::site_lateness(&matched, Some(&site.site)).unwrap();
+    let (_, vectors) = delaybench::capture::site_lateness(&matched, Some(&site.site)).unwrap();
     let applied = &block.applied_delay_s.0;
     assert_eq!(applied.len(), nrep * np as usize);
     for (i, row) in applied.chunks(np as usize).enumerate() {
@@ -642,7 +641,7 @@ fn a_v_form_site_is_replayed_with_its_captured_counts() {
     let old = tmp.path().join("old");
     std::fs::create_dir(&old).unwrap();
     for c in read_captures(std::slice::from_ref(&dir)).unwrap() {
-        use delaybench::records::capture::{CaptureChunk, CaptureWriter};
+        use delaybench::capture::{CaptureChunk, CaptureWriter};
         let path = old.join(c.path.file_name().unwrap());
         let mut w = CaptureWriter::create(&path, &c.header).unwrap();
         let mut events = c.events.clone();

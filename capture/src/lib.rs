@@ -8,16 +8,16 @@
 //! - on each flush resolves new call sites with `dladdr` and appends one chunk frame,
 //! - at `MPI_Finalize` synchronises again and writes the footer.
 //!
-//! The file format is `delaybench::records::capture`. Nothing here may crash the application:
+//! The file format is `delaybench::capture`. Nothing here may crash the application:
 //! every entry point catches panics, and any error switches the capture off with one message
 //! on stderr while the calls keep passing through.
 
-use delaybench::clock::{Clock, ClockSync, MonotonicClock, OffsetSync, Transport, MAX_MSG_LEN};
-use delaybench::records::capture::{
+use delaybench::capture::{
     CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader, CaptureOp,
     CaptureSite, CaptureSync, CaptureWriter, CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION,
     MAX_VECTORS_PER_SITE,
 };
+use delaybench::clock::{Clock, ClockSync, MonotonicClock, OffsetSync, Transport, MAX_MSG_LEN};
 use std::collections::HashMap;
 use std::collections::HashSet;
 use std::ffi::CStr;

@@ -19,7 +19,7 @@
  * holds back the once-a-second flush (not a full buffer's: then the pending events keep the
  * Start's return as their exit). MPI_Request_free forgets the request.
  *
- * Operation codes: the order of delaybench::records::capture::CaptureOp::ALL. */
+ * Operation codes: the order of delaybench::capture::CaptureOp::ALL. */
 #include <mpi.h>
 #if defined(OPEN_MPI) && defined(__has_include)
 #if __has_include(<mpi-ext.h>)
@@ -193,7 +193,7 @@ static uint64_t dbc_type_size(MPI_Datatype t) {
 
 /* Hashes this call's count vector (counts[i] x the size of t, bytes; n = the communicator's
  * size) and, when it fits, appends it to dbc_counts: the value of the event's `counts`
- * (delaybench::records::capture::counts_hash, plus DBC_IN_BUFFER when appended). Flushes
+ * (delaybench::capture::counts_hash, plus DBC_IN_BUFFER when appended). Flushes
  * first when the buffer lacks room, so the vector and its event travel in one flush. */
 static uint64_t dbc_count_vector_sized(const int *counts, uint32_t n, uint64_t size) {
     if (!counts || n == 0) return 0;

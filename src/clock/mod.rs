@@ -62,7 +62,7 @@ pub use offset::OffsetSync;
 pub use pingpong::{
     answer_pingpong, measure_offset, ping, send_stop, serve_pings, Exchange, OffsetEstimate, Served,
 };
-pub use posthoc::{offset_tracks, OffsetTrack};
+pub use posthoc::{interpolate_offset, offset_tracks, OffsetTrack};
 pub use probe::probe_round;
 pub use registry::{build, ClockSyncMethod, ClockSyncParams};
 pub use regression::{linear_fit, LinearFit};

@@ -34,10 +34,7 @@ impl OffsetTrack {
                 let (lt, lo) = pts[pts.len() - 1];
                 self.after.offset_at(t) - self.after.offset_at(lt) + lo
             }
-            i => {
-                let ((t0, o0), (t1, o1)) = (pts[i - 1], pts[i]);
-                o0 + (o1 - o0) * (t - t0) / (t1 - t0)
-            }
+            i => interpolate_offset(pts[i - 1], pts[i], t),
         }
     }
 
@@ -45,6 +42,18 @@ impl OffsetTrack {
     pub fn to_global(&self, t: f64) -> f64 {
         t - self.offset_at(t)
     }
+}
+
+/// Offset (seconds) at local time `t` (seconds) on the straight line through two
+/// synchronisation points `(local time s, offset s)`: the one linear interpolation of a clock
+/// offset in delaybench, between two drift-tracking probes here and between a capture's
+/// `MPI_Init` and `MPI_Finalize` synchronisations in [`crate::capture::RankCapture::to_global`]
+/// (as Score-P corrects its timestamps, Knüpfer et al. 2012). Outside `[t0, t1]` it extends
+/// the same line. `t1` must differ from `t0` (else the result is not finite).
+pub fn interpolate_offset((t0, o0): (f64, f64), (t1, o1): (f64, f64), t: f64) -> f64 {
+    // The order of the operations is part of the results: the post-hoc global times of
+    // every records file were computed with it.
+    o0 + (o1 - o0) * (t - t0) / (t1 - t0)
 }
 
 /// The per-world-rank offset tracks of a run, or `None` when no probe has a finite time and
@@ -125,6 +134,16 @@ mod tests {
         // After: the last online model's slope (2 ppm) from the last probe.
         assert!((t.offset_at(30.0) - (2e-3 + 20e-6)).abs() < 1e-15);
         assert!((t.to_global(15.0) - (15.0 - 1.5e-3)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_interpolation_is_the_line_through_both_points_also_outside() {
+        let (a, b) = ((10.0, 1.0), (20.0, 3.0));
+        assert_eq!(interpolate_offset(a, b, 10.0), 1.0);
+        assert_eq!(interpolate_offset(a, b, 15.0), 2.0);
+        assert_eq!(interpolate_offset(a, b, 20.0), 3.0);
+        assert_eq!(interpolate_offset(a, b, 25.0), 4.0);
+        assert_eq!(interpolate_offset(a, b, 5.0), 0.0);
     }
 
     #[test]

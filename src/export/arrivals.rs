@@ -43,7 +43,7 @@ pub struct CallRow<'a> {
 }
 
 /// The rows of `--rows calls`: every rank of every matched instance, in call order.
-pub fn call_rows(m: &crate::analysis::arrivals::Matched) -> Vec<CallRow<'_>> {
+pub fn call_rows(m: &crate::capture::Matched) -> Vec<CallRow<'_>> {
     let mut rows = Vec::new();
     for inst in &m.instances {
         let late = inst.lateness();
@@ -143,7 +143,7 @@ fn us(s: f64) -> String {
 /// # Errors
 /// [`ExportError`] when writing fails.
 pub fn write_arrivals(
-    m: &crate::analysis::arrivals::Matched,
+    m: &crate::capture::Matched,
     r: &ArrivalsReport,
     format: Format,
     rows: ArrivalsRows,
@@ -304,7 +304,7 @@ fn write_tables(r: &ArrivalsReport, out: &mut dyn Write) -> Result<(), ExportErr
 mod tests {
     use super::*;
     use crate::analysis::arrivals::RankRow;
-    use crate::records::capture::WaitKind;
+    use crate::capture::WaitKind;
 
     fn report() -> ArrivalsReport {
         ArrivalsReport {
@@ -346,8 +346,8 @@ mod tests {
         }
     }
 
-    fn empty() -> crate::analysis::arrivals::Matched {
-        crate::analysis::arrivals::Matched {
+    fn empty() -> crate::capture::Matched {
+        crate::capture::Matched {
             instances: vec![],
             incomplete_calls: 0,
             world_size: 2,
@@ -437,7 +437,7 @@ mod tests {
 
     #[test]
     fn call_rows_give_every_rank_of_every_call() {
-        use crate::analysis::arrivals::{Entry, Instance};
+        use crate::capture::{Entry, Instance};
         let mut m = empty();
         let entry = |r: u32, t: f64| Entry {
             world_rank: r,
@@ -450,7 +450,7 @@ mod tests {
             site: "app+0x10".into(),
             site_label: "app+0x10".into(),
             comm: 1,
-            op: crate::records::capture::CaptureOp::Barrier,
+            op: crate::capture::CaptureOp::Barrier,
             bytes: 0,
             root: -1,
             index: 0,

@@ -19,7 +19,8 @@ use super::spec::{LegendEntry, SeriesStyle};
 use super::thin::{thin_scatter, MAX_POINTS};
 use super::xy::{heat_color, Bar, HeatGrid, Join, XyAxis, XyFigure, XyLine, XyPanel};
 use super::PlotError;
-use crate::analysis::arrivals::{ArrivalsReport, Entry, Instance, Matched};
+use crate::analysis::arrivals::ArrivalsReport;
+use crate::capture::{Entry, Instance, Matched};
 use std::path::{Path, PathBuf};
 
 const US: f64 = 1e6;
@@ -555,7 +556,7 @@ pub fn arrivals_dir(first_input: &Path) -> PathBuf {
 mod tests {
     use super::*;
     use crate::analysis::arrivals::report;
-    use crate::records::capture::CaptureOp;
+    use crate::capture::CaptureOp;
 
     /// Two sites on two ranks: `a` (allreduce, rank 1 late by 100 µs × call) called 300
     /// times, `b` (bcast from 0, rank 0 late by 5 µs) 3 times.

@@ -4,7 +4,6 @@
 //! CBOR: one header, one block per measured configuration (or, for a long block, its chunks
 //! and a block end), and a footer when the run completed. Plain Rust, no MPI.
 
-pub mod capture;
 mod cbor;
 mod chunk;
 pub mod frame;

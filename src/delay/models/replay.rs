@@ -12,7 +12,7 @@
 //! P > n. Either way the vector is shifted so that its earliest rank has no delay.
 //!
 //! A site whose operation passes count vectors (the v-forms and reduce_scatter) also keeps
-//! the vectors of its first call ([`crate::analysis::arrivals::call_counts`]: n entries, or
+//! the vectors of its first call ([`crate::capture::call_counts`]: n entries, or
 //! n × n for alltoallv), and [`Replay::send_matrix`] maps them onto P as the lateness is:
 //! `first` takes the first P ranks' entries (the rows and columns of the first P ranks for
 //! alltoallv; ranks from n on send and receive nothing); `folded` sums the bytes of the
@@ -24,12 +24,13 @@
 //!
 //! SITE is a site key (`app+0x11c8`), a readable label or a prefix of one; without it, the
 //! site with the most waiting. The capture is read when the spec is parsed (the one place
-//! where `delay/` reads through `records::capture` and `analysis::arrivals`); the lateness
-//! matrix travels with the model, so the plan can be broadcast and stored without the files.
+//! where `delay/` reads a capture, through [`crate::capture`], which sits below it); the
+//! lateness matrix travels with the model, so the plan can be broadcast and stored without
+//! the files.
 
 use super::{Args, Check, DelaySampler, ModelEntry, Param, ParamError, Params};
+use crate::capture::{call_counts, match_calls, read_captures, site_lateness, CaptureOp};
 use crate::delay::{DelayModel, DelayModelError};
-use crate::records::capture::CaptureOp;
 use rand::RngCore;
 
 /// How the recorded ranks map onto the measured P when they differ (module docs).
@@ -97,7 +98,7 @@ pub struct Replay {
     /// `[calls][n]`: lateness of each recorded rank at each call, seconds.
     pub lateness_s: Vec<f64>,
     /// The count vectors of the site's first call, bytes
-    /// ([`crate::analysis::arrivals::call_counts`]): n entries (rank i's block; allgatherv,
+    /// ([`crate::capture::call_counts`]): n entries (rank i's block; allgatherv,
     /// gatherv, scatterv, reduce_scatter) or n × n row-major (alltoallv: [i][j] the bytes
     /// recorded rank i sends to recorded rank j). Empty for operations without vectors, for
     /// captures without them and in records written before they were kept.
@@ -147,17 +148,14 @@ fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
         path: a.text().to_string(),
         cause,
     };
-    let captures =
-        crate::records::capture::read_captures(&[path.into()]).map_err(|e| fail(e.to_string()))?;
-    let matched =
-        crate::analysis::arrivals::match_calls(&captures).map_err(|e| fail(e.to_string()))?;
-    let (first, vectors) =
-        crate::analysis::arrivals::site_lateness(&matched, site).ok_or_else(|| {
-            fail(format!(
-                "no call site {} in the capture (`delaybench arrivals {path}` lists them)",
-                site.unwrap_or("(any)")
-            ))
-        })?;
+    let captures = read_captures(&[path.into()]).map_err(|e| fail(e.to_string()))?;
+    let matched = match_calls(&captures).map_err(|e| fail(e.to_string()))?;
+    let (first, vectors) = site_lateness(&matched, site).ok_or_else(|| {
+        fail(format!(
+            "no call site {} in the capture (`delaybench arrivals {path}` lists them)",
+            site.unwrap_or("(any)")
+        ))
+    })?;
     let mut bytes: Vec<u64> = matched
         .instances
         .iter()
@@ -166,7 +164,7 @@ fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
         .collect();
     bytes.sort_unstable();
     // A capture without vectors replays with uniform counts: the run says so (cli.rs).
-    let counts = crate::analysis::arrivals::call_counts(&matched, first).unwrap_or_default();
+    let counts = call_counts(&matched, first).unwrap_or_default();
     Ok(DelayModel::new(Replay {
         path: path.to_string(),
         site: first.site.clone(),

@@ -1,0 +1,84 @@
+//! Hand-made captures for the unit tests of the matching and of the `arrivals` report.
+
+use super::{
+    counts_hash, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader, CaptureOp, CaptureSite,
+    CaptureSync, RankCapture, CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION,
+};
+
+/// A rank's capture: offset `offset_s` (global = local − offset), events as
+/// (op, root, global enter, global exit).
+pub(crate) fn rank(
+    r: u32,
+    size: u32,
+    offset_s: f64,
+    calls: &[(CaptureOp, i32, f64, f64)],
+) -> RankCapture {
+    let sync = CaptureSync {
+        local_s: 0.0,
+        offset_s,
+        rtt_s: 2e-6,
+    };
+    RankCapture {
+        path: format!("rank{r}.cbor").into(),
+        header: CaptureHeader {
+            item: "capture_header".into(),
+            format: CAPTURE_FORMAT_NAME.into(),
+            version: CAPTURE_FORMAT_VERSION,
+            rank: r,
+            world_size: size,
+            capture_id: "c".into(),
+            host: "h".into(),
+            pid: r,
+            command: vec![],
+            clock: "monotonic".into(),
+            sync_init: sync,
+            t_start_s: offset_s,
+        },
+        sites: vec![CaptureSite {
+            id: 0,
+            module: "app".into(),
+            offset: 0x10,
+            symbol: Some("step".into()),
+            symbol_offset: 4,
+        }],
+        events: calls
+            .iter()
+            .map(|&(op, root, a, b)| CaptureEvent {
+                op,
+                comm: 99,
+                comm_size: size,
+                comm_rank: r,
+                bytes: 8,
+                root,
+                site: 0,
+                t_enter_s: a + offset_s,
+                t_exit_s: b + offset_s,
+                counts_hash: None,
+            })
+            .collect(),
+        counts: vec![],
+        footer: Some(CaptureFooter {
+            item: "capture_footer".into(),
+            sync_finalize: CaptureSync {
+                local_s: 100.0,
+                offset_s,
+                rtt_s: 2e-6,
+            },
+            events: calls.len() as u64,
+            passed_through: 0,
+        }),
+        damage: None,
+    }
+}
+
+/// `rank(..)` whose calls pass `vector` (bytes per rank), written in its file.
+pub(crate) fn with_vector(mut c: RankCapture, vector: &[u64]) -> RankCapture {
+    let hash = counts_hash(vector);
+    c.events.iter_mut().for_each(|e| e.counts_hash = Some(hash));
+    c.counts.push(CaptureCounts {
+        site: 0,
+        hash,
+        bytes: vector.to_vec(),
+    });
+    c
+}
