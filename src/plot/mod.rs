@@ -40,6 +40,7 @@
 //! title. Text is DejaVu Sans, embedded, so PNGs look the same on every machine.
 
 mod arrivals;
+mod axes;
 mod benefit;
 mod clock_error;
 mod compare;
@@ -47,8 +48,7 @@ mod context;
 mod distribution;
 mod ecdf;
 mod fonts;
-mod heat;
-mod heatmap;
+mod heat_grids;
 mod hidden;
 mod index;
 mod launches;
@@ -56,13 +56,14 @@ mod layout;
 mod naming;
 mod noise;
 mod over_run;
+mod rank_heatmaps;
+mod rank_timeline;
 mod reduced;
 mod render;
 mod select;
 mod spec;
 mod tglobal;
 mod thin;
-mod timeline;
 mod xy;
 
 pub use arrivals::{arrivals_dir, lateness_grid, write_arrivals_figures, LatenessGrid};
@@ -438,12 +439,12 @@ fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> 
         FigureKind::BenefitVsP => benefit::drawables(data, stat),
         FigureKind::TGlobalVsP => tglobal::drawables_vs_p(data, stat),
         FigureKind::TGlobalVsSize => tglobal::drawables_vs_size(data, stat),
-        FigureKind::Timeline => timeline::drawables(data, stat),
+        FigureKind::Timeline => rank_timeline::drawables(data, stat),
         FigureKind::Ecdf => ecdf::drawables(data, stat),
         FigureKind::OverRun => over_run::drawables(data, stat),
         FigureKind::HiddenVsP => hidden::drawables(data, stat),
-        FigureKind::RankLateness => heatmap::lateness(data, stat),
-        FigureKind::RankExit => heatmap::exit(data, stat),
+        FigureKind::RankLateness => rank_heatmaps::lateness(data, stat),
+        FigureKind::RankExit => rank_heatmaps::exit(data, stat),
         FigureKind::BenefitDistribution => distribution::benefit_drawables(data, stat),
         FigureKind::NoiseAmplification => distribution::amplification_drawables(data, stat),
         FigureKind::LaunchSpread => launches::drawables(data, stat),
