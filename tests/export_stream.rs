@@ -9,7 +9,7 @@ use delaybench::clock::{ClockModel, ClockProbe};
 use delaybench::export::{write_rank_rows, write_rep_rows, ExportRows, RankFormat};
 use delaybench::plan::Op;
 use delaybench::records::{read_records, split_block, testdata, RecordsWriter};
-use delaybench::timeline::{read_records_on, GlobalTimes};
+use delaybench::timeline::GlobalTimes;
 use std::path::{Path, PathBuf};
 
 /// Drift-tracking probes of world rank 1 whose offsets differ from its initial model by a
@@ -68,7 +68,7 @@ const CASES: [(&str, ExportRows, &str, RankFormat); 4] = [
 
 /// The export as the in-memory path writes it: the whole file read, then corrected.
 fn in_memory(path: &Path, clock: GlobalTimes, rows: ExportRows, format: RankFormat) -> Vec<u8> {
-    let (records, _) = read_records_on(path, clock).unwrap();
+    let records = common::records_on(path, clock);
     let mut out = Vec::new();
     match rows {
         ExportRows::Rank => write_rank_rows(&records, format, &mut out).unwrap(),
