@@ -13,7 +13,7 @@ use delaybench::export::{
 };
 use delaybench::plan::Op;
 use delaybench::records::{split_block, testdata, RecordsWriter, RunLabel};
-use delaybench::timeline::{read_records_on, GlobalTimes};
+use delaybench::timeline::GlobalTimes;
 use std::path::Path;
 
 /// A delayed block before its baseline, a noise block (every rank delayed), overlap blocks,
@@ -51,7 +51,7 @@ fn write_file(path: &Path, complete: bool) {
 
 /// The table `option` as the whole file in memory gives it, with the run's columns.
 fn in_memory(path: &Path, option: &str, format: Format) -> Vec<u8> {
-    let (r, _) = read_records_on(path, GlobalTimes::Posthoc).unwrap();
+    let r = common::records_on(path, GlobalTimes::Posthoc);
     let mut out = Vec::new();
     let run = RunLabel::of(&r.header);
     with_run_columns(&run, format, &mut out, |w| table(&r, option, format, w)).unwrap();

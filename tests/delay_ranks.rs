@@ -95,7 +95,6 @@ fn parsing_and_printing() {
         ]
     );
     assert_eq!(sel.to_string(), "0,2-4,last,all,random:2,host:1");
-    assert!(sel.is_random());
     assert_eq!(sel.max_fixed_rank(), Some(4));
     assert_eq!(
         "last,host:3"

@@ -11,7 +11,7 @@ use delaybench::plan::Op;
 use delaybench::records::{
     read_records, split_block, testdata, RecordsError, RecordsWriter, RunLabel,
 };
-use delaybench::timeline::{read_records_on, GlobalTimes};
+use delaybench::timeline::GlobalTimes;
 use std::path::{Path, PathBuf};
 
 /// Drift-tracking probes of world rank 1 whose offsets differ from its initial model by a
@@ -70,7 +70,7 @@ const CASES: [(&str, ExportRows, &str, Format); 4] = [
 
 /// The export of the whole file read into memory, then corrected, written from its blocks.
 fn in_memory(path: &Path, clock: GlobalTimes, rows: ExportRows, format: Format) -> Vec<u8> {
-    let (records, _) = read_records_on(path, clock).unwrap();
+    let records = common::records_on(path, clock);
     let mut out = Vec::new();
     let blocks = records.blocks.iter().map(Ok::<_, RecordsError>);
     let run = RunLabel::of(&records.header);

@@ -6,7 +6,7 @@ use common::{mpirun, offline, text};
 use delaybench::analysis::{median, start_spreads, t_global, BlockTimes, StartSpread};
 use delaybench::plan::Op;
 use delaybench::records::read_records;
-use delaybench::timeline::{read_records_on, GlobalTimes};
+use delaybench::timeline::GlobalTimes;
 
 #[test]
 fn two_ranks_write_complete_records_table_and_figures() {
@@ -97,7 +97,7 @@ fn two_ranks_write_complete_records_table_and_figures() {
     );
     // The end-of-run start-spread line: the valid window-synchronised repetitions of the
     // records, read on the global times the summary uses, and their median spread.
-    let (on, _) = read_records_on(&dir.path().join("run.cbor"), GlobalTimes::default()).unwrap();
+    let on = common::records_on(&dir.path().join("run.cbor"), GlobalTimes::default());
     let spreads: Vec<f64> = on
         .blocks
         .iter()

@@ -8,7 +8,7 @@ mod common;
 use delaybench::plan::kernel::Family;
 use delaybench::plan::Op;
 use delaybench::plot::{
-    write_compare_figures, write_figures, write_run_figures, FigureKind, PlotError, PlotOptions,
+    write_compare_figures, write_figures, write_figures_of_run, FigureKind, PlotError, PlotOptions,
     PlotRun, Selection, Side, Stat,
 };
 use delaybench::records::{testdata, Block, Records, FLAG_WINDOW_OVERRUN};
@@ -93,7 +93,8 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 fn writes_benefit_and_t_global_figures_as_png_and_svg() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("figures");
-    let written = write_run_figures(&small_records(), &out, Stat::Median, None).unwrap();
+    let written =
+        write_figures_of_run(PlotRun::of(&small_records()), &out, Stat::Median, None).unwrap();
     assert_eq!(
         names(&written),
         vec![
@@ -197,7 +198,7 @@ fn writes_benefit_and_t_global_figures_as_png_and_svg() {
 #[test]
 fn minimum_statistic_is_named_in_the_title() {
     let dir = tempfile::tempdir().unwrap();
-    write_run_figures(&small_records(), dir.path(), Stat::Min, None).unwrap();
+    write_figures_of_run(PlotRun::of(&small_records()), dir.path(), Stat::Min, None).unwrap();
     let svg = std::fs::read_to_string(dir.path().join("t_global_vs_p_50us.svg")).unwrap();
     assert!(svg.contains("minimum of valid repetitions"));
 }
@@ -206,7 +207,7 @@ fn minimum_statistic_is_named_in_the_title() {
 fn one_figure_pair_per_delay_and_single_p_still_draws() {
     let dir = tempfile::tempdir().unwrap();
     let recs = records(&[4], &[10e-6, 1.5e-3]);
-    let written = write_run_figures(&recs, dir.path(), Stat::Median, None).unwrap();
+    let written = write_figures_of_run(PlotRun::of(&recs), dir.path(), Stat::Median, None).unwrap();
     // Eight kinds per δ (benefit, t_global vs P and vs size, timeline, ECDF, two heatmaps,
     // benefit distribution), one over the run, each as PNG and SVG, and the page.
     assert_eq!(written.len(), (2 * 8 + 1) * 2 + 1, "{:?}", names(&written));
@@ -233,7 +234,7 @@ fn rows_without_values_are_skipped_and_named() {
     }
     let dir = tempfile::tempdir().unwrap();
     let only = Some(FigureKind::BenefitVsP);
-    write_run_figures(&recs, dir.path(), Stat::Median, only).unwrap();
+    write_figures_of_run(PlotRun::of(&recs), dir.path(), Stat::Median, only).unwrap();
     let svg = std::fs::read_to_string(dir.path().join("benefit_vs_p_50us.svg")).unwrap();
     assert!(svg.contains("no valid value: ibarrier"), "note missing");
 }
@@ -243,9 +244,11 @@ fn empty_input_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("none");
     let none = records(&[], &[]);
-    assert!(write_run_figures(&none, &out, Stat::Median, None)
-        .unwrap()
-        .is_empty());
+    assert!(
+        write_figures_of_run(PlotRun::of(&none), &out, Stat::Median, None)
+            .unwrap()
+            .is_empty()
+    );
     assert!(!out.exists());
 }
 
@@ -254,7 +257,13 @@ fn a_file_that_cannot_be_written_is_named() {
     let dir = tempfile::tempdir().unwrap();
     // A directory where the PNG should go makes saving it fail.
     std::fs::create_dir(dir.path().join("benefit_vs_p_50us.png")).unwrap();
-    let err = write_run_figures(&small_records(), dir.path(), Stat::Median, None).unwrap_err();
+    let err = write_figures_of_run(
+        PlotRun::of(&small_records()),
+        dir.path(),
+        Stat::Median,
+        None,
+    )
+    .unwrap_err();
     assert!(matches!(err, PlotError::Write { .. }), "{err:?}");
     let msg = err.to_string();
     assert!(msg.contains("benefit_vs_p_50us.png"), "{msg}");
@@ -275,7 +284,7 @@ fn write_figures_for_inspection() {
         ("single_p", records(&[4], &[50e-6]), Stat::Median),
     ];
     for (sub, recs, stat) in cases {
-        for path in write_run_figures(&recs, &dir.join(sub), stat, None).unwrap() {
+        for path in write_figures_of_run(PlotRun::of(&recs), &dir.join(sub), stat, None).unwrap() {
             println!("{}", path.display());
         }
     }
@@ -336,7 +345,7 @@ fn every_figure_names_library_hosts_date_late_ranks_nrep_and_sync() {
     let dir = tempfile::tempdir().unwrap();
     let mut r = small_records();
     r.header.mpi_library = "Open MPI v4.1.4, package: Debian OpenMPI".into();
-    let written = write_run_figures(&r, dir.path(), Stat::Median, None).unwrap();
+    let written = write_figures_of_run(PlotRun::of(&r), dir.path(), Stat::Median, None).unwrap();
     let all = svgs(&written);
     assert!(all.len() >= 9);
     for (stem, svg) in &all {
@@ -409,7 +418,7 @@ fn delay_models_with_one_mean_get_their_own_figures() {
         .collect();
     r.blocks.extend(extra);
     let dir = tempfile::tempdir().unwrap();
-    let written = write_run_figures(&r, dir.path(), Stat::Median, None).unwrap();
+    let written = write_figures_of_run(PlotRun::of(&r), dir.path(), Stat::Median, None).unwrap();
     let names = names(&written);
     for stem in ["t_global_vs_p", "timeline", "rank_lateness"] {
         assert!(names.contains(&format!("{stem}_20us.png")), "{names:?}");

@@ -5,7 +5,7 @@
 mod common;
 
 use delaybench::plan::Op;
-use delaybench::plot::{write_run_figures, Stat};
+use delaybench::plot::{write_figures_of_run, PlotRun, Stat};
 use delaybench::records::{read_records, split_block, testdata, RecordsWriter};
 use std::path::Path;
 
@@ -45,8 +45,13 @@ fn streamed_figures_equal_the_in_memory_ones_byte_for_byte() {
     let file = dir.path().join("run.cbor");
     write_file(&file);
     let whole = dir.path().join("whole");
-    let mut want =
-        write_run_figures(&read_records(&file).unwrap(), &whole, Stat::Median, None).unwrap();
+    let mut want = write_figures_of_run(
+        PlotRun::of(&read_records(&file).unwrap()),
+        &whole,
+        Stat::Median,
+        None,
+    )
+    .unwrap();
     let streamed = dir.path().join("streamed");
     let out = common::offline(&[
         "plot",

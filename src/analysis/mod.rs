@@ -20,7 +20,6 @@ mod start_spread;
 mod stats;
 mod tables;
 mod tglobal;
-mod timing_methods;
 mod trend;
 mod truth;
 
@@ -48,8 +47,8 @@ pub use sampled::{
     rep_benefits_t0s, BaselineT0, Distribution, NoiseEffect, ValidReps,
 };
 pub use schemes::{
-    compare_with_window, imb_t_avg_max, mpiblib_root, osu_avg_latency, SchemeRow, REFERENCE_SCHEME,
-    SCHEMES,
+    compare_with_window, imb_t_avg_max, mpiblib_root, osu_avg_latency, t_max_local, t_root,
+    timing_row, timing_rows, SchemeRow, TimingMethod, TimingRow, REFERENCE_SCHEME, SCHEMES,
 };
 pub use skew::{exit_skew, ExitSkew};
 pub use start_spread::{start_spreads, ClockBound, StartSpread};
@@ -59,7 +58,6 @@ pub use tables::{
     DistributionRows, TrendRow,
 };
 pub use tglobal::{t_global, valid_t_globals, BlockTimes};
-pub use timing_methods::{t_max_local, t_root, timing_row, timing_rows, TimingMethod, TimingRow};
 pub use trend::{t_global_trend, Trend};
 pub use truth::{true_start_spread, true_time, truth_rows, TruthRow};
 pub use warnings::{launch_warnings, run_warnings};

@@ -14,6 +14,7 @@
 
 use crate::records::noise::NoiseRank;
 use serde::Serialize;
+use statrs::statistics::{Data, OrderStatistics};
 
 /// Statistics of one scope (a rank, a host, or all ranks). Durations in seconds, shares as
 /// fractions (0.01 = 1 %).
@@ -100,14 +101,14 @@ fn overlap(x: &Union, y: &Union) -> f64 {
     sum
 }
 
-/// The quantile `q` of sorted values (linear between closest ranks), NaN when empty.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
+/// The quantile `q` of the values, NaN when empty: statrs' `OrderStatistics::quantile`, the
+/// R type 8 estimator (Hyndman and Fan 1996) that `analyze`'s quartiles use
+/// ([`super::stats::SampleStats`]), so every percentile the tool prints has one definition.
+fn quantile(values: &[f64], q: f64) -> f64 {
+    if values.is_empty() {
         return f64::NAN;
     }
-    let h = (sorted.len() - 1) as f64 * q;
-    let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+    Data::new(values.to_vec()).quantile(q)
 }
 
 /// Per rank: (|U_r|, |U_r ∩ O_r|, chance) against all other ranks and against other hosts.
@@ -241,6 +242,9 @@ mod tests {
         assert!((r0.lost_share - 100e-6).abs() < 1e-12);
         assert_eq!(r0.longest_s, 40e-6);
         assert!((r0.p50_s - 25e-6).abs() < 1e-12);
+        // R's type 8, as `analyze`: position (n + 1/3) q + 1/3 = 4.23 of 4 is the largest
+        // value (type 7, interpolating at (n - 1) q, would give 37 us).
+        assert!((r0.p90_s - 40e-6).abs() < 1e-12, "{}", r0.p90_s);
         assert_eq!(rep.per_rank[1].detours, 0);
         assert!(rep.per_rank[1].p50_s.is_nan());
         // Total: 4 detours over 2 rank-seconds.

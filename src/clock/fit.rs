@@ -68,7 +68,11 @@ pub fn estimate_rtt(t: &dyn Transport, reference: usize, pingpongs: u32) -> f64 
 }
 
 /// Quantile of sorted data with linear interpolation between order statistics at
-/// (n − 1)·q (GSL's `gsl_stats_quantile_from_sorted_data`).
+/// (n − 1)·q (GSL's `gsl_stats_quantile_from_sorted_data`, R's type 7).
+///
+/// Not the type 8 estimator of the percentiles the tool prints (`analysis::stats`): this is
+/// a step of the fit, the outlier cutoff of REMOVE_OUTLIERS, and it follows the authors'
+/// ReproMPI code, which calls GSL, so the fit matches the published method; nothing prints it.
 fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
     let pos = (sorted.len() - 1) as f64 * q;
     let lo = pos.floor() as usize;

@@ -9,7 +9,7 @@
 //! ping-pong, and a rank whose offset is not within the bound gets a full synchronisation.
 
 use serde::{Deserialize, Serialize};
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 
 /// What a rank's clock model came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,10 +59,15 @@ impl SharedVerdict {
 /// in one boot (`boot_id`, `/proc/sys/kernel/random/boot_id`) and one time namespace
 /// (`time_ns`, the target of `/proc/self/ns/time`).
 pub fn clock_identity(host: &str, boot_id: &str, time_ns: &str) -> u64 {
-    // DefaultHasher::new() has fixed keys: every rank runs the same binary, so equal inputs
-    // give equal identities everywhere.
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (host, boot_id.trim(), time_ns).hash(&mut h);
+    // FNV-1a (a specified hash, unlike std's DefaultHasher, whose algorithm may change
+    // between Rust releases): ranks compare identities they computed in separate
+    // processes. Each part ends in 0xff, a byte UTF-8 never holds, so ("ab", "c") and
+    // ("a", "bc") differ.
+    let mut h = fnv::FnvHasher::default();
+    for part in [host, boot_id.trim(), time_ns] {
+        h.write(part.as_bytes());
+        h.write_u8(0xff);
+    }
     h.finish()
 }
 

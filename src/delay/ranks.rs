@@ -134,12 +134,6 @@ impl RankSelection {
         &self.items
     }
 
-    /// True when the selection has a `random:K` item, so it changes from repetition to
-    /// repetition.
-    pub fn is_random(&self) -> bool {
-        self.random_k().is_some()
-    }
-
     fn random_k(&self) -> Option<u32> {
         self.items.iter().find_map(|i| match *i {
             RankItem::Random(k) => Some(k),

@@ -417,11 +417,6 @@ impl AlgorithmSetting {
             value: None,
         }
     }
-
-    /// Whether this is the library's own choice.
-    pub fn is_default(&self) -> bool {
-        self.value.is_none()
-    }
 }
 
 /// The launch lines that run each requested algorithm of `vars` from the environment, one per

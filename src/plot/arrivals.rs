@@ -12,8 +12,8 @@
 //!   horizontal bars coloured by Scalasca's wait state (Geimer et al. 2010).
 
 use super::clock_error::COLORS;
-use super::heatmap::{short_us, swatch};
 use super::layout::PART_SEP;
+use super::rank_heatmaps::{short_us, swatch};
 use super::render::{write_all, Drawable};
 use super::spec::{LegendEntry, SeriesStyle};
 use super::thin::{thin_scatter, MAX_POINTS};

@@ -11,6 +11,7 @@ use super::thin::{thin_ecdf, MAX_POINTS};
 use super::xy::{span, Join, XyAxis, XyFigure, XyLine, XyPanel};
 use super::RunData;
 use crate::analysis::{median, BlockDigest};
+use crate::timeline::baseline_among;
 
 /// Microseconds per second.
 const US: f64 = 1e6;
@@ -35,17 +36,16 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
     let blocks = &data.run.launch.blocks;
     let delays = distinct_models(blocks.iter().map(|b| (b.delay_model.as_str(), b.delay_s)));
     let color = delay_color(&delays, key);
-    let find = |op, bytes, p, delayed: bool| -> Option<&BlockDigest> {
-        blocks.iter().find(|b| {
+    // The delayed block of (op, size, P) and its baseline as `timeline::pairing` pairs them
+    // (same algorithm too, in a run with `--algorithms`).
+    let find = |op, bytes, p| -> Option<(&BlockDigest, &BlockDigest)> {
+        let late = blocks.iter().find(|b| {
             b.op == op
                 && b.bytes == bytes
                 && b.nprocs == p
-                && if delayed {
-                    key.matches(&b.delay_model, b.delay_s)
-                } else {
-                    b.delay_s == 0.0
-                }
-        })
+                && key.matches(&b.delay_model, b.delay_s)
+        })?;
+        Some((baseline_among(blocks, late, |_| true)?, late))
     };
     let delay_s = key.delay_s;
     // Per kernel and size the largest P whose baseline and delayed block both have valid
@@ -62,15 +62,15 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
             ps.dedup();
             ps.into_iter()
                 .find(|&p| {
-                    [false, true]
-                        .iter()
-                        .all(|&d| find(op, bytes, p, d).is_some_and(|b| !b.t_globals.is_empty()))
+                    find(op, bytes, p).is_some_and(|(base, late)| {
+                        !base.t_globals.is_empty() && !late.t_globals.is_empty()
+                    })
                 })
                 .map(|p| (op, bytes, p))
         });
     let panels: Vec<XyPanel> = shown
         .filter_map(|(op, bytes, p)| {
-            let (base, late) = (find(op, bytes, p, false)?, find(op, bytes, p, true)?);
+            let (base, late) = find(op, bytes, p)?;
             let (t0s, ts) = (us(base.t_globals.clone()), us(late.t_globals.clone()));
             let t0 = median(&t0s)?;
             median(&ts)?;
@@ -194,5 +194,37 @@ mod tests {
         assert!((panel.lines[1].points[4].0 - 64.0).abs() < 1e-6);
         assert!(panel.x.lo < 10.0 && panel.x.hi > 64.0);
         assert!(figure(&data, &DelayKey::fixed(10e-6), "e".into()).is_none());
+    }
+
+    #[test]
+    fn the_baseline_is_the_delayed_blocks_own_algorithms() {
+        let with = |mut b: crate::records::Block, name: &str| {
+            b.algorithm = Some(crate::plan::algorithms::AlgorithmSetting {
+                name: name.into(),
+                variable: "coll_tuned_allreduce_algorithm".into(),
+                value: (name != "default").then_some(4),
+            });
+            b
+        };
+        let r = Records {
+            header: testdata::header(2),
+            blocks: vec![
+                // The library's own choice first, three times slower than the ring.
+                with(
+                    testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 30e-6),
+                    "default",
+                ),
+                with(testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6), "ring"),
+                with(
+                    testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
+                    "ring",
+                ),
+            ],
+            footer: None,
+            truncated: false,
+        };
+        let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "e".into()).unwrap();
+        // The ring's baseline: median 12.5 us, so t0 + δ = 62.5 us.
+        assert!((fig.panels[0].marks[0].0 - 62.5).abs() < 1e-6);
     }
 }

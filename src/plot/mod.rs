@@ -3,7 +3,7 @@
 //! warnings under every subtitle, and a report page (`index.md`) with a caption per figure and
 //! the run's metadata. Plain Rust over [`Records`] and [`ConfigStats`], no MPI.
 //!
-//! [`write_run_figures`] draws what the records contain, each kind once per delay model where it
+//! [`write_figures_of_run`] draws what the records contain, each kind once per delay model where it
 //! depends on δ (see [`FigureKind`] for the list and the paper figure each follows):
 //!
 //! - `benefit_vs_p_{δ}`: the delay overlap benefit b = (t0 + δ − tδ) / tδ (Niethammer et al. 2016, eq. 5) in
@@ -40,6 +40,7 @@
 //! title. Text is DejaVu Sans, embedded, so PNGs look the same on every machine.
 
 mod arrivals;
+mod axes;
 mod benefit;
 mod clock_error;
 mod compare;
@@ -47,8 +48,7 @@ mod context;
 mod distribution;
 mod ecdf;
 mod fonts;
-mod heat;
-mod heatmap;
+mod heat_grids;
 mod hidden;
 mod index;
 mod launches;
@@ -56,13 +56,14 @@ mod layout;
 mod naming;
 mod noise;
 mod over_run;
+mod rank_heatmaps;
+mod rank_timeline;
 mod reduced;
 mod render;
 mod select;
 mod spec;
 mod tglobal;
 mod thin;
-mod timeline;
 mod xy;
 
 pub use arrivals::{arrivals_dir, lateness_grid, write_arrivals_figures, LatenessGrid};
@@ -350,11 +351,12 @@ impl RunData {
     }
 }
 
-/// Writes the figures of `records` into `out_dir` (created if missing) as PNG and SVG, then
-/// the report page `index.md` listing every figure written with its caption and the run's
-/// metadata, and returns the paths written (figures first, the page last). `stat` chooses
-/// minima or medians (see [`Stat`]); `only` restricts the output to one [`FigureKind`].
-/// Existing files of the same names are overwritten.
+/// Writes the figures of a run reduced while it was read ([`PlotRun::read`]; [`PlotRun::of`]
+/// for records in memory) into `out_dir` (created if missing) as PNG and SVG, then the report
+/// page `index.md` listing every figure written with its caption and the run's metadata, and
+/// returns the paths written (figures first, the page last). `stat` chooses minima or medians
+/// (see [`Stat`]); `only` restricts the output to one [`FigureKind`]. Existing files of the
+/// same names are overwritten.
 ///
 /// Records without anything a kind needs (no δ > 0, no overlap mode) give no figure of that
 /// kind; records with nothing to draw at all give `Ok` with no paths and nothing is created,
@@ -363,19 +365,6 @@ impl RunData {
 /// Errors: [`PlotError::CreateDir`] when `out_dir` cannot be created, [`PlotError::Write`]
 /// naming the first file that could not be drawn or saved, [`PlotError::Font`] if the
 /// embedded font is unusable.
-pub fn write_run_figures(
-    records: &Records,
-    out_dir: &Path,
-    stat: Stat,
-    only: Option<FigureKind>,
-) -> Result<Vec<PathBuf>, PlotError> {
-    write_figures_of_run(PlotRun::of(records), out_dir, stat, only)
-}
-
-/// [`write_run_figures`] of a run reduced while it was read ([`PlotRun::read`]): the same
-/// figures and page, drawn without the records in memory.
-///
-/// Errors: as [`write_run_figures`].
 pub fn write_figures_of_run(
     run: PlotRun,
     out_dir: &Path,
@@ -394,7 +383,7 @@ pub fn write_figures_of_run(
 /// [`RunData::of_runs`]) with the options of `plot`: the figures of `opts.only` (or every
 /// kind) for the selected configurations, then `index.md`.
 ///
-/// Errors: as [`write_run_figures`], and those of [`RunData::of_runs`].
+/// Errors: as [`write_figures_of_run`], and those of [`RunData::of_runs`].
 pub fn write_figures(
     runs: Vec<PlotRun>,
     out_dir: &Path,
@@ -438,12 +427,12 @@ fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> 
         FigureKind::BenefitVsP => benefit::drawables(data, stat),
         FigureKind::TGlobalVsP => tglobal::drawables_vs_p(data, stat),
         FigureKind::TGlobalVsSize => tglobal::drawables_vs_size(data, stat),
-        FigureKind::Timeline => timeline::drawables(data, stat),
+        FigureKind::Timeline => rank_timeline::drawables(data, stat),
         FigureKind::Ecdf => ecdf::drawables(data, stat),
         FigureKind::OverRun => over_run::drawables(data, stat),
         FigureKind::HiddenVsP => hidden::drawables(data, stat),
-        FigureKind::RankLateness => heatmap::lateness(data, stat),
-        FigureKind::RankExit => heatmap::exit(data, stat),
+        FigureKind::RankLateness => rank_heatmaps::lateness(data, stat),
+        FigureKind::RankExit => rank_heatmaps::exit(data, stat),
         FigureKind::BenefitDistribution => distribution::benefit_drawables(data, stat),
         FigureKind::NoiseAmplification => distribution::amplification_drawables(data, stat),
         FigureKind::LaunchSpread => launches::drawables(data, stat),
@@ -520,11 +509,13 @@ mod tests {
     fn empty_records_give_no_figures_and_no_directory() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("never");
-        let written = write_run_figures(&records(&[]), &out, Stat::Median, None).unwrap();
+        let written =
+            write_figures_of_run(PlotRun::of(&records(&[])), &out, Stat::Median, None).unwrap();
         assert!(written.is_empty());
         assert!(!out.exists());
         // Baselines only: no benefit, but t_global over the run still shows them.
-        let written = write_run_figures(&records(&[0.0]), &out, Stat::Min, None).unwrap();
+        let written =
+            write_figures_of_run(PlotRun::of(&records(&[0.0])), &out, Stat::Min, None).unwrap();
         let names: Vec<String> = written
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -539,11 +530,16 @@ mod tests {
     fn only_draws_one_kind_and_every_kind_otherwise() {
         let dir = tempfile::tempdir().unwrap();
         let r = records(&[0.0, 50e-6]);
-        let only = write_run_figures(&r, dir.path(), Stat::Median, Some(FigureKind::Timeline));
+        let only = write_figures_of_run(
+            PlotRun::of(&r),
+            dir.path(),
+            Stat::Median,
+            Some(FigureKind::Timeline),
+        );
         let only = only.unwrap();
         assert_eq!(only.len(), 3, "{only:?}");
         assert!(only[0].ends_with("timeline_50us.png"));
-        let all = write_run_figures(&r, dir.path(), Stat::Median, None).unwrap();
+        let all = write_figures_of_run(PlotRun::of(&r), dir.path(), Stat::Median, None).unwrap();
         let stems: Vec<String> = all
             .iter()
             .filter(|p| p.extension().is_some_and(|e| e == "png"))
@@ -598,7 +594,8 @@ mod tests {
         let file = dir.path().join("a-file");
         std::fs::write(&file, b"x").unwrap();
         let r = records(&[0.0, 50e-6]);
-        let err = write_run_figures(&r, &file.join("sub"), Stat::Median, None).unwrap_err();
+        let err = write_figures_of_run(PlotRun::of(&r), &file.join("sub"), Stat::Median, None)
+            .unwrap_err();
         assert!(matches!(err, PlotError::CreateDir { .. }), "{err}");
         assert!(err.to_string().contains("a-file"), "{err}");
     }

@@ -169,7 +169,7 @@ pub fn ecdf_figure(run: &NoiseRun) -> Option<XyFigure> {
 
 /// Writes `noise_timeline` and `noise_ecdf` (PNG and SVG) into `out_dir` (created if
 /// missing) and returns the paths; none when no rank had a detour. Errors: those of
-/// [`super::write_run_figures`].
+/// [`super::write_figures_of_run`].
 pub fn write_noise_figures(run: &NoiseRun, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let figs: Vec<Drawable> = [timeline(run), ecdf_figure(run)]
         .into_iter()

@@ -4,7 +4,7 @@
 //! and for the whole run the overlap and distribution rows. `plot` thus reads a file once,
 //! block by block, and never holds the per-rank arrays of more than one block.
 
-use super::timeline::median_of;
+use super::rank_timeline::median_of;
 use crate::analysis::{
     BlockDigest, BlockTimes, DistributionRow, DistributionRows, LaunchDigest, OverlapRow,
     OverlapRows,
@@ -95,7 +95,7 @@ pub struct PlotRun {
     /// `analyze --distribution` of the run.
     pub distribution: Vec<DistributionRow>,
     /// Per-rank lateness and exit times of the largest P of each delayed configuration.
-    pub heat: super::heat::HeatBlocks,
+    pub heat: super::heat_grids::HeatBlocks,
 }
 
 impl PlotRun {
@@ -154,7 +154,7 @@ struct Pass {
     extras: Vec<BlockExtras>,
     overlap: OverlapRows,
     distribution: DistributionRows,
-    heat: super::heat::HeatBlocks,
+    heat: super::heat_grids::HeatBlocks,
     /// Blocks outside it are skipped as they are read.
     selection: super::Selection,
 }

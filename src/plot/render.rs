@@ -2,6 +2,7 @@
 //! identically to PNG (bitmap) and SVG, with one header (title, subtitle, the run's warnings)
 //! and one legend for all panels.
 
+use super::axes::{PAxis, XyRanged, YRanged};
 use super::fonts::{self, FAMILY};
 use super::layout::{
     grid, header_height, legend_entry_width, legend_height, legend_rows, p_label, wrap_text,
@@ -11,11 +12,9 @@ use super::layout::{
 use super::spec::{FigureSpec, LegendEntry, Marker, PanelSpec, SeriesSpec, SeriesStyle};
 use super::xy::{Join, XyAxis, XyFigure, XyPanel};
 use super::PlotError;
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// Labelled P ticks that fit one panel's x axis (about 50 px per label).
@@ -550,134 +549,6 @@ fn draw_sample<DB: DrawingBackend>(
             area.draw(&Rectangle::new([a, b], WHITE.filled()))?;
             area.draw(&Rectangle::new([a, b], color.stroke_width(2)))
         }
-    }
-}
-
-/// The P axis for plotters: values are P, placed at log2(P) between the ends of a
-/// [`Log2Axis`]. Labelled grid lines sit at the axis ticks; P values thinned out of the labels
-/// still get a faint grid line, so every measured P is visible.
-struct PAxis {
-    lo: f64,
-    hi: f64,
-    bold: Vec<f64>,
-    light: Vec<f64>,
-}
-
-impl PAxis {
-    fn new(axis: &Log2Axis, procs: &[u32]) -> PAxis {
-        PAxis {
-            lo: axis.lo,
-            hi: axis.hi,
-            bold: axis.ticks.iter().map(|&p| f64::from(p)).collect(),
-            light: procs
-                .iter()
-                .filter(|p| !axis.ticks.contains(p))
-                .map(|&p| f64::from(p))
-                .collect(),
-        }
-    }
-}
-
-impl Ranged for PAxis {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, p: &f64, limit: (i32, i32)) -> i32 {
-        let frac = (p.log2() - self.lo) / (self.hi - self.lo);
-        limit.0 + (frac * f64::from(limit.1 - limit.0)).round() as i32
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            self.light.clone()
-        } else {
-            self.bold.clone()
-        }
-    }
-
-    fn range(&self) -> Range<f64> {
-        self.lo.exp2()..self.hi.exp2()
-    }
-}
-
-/// The y axis for plotters: linear or log10 between the ends of a [`YAxis`], grid lines at its
-/// ticks.
-struct YRanged(YAxis);
-
-impl YRanged {
-    fn frac(&self, v: f64) -> f64 {
-        let YAxis { lo, hi, log } = self.0;
-        if log {
-            // A non-positive value has no place on a log axis; pin it to the bottom.
-            (v.max(lo).log10() - lo.log10()) / (hi.log10() - lo.log10())
-        } else {
-            (v - lo) / (hi - lo)
-        }
-    }
-}
-
-impl Ranged for YRanged {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        limit.0 + (self.frac(*v) * f64::from(limit.1 - limit.0)).round() as i32
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            self.0.minor_ticks()
-        } else {
-            self.0.ticks()
-        }
-    }
-
-    fn range(&self) -> Range<f64> {
-        self.0.lo..self.0.hi
-    }
-}
-
-/// An axis of an x–y panel for plotters: a [`YAxis`] (linear or log10), with integer ticks
-/// instead of "nice" ones when the panel names its y values (ranks of a timeline).
-struct XyRanged {
-    axis: YAxis,
-    /// Explicit tick positions (the named ranks of a timeline); `None`: "nice" ticks.
-    ticks: Option<Vec<f64>>,
-}
-
-impl XyRanged {
-    fn new(a: &XyAxis, ticks: Option<Vec<f64>>) -> XyRanged {
-        XyRanged {
-            axis: YAxis {
-                lo: a.lo,
-                hi: a.hi,
-                log: a.log,
-            },
-            ticks,
-        }
-    }
-}
-
-impl Ranged for XyRanged {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        YRanged(self.axis).map(v, limit)
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if let Some(ticks) = &self.ticks {
-            if hint.weight().allow_light_points() {
-                return Vec::new();
-            }
-            return ticks.clone();
-        }
-        YRanged(self.axis).key_points(hint)
-    }
-
-    fn range(&self) -> Range<f64> {
-        self.axis.lo..self.axis.hi
     }
 }
 

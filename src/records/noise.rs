@@ -8,7 +8,7 @@
 use super::frame::{read_frame, write_frame, Frame, FrameKind, MAGIC};
 use super::{ClockInfo, F64Array, RecordsError};
 use serde::{Deserialize, Serialize};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -132,23 +132,8 @@ impl NoiseWriter {
     /// Creates `path` and its parent directories. Errors: [`RecordsError::Exists`],
     /// [`RecordsError::Create`].
     pub fn create(path: &Path) -> Result<Self, RecordsError> {
-        let create_err = |source| RecordsError::Create {
-            path: path.display().to_string(),
-            source,
-        };
-        if path.exists() {
-            return Err(RecordsError::Exists(path.display().to_string()));
-        }
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(create_err)?;
-        }
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(create_err)?;
         Ok(NoiseWriter {
-            out: BufWriter::new(file),
+            out: super::writer::create_new(path)?,
             path: path.to_path_buf(),
         })
     }

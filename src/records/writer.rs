@@ -40,23 +40,8 @@ impl RecordsWriter {
     ///
     /// Errors: [`RecordsError::Exists`], [`RecordsError::Create`].
     pub fn create(path: &Path) -> Result<Self, RecordsError> {
-        let create_err = |source| RecordsError::Create {
-            path: path.display().to_string(),
-            source,
-        };
-        if path.exists() {
-            return Err(RecordsError::Exists(path.display().to_string()));
-        }
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(create_err)?;
-        }
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(create_err)?;
         Ok(RecordsWriter {
-            out: BufWriter::new(file),
+            out: create_new(path)?,
             path: path.to_path_buf(),
         })
     }
@@ -111,6 +96,28 @@ impl RecordsWriter {
             .and_then(|_| self.out.get_ref().sync_data())
             .map_err(|e| RecordsError::Write(e.to_string()))
     }
+}
+
+/// Creates `path` for writing, and its parent directories, refusing to overwrite: a records
+/// or noise file is the only copy of a measurement. Errors: [`RecordsError::Exists`],
+/// [`RecordsError::Create`].
+pub(super) fn create_new(path: &Path) -> Result<BufWriter<File>, RecordsError> {
+    let create_err = |source| RecordsError::Create {
+        path: path.display().to_string(),
+        source,
+    };
+    if path.exists() {
+        return Err(RecordsError::Exists(path.display().to_string()));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(create_err)?;
+    }
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(create_err)?;
+    Ok(BufWriter::new(file))
 }
 
 #[cfg(test)]

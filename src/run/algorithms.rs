@@ -461,14 +461,11 @@ fn fingerprint(comm: &SimpleCommunicator, op: Op) -> Option<String> {
     if comm.rank() != 0 {
         return None;
     }
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut hash = fnv::FnvHasher::default();
     for x in kernel.result_f64() {
-        for b in x.to_bits().to_le_bytes() {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
+        std::hash::Hasher::write(&mut hash, &x.to_bits().to_le_bytes());
     }
-    Some(format!("{hash:016x}"))
+    Some(format!("{:016x}", std::hash::Hasher::finish(&hash)))
 }
 
 /// A 64-bit finaliser (the one of MurmurHash3, Appleby 2011): spreads neighbouring inputs.

@@ -224,26 +224,6 @@ impl Iterator for Timeline {
     }
 }
 
-/// Reads `path` whole on the global times `choice` asks for: [`crate::records::read_records`]
-/// through a [`Timeline`], for tests and small files. Memory: the whole file.
-///
-/// Errors: those of [`Timeline::open`] and its iteration.
-pub fn read_records_on(
-    path: &Path,
-    choice: GlobalTimes,
-) -> Result<(crate::records::Records, TimelineEnd), RecordsError> {
-    let mut timeline = Timeline::open(path, choice)?;
-    let blocks = timeline.by_ref().collect::<Result<Vec<_>, _>>()?;
-    let end = timeline.end();
-    let records = crate::records::Records {
-        header: end.header.clone(),
-        blocks,
-        footer: end.footer.clone(),
-        truncated: end.truncated,
-    };
-    Ok((records, end))
-}
-
 /// The post-hoc tracks of a run from its header and probes (`None` without probes).
 fn tracks_of(h: &Header, probes: &[ClockProbe]) -> Option<Vec<OffsetTrack>> {
     if probes.is_empty() {

@@ -137,3 +137,21 @@ pub fn cluster_lock() -> ClusterLock {
     assert_eq!(rc, 0, "flock: {}", std::io::Error::last_os_error());
     ClusterLock(file)
 }
+
+/// The records of `path` on the global times `choice` asks for, read block by block through a
+/// [`delaybench::timeline::Timeline`] as the binary reads them, and gathered whole: the
+/// in-memory side of the tests that compare a streamed output with it.
+pub fn records_on(
+    path: &Path,
+    choice: delaybench::timeline::GlobalTimes,
+) -> delaybench::records::Records {
+    let mut timeline = delaybench::timeline::Timeline::open(path, choice).unwrap();
+    let blocks = timeline.by_ref().collect::<Result<Vec<_>, _>>().unwrap();
+    let end = timeline.end();
+    delaybench::records::Records {
+        header: end.header,
+        blocks,
+        footer: end.footer,
+        truncated: end.truncated,
+    }
+}

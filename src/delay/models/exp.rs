@@ -1,8 +1,8 @@
 //! `exp:MEAN` (or `exponential:MEAN`): exponential with mean MEAN > 0.
 
-use super::{built, Args, Check, DelaySampler, ModelEntry, Param, ParamError, Params};
-use crate::delay::{DelayModel, DelayModelError};
-use crate::units::format_duration;
+use super::scalar::{self, Bound, Layout, Scalar, ScalarModel};
+use super::{built, ModelEntry};
+use crate::delay::DelayModel;
 use rand::RngCore;
 use rand_distr::Distribution;
 
@@ -19,37 +19,22 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     syntax: "one duration, the mean",
     example: "exp:20us",
     help: "mean",
-    parse,
-    from_params,
+    parse: scalar::parse::<Exp>,
+    from_params: scalar::from_params::<Exp>,
     demo: || DelayModel::new(Exp { mean_s: 20e-6 }),
 };
 
-fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
-    if a.text().contains(',') {
-        return Err(a.arguments(&ENTRY));
-    }
-    Ok(DelayModel::new(Exp {
-        mean_s: a.duration(a.text(), "mean", &ENTRY)?,
-    }))
-}
+impl ScalarModel for Exp {
+    const ENTRY: &'static ModelEntry = &ENTRY;
+    const LAYOUT: Layout = Layout::Commas;
+    const PARAMS: &'static [Scalar] = &[Scalar::duration("mean_s", "mean", Bound::AboveZero)];
 
-fn from_params(p: &Params) -> Result<DelayModel, ParamError> {
-    Ok(DelayModel::new(Exp {
-        mean_s: p.number("mean_s")?,
-    }))
-}
-
-impl DelaySampler for Exp {
-    fn keyword(&self) -> &'static str {
-        ENTRY.keyword
+    fn from_values(v: &[f64]) -> Self {
+        Exp { mean_s: v[0] }
     }
 
-    fn params(&self) -> Vec<(&'static str, Param)> {
-        vec![("mean_s", Param::Number(self.mean_s))]
-    }
-
-    fn validate(&self, c: &Check) -> Result<(), DelayModelError> {
-        c.positive(self.mean_s, "mean", &ENTRY)
+    fn values(&self) -> Vec<f64> {
+        vec![self.mean_s]
     }
 
     fn mean_s(&self) -> f64 {
@@ -58,10 +43,6 @@ impl DelaySampler for Exp {
 
     fn sd_s(&self) -> f64 {
         self.mean_s
-    }
-
-    fn label(&self) -> String {
-        format!("exp:{}", format_duration(self.mean_s))
     }
 
     fn sample(&self, rng: &mut dyn RngCore, _index: u64) -> f64 {

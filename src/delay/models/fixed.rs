@@ -1,7 +1,8 @@
 //! `fixed:DELAY`, or `DELAY` alone: every delayed rank is late by exactly DELAY.
 
-use super::{Args, Check, DelaySampler, ModelEntry, Param, ParamError, Params};
-use crate::delay::{DelayModel, DelayModelError};
+use super::scalar::{self, Bound, Layout, Scalar, ScalarModel};
+use super::ModelEntry;
+use crate::delay::DelayModel;
 use crate::units::format_duration;
 use rand::RngCore;
 
@@ -18,34 +19,22 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     syntax: "one duration",
     example: "fixed:50us",
     help: "",
-    parse,
-    from_params,
+    parse: scalar::parse::<Fixed>,
+    from_params: scalar::from_params::<Fixed>,
     demo: || DelayModel::new(Fixed { delay_s: 50e-6 }),
 };
 
-fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
-    Ok(DelayModel::new(Fixed {
-        delay_s: a.duration(a.text(), "delay", &ENTRY)?,
-    }))
-}
+impl ScalarModel for Fixed {
+    const ENTRY: &'static ModelEntry = &ENTRY;
+    const LAYOUT: Layout = Layout::Whole;
+    const PARAMS: &'static [Scalar] = &[Scalar::duration("delay_s", "delay", Bound::AtLeastZero)];
 
-fn from_params(p: &Params) -> Result<DelayModel, ParamError> {
-    Ok(DelayModel::new(Fixed {
-        delay_s: p.number("delay_s")?,
-    }))
-}
-
-impl DelaySampler for Fixed {
-    fn keyword(&self) -> &'static str {
-        ENTRY.keyword
+    fn from_values(v: &[f64]) -> Self {
+        Fixed { delay_s: v[0] }
     }
 
-    fn params(&self) -> Vec<(&'static str, Param)> {
-        vec![("delay_s", Param::Number(self.delay_s))]
-    }
-
-    fn validate(&self, c: &Check) -> Result<(), DelayModelError> {
-        c.finite(self.delay_s, "delay")
+    fn values(&self) -> Vec<f64> {
+        vec![self.delay_s]
     }
 
     fn is_fixed(&self) -> bool {

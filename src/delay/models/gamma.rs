@@ -1,9 +1,9 @@
 //! `gamma:SHAPE,SCALE`: gamma, SHAPE a positive number, SCALE a duration > 0; mean
 //! SHAPE · SCALE.
 
-use super::{built, Args, Check, DelaySampler, ModelEntry, Param, ParamError, Params};
-use crate::delay::{DelayModel, DelayModelError};
-use crate::units::format_duration;
+use super::scalar::{self, Bound, Layout, Scalar, ScalarModel};
+use super::{built, ModelEntry};
+use crate::delay::DelayModel;
 use rand::RngCore;
 use rand_distr::Distribution;
 
@@ -22,8 +22,8 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     syntax: "SHAPE,SCALE (a number and a duration)",
     example: "gamma:2,10us",
     help: "shape, scale",
-    parse,
-    from_params,
+    parse: scalar::parse::<Gamma>,
+    from_params: scalar::from_params::<Gamma>,
     demo: || {
         DelayModel::new(Gamma {
             shape: 2.0,
@@ -32,36 +32,23 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     },
 };
 
-fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
-    let [shape, scale] = a.two(&ENTRY)?;
-    Ok(DelayModel::new(Gamma {
-        shape: a.number(shape, "shape", &ENTRY)?,
-        scale_s: a.duration(scale, "scale", &ENTRY)?,
-    }))
-}
+impl ScalarModel for Gamma {
+    const ENTRY: &'static ModelEntry = &ENTRY;
+    const LAYOUT: Layout = Layout::Commas;
+    const PARAMS: &'static [Scalar] = &[
+        Scalar::shape("shape", "shape"),
+        Scalar::duration("scale_s", "scale", Bound::AboveZero),
+    ];
 
-fn from_params(p: &Params) -> Result<DelayModel, ParamError> {
-    Ok(DelayModel::new(Gamma {
-        shape: p.number("shape")?,
-        scale_s: p.number("scale_s")?,
-    }))
-}
-
-impl DelaySampler for Gamma {
-    fn keyword(&self) -> &'static str {
-        ENTRY.keyword
+    fn from_values(v: &[f64]) -> Self {
+        Gamma {
+            shape: v[0],
+            scale_s: v[1],
+        }
     }
 
-    fn params(&self) -> Vec<(&'static str, Param)> {
-        vec![
-            ("shape", Param::Number(self.shape)),
-            ("scale_s", Param::Number(self.scale_s)),
-        ]
-    }
-
-    fn validate(&self, c: &Check) -> Result<(), DelayModelError> {
-        c.positive(self.shape, "shape", &ENTRY)?;
-        c.positive(self.scale_s, "scale", &ENTRY)
+    fn values(&self) -> Vec<f64> {
+        vec![self.shape, self.scale_s]
     }
 
     fn mean_s(&self) -> f64 {
@@ -70,10 +57,6 @@ impl DelaySampler for Gamma {
 
     fn sd_s(&self) -> f64 {
         self.shape.sqrt() * self.scale_s
-    }
-
-    fn label(&self) -> String {
-        format!("gamma:{},{}", self.shape, format_duration(self.scale_s))
     }
 
     fn sample(&self, rng: &mut dyn RngCore, _index: u64) -> f64 {

@@ -4,9 +4,9 @@
 //! rather than the μ, σ of the underlying normal, which few users can translate into
 //! microseconds: σ² = ln(1 + SD²/MEAN²), μ = ln(MEAN) − σ²/2.
 
-use super::{built, Args, Check, DelaySampler, ModelEntry, Param, ParamError, Params};
-use crate::delay::{DelayModel, DelayModelError};
-use crate::units::format_duration;
+use super::scalar::{self, Bound, Layout, Scalar, ScalarModel};
+use super::{built, ModelEntry};
+use crate::delay::DelayModel;
 use rand::RngCore;
 use rand_distr::Distribution;
 
@@ -25,8 +25,8 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     syntax: "MEAN,SD (two durations)",
     example: "lognormal:50us,20us",
     help: "mean, sd",
-    parse,
-    from_params,
+    parse: scalar::parse::<LogNormal>,
+    from_params: scalar::from_params::<LogNormal>,
     demo: || {
         DelayModel::new(LogNormal {
             mean_s: 50e-6,
@@ -35,36 +35,23 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     },
 };
 
-fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
-    let [mean, sd] = a.two(&ENTRY)?;
-    Ok(DelayModel::new(LogNormal {
-        mean_s: a.duration(mean, "mean", &ENTRY)?,
-        sd_s: a.duration(sd, "standard deviation", &ENTRY)?,
-    }))
-}
+impl ScalarModel for LogNormal {
+    const ENTRY: &'static ModelEntry = &ENTRY;
+    const LAYOUT: Layout = Layout::Commas;
+    const PARAMS: &'static [Scalar] = &[
+        Scalar::duration("mean_s", "mean", Bound::AboveZero),
+        Scalar::duration("sd_s", "standard deviation", Bound::AtLeastZero),
+    ];
 
-fn from_params(p: &Params) -> Result<DelayModel, ParamError> {
-    Ok(DelayModel::new(LogNormal {
-        mean_s: p.number("mean_s")?,
-        sd_s: p.number("sd_s")?,
-    }))
-}
-
-impl DelaySampler for LogNormal {
-    fn keyword(&self) -> &'static str {
-        ENTRY.keyword
+    fn from_values(v: &[f64]) -> Self {
+        LogNormal {
+            mean_s: v[0],
+            sd_s: v[1],
+        }
     }
 
-    fn params(&self) -> Vec<(&'static str, Param)> {
-        vec![
-            ("mean_s", Param::Number(self.mean_s)),
-            ("sd_s", Param::Number(self.sd_s)),
-        ]
-    }
-
-    fn validate(&self, c: &Check) -> Result<(), DelayModelError> {
-        c.positive(self.mean_s, "mean", &ENTRY)?;
-        c.finite(self.sd_s, "standard deviation")
+    fn values(&self) -> Vec<f64> {
+        vec![self.mean_s, self.sd_s]
     }
 
     fn mean_s(&self) -> f64 {
@@ -73,11 +60,6 @@ impl DelaySampler for LogNormal {
 
     fn sd_s(&self) -> f64 {
         self.sd_s
-    }
-
-    fn label(&self) -> String {
-        let d = format_duration;
-        format!("lognormal:{},{}", d(self.mean_s), d(self.sd_s))
     }
 
     fn sample(&self, rng: &mut dyn RngCore, _index: u64) -> f64 {

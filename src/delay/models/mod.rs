@@ -24,8 +24,12 @@
 //! # Adding a model
 //!
 //! 1. A file `models/NAME.rs` with the parameter struct, its `impl DelaySampler`, and
-//!    `pub(super) const ENTRY: ModelEntry` pointing at its parser and deserialiser. The
-//!    existing files are the templates; rustdoc lists their summary lines as the catalogue.
+//!    `pub(super) const ENTRY: ModelEntry` pointing at its parser and deserialiser. A model
+//!    whose parameters are a list of durations and numbers implements
+//!    [`scalar::ScalarModel`] (its parameters, each once, with their bounds) and takes its
+//!    parser, deserialiser, `params`, `validate` and label from [`scalar`]; `exp.rs` and
+//!    `gamma.rs` are the templates. A model with other arguments (a file, a map) writes its
+//!    own, as `trace.rs` does. Rustdoc lists the files' summary lines as the catalogue.
 //! 2. `pub mod NAME;` and `NAME::ENTRY,` in [`MODELS`] below. A `mod` without its registry
 //!    line leaves `ENTRY` unused, which the build refuses under `-D warnings`.
 //!
@@ -42,6 +46,7 @@ pub mod lognormal;
 pub mod normal;
 pub mod pareto;
 pub mod replay;
+pub mod scalar;
 pub mod trace;
 pub mod uniform;
 
@@ -306,15 +311,6 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// The two comma-separated arguments, untrimmed.
-    pub fn two(&self, entry: &ModelEntry) -> Result<[&'a str; 2], DelayModelError> {
-        let parts: Vec<&str> = self.text.split(',').collect();
-        match parts[..] {
-            [a, b] => Ok([a, b]),
-            _ => Err(self.arguments(entry)),
-        }
-    }
-
     /// `text` as a non-negative duration in seconds; `param` names it in errors.
     pub fn duration(
         &self,
@@ -328,24 +324,6 @@ impl<'a> Args<'a> {
             cause,
             example: entry.example,
         })
-    }
-
-    /// `text` as a finite number > 0 (a dimensionless shape); `param` names it in errors.
-    pub fn number(
-        &self,
-        text: &str,
-        param: &'static str,
-        entry: &ModelEntry,
-    ) -> Result<f64, DelayModelError> {
-        match text.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-            _ => Err(DelayModelError::Number {
-                spec: self.spec.to_string(),
-                param,
-                value: text.trim().to_string(),
-                example: entry.example,
-            }),
-        }
     }
 }
 

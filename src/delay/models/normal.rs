@@ -6,9 +6,9 @@
 //! mean and spread are those of the truncated distribution; when MEAN ≥ 3 SD they differ from
 //! MEAN by less than 0.005 SD and from SD by less than 1 %.
 
-use super::{built, Args, Check, DelaySampler, ModelEntry, Param, ParamError, Params};
-use crate::delay::{DelayModel, DelayModelError};
-use crate::units::format_duration;
+use super::scalar::{self, Bound, Layout, Scalar, ScalarModel};
+use super::{built, ModelEntry};
+use crate::delay::DelayModel;
 use rand::RngCore;
 use rand_distr::Distribution;
 
@@ -28,8 +28,8 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     syntax: "MEAN,SD (two durations)",
     example: "normal:50us,10us",
     help: "truncated at 0",
-    parse,
-    from_params,
+    parse: scalar::parse::<Normal>,
+    from_params: scalar::from_params::<Normal>,
     demo: || {
         DelayModel::new(Normal {
             mean_s: 10e-6,
@@ -38,36 +38,23 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     },
 };
 
-fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
-    let [mean, sd] = a.two(&ENTRY)?;
-    Ok(DelayModel::new(Normal {
-        mean_s: a.duration(mean, "mean", &ENTRY)?,
-        sd_s: a.duration(sd, "standard deviation", &ENTRY)?,
-    }))
-}
+impl ScalarModel for Normal {
+    const ENTRY: &'static ModelEntry = &ENTRY;
+    const LAYOUT: Layout = Layout::Commas;
+    const PARAMS: &'static [Scalar] = &[
+        Scalar::duration("mean_s", "mean", Bound::AtLeastZero),
+        Scalar::duration("sd_s", "standard deviation", Bound::AtLeastZero),
+    ];
 
-fn from_params(p: &Params) -> Result<DelayModel, ParamError> {
-    Ok(DelayModel::new(Normal {
-        mean_s: p.number("mean_s")?,
-        sd_s: p.number("sd_s")?,
-    }))
-}
-
-impl DelaySampler for Normal {
-    fn keyword(&self) -> &'static str {
-        ENTRY.keyword
+    fn from_values(v: &[f64]) -> Self {
+        Normal {
+            mean_s: v[0],
+            sd_s: v[1],
+        }
     }
 
-    fn params(&self) -> Vec<(&'static str, Param)> {
-        vec![
-            ("mean_s", Param::Number(self.mean_s)),
-            ("sd_s", Param::Number(self.sd_s)),
-        ]
-    }
-
-    fn validate(&self, c: &Check) -> Result<(), DelayModelError> {
-        c.finite(self.mean_s, "mean")?;
-        c.finite(self.sd_s, "standard deviation")
+    fn values(&self) -> Vec<f64> {
+        vec![self.mean_s, self.sd_s]
     }
 
     fn mean_s(&self) -> f64 {
@@ -76,11 +63,6 @@ impl DelaySampler for Normal {
 
     fn sd_s(&self) -> f64 {
         truncated_normal(self.mean_s, self.sd_s).1
-    }
-
-    fn label(&self) -> String {
-        let d = format_duration;
-        format!("normal:{},{}", d(self.mean_s), d(self.sd_s))
     }
 
     fn sample(&self, rng: &mut dyn RngCore, _index: u64) -> f64 {

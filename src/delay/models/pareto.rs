@@ -3,11 +3,11 @@
 //!
 //! A SHAPE ≤ 1 has an infinite mean, so neither a nominal delay for the records nor a window
 //! could be derived; it is rejected. 1 < SHAPE ≤ 2 is accepted (infinite variance:
-//! [`DelaySampler::sd_s`] is infinite).
+//! [`super::DelaySampler::sd_s`] is infinite).
 
-use super::{built, Args, Check, DelaySampler, ModelEntry, Param, ParamError, Params};
+use super::scalar::{self, Bound, Layout, Scalar, ScalarModel};
+use super::{built, Check, ModelEntry};
 use crate::delay::{DelayModel, DelayModelError};
-use crate::units::format_duration;
 use rand::RngCore;
 use rand_distr::Distribution;
 
@@ -26,8 +26,8 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     syntax: "SCALE,SHAPE (a duration, the minimum, and a number)",
     example: "pareto:10us,2.5",
     help: "minimum, shape",
-    parse,
-    from_params,
+    parse: scalar::parse::<Pareto>,
+    from_params: scalar::from_params::<Pareto>,
     demo: || {
         DelayModel::new(Pareto {
             scale_s: 10e-6,
@@ -36,36 +36,26 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     },
 };
 
-fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
-    let [scale, shape] = a.two(&ENTRY)?;
-    Ok(DelayModel::new(Pareto {
-        scale_s: a.duration(scale, "scale", &ENTRY)?,
-        shape: a.number(shape, "shape", &ENTRY)?,
-    }))
-}
+impl ScalarModel for Pareto {
+    const ENTRY: &'static ModelEntry = &ENTRY;
+    const LAYOUT: Layout = Layout::Commas;
+    const PARAMS: &'static [Scalar] = &[
+        Scalar::duration("scale_s", "scale", Bound::AboveZero),
+        Scalar::shape("shape", "shape"),
+    ];
 
-fn from_params(p: &Params) -> Result<DelayModel, ParamError> {
-    Ok(DelayModel::new(Pareto {
-        scale_s: p.number("scale_s")?,
-        shape: p.number("shape")?,
-    }))
-}
-
-impl DelaySampler for Pareto {
-    fn keyword(&self) -> &'static str {
-        ENTRY.keyword
+    fn from_values(v: &[f64]) -> Self {
+        Pareto {
+            scale_s: v[0],
+            shape: v[1],
+        }
     }
 
-    fn params(&self) -> Vec<(&'static str, Param)> {
-        vec![
-            ("scale_s", Param::Number(self.scale_s)),
-            ("shape", Param::Number(self.shape)),
-        ]
+    fn values(&self) -> Vec<f64> {
+        vec![self.scale_s, self.shape]
     }
 
-    fn validate(&self, c: &Check) -> Result<(), DelayModelError> {
-        c.positive(self.scale_s, "scale", &ENTRY)?;
-        c.positive(self.shape, "shape", &ENTRY)?;
+    fn check(&self, c: &Check) -> Result<(), DelayModelError> {
         if self.shape <= 1.0 {
             return Err(DelayModelError::InfiniteMean { spec: c.spec() });
         }
@@ -83,10 +73,6 @@ impl DelaySampler for Pareto {
         } else {
             f64::INFINITY
         }
-    }
-
-    fn label(&self) -> String {
-        format!("pareto:{},{}", format_duration(self.scale_s), self.shape)
     }
 
     fn sample(&self, rng: &mut dyn RngCore, _index: u64) -> f64 {

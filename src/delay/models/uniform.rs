@@ -1,9 +1,9 @@
 //! `uniform:LOW..HIGH`: uniform in [LOW, HIGH), two durations with LOW ≤ HIGH; mean
 //! (LOW + HIGH) / 2.
 
-use super::{Args, Check, DelaySampler, ModelEntry, Param, ParamError, Params};
+use super::scalar::{self, Bound, Layout, Scalar, ScalarModel};
+use super::{Check, ModelEntry};
 use crate::delay::{DelayModel, DelayModelError};
-use crate::units::format_duration;
 use rand::{Rng, RngCore};
 
 /// Uniform in `[low_s, high_s)` seconds.
@@ -21,8 +21,8 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     syntax: "LOW..HIGH (two durations)",
     example: "uniform:0us..100us",
     help: "",
-    parse,
-    from_params,
+    parse: scalar::parse::<Uniform>,
+    from_params: scalar::from_params::<Uniform>,
     demo: || {
         DelayModel::new(Uniform {
             low_s: 20e-6,
@@ -31,39 +31,26 @@ pub(super) const ENTRY: ModelEntry = ModelEntry {
     },
 };
 
-fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
-    let (low, high) = a
-        .text()
-        .split_once("..")
-        .ok_or_else(|| a.arguments(&ENTRY))?;
-    Ok(DelayModel::new(Uniform {
-        low_s: a.duration(low, "lower bound", &ENTRY)?,
-        high_s: a.duration(high, "upper bound", &ENTRY)?,
-    }))
-}
+impl ScalarModel for Uniform {
+    const ENTRY: &'static ModelEntry = &ENTRY;
+    const LAYOUT: Layout = Layout::Range;
+    const PARAMS: &'static [Scalar] = &[
+        Scalar::duration("low_s", "lower bound", Bound::AtLeastZero),
+        Scalar::duration("high_s", "upper bound", Bound::AtLeastZero),
+    ];
 
-fn from_params(p: &Params) -> Result<DelayModel, ParamError> {
-    Ok(DelayModel::new(Uniform {
-        low_s: p.number("low_s")?,
-        high_s: p.number("high_s")?,
-    }))
-}
-
-impl DelaySampler for Uniform {
-    fn keyword(&self) -> &'static str {
-        ENTRY.keyword
+    fn from_values(v: &[f64]) -> Self {
+        Uniform {
+            low_s: v[0],
+            high_s: v[1],
+        }
     }
 
-    fn params(&self) -> Vec<(&'static str, Param)> {
-        vec![
-            ("low_s", Param::Number(self.low_s)),
-            ("high_s", Param::Number(self.high_s)),
-        ]
+    fn values(&self) -> Vec<f64> {
+        vec![self.low_s, self.high_s]
     }
 
-    fn validate(&self, c: &Check) -> Result<(), DelayModelError> {
-        c.finite(self.low_s, "lower bound")?;
-        c.finite(self.high_s, "upper bound")?;
+    fn check(&self, c: &Check) -> Result<(), DelayModelError> {
         if self.low_s > self.high_s {
             return Err(DelayModelError::EmptyRange { spec: c.spec() });
         }
@@ -76,11 +63,6 @@ impl DelaySampler for Uniform {
 
     fn sd_s(&self) -> f64 {
         (self.high_s - self.low_s) / 12f64.sqrt()
-    }
-
-    fn label(&self) -> String {
-        let d = format_duration;
-        format!("uniform:{}..{}", d(self.low_s), d(self.high_s))
     }
 
     fn sample(&self, rng: &mut dyn RngCore, _index: u64) -> f64 {

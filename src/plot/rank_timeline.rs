@@ -14,6 +14,7 @@ use crate::analysis::{BlockDigest, BlockTimes};
 use crate::plan::kernel::Family;
 use crate::plan::Op;
 use crate::records::Block;
+use crate::timeline::baseline_among;
 
 /// Microseconds per second.
 const US: f64 = 1e6;
@@ -196,19 +197,26 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
     // A figure needs a delayed panel: undelayed ones alone show nothing of the delay.
     let mut any_delayed = false;
     for (op, bytes, p) in shown {
+        let late = blocks.iter().find(|b| {
+            b.op == op
+                && b.bytes == bytes
+                && b.nprocs == p
+                && key.matches(&b.delay_model, b.delay_s)
+        });
         for delayed in [false, true] {
+            // The baseline is the delayed block's as `timeline::pairing` pairs them (same
+            // algorithm too, in a run with `--algorithms`).
+            let found = if delayed {
+                late
+            } else {
+                late.and_then(|l| baseline_among(blocks, l, |_| true))
+            };
             // The median repetition was kept, cut out of its block, while the file was read.
-            let found = blocks.iter().zip(&data.run.extras).find(|(b, _)| {
-                b.op == op
-                    && b.bytes == bytes
-                    && b.nprocs == p
-                    && if delayed {
-                        key.matches(&b.delay_model, b.delay_s)
-                    } else {
-                        b.delay_s == 0.0
-                    }
-            });
-            let Some((rep, one)) = found.and_then(|(_, x)| x.median.as_ref()) else {
+            let extras = |b: &BlockDigest| {
+                let i = blocks.iter().position(|x| std::ptr::eq(x, b))?;
+                data.run.extras[i].median.as_ref()
+            };
+            let Some((rep, one)) = found.and_then(extras) else {
                 continue;
             };
             let (rep, block) = (*rep, one);
@@ -447,5 +455,39 @@ mod tests {
         );
         assert_eq!(fig.legend.len(), 4, "one colour per family shown");
         assert!(!fig.subtitle.contains("shown"));
+    }
+
+    #[test]
+    fn the_undelayed_panel_is_the_delayed_blocks_own_algorithms() {
+        let with = |mut b: Block, name: &str| {
+            b.algorithm = Some(crate::plan::algorithms::AlgorithmSetting {
+                name: name.into(),
+                variable: "coll_tuned_allreduce_algorithm".into(),
+                value: (name != "default").then_some(4),
+            });
+            b
+        };
+        let r = Records {
+            header: testdata::header(2),
+            blocks: vec![
+                // The library's own choice first, ten times slower than the ring.
+                with(
+                    testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 100e-6),
+                    "default",
+                ),
+                with(testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6), "ring"),
+                with(
+                    testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
+                    "ring",
+                ),
+            ],
+            footer: None,
+            truncated: false,
+        };
+        let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "t".into()).unwrap();
+        assert_eq!(fig.panels.len(), 2);
+        // The ring's baseline ends within its 10-14 us, not the default's 100 us and more.
+        let end = fig.panels[0].bars.iter().map(|b| b.x1).fold(0.0, f64::max);
+        assert!(end > 0.0 && end < 20.0, "{end}");
     }
 }

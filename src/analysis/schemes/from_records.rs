@@ -1,7 +1,7 @@
 //! The timing methods of Lastovetsky, Rychkov and O'Flynn 2008 (§2) side by side, per block:
 //! t_global on the global clock, the maximum of the ranks' local times, and the root's time.
 
-use super::{median, t_global};
+use crate::analysis::{median, t_global};
 use crate::plan::Op;
 use crate::records::{Block, Records};
 use serde::Serialize;

@@ -4,13 +4,13 @@
 //! waits for it shows in the exit map; drift, warm-up or a noisy neighbour show as columns
 //! or stripes that a median hides.
 
-use super::heat::HeatBlock;
+use super::heat_grids::HeatBlock;
 use super::layout::PART_SEP;
 use super::naming::{model_stems, DelayKey};
 use super::over_run::config_title;
+use super::rank_timeline::rank_names;
 use super::render::Drawable;
 use super::spec::{op_order, LegendEntry, Marker, SeriesStyle};
-use super::timeline::rank_names;
 use super::xy::{heat_color, HeatGrid, XyAxis, XyFigure, XyPanel, NO_VALUE_COLOR};
 use super::RunData;
 
