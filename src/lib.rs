@@ -18,6 +18,7 @@ pub mod clock;
 pub mod delay;
 pub mod exit;
 pub mod export;
+pub mod frame;
 pub mod info;
 pub mod noise;
 pub mod output_name;

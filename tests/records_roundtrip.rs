@@ -169,7 +169,7 @@ fn a_chunk_that_skips_repetitions_is_refused() {
 
 #[test]
 fn an_item_that_does_not_decode_is_reported_in_words() {
-    use delaybench::records::frame::{encode, FrameKind};
+    use delaybench::frame::{encode, FrameKind};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("odd.cbor");
     let mut header = Vec::new();

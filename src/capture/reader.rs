@@ -8,7 +8,7 @@ use super::items::{
     CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION,
 };
 use crate::clock::interpolate_offset;
-use crate::records::frame::{read_frame, Frame, FrameKind};
+use crate::frame::{read_frame, Frame, FrameKind};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -98,7 +98,7 @@ pub fn read_capture(path: &Path) -> Result<RankCapture, CaptureFileError> {
             }
             Frame::Ok { kind, payload, len } => {
                 remaining -= len;
-                let de = |e| bad(crate::records::cbor_de_error(&e));
+                let de = |e| bad(crate::frame::cbor::de_error(&e));
                 match kind {
                     FrameKind::Header if header.is_none() => {
                         if !is_capture_header(&payload) {
@@ -182,7 +182,7 @@ pub fn read_captures(paths: &[PathBuf]) -> Result<Vec<RankCapture>, CaptureFileE
 mod tests {
     use super::*;
     use crate::capture::{counts_hash, CaptureOp, CaptureSync, CaptureWriter};
-    use crate::records::frame::write_frame;
+    use crate::frame::write_frame;
     use serde::Serialize;
 
     fn header(rank: u32) -> CaptureHeader {

@@ -2,7 +2,7 @@
 
 use super::error::{io_error, CaptureFileError};
 use super::items::{CaptureChunk, CaptureFooter, CaptureHeader};
-use crate::records::frame::{write_frame, FrameKind};
+use crate::frame::{write_frame, FrameKind};
 use serde::Serialize;
 use std::fs::File;
 use std::io::Write;
@@ -58,7 +58,7 @@ impl CaptureWriter {
         let mut payload = Vec::new();
         ciborium::into_writer(item, &mut payload).map_err(|e| CaptureFileError::Format {
             path: self.path.display().to_string(),
-            reason: crate::records::cbor_ser_error(&e),
+            reason: crate::frame::cbor::ser_error(&e),
         })?;
         let mut bytes = Vec::with_capacity(payload.len() + 32);
         write_frame(&mut bytes, kind, &payload).expect("writing to a Vec cannot fail");

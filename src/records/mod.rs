@@ -4,9 +4,7 @@
 //! CBOR: one header, one block per measured configuration (or, for a long block, its chunks
 //! and a block end), and a footer when the run completed. Plain Rust, no MPI.
 
-mod cbor;
 mod chunk;
-pub mod frame;
 pub mod job;
 pub mod noise;
 mod noise_check;
@@ -20,7 +18,7 @@ mod stream;
 pub mod testdata;
 mod writer;
 
-pub use cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
+pub use crate::frame::cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
 pub use job::{JobInfo, RankPlacement};
 pub use noise_check::{octave_counts, NoiseCheck, NOISE_OCTAVES};

@@ -5,8 +5,8 @@
 //! global clock, and a [`NoiseFooter`] when the command completed (docs/noise.md). Frames use
 //! the kinds of the run's items: header 1, rank 2 (a block's kind), footer 3.
 
-use super::frame::{read_frame, write_frame, Frame, FrameKind, MAGIC};
 use super::{ClockInfo, F64Array, RecordsError};
+use crate::frame::{read_frame, write_frame, Frame, FrameKind, MAGIC};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -147,7 +147,7 @@ impl NoiseWriter {
     pub fn write(&mut self, item: &NoiseItem) -> Result<(), RecordsError> {
         let mut payload = Vec::new();
         ciborium::into_writer(item, &mut payload)
-            .map_err(|e| RecordsError::Write(super::cbor::ser_error(&e)))?;
+            .map_err(|e| RecordsError::Write(crate::frame::cbor::ser_error(&e)))?;
         write_frame(&mut self.out, kind_of(item), &payload)
             .and_then(|_| self.out.flush())
             .map_err(|e| RecordsError::Write(e.to_string()))
@@ -258,7 +258,7 @@ pub fn read_noise(path: &Path) -> Result<NoiseRun, RecordsError> {
                 let item: NoiseItem = ciborium::from_reader(&payload[..]).map_err(|e| {
                     not(format!(
                         "an item does not decode ({})",
-                        super::cbor::de_error(&e)
+                        crate::frame::cbor::de_error(&e)
                     ))
                 })?;
                 if kind_of(&item) != kind {

@@ -4,9 +4,9 @@
 //! payload is decoded ([`super::frame`]).
 
 use super::chunk::append_chunk;
-use super::frame::{count_later_frames, read_frame, Frame, FrameKind, MAGIC};
 use super::{Block, Footer, Header, Item, RecordsError, FORMAT_NAME, FORMAT_VERSION};
 use crate::clock::ClockProbe;
+use crate::frame::{count_later_frames, read_frame, Frame, FrameKind, MAGIC};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -349,7 +349,7 @@ impl FramePos {
         ciborium::from_reader::<T, _>(payload).map_err(|e| {
             self.not_records(&format!(
                 "an item does not decode ({})",
-                super::cbor::de_error(&e)
+                crate::frame::cbor::de_error(&e)
             ))
         })
     }

@@ -2,8 +2,8 @@
 //! for a block written in chunks, the chunk in flight. Every item is one checksummed frame
 //! ([`super::frame`]).
 
-use super::frame::{write_frame, FrameKind};
 use super::{Block, BlockEnd, Footer, Header, RecordsError};
+use crate::frame::{write_frame, FrameKind};
 use serde::Serialize;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -83,7 +83,7 @@ impl RecordsWriter {
     fn write_item(&mut self, item: &ItemRef) -> Result<(), RecordsError> {
         let mut payload = Vec::new();
         ciborium::into_writer(item, &mut payload)
-            .map_err(|e| RecordsError::Write(super::cbor::ser_error(&e)))?;
+            .map_err(|e| RecordsError::Write(crate::frame::cbor::ser_error(&e)))?;
         let kind = match item {
             ItemRef::Header(_) => FrameKind::Header,
             ItemRef::Block(_) => FrameKind::Block,

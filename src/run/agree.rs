@@ -73,7 +73,7 @@ pub fn agree(
     world.process_at_rank(0).broadcast_into(&mut bytes[..]);
     // Rank 0's answer travels as CBOR, the refusal as its message: every rank ends alike.
     let outcome: Result<Plan, String> = ciborium::from_reader(&bytes[..])
-        .map_err(|e| RunError::PlanBroadcast(crate::records::cbor_de_error(&e)))?;
+        .map_err(|e| RunError::PlanBroadcast(crate::frame::cbor::de_error(&e)))?;
     outcome
         .map(|plan| Agreed { plan, writer, end })
         .map_err(RunError::BadInput)

@@ -1,4 +1,6 @@
-//! Checksummed frames: the byte layout of records files from format version 2 on.
+//! Checksummed frames: the byte layout of records files from format version 2 on, and of
+//! the noise and capture files. Below every component that writes or reads those files
+//! (records, noise files, the capture), so that each of them imports it downwards.
 //!
 //! Every item (header, block, footer) is one frame:
 //!
@@ -13,6 +15,8 @@
 //! A damaged byte anywhere fails the checksum of its frame and is reported with the frame,
 //! never read as data; a frame cut short by the end of the file is an interrupted run. The
 //! length is checked against the bytes left in the file before anything is allocated.
+
+pub mod cbor;
 
 use std::io::{self, Read, Write};
 
