@@ -50,7 +50,11 @@ fn main() -> ExitCode {
     }
     match cli.command {
         #[cfg(feature = "mpi")]
-        None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
+        None => delaybench::run::main(
+            cli.measure.request(),
+            cli.measure.run_options(),
+            study.map(|s| s.text),
+        ),
         // Offline: the simulator needs no MPI, so dispatch before MPI is initialised.
         Some(Command::Clocksync(args)) if args.simulate => {
             let done = delaybench::simulate::run(&args, &mut std::io::stdout().lock());
