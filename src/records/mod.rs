@@ -8,6 +8,7 @@ pub mod capture;
 mod cbor;
 mod chunk;
 pub mod frame;
+mod header;
 pub mod job;
 pub mod noise;
 mod noise_check;

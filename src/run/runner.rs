@@ -650,22 +650,16 @@ impl<'w> Runner<'w> {
 
     fn header(&self, gathered: &Gathered, machines: Vec<Machine>) -> Header {
         let clock = self.session.timing.clock.as_ref();
-        let world = self.session.world;
-        Header {
-            format: FORMAT_NAME.into(),
-            format_version: FORMAT_VERSION,
-            tool_version: env!("CARGO_PKG_VERSION").into(),
-            command_line: std::env::args().collect(),
-            start_utc: chrono::Utc::now().to_rfc3339(),
-            world_size: world.size() as u32,
-            hosts: self.session.hosts.names.clone(),
-            mpi_library: mpi::environment::library_version().unwrap_or_default(),
-            clock: ClockInfo {
+        let header = Header::new(
+            self.plan.clone(),
+            self.session.hosts.names.clone(),
+            mpi::environment::library_version().unwrap_or_default(),
+            ClockInfo {
                 source: clock.name().into(),
                 resolution_s: clock.resolution_s(),
                 timer_delay_s: timer_delay_s(|| clock.now(), 1000),
             },
-            clock_sync: ClockSyncInfo {
+            ClockSyncInfo {
                 method: self.clock_sync.name().into(),
                 params: self.clock_sync.params(),
                 models: gathered.models.clone(),
@@ -675,7 +669,7 @@ impl<'w> Runner<'w> {
                 shared: gathered.shared.clone(),
                 slope_se: gathered.slope_se.clone(),
             },
-            wait: WaitInfo {
+            WaitInfo {
                 rule: "spin while every host has a core per measuring rank (unbound measuring \
                        ranks are then pinned to a core each); otherwise polite (sleep, then \
                        spin with yields for the last spin_margin_s)"
@@ -684,19 +678,16 @@ impl<'w> Runner<'w> {
                 spin_margin_s: SPIN_MARGIN_S,
                 late_tolerance_s: self.plan.late_tolerance_s,
             },
-            window_rule: match self.plan.window_s {
-                Some(w) => format!("fixed: {w} s"),
-                None => "auto: 2 x 90th percentile of the slowest rank's warm-up operation time \
-                         + 1.1 x largest delay + 2 x spin margin + 20 us"
-                    .into(),
-            },
-            plan: self.plan.clone(),
+            "auto: 2 x 90th percentile of the slowest rank's warm-up operation time \
+             + 1.1 x largest delay + 2 x spin margin + 20 us",
+            Provenance::new(self.tags.clone(), machines),
+        );
+        Header {
             study: self.study.clone(),
-            provenance: Provenance::new(self.tags.clone(), machines),
             noise_check: self.noise_check.clone(),
             job: self.job.clone(),
             algorithms: self.sweep.as_ref().map(|s| s.info()),
-            simulation: None,
+            ..header
         }
     }
 
