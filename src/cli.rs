@@ -493,12 +493,7 @@ pub struct AlgorithmsArgs {
     pub format: AlgorithmsFormat,
 }
 
-/// Output of `delaybench algorithms`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AlgorithmsFormat {
-    Text,
-    Json,
-}
+pub use crate::plan::algorithms::AlgorithmsFormat;
 
 /// Options of `delaybench schemes` (run under mpirun).
 #[derive(Debug, Clone, Args)]
@@ -900,6 +895,149 @@ impl MeasureArgs {
             verbose: self.verbose,
             no_noise_check: self.no_noise_check,
             tags: self.tags.clone(),
+        }
+    }
+}
+
+impl ClockSyncEvalArgs {
+    /// The event-driven simulation these options ask for (`clocksync --simulate`).
+    pub fn scaling_plan(&self) -> crate::clock::scaling::ScalingPlan {
+        let s = &self.sim;
+        let clocks = match &self.params.emulate_clock {
+            Some(spec) => crate::clock::eventsim::ClockSpread::Spec(spec.clone()),
+            None => crate::clock::eventsim::ClockSpread::Random {
+                offset_s: s.sim_offset,
+                skew: s.sim_skew_ppm * 1e-6,
+            },
+        };
+        let mut waits_s = self.waits.clone();
+        waits_s.sort_by(f64::total_cmp);
+        crate::clock::scaling::ScalingPlan {
+            methods: self.methods.clone(),
+            procs: if self.procs.is_empty() {
+                crate::simulate::DEFAULT_SIM_PROCS.to_vec()
+            } else {
+                self.procs.iter().map(|&p| p as usize).collect()
+            },
+            seeds: s.seeds,
+            waits_s,
+            params: self.params.params(),
+            config: crate::clock::eventsim::EventSimConfig {
+                network: crate::clock::eventsim::Network {
+                    latency_s: s.sim_latency,
+                    level_latency_s: s.sim_level_latency,
+                    link_spread_s: s.sim_link_spread,
+                    uplink_extra_s: s.sim_uplink_extra,
+                    jitter_s: s.sim_jitter,
+                    spike_prob: s.sim_spike_prob,
+                    spike_s: s.sim_spike,
+                    ..crate::clock::eventsim::Network::default()
+                },
+                clocks,
+                seed: s.sim_seed,
+                ..crate::clock::eventsim::EventSimConfig::default()
+            },
+            threads: s.sim_threads,
+        }
+    }
+}
+
+/// The plain options of the MPI commands, made from their arguments at the edge: the run
+/// side never sees a command-line type.
+#[cfg(feature = "mpi")]
+mod to_run {
+    use super::*;
+    use crate::run::{
+        AlgorithmsOptions, CheckKernelsOptions, ClockSyncEvalOptions, NoiseOptions, SchemesOptions,
+        SkewOptions,
+    };
+
+    impl From<SkewArgs> for SkewOptions {
+        fn from(a: SkewArgs) -> Self {
+            SkewOptions {
+                params: a.params.params(),
+                emulate_clock: a.params.emulate_clock,
+                procs: a.procs,
+                nrep: a.nrep,
+                clock_sync: a.clock_sync,
+                clock: a.clock,
+                format: a.format,
+            }
+        }
+    }
+
+    impl From<NoiseArgs> for NoiseOptions {
+        fn from(a: NoiseArgs) -> Self {
+            NoiseOptions {
+                params: a.params.params(),
+                emulate_clock: a.params.emulate_clock,
+                duration: a.duration,
+                threshold: a.threshold,
+                variant: a.variant,
+                quantum: a.quantum,
+                clock_sync: a.clock_sync,
+                clock: a.clock,
+                output: a.output,
+                figures: a.figures,
+                no_figures: a.no_figures,
+                format: a.format,
+                inject_detour: a.inject_detour,
+                inject_rank: a.inject_rank,
+            }
+        }
+    }
+
+    impl From<ClockSyncEvalArgs> for ClockSyncEvalOptions {
+        fn from(a: ClockSyncEvalArgs) -> Self {
+            ClockSyncEvalOptions {
+                params: a.params.params(),
+                emulate_clock: a.params.emulate_clock,
+                methods: a.methods,
+                procs: a.procs,
+                waits: a.waits,
+                track_every: a.track_every,
+                clock: a.clock,
+                format: a.format,
+                output: a.output,
+                yes: a.yes,
+            }
+        }
+    }
+
+    impl From<SchemesArgs> for SchemesOptions {
+        fn from(a: SchemesArgs) -> Self {
+            SchemesOptions {
+                params: a.params.params(),
+                emulate_clock: a.params.emulate_clock,
+                ops: a.ops,
+                sizes: a.sizes.bytes,
+                procs: a.procs,
+                nrep: a.nrep,
+                late_tolerance_s: match a.late_tolerance {
+                    WindowArg::Auto => None,
+                    WindowArg::Fixed(t) => Some(t),
+                },
+                clock_sync: a.clock_sync,
+                clock: a.clock,
+                format: a.format,
+            }
+        }
+    }
+
+    impl From<CheckKernelsArgs> for CheckKernelsOptions {
+        fn from(a: CheckKernelsArgs) -> Self {
+            CheckKernelsOptions {
+                ops: a.ops,
+                counts: a.counts,
+                calls: a.calls,
+                inject_error: a.inject_error,
+            }
+        }
+    }
+
+    impl From<AlgorithmsArgs> for AlgorithmsOptions {
+        fn from(a: AlgorithmsArgs) -> Self {
+            AlgorithmsOptions { format: a.format }
         }
     }
 }

@@ -19,6 +19,13 @@ use crate::plan::kernel::Op;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// Output of `delaybench algorithms`: a table or one JSON document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlgorithmsFormat {
+    Text,
+    Json,
+}
+
 /// An MPI library, as far as its algorithm variables are concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -4,7 +4,7 @@
 
 use super::error::RunError;
 use super::mpit::{algorithm_variables, enabling_variable, Mpit, MpitError};
-use crate::cli::{AlgorithmsArgs, AlgorithmsFormat};
+use crate::plan::algorithms::AlgorithmsFormat;
 use crate::plan::algorithms::{
     launch_lines, AlgorithmCheck, AlgorithmRequest, AlgorithmSetting, AlgorithmVariable,
     AlgorithmsInfo, CvarValue, Library, Role,
@@ -228,8 +228,16 @@ impl Catalogue {
     }
 }
 
+/// How `delaybench algorithms` prints the catalogue: plain options, filled from the command
+/// line at the edge.
+#[derive(Debug, Clone, Copy)]
+pub struct AlgorithmsOptions {
+    /// A table or one JSON document.
+    pub format: AlgorithmsFormat,
+}
+
 /// `delaybench algorithms`: rank 0 prints the catalogue.
-pub fn main(args: AlgorithmsArgs) -> ExitCode {
+pub fn main(opts: AlgorithmsOptions) -> ExitCode {
     let Some(universe) = super::init() else {
         return ExitCode::FAILURE;
     };
@@ -241,7 +249,7 @@ pub fn main(args: AlgorithmsArgs) -> ExitCode {
         };
         match Catalogue::discover(&mpit) {
             Ok(c) if world.rank() == 0 => {
-                let text = match args.format {
+                let text = match opts.format {
                     AlgorithmsFormat::Text => c.text(),
                     AlgorithmsFormat::Json => {
                         serde_json::to_string_pretty(&c).unwrap_or_default() + "\n"

@@ -33,12 +33,12 @@ mod tracking;
 mod transport;
 mod window;
 
-pub use algorithms::main as algorithms_main;
-pub use check::main as check_kernels_main;
-pub use clockeval::main as clocksync_main;
-pub use noise::main as noise_main;
-pub use schemes::main as schemes_main;
-pub use skew::main as skew_main;
+pub use algorithms::{main as algorithms_main, AlgorithmsOptions};
+pub use check::{main as check_kernels_main, CheckKernelsOptions};
+pub use clockeval::{main as clocksync_main, ClockSyncEvalOptions};
+pub use noise::{main as noise_main, NoiseOptions};
+pub use schemes::{main as schemes_main, SchemesOptions};
+pub use skew::{main as skew_main, SkewOptions};
 
 use crate::clock::{Clock, MonotonicClock};
 use crate::exit::NO_VALID_EXIT;
