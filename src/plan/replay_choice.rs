@@ -75,7 +75,7 @@ pub fn counts_note(r: &Replay, site: &str, names: &str, sizes_given: bool) -> Op
 
 impl Request {
     /// The replays' map, kernels and sizes (see [`ReplayChoice`]); without a
-    /// [`ReplayRequest`], the stated delays as they are and nothing chosen.
+    /// [`super::ReplayRequest`], the stated delays as they are and nothing chosen.
     ///
     /// Errors: a message when a spec's map suffix contradicts `--replay-map`, or when a
     /// replayed site's operation has no kernel and `--ops` does not name the kernels to
