@@ -2,6 +2,12 @@
 //! `delaybench simulate` (`smpi`) each state their options as a [`Request`], and
 //! [`Request::to_plan`] settles what the options leave to the run (the default process
 //! counts, the drawn seed, the kernels and sizes of a replayed site).
+//!
+//! The two commands do not share one flattened set of clap options: the same option has a
+//! different default (`--ops` allreduce, `--sizes` 8 in `simulate`), parser (`--procs`
+//! takes MIN:MAX, `--delay` refuses `none`, `--window` is checked later) and help there, so
+//! sharing it would change a command line. The request is where they meet instead: each
+//! command states its options as a [`Plan`] once, in its one conversion.
 
 use super::Plan;
 use crate::delay::models::replay::ReplayMap;
