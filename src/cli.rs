@@ -5,7 +5,8 @@ use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
 use crate::delay::{parse_delay_list, DelayModel, DetourArg, DetourSpec, RankSelection};
 use crate::export::{ExportRows, Format, ALGORITHMS, ARRIVALS, EXPORTS, INFO, TABLES};
 use crate::plan::{
-    AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, Subcomm, SyncMethod,
+    AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, ReplayRequest, Request,
+    RunOptions, Subcomm, SyncMethod,
 };
 use crate::plot::{FigureKind, Stat};
 use crate::records::Tag;
@@ -783,77 +784,6 @@ fn parse_window(s: &str) -> Result<WindowArg, String> {
         .map_err(|e| e.to_string())
 }
 
-/// What the replayed sites of `--delay replay:...` choose for a run: the delays with the
-/// map resolved, and the kernels and sizes of the sites' own operation where `--ops` and
-/// `--sizes` were not given ([`MeasureArgs::replay_choice`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReplayChoice {
-    /// `--delay`'s models, each replay with its map resolved ([`ReplayMap::resolve`]).
-    ///
-    /// [`ReplayMap::resolve`]: crate::delay::models::replay::ReplayMap::resolve
-    pub delays: Vec<DelayModel>,
-    /// The sites' kernels, blocking then nonblocking, when `--ops` was not given.
-    pub ops: Option<Vec<Op>>,
-    /// The sites' message sizes (bytes, rounded up to 8 for the f64 reductions) when
-    /// `--sizes` was not given and the operation carries a payload.
-    pub sizes: Option<Vec<u64>>,
-    /// What was chosen, one line each, for rank 0 to print.
-    pub notes: Vec<String>,
-    /// `--ops` without a site's operation, or a site's operation without a kernel.
-    pub warnings: Vec<String>,
-}
-
-/// The kernels of the captured operation `op` (capture name, `allreduce`, `iallreduce` or
-/// `allreduce_persistent`): its family's blocking kernel, the nonblocking one when the
-/// registry has it and, for a persistent site, the persistent kernel itself; None when no
-/// kernel of that name exists (`reduce_scatter`, `gatherv_persistent`).
-pub fn site_kernels(op: &str) -> Option<Vec<Op>> {
-    let op = op.parse::<Op>().ok()?;
-    let family = op.family();
-    let blocking = family.blocking();
-    Some(
-        std::iter::once(blocking)
-            .chain(
-                Op::ALL
-                    .into_iter()
-                    .find(|o| o.family() == family && o.is_nonblocking()),
-            )
-            .chain(op.is_persistent().then_some(op))
-            .collect(),
-    )
-}
-
-/// What a replayed site `r` (`site` as `replay:CAPTURE@SITE`) with count vectors says about
-/// its kernels `names`: their partitions come from the capture's counts, not from
-/// `--sizes`; or, when the capture has none at the site, that they run uniform counts.
-/// None for an operation without count vectors.
-fn counts_note(
-    r: &crate::delay::models::replay::Replay,
-    site: &str,
-    names: &str,
-    sizes_given: bool,
-) -> Option<String> {
-    if !r.capture_op()?.has_count_vector() {
-        return None;
-    }
-    if r.counts.is_empty() {
-        return Some(format!(
-            "note: {site}: the capture has no count vectors for the site's first call \
-             (written before they were recorded, or only their hashes kept): {names} run \
-             uniform counts of the measured size"
-        ));
-    }
-    let sizes = if sizes_given {
-        " (--sizes then only names the blocks)"
-    } else {
-        ""
-    };
-    Some(format!(
-        "{site}: {names} run the counts of the site's first call, mapped to each P, not \
-         uniform ones{sizes}"
-    ))
-}
-
 impl MeasureArgs {
     /// Records which of `--ops` and `--sizes` the user gave (command line or study file)
     /// rather than took by default; `matches` are those this `MeasureArgs` was built from.
@@ -865,99 +795,6 @@ impl MeasureArgs {
         };
         self.ops_given = given("ops");
         self.sizes_given = given("sizes");
-    }
-
-    /// The replays' map, kernels and sizes (see [`ReplayChoice`]).
-    ///
-    /// Errors: a message when a spec's map suffix contradicts `--replay-map`, or when a
-    /// replayed site's operation has no kernel and `--ops` does not name the kernels to
-    /// measure instead.
-    pub fn replay_choice(&self) -> Result<ReplayChoice, String> {
-        use crate::delay::models::replay::{Replay, ReplayMap};
-        let mut choice = ReplayChoice {
-            delays: Vec::new(),
-            ops: None,
-            sizes: None,
-            notes: Vec::new(),
-            warnings: Vec::new(),
-        };
-        let (mut ops, mut sizes) = (Vec::<Op>::new(), Vec::<u64>::new());
-        for d in &self.delay.0 {
-            let d = ReplayMap::resolve(d, self.replay_map)?;
-            let replay = Replay::of(&d).filter(|r| !r.op.is_empty());
-            choice.delays.push(d);
-            let Some(r) = replay else { continue };
-            let site = format!("replay:{}@{}", r.path, r.site);
-            let Some(kernels) = site_kernels(&r.op) else {
-                let known = crate::plan::kernel::names_where(|o| !o.is_reference(), " or ");
-                if !self.ops_given {
-                    return Err(format!(
-                        "--delay {site}: the site's operation {} has no kernel in delaybench \
-                         (kernels: {known}); name the kernels to replay its pattern on with \
-                         --ops",
-                        r.op
-                    ));
-                }
-                choice.warnings.push(format!(
-                    "--delay {site}: the site's operation {} has no kernel in delaybench; its \
-                     pattern is replayed on --ops {} instead",
-                    r.op,
-                    self.ops
-                        .iter()
-                        .map(|o| o.name())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ));
-                continue;
-            };
-            let names = kernels
-                .iter()
-                .map(|o| o.name())
-                .collect::<Vec<_>>()
-                .join(",");
-            if self.ops_given {
-                if !self.ops.iter().any(|o| kernels.contains(o)) {
-                    choice.warnings.push(format!(
-                        "--delay {site} replays the site's {}, but --ops does not measure it: \
-                         add {names} to see the application's own operation under its pattern",
-                        r.op
-                    ));
-                }
-            } else {
-                for k in &kernels {
-                    if !ops.contains(k) {
-                        ops.push(*k);
-                    }
-                }
-                choice.notes.push(format!(
-                    "{site}: --ops not given, measuring the site's {names}"
-                ));
-            }
-            if let Some(note) = counts_note(&r, &site, &names, self.sizes_given) {
-                choice.notes.push(note);
-            }
-            if !self.sizes_given && kernels[0].has_payload() && r.bytes > 0 {
-                let bytes = if kernels[0].is_reduction() {
-                    r.bytes.div_ceil(8) * 8
-                } else {
-                    r.bytes
-                };
-                if !sizes.contains(&bytes) {
-                    sizes.push(bytes);
-                }
-                let rounded = if bytes == r.bytes {
-                    String::new()
-                } else {
-                    format!(" ({} B rounded up to f64 elements)", r.bytes)
-                };
-                choice.notes.push(format!(
-                    "{site}: --sizes not given, measuring the site's {bytes} B{rounded}"
-                ));
-            }
-        }
-        choice.ops = (!ops.is_empty()).then_some(ops);
-        choice.sizes = (!sizes.is_empty()).then_some(sizes);
-        Ok(choice)
     }
 
     /// Warnings about how the options were written (a decimal size unit), for rank 0 to print
@@ -975,86 +812,232 @@ impl MeasureArgs {
             .collect()
     }
 
-    /// The plan these options describe on `world_size` ranks, with `seed` used when none was
-    /// given. Not yet validated: see [`Plan::validate`].
-    pub fn to_plan(&self, world_size: u32, seed: u64) -> Plan {
-        // A contradiction is refused by [`MeasureArgs::replay_choice`] before any plan is
-        // made; here the delays then stay as parsed.
-        let replay = self.replay_choice().ok();
-        Plan {
-            ops: replay
-                .as_ref()
-                .and_then(|r| r.ops.clone())
-                .unwrap_or_else(|| self.ops.clone()),
-            sizes: replay
-                .as_ref()
-                .and_then(|r| r.sizes.clone())
-                .unwrap_or_else(|| self.sizes.bytes.clone()),
-            procs: if self.procs.is_empty() {
-                default_procs(world_size)
-            } else {
-                self.procs.clone()
+    /// The plan request these options state (see [`Request::to_plan`], the one builder of a
+    /// plan): the measurement options, nothing of how the run reports or where it writes.
+    pub fn request(&self) -> Request {
+        Request {
+            stated: Plan {
+                ops: self.ops.clone(),
+                sizes: self.sizes.bytes.clone(),
+                // Empty: the default for the world size, settled by the builder.
+                procs: self.procs.clone(),
+                subcomm: self.subcomm,
+                track_every_s: match self.track_every {
+                    WindowArg::Auto => Some(1.0),
+                    WindowArg::Fixed(t) => Some(t),
+                }
+                .filter(|_| !self.no_tracking),
+                timeout_s: self.timeout,
+                delay_ranks: self.delay_ranks.clone(),
+                delays: self.delay.0.clone(),
+                detour: match &self.detour {
+                    Some(DetourArg::Periodic(spec)) => Some(*spec),
+                    _ => None,
+                },
+                detour_trace: match &self.detour {
+                    Some(DetourArg::Trace(spec)) => Some(spec.clone()),
+                    _ => None,
+                },
+                nrep: self.nrep_max.unwrap_or(self.nrep),
+                warmup: self.warmup,
+                sync: self.sync,
+                window_s: match self.window {
+                    WindowArg::Auto => None,
+                    WindowArg::Fixed(w) => Some(w),
+                },
+                late_tolerance_s: match self.late_tolerance {
+                    WindowArg::Auto => None,
+                    WindowArg::Fixed(t) => Some(t),
+                },
+                algorithms: self.algorithms.clone(),
+                algorithm_from_env: self.algorithm_from_env,
+                clock: self.clock,
+                // Replaced by the builder: `seed` below, or the run's drawn one.
+                seed: 0,
+                clock_sync: self.clock_sync,
+                clock_params: self.clock_params.params(),
+                resync_every_s: self.resync_every,
+                emulate_clock: self.clock_params.emulate_clock.clone(),
+                overlap: self.overlap.map(|mode| OverlapSpec {
+                    mode,
+                    test_interval_bytes: self.test_interval.as_ref().map(|s| s.bytes),
+                }),
+                adaptive: self.nrep_max.map(|nrep_max| AdaptiveSpec {
+                    nrep_min: self.nrep_min,
+                    nrep_max,
+                    ci_level: self.ci_level,
+                    ci_rel: self.ci_rel,
+                }),
             },
-            subcomm: self.subcomm,
-            track_every_s: match self.track_every {
-                WindowArg::Auto => Some(1.0),
-                WindowArg::Fixed(t) => Some(t),
-            }
-            .filter(|_| !self.no_tracking),
-            timeout_s: self.timeout,
-            delay_ranks: self.delay_ranks.clone(),
-            delays: replay.map_or_else(|| self.delay.0.clone(), |r| r.delays),
-            detour: match &self.detour {
-                Some(DetourArg::Periodic(spec)) => Some(*spec),
-                _ => None,
-            },
-            detour_trace: match &self.detour {
-                Some(DetourArg::Trace(spec)) => Some(spec.clone()),
-                _ => None,
-            },
-            nrep: self.nrep_max.unwrap_or(self.nrep),
-            warmup: self.warmup,
-            sync: self.sync,
-            window_s: match self.window {
-                WindowArg::Auto => None,
-                WindowArg::Fixed(w) => Some(w),
-            },
-            late_tolerance_s: match self.late_tolerance {
-                WindowArg::Auto => None,
-                WindowArg::Fixed(t) => Some(t),
-            },
-            algorithms: self.algorithms.clone(),
-            algorithm_from_env: self.algorithm_from_env,
-            clock: self.clock,
-            seed: self.seed.unwrap_or(seed),
-            clock_sync: self.clock_sync,
-            clock_params: self.clock_params.params(),
-            resync_every_s: self.resync_every,
-            emulate_clock: self.clock_params.emulate_clock.clone(),
-            overlap: self.overlap.map(|mode| OverlapSpec {
-                mode,
-                test_interval_bytes: self.test_interval.as_ref().map(|s| s.bytes),
+            seed: self.seed,
+            replay: Some(ReplayRequest {
+                map: self.replay_map,
+                ops_given: self.ops_given,
+                sizes_given: self.sizes_given,
             }),
-            adaptive: self.nrep_max.map(|nrep_max| AdaptiveSpec {
-                nrep_min: self.nrep_min,
-                nrep_max,
-                ci_level: self.ci_level,
-                ci_rel: self.ci_rel,
-            }),
+        }
+    }
+
+    /// The settings of the run besides its plan: output, end-of-run outputs, bounds, tags.
+    pub fn run_options(&self) -> RunOptions {
+        RunOptions {
+            output: self.output.clone(),
+            figures: self.figures.clone(),
+            no_figures: self.no_figures,
+            no_summary: self.no_summary,
+            dry_run: self.dry_run,
+            world_size: self.world_size,
+            max_duration_s: self.max_duration,
+            yes: self.yes,
+            quiet: self.quiet,
+            verbose: self.verbose,
+            no_noise_check: self.no_noise_check,
+            tags: self.tags.clone(),
         }
     }
 }
 
-/// Powers of two from 2 up to `world_size`, and `world_size` itself.
-pub fn default_procs(world_size: u32) -> Vec<u32> {
-    let mut procs: Vec<u32> = (1..32)
-        .map(|k| 1u32 << k)
-        .take_while(|&p| p <= world_size)
-        .collect();
-    if procs.last() != Some(&world_size) && world_size >= 2 {
-        procs.push(world_size);
+impl ClockSyncEvalArgs {
+    /// The event-driven simulation these options ask for (`clocksync --simulate`).
+    pub fn scaling_plan(&self) -> crate::clock::scaling::ScalingPlan {
+        let s = &self.sim;
+        let clocks = match &self.params.emulate_clock {
+            Some(spec) => crate::clock::eventsim::ClockSpread::Spec(spec.clone()),
+            None => crate::clock::eventsim::ClockSpread::Random {
+                offset_s: s.sim_offset,
+                skew: s.sim_skew_ppm * 1e-6,
+            },
+        };
+        let mut waits_s = self.waits.clone();
+        waits_s.sort_by(f64::total_cmp);
+        crate::clock::scaling::ScalingPlan {
+            methods: self.methods.clone(),
+            procs: if self.procs.is_empty() {
+                crate::simulate::DEFAULT_SIM_PROCS.to_vec()
+            } else {
+                self.procs.iter().map(|&p| p as usize).collect()
+            },
+            seeds: s.seeds,
+            waits_s,
+            params: self.params.params(),
+            config: crate::clock::eventsim::EventSimConfig {
+                network: crate::clock::eventsim::Network {
+                    latency_s: s.sim_latency,
+                    level_latency_s: s.sim_level_latency,
+                    link_spread_s: s.sim_link_spread,
+                    uplink_extra_s: s.sim_uplink_extra,
+                    jitter_s: s.sim_jitter,
+                    spike_prob: s.sim_spike_prob,
+                    spike_s: s.sim_spike,
+                    ..crate::clock::eventsim::Network::default()
+                },
+                clocks,
+                seed: s.sim_seed,
+                ..crate::clock::eventsim::EventSimConfig::default()
+            },
+            threads: s.sim_threads,
+        }
     }
-    procs
+}
+
+/// The plain options of the MPI commands, made from their arguments at the edge: the run
+/// side never sees a command-line type.
+#[cfg(feature = "mpi")]
+mod to_run {
+    use super::*;
+    use crate::run::{
+        AlgorithmsOptions, CheckKernelsOptions, ClockSyncEvalOptions, NoiseOptions, SchemesOptions,
+        SkewOptions,
+    };
+
+    impl From<SkewArgs> for SkewOptions {
+        fn from(a: SkewArgs) -> Self {
+            SkewOptions {
+                params: a.params.params(),
+                emulate_clock: a.params.emulate_clock,
+                procs: a.procs,
+                nrep: a.nrep,
+                clock_sync: a.clock_sync,
+                clock: a.clock,
+                format: a.format,
+            }
+        }
+    }
+
+    impl From<NoiseArgs> for NoiseOptions {
+        fn from(a: NoiseArgs) -> Self {
+            NoiseOptions {
+                params: a.params.params(),
+                emulate_clock: a.params.emulate_clock,
+                duration: a.duration,
+                threshold: a.threshold,
+                variant: a.variant,
+                quantum: a.quantum,
+                clock_sync: a.clock_sync,
+                clock: a.clock,
+                output: a.output,
+                figures: a.figures,
+                no_figures: a.no_figures,
+                format: a.format,
+                inject_detour: a.inject_detour,
+                inject_rank: a.inject_rank,
+            }
+        }
+    }
+
+    impl From<ClockSyncEvalArgs> for ClockSyncEvalOptions {
+        fn from(a: ClockSyncEvalArgs) -> Self {
+            ClockSyncEvalOptions {
+                params: a.params.params(),
+                emulate_clock: a.params.emulate_clock,
+                methods: a.methods,
+                procs: a.procs,
+                waits: a.waits,
+                track_every: a.track_every,
+                clock: a.clock,
+                format: a.format,
+                output: a.output,
+                yes: a.yes,
+            }
+        }
+    }
+
+    impl From<SchemesArgs> for SchemesOptions {
+        fn from(a: SchemesArgs) -> Self {
+            SchemesOptions {
+                params: a.params.params(),
+                emulate_clock: a.params.emulate_clock,
+                ops: a.ops,
+                sizes: a.sizes.bytes,
+                procs: a.procs,
+                nrep: a.nrep,
+                late_tolerance_s: match a.late_tolerance {
+                    WindowArg::Auto => None,
+                    WindowArg::Fixed(t) => Some(t),
+                },
+                clock_sync: a.clock_sync,
+                clock: a.clock,
+                format: a.format,
+            }
+        }
+    }
+
+    impl From<CheckKernelsArgs> for CheckKernelsOptions {
+        fn from(a: CheckKernelsArgs) -> Self {
+            CheckKernelsOptions {
+                ops: a.ops,
+                counts: a.counts,
+                calls: a.calls,
+                inject_error: a.inject_error,
+            }
+        }
+    }
+
+    impl From<AlgorithmsArgs> for AlgorithmsOptions {
+        fn from(a: AlgorithmsArgs) -> Self {
+            AlgorithmsOptions { format: a.format }
+        }
+    }
 }
 
 /// Options of the event-driven simulator (`clocksync --simulate`; see
@@ -1153,29 +1136,33 @@ mod tests {
     fn a_replay_measures_its_sites_operation_unless_told_otherwise() {
         // Nothing given: the site's allreduce and iallreduce, at its 4 bytes rounded to f64.
         let m = replaying(&[], "iallreduce", 4, "");
-        let c = m.replay_choice().unwrap();
+        let c = m.request().replay_choice().unwrap();
         assert_eq!(c.ops, Some(vec![Op::Allreduce, Op::Iallreduce]));
         assert_eq!(c.sizes, Some(vec![8]));
         assert!(c.warnings.is_empty() && c.notes.len() == 2, "{c:?}");
-        let plan = m.to_plan(2, 1);
+        let plan = m.request().to_plan(2, 1);
         assert_eq!((plan.ops.len(), plan.sizes.clone()), (2, vec![8]));
         // The map defaults to first and is recorded so.
         let r = crate::delay::models::replay::Replay::of(&plan.delays[0]).unwrap();
         assert_eq!(r.map, "first");
         // --ops and --sizes given without the site's op: kept, with a warning naming it.
         let m = replaying(&["--ops", "bcast", "--sizes", "16"], "allreduce", 8, "");
-        let c = m.replay_choice().unwrap();
+        let c = m.request().replay_choice().unwrap();
         assert_eq!((c.ops.clone(), c.sizes.clone()), (None, None));
         assert!(c.warnings[0].contains("add allreduce,iallreduce"), "{c:?}");
-        assert_eq!(m.to_plan(2, 1).ops, vec![Op::Bcast]);
+        assert_eq!(m.request().to_plan(2, 1).ops, vec![Op::Bcast]);
         // A barrier site keeps the sizes (no payload).
-        let c = replaying(&[], "barrier", 0, "").replay_choice().unwrap();
+        let c = replaying(&[], "barrier", 0, "")
+            .request()
+            .replay_choice()
+            .unwrap();
         assert_eq!(
             (c.ops, c.sizes),
             (Some(vec![Op::Barrier, Op::Ibarrier]), None)
         );
         // An operation without a kernel: refused unless --ops names kernels.
         let e = replaying(&[], "reduce_scatter", 64, "")
+            .request()
             .replay_choice()
             .unwrap_err();
         assert!(
@@ -1183,6 +1170,7 @@ mod tests {
             "{e}"
         );
         let c = replaying(&["--ops", "reduce_scatter_block"], "reduce_scatter", 64, "")
+            .request()
             .replay_choice()
             .unwrap();
         assert!(
@@ -1190,7 +1178,10 @@ mod tests {
             "{c:?}"
         );
         // A v-form site replays on its own v-form kernel, with the captured counts.
-        let c = replaying(&[], "alltoallv", 64, "").replay_choice().unwrap();
+        let c = replaying(&[], "alltoallv", 64, "")
+            .request()
+            .replay_choice()
+            .unwrap();
         assert!(
             c.notes
                 .iter()
@@ -1202,15 +1193,21 @@ mod tests {
         // A capture without vectors: uniform counts, said before measuring.
         let mut r = crate::delay::models::replay::Replay::of(&c.delays[0]).unwrap();
         r.counts.clear();
-        let note = counts_note(&r, "replay:cap@app+0x10", "alltoallv", false).unwrap();
+        let note =
+            crate::plan::replay_choice::counts_note(&r, "replay:cap@app+0x10", "alltoallv", false)
+                .unwrap();
         assert!(
             note.contains("no count vectors") && note.contains("uniform"),
             "{note}"
         );
         r.op = "allreduce".into();
-        assert_eq!(counts_note(&r, "s", "allreduce", false), None);
+        assert_eq!(
+            crate::plan::replay_choice::counts_note(&r, "s", "allreduce", false),
+            None
+        );
         // A persistent site replays on its persistent kernel, beside the other two forms.
         let c = replaying(&[], "allreduce_persistent", 8, "")
+            .request()
             .replay_choice()
             .unwrap();
         assert_eq!(
@@ -1222,15 +1219,19 @@ mod tests {
         );
         // One without a persistent kernel (the v-forms have none) is refused as above.
         let e = replaying(&[], "gatherv_persistent", 64, "")
+            .request()
             .replay_choice()
             .unwrap_err();
         assert!(e.contains("gatherv_persistent has no kernel"), "{e}");
         // --replay-map against the spec's suffix.
         let e = replaying(&["--replay-map", "first"], "allreduce", 8, "folded")
+            .request()
             .replay_choice()
             .unwrap_err();
         assert!(e.contains("--replay-map is first"), "{e}");
-        let plan = replaying(&["--replay-map", "folded"], "allreduce", 8, "").to_plan(2, 1);
+        let plan = replaying(&["--replay-map", "folded"], "allreduce", 8, "")
+            .request()
+            .to_plan(2, 1);
         let r = crate::delay::models::replay::Replay::of(&plan.delays[0]).unwrap();
         assert_eq!(r.map, "folded");
     }
@@ -1239,7 +1240,7 @@ mod tests {
     fn defaults_are_the_documented_ones() {
         let cli = parse(&[]).unwrap();
         assert!(cli.command.is_none());
-        let plan = cli.measure.to_plan(6, 42);
+        let plan = cli.measure.request().to_plan(6, 42);
         assert_eq!(plan.ops, Op::defaults());
         assert_eq!(plan.sizes, vec![8, 128, 1024]);
         assert_eq!(plan.procs, vec![2, 4, 6]);
@@ -1294,7 +1295,7 @@ mod tests {
             "9",
         ])
         .unwrap();
-        let plan = cli.measure.to_plan(4, 0);
+        let plan = cli.measure.request().to_plan(4, 0);
         assert_eq!(plan.ops, vec![Op::Allreduce, Op::Ialltoall]);
         assert_eq!(plan.sizes, vec![8, 1024]);
         let delays: Vec<f64> = plan.delays.iter().map(|d| d.mean_s()).collect();
@@ -1308,18 +1309,22 @@ mod tests {
     #[test]
     fn osu_and_imb_spellings() {
         let cli = parse(&["-m", "8:1MiB", "-i", "50", "-x", "5"]).unwrap();
-        let plan = cli.measure.to_plan(4, 0);
+        let plan = cli.measure.request().to_plan(4, 0);
         assert_eq!(plan.sizes, (3..=20).map(|k| 1u64 << k).collect::<Vec<_>>());
         assert_eq!((plan.nrep, plan.warmup), (50, 5));
         assert!(cli.unit_warnings().is_empty());
         let cli = parse(&["--sizes", "8..64,1k"]).unwrap();
-        assert_eq!(cli.measure.to_plan(4, 0).sizes, vec![8, 16, 32, 64, 1000]);
+        assert_eq!(
+            cli.measure.request().to_plan(4, 0).sizes,
+            vec![8, 16, 32, 64, 1000]
+        );
         let warnings = cli.unit_warnings();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("1000 bytes"), "{warnings:?}");
         let cli = parse(&["--overlap", "time", "--test-interval", "2k"]).unwrap();
         assert_eq!(
             cli.measure
+                .request()
                 .to_plan(4, 0)
                 .overlap
                 .unwrap()
@@ -1365,7 +1370,7 @@ mod tests {
             "0.02",
         ])
         .unwrap();
-        let plan = cli.measure.to_plan(4, 0);
+        let plan = cli.measure.request().to_plan(4, 0);
         let o = plan.overlap.unwrap();
         assert_eq!(
             (o.mode, o.test_interval_bytes),
@@ -1404,12 +1409,5 @@ mod tests {
         assert_eq!(bootstrap.bootstrap().level, 0.99);
         assert!(parse(&["compare", "a.cbor", "b.cbor", "--confidence", "95"]).is_err());
         assert!(parse(&["compare", "a.cbor"]).is_err());
-    }
-
-    #[test]
-    fn default_procs_are_powers_of_two_and_world() {
-        assert_eq!(default_procs(2), vec![2]);
-        assert_eq!(default_procs(4), vec![2, 4]);
-        assert_eq!(default_procs(12), vec![2, 4, 8, 12]);
     }
 }

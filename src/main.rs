@@ -50,10 +50,18 @@ fn main() -> ExitCode {
     }
     match cli.command {
         #[cfg(feature = "mpi")]
-        None => delaybench::run::main(cli.measure, study.map(|s| s.text)),
+        None => delaybench::run::main(
+            cli.measure.request(),
+            cli.measure.run_options(),
+            study.map(|s| s.text),
+        ),
         // Offline: the simulator needs no MPI, so dispatch before MPI is initialised.
         Some(Command::Clocksync(args)) if args.simulate => {
-            let done = delaybench::simulate::run(&args, &mut std::io::stdout().lock());
+            let done = delaybench::simulate::run(
+                &args.scaling_plan(),
+                args.format,
+                &mut std::io::stdout().lock(),
+            );
             finish(done.map_err(anyhow::Error::from))
         }
         // Offline too: SimGrid runs the ranks in its own processes.
@@ -62,17 +70,17 @@ fn main() -> ExitCode {
             finish(done.map_err(anyhow::Error::from))
         }
         #[cfg(feature = "mpi")]
-        Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args),
+        Some(Command::Clocksync(args)) => delaybench::run::clocksync_main(args.into()),
         #[cfg(feature = "mpi")]
-        Some(Command::Skew(args)) => delaybench::run::skew_main(args),
+        Some(Command::Skew(args)) => delaybench::run::skew_main(args.into()),
         #[cfg(feature = "mpi")]
-        Some(Command::Schemes(args)) => delaybench::run::schemes_main(args),
+        Some(Command::Schemes(args)) => delaybench::run::schemes_main(args.into()),
         #[cfg(feature = "mpi")]
-        Some(Command::Noise(args)) => delaybench::run::noise_main(args),
+        Some(Command::Noise(args)) => delaybench::run::noise_main(args.into()),
         #[cfg(feature = "mpi")]
-        Some(Command::Algorithms(args)) => delaybench::run::algorithms_main(args),
+        Some(Command::Algorithms(args)) => delaybench::run::algorithms_main(args.into()),
         #[cfg(feature = "mpi")]
-        Some(Command::CheckKernels(args)) => delaybench::run::check_kernels_main(args),
+        Some(Command::CheckKernels(args)) => delaybench::run::check_kernels_main(args.into()),
         #[cfg(not(feature = "mpi"))]
         None
         | Some(

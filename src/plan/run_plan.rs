@@ -299,9 +299,10 @@ pub enum PlanError {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
+    /// A small valid plan for tests elsewhere in the crate.
     pub(crate) fn plan() -> Plan {
         Plan {
             ops: Op::defaults(),

@@ -188,42 +188,4 @@ mod tests {
         // Rank 2 sends its row (66) and receives its column (3 + 13 + 23).
         assert_eq!(largest_buffers(Family::Alltoallv, &s, 3), 66 + 39);
     }
-
-    #[test]
-    fn only_the_sites_family_takes_its_counts() {
-        use crate::cli::Cli;
-        use crate::delay::DelayModel;
-        use clap::Parser;
-        let mut plan = Cli::try_parse_from(["delaybench"])
-            .unwrap()
-            .measure
-            .to_plan(2, 1);
-        let replay = |op: &str, counts: Vec<u64>| {
-            DelayModel::new(Replay {
-                path: "cap".into(),
-                site: "app+0x10".into(),
-                map: "first".into(),
-                op: op.into(),
-                bytes: 8,
-                recorded_size: 2,
-                lateness_s: vec![0.0, 1e-6],
-                counts,
-            })
-        };
-        plan.delays = vec![
-            "50us".parse().unwrap(),
-            replay("allreduce", vec![]),
-            replay("iallgatherv", vec![8, 24]),
-        ];
-        let c = captured_counts(&plan, Op::Allgatherv, 2).unwrap();
-        assert_eq!(c.source, "replay:cap@app+0x10");
-        assert_eq!(c.send_matrix, vec![8, 8, 24, 24]);
-        assert!(captured_counts(&plan, Op::Iallgatherv, 2).is_some());
-        for op in [Op::Alltoallv, Op::Allgather, Op::Allreduce] {
-            assert_eq!(captured_counts(&plan, op, 2), None, "{op}");
-        }
-        // A site without counts leaves the kernel to --sizes.
-        plan.delays = vec![replay("allgatherv", vec![])];
-        assert_eq!(captured_counts(&plan, Op::Allgatherv, 2), None);
-    }
 }

@@ -5,6 +5,7 @@
 //! and a block end), and a footer when the run completed. Plain Rust, no MPI.
 
 mod chunk;
+mod header;
 pub mod job;
 pub mod noise;
 mod noise_check;

@@ -2,9 +2,8 @@
 //! outcome, so bad input ends all ranks before any measurement with one message.
 
 use super::error::RunError;
-use crate::cli::MeasureArgs;
 use crate::plan::checks::{self, Estimate};
-use crate::plan::Plan;
+use crate::plan::{Plan, Request, RunOptions};
 use crate::records::{RecordsError, RecordsWriter};
 use crate::summary::EndOfRun;
 use mpi::topology::SimpleCommunicator;
@@ -28,7 +27,8 @@ pub struct Agreed {
 /// `hosts`: the host name of every world rank.
 pub fn agree(
     world: &SimpleCommunicator,
-    args: &MeasureArgs,
+    request: &Request,
+    opts: &RunOptions,
     hosts: &[String],
 ) -> Result<Agreed, RunError> {
     let mut outcome: Result<Plan, String> = Err(String::new());
@@ -37,31 +37,32 @@ pub fn agree(
     let mem = gather_memory(world);
     if world.rank() == 0 {
         let mem_per_rank = checks::memory_per_rank(hosts, &mem);
-        outcome = resolve(world.size() as u32, args, hosts, mem_per_rank).and_then(|plan| {
-            // A dry run measures nothing, so it leaves no file behind either.
-            if args.dry_run {
-                return Ok(plan);
-            }
-            let path = output_path(args);
-            // Checked before the records file is created, so a refusal leaves nothing behind.
-            let outputs = EndOfRun::new(
-                &path,
-                args.figures.as_deref(),
-                args.no_figures,
-                args.no_summary,
-            );
-            outputs.check()?;
-            end = Some(outputs);
-            writer = Some(RecordsWriter::create(&path).map_err(|e| match e {
-                // Only a name the user chose may be blamed on --output.
-                RecordsError::Exists(p) if args.output.is_none() => format!(
-                    "default records file {p} already exists (a run started in the same \
+        outcome =
+            resolve(world.size() as u32, request, opts, hosts, mem_per_rank).and_then(|plan| {
+                // A dry run measures nothing, so it leaves no file behind either.
+                if opts.dry_run {
+                    return Ok(plan);
+                }
+                let path = output_path(opts);
+                // Checked before the records file is created, so a refusal leaves nothing behind.
+                let outputs = EndOfRun::new(
+                    &path,
+                    opts.figures.as_deref(),
+                    opts.no_figures,
+                    opts.no_summary,
+                );
+                outputs.check()?;
+                end = Some(outputs);
+                writer = Some(RecordsWriter::create(&path).map_err(|e| match e {
+                    // Only a name the user chose may be blamed on --output.
+                    RecordsError::Exists(p) if opts.output.is_none() => format!(
+                        "default records file {p} already exists (a run started in the same \
                      microsecond by the same process id?): retry, or name one with --output"
-                ),
-                e => e.to_string(),
-            })?);
-            Ok(plan)
-        });
+                    ),
+                    e => e.to_string(),
+                })?);
+                Ok(plan)
+            });
     }
     let mut bytes = Vec::new();
     if world.rank() == 0 {
@@ -82,26 +83,26 @@ pub fn agree(
 impl Agreed {
     /// With `--dry-run` or `--verbose`, rank 0 prints the plan and its estimated duration.
     /// Returns true when the run stops here (`--dry-run`).
-    pub fn plan_only(&self, world: &SimpleCommunicator, args: &MeasureArgs) -> bool {
-        if world.rank() == 0 && (args.dry_run || args.verbose) {
+    pub fn plan_only(&self, world: &SimpleCommunicator, opts: &RunOptions) -> bool {
+        if world.rank() == 0 && (opts.dry_run || opts.verbose) {
             eprint!(
                 "{}",
                 super::report::describe_plan(&self.plan, world.size() as u32)
             );
-            if args.dry_run {
+            if opts.dry_run {
                 eprintln!("delaybench: dry run: nothing measured, no file written");
             }
         }
-        args.dry_run
+        opts.dry_run
     }
 }
 
 /// `--dry-run --world-size N`: resolves and checks the plan for `world_size` ranks on one
 /// host without starting MPI, then prints it like a dry run under mpirun. Memory is not
 /// checked (the ranks' hosts are unknown). Exit code 2 with the message for a bad plan.
-pub fn dry_run_without_mpi(args: &MeasureArgs, world_size: u32) -> ExitCode {
+pub fn dry_run_without_mpi(request: &Request, opts: &RunOptions, world_size: u32) -> ExitCode {
     let hosts = vec!["localhost".to_string(); world_size as usize];
-    match resolve(world_size, args, &hosts, None) {
+    match resolve(world_size, request, opts, &hosts, None) {
         Ok(plan) => {
             eprint!("{}", super::report::describe_plan(&plan, world_size));
             eprintln!(
@@ -119,20 +120,21 @@ pub fn dry_run_without_mpi(args: &MeasureArgs, world_size: u32) -> ExitCode {
 
 fn resolve(
     world_size: u32,
-    args: &MeasureArgs,
+    request: &Request,
+    opts: &RunOptions,
     hosts: &[String],
     mem_per_rank: Option<u64>,
 ) -> Result<Plan, String> {
-    crate::records::provenance::check_tags(&args.tags).map_err(|e| e.to_string())?;
+    crate::records::provenance::check_tags(&opts.tags).map_err(|e| e.to_string())?;
     // A replay's map and kernels are settled (or refused) before the plan is made.
-    let replay = args.replay_choice()?;
+    let replay = request.replay_choice()?;
     for w in &replay.warnings {
         eprintln!("delaybench: warning: {w}");
     }
     for n in &replay.notes {
         eprintln!("delaybench: {n}");
     }
-    let mut plan = args.to_plan(world_size, rand::random());
+    let mut plan = request.to_plan(world_size, rand::random());
     plan.validate(world_size, hosts)
         .map_err(|e| e.to_string())?;
     // A trace to replay is read now, so a bad file ends the run before anything is measured;
@@ -151,9 +153,9 @@ fn resolve(
         eprintln!("delaybench: note: {note}");
     }
     // A dry run shows the estimate whatever it is; a real run needs --yes past the bound.
-    if !(args.yes || args.dry_run) {
+    if !(opts.yes || opts.dry_run) {
         Estimate::of(&plan)
-            .check(args.max_duration)
+            .check(opts.max_duration_s)
             .map_err(|e| e.to_string())?;
     }
     // Emulated offsets apply from now on, so that the offsets seen look like the spec.
@@ -163,8 +165,8 @@ fn resolve(
     Ok(plan)
 }
 
-fn output_path(args: &MeasureArgs) -> PathBuf {
-    args.output
+fn output_path(opts: &RunOptions) -> PathBuf {
+    opts.output
         .clone()
         .unwrap_or_else(|| crate::output_name::default_output("results", "delaybench", "cbor"))
 }

@@ -4,7 +4,6 @@
 
 use super::error::RunError;
 use super::mpit::{algorithm_variables, enabling_variable, Mpit, MpitError};
-use crate::cli::AlgorithmsArgs;
 use crate::export::Format;
 use crate::plan::algorithms::{
     launch_lines, AlgorithmCheck, AlgorithmRequest, AlgorithmSetting, AlgorithmVariable,
@@ -229,8 +228,16 @@ impl Catalogue {
     }
 }
 
+/// How `delaybench algorithms` prints the catalogue: plain options, filled from the command
+/// line at the edge.
+#[derive(Debug, Clone, Copy)]
+pub struct AlgorithmsOptions {
+    /// `table` or `json` (one document); the parser accepts no other.
+    pub format: Format,
+}
+
 /// `delaybench algorithms`: rank 0 prints the catalogue.
-pub fn main(args: AlgorithmsArgs) -> ExitCode {
+pub fn main(opts: AlgorithmsOptions) -> ExitCode {
     let Some(universe) = super::init() else {
         return ExitCode::FAILURE;
     };
@@ -242,7 +249,7 @@ pub fn main(args: AlgorithmsArgs) -> ExitCode {
         };
         match Catalogue::discover(&mpit) {
             Ok(c) if world.rank() == 0 => {
-                let text = match args.format {
+                let text = match opts.format {
                     Format::Json => serde_json::to_string_pretty(&c).unwrap_or_default() + "\n",
                     // `table`, the one other format the parser accepts.
                     _ => c.text(),

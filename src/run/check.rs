@@ -14,7 +14,6 @@
 //! order, and the clairvoyant kernel is given that order as its planned one.
 
 use super::kernels::Kernel;
-use crate::cli::CheckKernelsArgs;
 use crate::plan::Op;
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
@@ -57,18 +56,32 @@ fn value(rank: usize, i: usize) -> f64 {
     (rank * 1000 + i) as f64 + 0.5
 }
 
+/// What the hidden `delaybench check-kernels` checks: plain options, filled from the command
+/// line at the edge.
+#[derive(Debug, Clone)]
+pub struct CheckKernelsOptions {
+    /// Kernels to check; empty: every `ref:*` kernel.
+    pub ops: Vec<Op>,
+    /// Element counts (f64 per rank; bytes per block for the v-forms) to check.
+    pub counts: Vec<usize>,
+    /// Calls per kernel and count.
+    pub calls: u32,
+    /// Corrupt one element of rank 0's result before comparing.
+    pub inject_error: bool,
+}
+
 /// Runs the check on every rank of the world; exit 0 when every result equals
 /// `MPI_Allreduce`'s, 1 otherwise (on every rank), 2 when an op's sum is not on every rank.
-pub fn main(args: CheckKernelsArgs) -> ExitCode {
+pub fn main(opts: CheckKernelsOptions) -> ExitCode {
     let Some(universe) = super::init() else {
         return ExitCode::FAILURE;
     };
     let world = universe.world();
     let (p, me) = (world.size() as usize, world.rank() as usize);
-    let ops: Vec<Op> = if args.ops.is_empty() {
+    let ops: Vec<Op> = if opts.ops.is_empty() {
         Op::ALL.into_iter().filter(|op| op.is_reference()).collect()
     } else {
-        args.ops.clone()
+        opts.ops.clone()
     };
     // The result must be on every rank: reduce/ireduce leave it on rank 0 only.
     let everywhere =
@@ -93,12 +106,12 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
     }
     let mut failed = 0u64;
     for &op in ops.iter().filter(|op| is_vform(**op)) {
-        for &count in &args.counts {
-            failed += check_vform(&world, op, count, &args);
+        for &count in &opts.counts {
+            failed += check_vform(&world, op, count, &opts);
         }
     }
     for &op in ops.iter().filter(|op| !is_vform(**op)) {
-        for &count in &args.counts {
+        for &count in &opts.counts {
             let mut kernel = Kernel::new(op, 8 * count as u64, p);
             kernel.fill_send(|i| value(me, i));
             let send: Vec<f64> = (0..count).map(|i| value(me, i)).collect();
@@ -112,7 +125,7 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
                 crate::plan::kernel::Family::RefSortedLinearTree
                     | crate::plan::kernel::Family::RefPrereducedRing
             );
-            for call in 0..args.calls as usize {
+            for call in 0..opts.calls as usize {
                 let late = call % p;
                 // The planned order of this call: everyone but the late rank, then it.
                 let order: Vec<usize> = (0..p).filter(|&r| r != late).chain([late]).collect();
@@ -123,7 +136,7 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
                 kernel.run_arriving(&world, Some(&order));
                 seen_last += usize::from(kernel.observed_order().last() == Some(&late));
                 let mut got = kernel.result().to_vec();
-                if args.inject_error && me == 0 && !got.is_empty() {
+                if opts.inject_error && me == 0 && !got.is_empty() {
                     got[0] += 1.0;
                 }
                 let bad: Vec<usize> = (0..count)
@@ -149,7 +162,7 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
                 eprintln!(
                     "check-kernels: {op} P={p} count={count}: the late rank was observed last \
                      after {seen_last} of {} calls",
-                    args.calls
+                    opts.calls
                 );
             }
             if me == 0 {
@@ -158,7 +171,7 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
                 } else {
                     format!("FAILED ({total} wrong elements over all ranks and calls)")
                 };
-                println!("{op} P={p} count={count} calls={}: {verdict}", args.calls);
+                println!("{op} P={p} count={count} calls={}: {verdict}", opts.calls);
             }
         }
     }
@@ -169,20 +182,20 @@ pub fn main(args: CheckKernelsArgs) -> ExitCode {
     }
 }
 
-/// Runs v-form `op` with `count` bytes per block `args.calls` times (a rank late in each, as
+/// Runs v-form `op` with `count` bytes per block `opts.calls` times (a rank late in each, as
 /// for the reductions) and counts, over all ranks, the received bytes that are not their
 /// sender's tag; rank 0 prints the verdict.
 fn check_vform(
     world: &mpi::topology::SimpleCommunicator,
     op: Op,
     count: usize,
-    args: &CheckKernelsArgs,
+    opts: &CheckKernelsOptions,
 ) -> u64 {
     let (p, me) = (world.size() as usize, world.rank() as usize);
     let mut kernel = Kernel::new(op, count as u64, p);
     let expected = expected_blocks(op, me, p);
     let mut wrong = 0u64;
-    for call in 0..args.calls as usize {
+    for call in 0..opts.calls as usize {
         kernel.fill_blocks(|block| tag(me, block));
         world.barrier();
         if me == call % p {
@@ -196,7 +209,7 @@ fn check_vform(
         let mut bad = 0u64;
         for (j, (block, &want)) in got.iter().zip(expected).enumerate() {
             let mut n = block.iter().filter(|&&x| x != want).count() as u64;
-            if args.inject_error && me == 0 && j == 0 && call == 0 {
+            if opts.inject_error && me == 0 && j == 0 && call == 0 {
                 n += 1;
             }
             if n > 0 && bad == 0 {
@@ -217,7 +230,7 @@ fn check_vform(
         } else {
             format!("FAILED ({total} wrong bytes over all ranks and calls)")
         };
-        println!("{op} P={p} count={count} calls={}: {verdict}", args.calls);
+        println!("{op} P={p} count={count} calls={}: {verdict}", opts.calls);
     }
     total
 }

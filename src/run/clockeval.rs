@@ -4,7 +4,6 @@
 use super::session::Session;
 use super::tracking::{probe_clocks, ProbeComms};
 use super::transport::MpiTransport;
-use crate::cli::ClockSyncEvalArgs;
 use crate::clock::{build, measure_errors, true_error, ClockSyncMethod, EmulationSpec};
 use crate::export::{write_clocksync, ClockSyncRow, Format};
 use mpi::collective::SystemOperation;
@@ -13,16 +12,42 @@ use mpi::traits::*;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+/// What `delaybench clocksync` evaluates under MPI and how it reports: plain options,
+/// filled from the command line at the edge.
+#[derive(Debug, Clone)]
+pub struct ClockSyncEvalOptions {
+    /// Methods to evaluate.
+    pub methods: Vec<ClockSyncMethod>,
+    /// Process counts P; empty: the default for the world size.
+    pub procs: Vec<u32>,
+    /// Waits after the synchronisation at which the clock error is measured, seconds.
+    pub waits: Vec<f64>,
+    /// Long-run mode: a drift-tracking probe round this often during the waits, seconds.
+    pub track_every: Option<f64>,
+    /// Parameters of the clock synchronisation methods.
+    pub params: crate::clock::ClockSyncParams,
+    /// Per-rank clock offsets and skews to emulate, if any.
+    pub emulate_clock: Option<crate::clock::EmulationSpec>,
+    /// The clock read.
+    pub clock: crate::plan::ClockSource,
+    /// Output on stdout.
+    pub format: Format,
+    /// CSV file of the results; `None`: `results/clocksync-<UTC time, µs>-<pid>.csv`.
+    pub output: Option<std::path::PathBuf>,
+    /// Run even when the waits add up to more than an hour.
+    pub yes: bool,
+}
+
 /// Runs the evaluation under MPI; rank 0 prints the table and writes the CSV.
-pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
-    let check = |procs: &[u32]| check_duration(&args, procs.len());
-    let emulate = args.params.emulate_clock.as_ref();
+pub fn main(opts: ClockSyncEvalOptions) -> ExitCode {
+    let check = |procs: &[u32]| check_duration(&opts, procs.len());
+    let emulate = opts.emulate_clock.as_ref();
     super::command(
-        &args.procs,
+        &opts.procs,
         check,
         emulate,
-        args.clock,
-        |session, procs, emulation| run(session, procs, &args, emulation),
+        opts.clock,
+        |session, procs, emulation| run(session, procs, &opts, emulation),
     )
 }
 
@@ -30,27 +55,27 @@ pub fn main(args: ClockSyncEvalArgs) -> ExitCode {
 fn run(
     session: &mut Session,
     procs: Vec<u32>,
-    args: &ClockSyncEvalArgs,
+    opts: &ClockSyncEvalOptions,
     emulation: Option<&EmulationSpec>,
 ) -> ExitCode {
     let world = session.world;
-    let mut waits = args.waits.clone();
+    let mut waits = opts.waits.clone();
     waits.sort_by(f64::total_cmp);
     let mut rows = Vec::new();
     for p in procs {
-        let tracking: Vec<Option<f64>> = match args.track_every {
+        let tracking: Vec<Option<f64>> = match opts.track_every {
             None => vec![None],
             Some(every) => vec![None, Some(every)],
         };
         let (found, _) = session.measure_at(p, None, |session, comm| {
             let mut rows = Vec::new();
-            for &m in &args.methods {
+            for &m in &opts.methods {
                 for &track in &tracking {
                     let how = Evaluation {
                         method: m,
                         track_every_s: track,
                     };
-                    rows.extend(evaluate(comm, session, how, args, &waits, emulation));
+                    rows.extend(evaluate(comm, session, how, opts, &waits, emulation));
                 }
             }
             rows
@@ -58,7 +83,7 @@ fn run(
         rows.extend(found.unwrap_or_default());
     }
     if world.rank() == 0 {
-        return report(&rows, args);
+        return report(&rows, opts);
     }
     ExitCode::SUCCESS
 }
@@ -86,12 +111,12 @@ fn evaluate(
     comm: &SimpleCommunicator,
     session: &mut Session,
     how: Evaluation,
-    args: &ClockSyncEvalArgs,
+    opts: &ClockSyncEvalOptions,
     waits: &[f64],
     emulation: Option<&EmulationSpec>,
 ) -> Vec<ClockSyncRow> {
     let method = how.method;
-    let sync = build(method, &args.params.params());
+    let sync = build(method, &opts.params);
     comm.barrier();
     let gathered = session.synchronise(comm, sync.as_ref());
     let synced = Instant::now();
@@ -126,10 +151,10 @@ fn evaluate(
         let errors = measure_errors(
             &transport,
             &session.timing.model(),
-            args.params.sync_nonimproving,
+            opts.params.nonimproving,
         );
         let true_error = emulation.map(|spec| {
-            let base = super::base_clock_now(args.clock);
+            let base = super::base_clock_now(opts.clock);
             let mine = true_error(spec, comm.rank() as usize, &session.timing.model(), base).abs();
             let mut max = 0.0;
             comm.all_reduce_into(&mine, &mut max, SystemOperation::max());
@@ -149,15 +174,15 @@ fn evaluate(
     rows
 }
 
-fn report(rows: &[ClockSyncRow], args: &ClockSyncEvalArgs) -> ExitCode {
+fn report(rows: &[ClockSyncRow], opts: &ClockSyncEvalOptions) -> ExitCode {
     // A closed stdout (`| head`) is no failure: the results file below is still written.
-    if let Err(e) = write_clocksync(rows, args.format, &mut std::io::stdout().lock()) {
+    if let Err(e) = write_clocksync(rows, opts.format, &mut std::io::stdout().lock()) {
         if !crate::exit::is_broken_pipe(&e) {
             eprintln!("delaybench: error: {e}");
             return ExitCode::FAILURE;
         }
     }
-    let path = args
+    let path = opts
         .output
         .clone()
         .unwrap_or_else(|| crate::output_name::default_output("results", "clocksync", "csv"));
@@ -177,7 +202,7 @@ fn report(rows: &[ClockSyncRow], args: &ClockSyncEvalArgs) -> ExitCode {
                 "it already exists and is never overwritten (this run's results are the table \
                  printed above); {}",
                 // Only a name the user chose may be blamed on --output.
-                if args.output.is_some() {
+                if opts.output.is_some() {
                     "remove it or give another --output"
                 } else {
                     "run again for a new default name"
@@ -207,21 +232,21 @@ const MAX_WAITING_S: f64 = 3600.0;
 /// Refuses evaluations that would wait for more than an hour in total (every method waits
 /// the longest wait once per P) unless `--yes`, and zero clock-sync counts. Every rank
 /// decides alike from the same arguments.
-fn check_duration(args: &ClockSyncEvalArgs, nprocs: usize) -> Result<(), String> {
-    if let Some(flag) = args.params.params().zero_count() {
+fn check_duration(opts: &ClockSyncEvalOptions, nprocs: usize) -> Result<(), String> {
+    if let Some(flag) = opts.params.zero_count() {
         return Err(format!(
             "{flag} must be at least 1: a clock synchronisation without measurements gives no \
              clock model"
         ));
     }
-    let longest = args.waits.iter().copied().fold(0.0, f64::max);
-    let total = longest * (args.methods.len() * nprocs) as f64;
-    if total > MAX_WAITING_S && !args.yes {
+    let longest = opts.waits.iter().copied().fold(0.0, f64::max);
+    let total = longest * (opts.methods.len() * nprocs) as f64;
+    if total > MAX_WAITING_S && !opts.yes {
         return Err(format!(
             "the waits would take about {} ({} methods x {nprocs} process counts x the longest \
              wait {}), more than an hour: pass --yes to run it anyway, or give shorter --waits",
             crate::plan::checks::human(total),
-            args.methods.len(),
+            opts.methods.len(),
             crate::units::format_duration(longest)
         ));
     }

@@ -33,26 +33,26 @@ mod tracking;
 mod transport;
 mod window;
 
-pub use algorithms::main as algorithms_main;
-pub use check::main as check_kernels_main;
-pub use clockeval::main as clocksync_main;
-pub use noise::main as noise_main;
-pub use schemes::main as schemes_main;
-pub use skew::main as skew_main;
+pub use algorithms::{main as algorithms_main, AlgorithmsOptions};
+pub use check::{main as check_kernels_main, CheckKernelsOptions};
+pub use clockeval::{main as clocksync_main, ClockSyncEvalOptions};
+pub use noise::{main as noise_main, NoiseOptions};
+pub use schemes::{main as schemes_main, SchemesOptions};
+pub use skew::{main as skew_main, SkewOptions};
 
-use crate::cli::MeasureArgs;
 use crate::clock::{Clock, MonotonicClock};
 use crate::exit::NO_VALID_EXIT;
-use crate::plan::ClockSource;
+use crate::plan::{ClockSource, Request, RunOptions};
 use mpi::environment::Universe;
 use std::process::ExitCode;
 
-/// Runs a measurement under MPI. Exit code 2 for bad input (nothing measured, no file
+/// Runs the measurement `request` asks for under MPI, with the run's settings `opts` and the
+/// text of its study file (`study`, for the header). Exit code 2 for bad input (nothing measured, no file
 /// written), [`NO_VALID_EXIT`] when a block had no valid repetition; a failure during the run
 /// aborts every rank.
-pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
-    if let Some(n) = args.world_size {
-        return agree::dry_run_without_mpi(&args, n);
+pub fn main(request: Request, opts: RunOptions, study: Option<String>) -> ExitCode {
+    if let Some(n) = opts.world_size {
+        return agree::dry_run_without_mpi(&request, &opts, n);
     }
     let Some(universe) = init() else {
         return ExitCode::FAILURE;
@@ -64,7 +64,7 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
     let hosts = hosts::Hosts::discover(&world);
     let my_host = hosts.names[mpi::traits::Communicator::rank(&world) as usize].clone();
     let job = job::gather(&world, &my_host);
-    let agreed = match agree::agree(&world, &args, &hosts.names) {
+    let agreed = match agree::agree(&world, &request, &opts, &hosts.names) {
         Ok(a) => a,
         Err(e) => {
             if mpi::traits::Communicator::rank(&world) == 0 {
@@ -73,7 +73,7 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if agreed.plan_only(&world, &args) {
+    if agreed.plan_only(&world, &opts) {
         return ExitCode::SUCCESS;
     }
     interrupt::install();
@@ -101,7 +101,7 @@ pub fn main(args: MeasureArgs, study: Option<String>) -> ExitCode {
     } else {
         None
     };
-    let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &args, study, agreed.end);
+    let mut runner = runner::Runner::new(&world, hosts, agreed.plan, &opts, study, agreed.end);
     runner.set_job(job);
     runner.set_sweep(sweep);
     match runner.run(agreed.writer) {
@@ -181,7 +181,7 @@ fn checked_procs(world: &mpi::topology::SimpleCommunicator, procs: &[u32]) -> Op
     use mpi::traits::Communicator;
     let size = world.size() as u32;
     let procs = if procs.is_empty() {
-        crate::cli::default_procs(size)
+        crate::plan::default_procs(size)
     } else {
         procs.to_vec()
     };

@@ -6,7 +6,6 @@
 
 use super::session::Session;
 use crate::analysis::noise_report;
-use crate::cli::NoiseArgs;
 use crate::clock::build;
 use crate::delay::DetourInjector;
 use crate::export::write_noise_report;
@@ -107,41 +106,75 @@ pub(super) fn gather_ranks(comm: &SimpleCommunicator, mine: &NoiseRank) -> Optio
     })
 }
 
+/// What `delaybench noise` measures, where it writes and how it reports: plain options,
+/// filled from the command line at the edge.
+#[derive(Debug, Clone)]
+pub struct NoiseOptions {
+    /// How long every rank runs its noise loop, seconds.
+    pub duration: f64,
+    /// Detours longer than this are recorded, seconds.
+    pub threshold: f64,
+    /// The loop.
+    pub variant: crate::noise::NoiseVariant,
+    /// fwq: work per quantum; ftq: the quantum, seconds (`None`: the variant's default).
+    pub quantum: Option<f64>,
+    /// Clock synchronisation method for the global clock.
+    pub clock_sync: crate::clock::ClockSyncMethod,
+    /// Parameters of the clock synchronisation methods.
+    pub params: crate::clock::ClockSyncParams,
+    /// Per-rank clock offsets and skews to emulate, if any.
+    pub emulate_clock: Option<crate::clock::EmulationSpec>,
+    /// The clock read.
+    pub clock: crate::plan::ClockSource,
+    /// Noise file; `None`: `results/noise-<UTC time, µs>-<pid>.cbor`.
+    pub output: Option<std::path::PathBuf>,
+    /// Folder of the figures; `None`: beside the noise file.
+    pub figures: Option<std::path::PathBuf>,
+    /// Draw no figures.
+    pub no_figures: bool,
+    /// The report's format.
+    pub format: crate::export::Format,
+    /// Periodic detours injected into the loop of [`NoiseOptions::inject_rank`].
+    pub inject_detour: Option<crate::delay::DetourSpec>,
+    /// The world rank that gets [`NoiseOptions::inject_detour`].
+    pub inject_rank: Option<u32>,
+}
+
 /// Runs the noise measurement under MPI; rank 0 writes the file, prints and draws.
-pub fn main(args: NoiseArgs) -> ExitCode {
+pub fn main(opts: NoiseOptions) -> ExitCode {
     // The default process counts end with the world size.
     let check = |procs: &[u32]| {
         let size = procs.iter().copied().max().unwrap_or(0);
-        if args.threshold >= args.duration {
+        if opts.threshold >= opts.duration {
             return Err("--threshold must be shorter than --duration".to_string());
         }
-        if let Some(r) = args.inject_rank.filter(|&r| r >= size) {
+        if let Some(r) = opts.inject_rank.filter(|&r| r >= size) {
             return Err(format!(
                 "--inject-rank {r} is not a rank: the world has {size} ranks"
             ));
         }
         Ok(())
     };
-    let emulate = args.params.emulate_clock.as_ref();
-    super::command(&[], check, emulate, args.clock, |session, _, _| {
-        run(session, &args)
+    let emulate = opts.emulate_clock.as_ref();
+    super::command(&[], check, emulate, opts.clock, |session, _, _| {
+        run(session, &opts)
     })
 }
 
-fn run(session: &mut Session, args: &NoiseArgs) -> ExitCode {
+fn run(session: &mut Session, opts: &NoiseOptions) -> ExitCode {
     let world = session.world;
     let started = Instant::now();
     // Rank 0 opens the file first, so a bad --output ends every rank before measuring.
     let mut writer = None;
     let mut refused = String::new();
     if world.rank() == 0 {
-        let path = args
+        let path = opts
             .output
             .clone()
             .unwrap_or_else(|| crate::output_name::default_output("results", "noise", "cbor"));
         // The figures' folder is checked before the file is created, so a refused folder
         // leaves no file behind and nothing is measured.
-        let fresh = figures_dir(args, &path)
+        let fresh = figures_dir(opts, &path)
             .map_or(Ok(()), |dir| crate::output_name::check_fresh_dir(&dir));
         match fresh.map(|()| NoiseWriter::create(&path)) {
             Ok(Ok(w)) => writer = Some(w),
@@ -156,14 +189,14 @@ fn run(session: &mut Session, args: &NoiseArgs) -> ExitCode {
         }
         return ExitCode::from(2);
     }
-    let method = build(args.clock_sync, &args.params.params());
+    let method = build(opts.clock_sync, &opts.params);
     let gathered = session.synchronise(world, method.as_ref());
     let lp = Loop {
-        variant: args.variant,
-        duration_s: args.duration,
-        threshold_s: args.threshold,
-        quantum_s: args.quantum.unwrap_or(0.0),
-        inject: args.inject_rank.zip(args.inject_detour),
+        variant: opts.variant,
+        duration_s: opts.duration,
+        threshold_s: opts.threshold,
+        quantum_s: opts.quantum.unwrap_or(0.0),
+        inject: opts.inject_rank.zip(opts.inject_detour),
         lead_s: START_LEAD_S,
     };
     let size = world.size() as u32;
@@ -192,13 +225,13 @@ fn run(session: &mut Session, args: &NoiseArgs) -> ExitCode {
         },
         clock_sync: method.name().into(),
         clock_min_rtt_s: gathered.rtt_s.clone(),
-        variant: args.variant.name().into(),
-        threshold_s: args.threshold,
-        duration_s: args.duration,
-        quantum_s: if args.variant == NoiseVariant::Selfish {
+        variant: opts.variant.name().into(),
+        threshold_s: opts.threshold,
+        duration_s: opts.duration,
+        quantum_s: if opts.variant == NoiseVariant::Selfish {
             0.0
         } else {
-            args.quantum.unwrap_or(args.variant.default_quantum_s())
+            opts.quantum.unwrap_or(opts.variant.default_quantum_s())
         },
         start_global_s: start,
         sources,
@@ -218,7 +251,7 @@ fn run(session: &mut Session, args: &NoiseArgs) -> ExitCode {
                 r.rank, r.dropped
             ));
         }
-        if r.resolution_s * 2.0 > args.threshold {
+        if r.resolution_s * 2.0 > opts.threshold {
             warnings.push(format!(
                 "rank {}: the loop's shortest iteration ({:.2} us) is close to --threshold: raise it",
                 r.rank,
@@ -251,16 +284,16 @@ fn run(session: &mut Session, args: &NoiseArgs) -> ExitCode {
         eprintln!("delaybench: error: {e}");
         return ExitCode::FAILURE;
     }
-    report(&run, args, w.path())
+    report(&run, opts, w.path())
 }
 
 /// Rank 0: the report on stdout, sources and warnings on stderr, the figures.
-fn report(run: &NoiseRun, args: &NoiseArgs, path: &std::path::Path) -> ExitCode {
+fn report(run: &NoiseRun, opts: &NoiseOptions, path: &std::path::Path) -> ExitCode {
     for w in &run.footer.as_ref().expect("a finished run").warnings {
         eprintln!("delaybench: warning: {w}");
     }
     let rep = noise_report(&run.ranks);
-    if let Err(e) = write_noise_report(&rep, args.format, &mut std::io::stdout().lock()) {
+    if let Err(e) = write_noise_report(&rep, opts.format, &mut std::io::stdout().lock()) {
         eprintln!("delaybench: error: {e}");
         return ExitCode::FAILURE;
     }
@@ -281,7 +314,7 @@ fn report(run: &NoiseRun, args: &NoiseArgs, path: &std::path::Path) -> ExitCode 
         percent(rep.total.correlated_chance)
     );
     eprintln!("delaybench: wrote {}", path.display());
-    if let Some(dir) = figures_dir(args, path) {
+    if let Some(dir) = figures_dir(opts, path) {
         match crate::plot::write_noise_figures(run, &dir) {
             Ok(paths) => {
                 for p in paths {
@@ -297,12 +330,12 @@ fn report(run: &NoiseRun, args: &NoiseArgs, path: &std::path::Path) -> ExitCode 
 /// Where the figures go: `--figures DIR`, else the folder beside the noise file with its
 /// stem (`results/noise-X.cbor` → `results/noise-X/`), as a measurement run's outputs;
 /// `None` with `--no-figures`.
-fn figures_dir(args: &NoiseArgs, noise_file: &std::path::Path) -> Option<std::path::PathBuf> {
-    if args.no_figures {
+fn figures_dir(opts: &NoiseOptions, noise_file: &std::path::Path) -> Option<std::path::PathBuf> {
+    if opts.no_figures {
         return None;
     }
     Some(
-        args.figures
+        opts.figures
             .clone()
             .unwrap_or_else(|| crate::output_name::outputs_dir(noise_file)),
     )

@@ -196,7 +196,7 @@ pub fn describe_plan(plan: &Plan, world_size: u32) -> String {
 fn replay_line(plan: &Plan, d: &crate::delay::DelayModel) -> Option<(&'static str, String)> {
     let r = crate::delay::models::replay::Replay::of(d)?;
     let calls = r.lateness_s.len() / r.recorded_size.max(1);
-    let measured = match crate::cli::site_kernels(&r.op) {
+    let measured = match crate::plan::replay_choice::site_kernels(&r.op) {
         _ if r.op.is_empty() => String::new(),
         None => format!("; {} has no kernel: replayed on the ops above", r.op),
         Some(k) if plan.ops.iter().any(|o| k.contains(o)) => {

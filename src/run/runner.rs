@@ -12,14 +12,13 @@ use super::report::Progress;
 use super::session::{at_p, Gathered, Session, WithSession, SPIN_MARGIN_S};
 use super::tracking::{probe_clocks, ProbeComms};
 use super::window::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
-use crate::cli::MeasureArgs;
 use crate::clock::shared::SharedVerdict;
 use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
 use crate::delay::{
-    arrival_orders, delay_matrix, rank_column, DelayModel, DetourError, DetourInjector, DetourStats,
+    arrival_orders, rank_column, DelayModel, DetourError, DetourInjector, DetourStats,
 };
 use crate::noise::replay::{load_trace, schedule_for};
-use crate::plan::{Op, Plan, SyncMethod};
+use crate::plan::{blocks, Op, Plan, RunOptions, SyncMethod};
 use crate::records::*;
 use crate::summary::EndOfRun;
 use crate::wait::WaitStrategy;
@@ -86,7 +85,7 @@ impl<'w> Runner<'w> {
         world: &'w SimpleCommunicator,
         hosts: Hosts,
         plan: Plan,
-        args: &MeasureArgs,
+        opts: &RunOptions,
         study: Option<String>,
         end: Option<EndOfRun>,
     ) -> Self {
@@ -98,7 +97,7 @@ impl<'w> Runner<'w> {
             clock_sync: build(plan.clock_sync, &plan.clock_params),
             plan,
             end,
-            tags: args.tags.clone(),
+            tags: opts.tags.clone(),
             models: Vec::new(),
             last_sync: Instant::now(),
             started: Instant::now(),
@@ -108,10 +107,10 @@ impl<'w> Runner<'w> {
             shared: Vec::new(),
             last_probe: Instant::now(),
             early_probes: false,
-            quiet: args.quiet,
+            quiet: opts.quiet,
             empty_blocks: Vec::new(),
             trace: None,
-            no_noise_check: args.no_noise_check,
+            no_noise_check: opts.no_noise_check,
             noise_check: None,
             noise_warned: false,
             job: None,
@@ -233,13 +232,7 @@ impl<'w> Runner<'w> {
     }
 
     fn total_blocks(&self) -> u64 {
-        let per_p: usize = self
-            .plan
-            .ops
-            .iter()
-            .map(|&op| self.plan.sizes_for(op).len() * self.settings_for(op).len())
-            .sum();
-        (per_p * self.plan.procs.len() * self.plan.delays_with_baseline().len()) as u64
+        self.blocks_per_p() * self.plan.procs.len() as u64
     }
 
     /// Measures every (op, bytes) on ranks 0..p-1; the other ranks wait without using the CPU.
@@ -285,50 +278,42 @@ impl<'w> Runner<'w> {
                 self.session.clock_verdict,
             )
         });
-        for op in self.plan.ops.clone() {
-            let settings = self.settings_for(op);
-            let configurations: Vec<_> = self
-                .plan
-                .sizes_for(op)
-                .into_iter()
-                .flat_map(|b| settings.iter().cloned().map(move |s| (b, s)))
-                .collect();
-            for (bytes, setting) in configurations {
-                if interrupt::stopping() {
-                    return Ok(());
+        let configurations = blocks::configurations(&self.plan, |op| self.settings_for(op));
+        for blocks::Configuration { op, bytes, setting } in configurations {
+            if interrupt::stopping() {
+                return Ok(());
+            }
+            self.resync_if_due(comm);
+            progress.configuration(op, bytes, p);
+            // An algorithm is written before its configuration; Open MPI reads it when a
+            // communicator is created, so the configuration runs on a new one.
+            let fresh = match (&setting, &self.sweep) {
+                (Some(s), Some(sweep)) => {
+                    let (check, fresh) = sweep.apply(comm, op, s)?;
+                    self.algorithm = Some((s.clone(), check));
+                    fresh
                 }
-                self.resync_if_due(comm);
-                progress.configuration(op, bytes, p);
-                // An algorithm is written before its configuration; Open MPI reads it when a
-                // communicator is created, so the configuration runs on a new one.
-                let fresh = match (&setting, &self.sweep) {
-                    (Some(s), Some(sweep)) => {
-                        let (check, fresh) = sweep.apply(comm, op, s)?;
-                        self.algorithm = Some((s.clone(), check));
-                        fresh
-                    }
-                    _ => None,
-                };
-                let on = fresh.as_ref().unwrap_or(comm);
-                // Blocks are written as they are measured (long ones chunk by chunk).
-                let w = writer.as_deref_mut();
-                let measured = self.measure_configuration(on, op, bytes, comms.as_ref(), w)?;
-                self.algorithm = None;
-                // Back to the value every rank started with: a forced value left on the
-                // measuring ranks only would give the next communicator (Open MPI) or the
-                // next call (MPICH) different algorithms on different ranks, and a
-                // collective whose ranks run different algorithms can hang.
-                if let (Some(_), Some(sweep)) = (&setting, &self.sweep) {
-                    sweep.restore(op)?;
+                _ => None,
+            };
+            let on = fresh.as_ref().unwrap_or(comm);
+            // Blocks are written as they are measured (long ones chunk by chunk).
+            let w = writer.as_deref_mut();
+            let measured = self.measure_configuration(on, op, bytes, comms.as_ref(), w)?;
+            self.algorithm = None;
+            // Back to the value every rank started with: a forced value left on the
+            // measuring ranks only would give the next communicator (Open MPI) or the
+            // next call (MPICH) different algorithms on different ranks, and a
+            // collective whose ranks run different algorithms can hang.
+            if let (Some(_), Some(sweep)) = (&setting, &self.sweep) {
+                sweep.restore(op)?;
+            }
+            for block in measured {
+                let valid = crate::analysis::valid_t_globals(&block);
+                if valid.is_empty() {
+                    self.empty_blocks.push(block_name(&block));
                 }
-                for block in measured {
-                    let valid = crate::analysis::valid_t_globals(&block);
-                    if valid.is_empty() {
-                        self.empty_blocks.push(block_name(&block));
-                    }
-                    medians.extend(crate::analysis::median(&valid));
-                    progress.block_done();
-                }
+                medians.extend(crate::analysis::median(&valid));
+                progress.block_done();
             }
         }
         Ok(())
@@ -344,7 +329,7 @@ impl<'w> Runner<'w> {
 
     /// Blocks measured at each P: every (op, size) times the baseline and each delay model.
     fn blocks_per_p(&self) -> u64 {
-        self.total_blocks() / self.plan.procs.len() as u64
+        blocks::blocks_per_p(&self.plan, |op| self.settings_for(op).len())
     }
 
     /// Re-synchronises the clocks of `comm`'s ranks when `--resync-every` has passed. Every
@@ -520,26 +505,10 @@ impl<'w> Runner<'w> {
     /// the baseline, then one per delay model. Each block has its own stream number, so every
     /// rank computes the same matrices without communicating.
     fn delay_matrices(&mut self, p: u32) -> Vec<(Option<DelayModel>, Vec<f64>)> {
-        let cells = (self.plan.nrep * p) as usize;
-        let mut out = Vec::new();
-        for model in self.plan.delays_with_baseline() {
-            let stream = self.blocks_done;
-            self.blocks_done += 1;
-            let matrix = match &model {
-                Some(m) => delay_matrix(
-                    m,
-                    &self.plan.delay_ranks,
-                    p,
-                    &self.session.hosts.comm_names(),
-                    self.plan.nrep,
-                    self.plan.seed,
-                    stream,
-                ),
-                None => vec![0.0; cells],
-            };
-            out.push((model, matrix));
-        }
-        out
+        let hosts = self.session.hosts.comm_names();
+        let out = blocks::delay_blocks(&self.plan, p, &hosts, self.blocks_done);
+        self.blocks_done += out.len() as u64;
+        out.into_iter().map(|b| (b.model, b.matrix)).collect()
     }
 
     fn process_sync(&self, window: f64) -> Box<dyn ProcessSync> {
@@ -681,22 +650,16 @@ impl<'w> Runner<'w> {
 
     fn header(&self, gathered: &Gathered, machines: Vec<Machine>) -> Header {
         let clock = self.session.timing.clock.as_ref();
-        let world = self.session.world;
-        Header {
-            format: FORMAT_NAME.into(),
-            format_version: FORMAT_VERSION,
-            tool_version: env!("CARGO_PKG_VERSION").into(),
-            command_line: std::env::args().collect(),
-            start_utc: chrono::Utc::now().to_rfc3339(),
-            world_size: world.size() as u32,
-            hosts: self.session.hosts.names.clone(),
-            mpi_library: mpi::environment::library_version().unwrap_or_default(),
-            clock: ClockInfo {
+        let header = Header::new(
+            self.plan.clone(),
+            self.session.hosts.names.clone(),
+            mpi::environment::library_version().unwrap_or_default(),
+            ClockInfo {
                 source: clock.name().into(),
                 resolution_s: clock.resolution_s(),
                 timer_delay_s: timer_delay_s(|| clock.now(), 1000),
             },
-            clock_sync: ClockSyncInfo {
+            ClockSyncInfo {
                 method: self.clock_sync.name().into(),
                 params: self.clock_sync.params(),
                 models: gathered.models.clone(),
@@ -706,7 +669,7 @@ impl<'w> Runner<'w> {
                 shared: gathered.shared.clone(),
                 slope_se: gathered.slope_se.clone(),
             },
-            wait: WaitInfo {
+            WaitInfo {
                 rule: "spin while every host has a core per measuring rank (unbound measuring \
                        ranks are then pinned to a core each); otherwise polite (sleep, then \
                        spin with yields for the last spin_margin_s)"
@@ -715,19 +678,16 @@ impl<'w> Runner<'w> {
                 spin_margin_s: SPIN_MARGIN_S,
                 late_tolerance_s: self.plan.late_tolerance_s,
             },
-            window_rule: match self.plan.window_s {
-                Some(w) => format!("fixed: {w} s"),
-                None => "auto: 2 x 90th percentile of the slowest rank's warm-up operation time \
-                         + 1.1 x largest delay + 2 x spin margin + 20 us"
-                    .into(),
-            },
-            plan: self.plan.clone(),
+            "auto: 2 x 90th percentile of the slowest rank's warm-up operation time \
+             + 1.1 x largest delay + 2 x spin margin + 20 us",
+            Provenance::new(self.tags.clone(), machines),
+        );
+        Header {
             study: self.study.clone(),
-            provenance: Provenance::new(self.tags.clone(), machines),
             noise_check: self.noise_check.clone(),
             job: self.job.clone(),
             algorithms: self.sweep.as_ref().map(|s| s.info()),
-            simulation: None,
+            ..header
         }
     }
 

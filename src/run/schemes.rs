@@ -10,7 +10,6 @@ use super::window::{ProcessSync, WindowSync};
 use crate::analysis::{
     compare_with_window, imb_t_avg_max, median, mpiblib_root, osu_avg_latency, SchemeRow,
 };
-use crate::cli::{SchemesArgs, WindowArg};
 use crate::clock::build;
 use crate::export::write_schemes;
 use crate::plan::Op;
@@ -23,11 +22,37 @@ use std::process::ExitCode;
 /// Tag of the de Supinski ping-pongs and acknowledgements.
 const ACK_TAG: i32 = 7003;
 
+/// What `delaybench schemes` measures and how it reports: plain options, filled from the
+/// command line at the edge.
+#[derive(Debug, Clone)]
+pub struct SchemesOptions {
+    /// Kernels.
+    pub ops: Vec<Op>,
+    /// Message sizes, bytes.
+    pub sizes: Vec<u64>,
+    /// Process counts P; empty: the default for the world size.
+    pub procs: Vec<u32>,
+    /// Repetitions (or loop iterations) per scheme.
+    pub nrep: u32,
+    /// Window scheme: largest lateness of a rank's start, seconds (`None`: automatic).
+    pub late_tolerance_s: Option<f64>,
+    /// Clock synchronisation method for the global clock of the window scheme.
+    pub clock_sync: crate::clock::ClockSyncMethod,
+    /// Parameters of the clock synchronisation methods.
+    pub params: crate::clock::ClockSyncParams,
+    /// Per-rank clock offsets and skews to emulate, if any.
+    pub emulate_clock: Option<crate::clock::EmulationSpec>,
+    /// The clock read.
+    pub clock: crate::plan::ClockSource,
+    /// Output on stdout.
+    pub format: crate::export::Format,
+}
+
 /// Runs every scheme under MPI and prints the table on rank 0.
-pub fn main(args: SchemesArgs) -> ExitCode {
+pub fn main(opts: SchemesOptions) -> ExitCode {
     let check = |_: &[u32]| {
-        let sizes_ok = args.sizes.bytes.iter().all(|&b| b > 0 && b % 8 == 0);
-        (args.nrep >= 2 && !args.ops.is_empty() && sizes_ok)
+        let sizes_ok = opts.sizes.iter().all(|&b| b > 0 && b % 8 == 0);
+        (opts.nrep >= 2 && !opts.ops.is_empty() && sizes_ok)
             .then_some(())
             .ok_or_else(|| {
                 "schemes needs --nrep >= 2, at least one op, and sizes that are positive \
@@ -35,37 +60,34 @@ pub fn main(args: SchemesArgs) -> ExitCode {
                     .to_string()
             })
     };
-    let emulate = args.params.emulate_clock.as_ref();
+    let emulate = opts.emulate_clock.as_ref();
     super::command(
-        &args.procs,
+        &opts.procs,
         check,
         emulate,
-        args.clock,
-        |session, procs, _| run(session, procs, &args),
+        opts.clock,
+        |session, procs, _| run(session, procs, &opts),
     )
 }
 
 /// The measurement of [`main`] once MPI and the session are up.
-fn run(session: &mut Session, procs: Vec<u32>, args: &SchemesArgs) -> ExitCode {
+fn run(session: &mut Session, procs: Vec<u32>, opts: &SchemesOptions) -> ExitCode {
     let world = session.world;
-    let method = build(args.clock_sync, &args.params.params());
+    let method = build(opts.clock_sync, &opts.params);
     session.synchronise(world, method.as_ref());
-    let tolerance = match args.late_tolerance {
-        WindowArg::Auto => None,
-        WindowArg::Fixed(t) => Some(t),
-    };
+    let tolerance = opts.late_tolerance_s;
     let mut rows = Vec::new();
     for p in procs {
         let (found, _) = session.measure_at(p, tolerance, |session, comm| {
             let mut rows = Vec::new();
-            for &op in &args.ops {
+            for &op in &opts.ops {
                 let sizes = if op.has_payload() {
-                    args.sizes.bytes.clone()
+                    opts.sizes.clone()
                 } else {
                     vec![0]
                 };
                 for bytes in sizes {
-                    rows.extend(schemes(comm, &session.timing, op, bytes, args.nrep));
+                    rows.extend(schemes(comm, &session.timing, op, bytes, opts.nrep));
                 }
             }
             rows
@@ -74,7 +96,7 @@ fn run(session: &mut Session, procs: Vec<u32>, args: &SchemesArgs) -> ExitCode {
     }
     if world.rank() == 0 {
         compare_with_window(&mut rows);
-        match write_schemes(&rows, args.format, &mut std::io::stdout().lock()) {
+        match write_schemes(&rows, opts.format, &mut std::io::stdout().lock()) {
             Err(e) if !crate::exit::is_broken_pipe(&e) => {
                 eprintln!("delaybench: error: {e}");
                 return ExitCode::FAILURE;

@@ -6,7 +6,6 @@ use super::measure::auto_window;
 use super::session::Session;
 use super::window::{BarrierKind, ProcessSync, WindowSync};
 use crate::analysis::exit_skew;
-use crate::cli::SkewArgs;
 use crate::clock::build;
 use crate::export::{write_skew, SkewRow};
 use crate::timeline::validity;
@@ -15,27 +14,47 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::process::ExitCode;
 
+/// What `delaybench skew` measures and how it reports: plain options, filled from the
+/// command line at the edge.
+#[derive(Debug, Clone)]
+pub struct SkewOptions {
+    /// Process counts P; empty: the default for the world size.
+    pub procs: Vec<u32>,
+    /// Barrier calls measured per barrier and P.
+    pub nrep: u32,
+    /// Clock synchronisation method for the global clock.
+    pub clock_sync: crate::clock::ClockSyncMethod,
+    /// Parameters of the clock synchronisation methods.
+    pub params: crate::clock::ClockSyncParams,
+    /// Per-rank clock offsets and skews to emulate, if any.
+    pub emulate_clock: Option<crate::clock::EmulationSpec>,
+    /// The clock read.
+    pub clock: crate::plan::ClockSource,
+    /// Output on stdout.
+    pub format: crate::export::Format,
+}
+
 /// Runs the skew measurement under MPI and prints the table on rank 0.
-pub fn main(args: SkewArgs) -> ExitCode {
+pub fn main(opts: SkewOptions) -> ExitCode {
     let check = |_: &[u32]| {
-        (args.nrep >= 2)
+        (opts.nrep >= 2)
             .then_some(())
             .ok_or_else(|| "--nrep must be at least 2 for a confidence interval".to_string())
     };
-    let emulate = args.params.emulate_clock.as_ref();
+    let emulate = opts.emulate_clock.as_ref();
     super::command(
-        &args.procs,
+        &opts.procs,
         check,
         emulate,
-        args.clock,
-        |session, procs, _| run(session, procs, &args),
+        opts.clock,
+        |session, procs, _| run(session, procs, &opts),
     )
 }
 
 /// The measurement of [`main`] once MPI and the session are up.
-fn run(session: &mut Session, procs: Vec<u32>, args: &SkewArgs) -> ExitCode {
+fn run(session: &mut Session, procs: Vec<u32>, opts: &SkewOptions) -> ExitCode {
     let world = session.world;
-    let method = build(args.clock_sync, &args.params.params());
+    let method = build(opts.clock_sync, &opts.params);
     session.synchronise(world, method.as_ref());
     let mut rows = Vec::new();
     for p in procs {
@@ -45,7 +64,7 @@ fn run(session: &mut Session, procs: Vec<u32>, args: &SkewArgs) -> ExitCode {
                 ("mpi_barrier", BarrierKind::Mpi),
                 ("dissemination", BarrierKind::Dissemination),
             ] {
-                if let Some(exits) = exits(comm, session, kind, args.nrep) {
+                if let Some(exits) = exits(comm, session, kind, opts.nrep) {
                     rows.extend(exit_skew(&exits, p as usize).into_iter().map(|s| SkewRow {
                         barrier: name.into(),
                         nprocs: p,
@@ -62,7 +81,7 @@ fn run(session: &mut Session, procs: Vec<u32>, args: &SkewArgs) -> ExitCode {
         rows.extend(found.unwrap_or_default());
     }
     if world.rank() == 0 {
-        match write_skew(&rows, args.format, &mut std::io::stdout().lock()) {
+        match write_skew(&rows, opts.format, &mut std::io::stdout().lock()) {
             Err(e) if !crate::exit::is_broken_pipe(&e) => {
                 eprintln!("delaybench: error: {e}");
                 return ExitCode::FAILURE;

@@ -1,11 +1,16 @@
 //! The options of `delaybench simulate`: the plan options of a measurement run, a platform
 //! and SMPI's collective selection.
 
+use super::blocks::SIM_LATE_TOLERANCE_S;
+use super::session::{self, SimSettings};
+use super::SmpiError;
+use crate::clock::{ClockSyncMethod, ClockSyncParams};
 use crate::delay::{parse_delay_list, DelayModel, DetourArg, RankSelection};
-use crate::plan::Op;
+use crate::plan::{ClockSource, Op, Plan, Request, SyncMethod};
 use crate::records::Tag;
 use crate::units::{parse_duration_s, SizeList};
 use clap::Args;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Options of `delaybench simulate` (see docs/simulate.md).
@@ -139,6 +144,82 @@ impl SmpiArgs {
             Err(e) => Err(e.to_string()),
         }
     }
+
+    /// The plan request these options state, with the window `window_s` ([`Self::window_s`]):
+    /// what a simulation fixes (window synchronisation on `MPI_Wtime`, one clock, no
+    /// detours) stated as a measurement's plan. Replays are not settled (see
+    /// [`Request::replay`]).
+    pub fn request(&self, window_s: Option<f64>) -> Request {
+        Request {
+            stated: Plan {
+                ops: self.ops.clone(),
+                sizes: self.sizes.bytes.clone(),
+                procs: self.procs.0.clone(),
+                subcomm: Default::default(),
+                delay_ranks: self.delay_ranks.clone(),
+                delays: self.delay.0.clone(),
+                detour: None,
+                detour_trace: None,
+                nrep: self.nrep,
+                warmup: self.warmup,
+                sync: SyncMethod::Window,
+                window_s,
+                late_tolerance_s: Some(SIM_LATE_TOLERANCE_S),
+                clock: ClockSource::Wtime,
+                // Replaced by the builder: `seed` below, or the drawn one.
+                seed: 0,
+                clock_sync: ClockSyncMethod::Offset,
+                clock_params: ClockSyncParams::default(),
+                resync_every_s: None,
+                emulate_clock: None,
+                track_every_s: None,
+                timeout_s: None,
+                overlap: None,
+                adaptive: None,
+                algorithms: None,
+                algorithm_from_env: false,
+            },
+            seed: self.seed,
+            replay: None,
+        }
+    }
+
+    /// The settings of the simulation besides its plan.
+    pub fn settings(&self) -> SimSettings {
+        SimSettings {
+            platform: self.platform.clone(),
+            hostfile: self.hostfile.clone(),
+            ranks_per_host: self.ranks_per_host,
+            coll_selector: self.coll_selector.clone(),
+            algorithms: self.algorithms.clone(),
+            cfg: self.cfg.clone(),
+            every_repetition: self.every_repetition,
+            output: self.output.clone(),
+            tags: self.tags.clone(),
+            no_figures: self.no_figures,
+            no_summary: self.no_summary,
+            keep_files: self.keep_files,
+        }
+    }
+}
+
+/// Runs `delaybench simulate` as `args` ask, writing the summary to `out`: `--calibrate`
+/// alone, or the plan built from the options by the measurement's builder
+/// ([`Request::to_plan`]), checked, then simulated.
+///
+/// Errors: every [`SmpiError`]; plan and platform errors come before anything runs.
+pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
+    if args.calibrate {
+        return super::calibrate::run(out);
+    }
+    if args.detour.is_some() {
+        return Err(SmpiError::NotYet("--detour"));
+    }
+    let window_s = args.window_s().map_err(SmpiError::Plan)?;
+    // Every P is given (`--procs` has a default), so no world size is needed for the default.
+    let plan = args.request(window_s).to_plan(0, rand::random());
+    session::check_plan(&plan)?;
+    session::run(&plan, &args.settings(), out)
 }
 
 #[cfg(test)]

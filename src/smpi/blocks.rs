@@ -3,6 +3,7 @@
 
 use super::plan_file::SimBlock;
 use crate::clock::ClockModel;
+use crate::plan::{blocks, Plan};
 use crate::records::{Block, F64Array, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN};
 
 /// A simulated rank starting more than this after its instant is flagged *started late*,
@@ -22,6 +23,46 @@ pub struct BlockLabel {
     pub delayed_ranks: Vec<u32>,
     /// Distinct simulated hosts among the block's ranks.
     pub hosts: u32,
+}
+
+/// The blocks of P in the measurement's order with their delay matrices, each drawn from
+/// the next stream (`stream`, counted over the whole run): the enumeration a measurement
+/// makes ([`crate::plan::blocks`]), without an algorithm sweep (a simulated sweep writes one
+/// file per algorithm). `hosts`: the simulated host of every rank slot, at least `p`.
+pub fn blocks_of(
+    plan: &Plan,
+    p: u32,
+    hosts: &[String],
+    stream: &mut u64,
+) -> (Vec<SimBlock>, Vec<BlockLabel>) {
+    let mut sims = Vec::new();
+    let mut labels = Vec::new();
+    let mut distinct: Vec<&String> = hosts.iter().take(p as usize).collect();
+    distinct.sort();
+    distinct.dedup();
+    for c in blocks::configurations(plan, |_| vec![()]) {
+        for block in blocks::delay_blocks(plan, p, hosts, *stream) {
+            *stream += 1;
+            labels.push(BlockLabel {
+                delay_s: block.model.as_ref().map_or(0.0, |m| m.mean_s()),
+                delay_model: block.model.as_ref().map_or("0".into(), |m| m.label()),
+                delayed_ranks: match block.model {
+                    Some(_) => plan.delay_ranks.fixed_ranks(p, hosts),
+                    None => vec![],
+                },
+                hosts: distinct.len() as u32,
+            });
+            sims.push(SimBlock {
+                op: c.op,
+                bytes: c.bytes,
+                nrep: plan.nrep,
+                warmup: plan.warmup,
+                window_s: plan.window_s,
+                delays: block.matrix,
+            });
+        }
+    }
+    (sims, labels)
 }
 
 /// Reads the blocks of one simulation of `p` ranks from `bytes` (the C program's OUT file:
@@ -123,6 +164,90 @@ pub fn decode(
 mod tests {
     use super::*;
     use crate::plan::Op;
+
+    /// The blocks a measurement enumerates (as `run::runner` walks them: per P, per
+    /// configuration of [`blocks::configurations`], the next streams from one counter, and
+    /// the counter at `blocks_per_p` past the P's first block afterwards, where idle ranks
+    /// set it), as (P, op, bytes, setting, delay label, stream, delays).
+    #[allow(clippy::type_complexity)]
+    fn run_side<S: Clone>(
+        plan: &Plan,
+        hosts: &[String],
+        settings: impl Fn(Op) -> Vec<S>,
+    ) -> Vec<(u32, Op, u64, S, String, u64, Vec<f64>)> {
+        let mut done = 0u64;
+        let mut out = Vec::new();
+        for &p in &plan.procs {
+            let first = done;
+            for c in blocks::configurations(plan, &settings) {
+                let delays = blocks::delay_blocks(plan, p, &hosts[..p as usize], done);
+                done += delays.len() as u64;
+                for b in delays {
+                    let label = b.model.as_ref().map_or("0".into(), |m| m.label());
+                    out.push((
+                        p,
+                        c.op,
+                        c.bytes,
+                        c.setting.clone(),
+                        label,
+                        b.stream,
+                        b.matrix,
+                    ));
+                }
+            }
+            assert_eq!(
+                done,
+                first + blocks::blocks_per_p(plan, |op| settings(op).len())
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn simulate_enumerates_the_measurements_blocks_and_streams() {
+        let mut plan = crate::plan::run_plan::tests::plan();
+        plan.ops = vec![Op::Allreduce, Op::Barrier, Op::Ibcast];
+        plan.sizes = vec![8, 64];
+        plan.procs = vec![2, 3, 4];
+        plan.delays = vec!["50us".parse().unwrap(), "exp:20us".parse().unwrap()];
+        plan.delay_ranks = "random:1".parse().unwrap();
+        plan.nrep = 5;
+        plan.seed = 7;
+        let hosts: Vec<String> = ["a", "a", "b", "b"].iter().map(|h| h.to_string()).collect();
+        // Without a sweep: the simulator's blocks are the measurement's, stream for stream.
+        let run = run_side(&plan, &hosts, |_| vec![()]);
+        let mut stream = 0;
+        let mut sim = Vec::new();
+        for &p in &plan.procs {
+            let (sims, labels) = blocks_of(&plan, p, &hosts[..p as usize], &mut stream);
+            for (s, l) in sims.into_iter().zip(labels) {
+                sim.push((p, s.op, s.bytes, l.delay_model, s.delays));
+            }
+        }
+        assert_eq!(run.len(), 3 * (2 + 1 + 2) * 3);
+        assert_eq!(stream, run.len() as u64);
+        for (i, (r, s)) in run.iter().zip(&sim).enumerate() {
+            assert_eq!((r.0, r.1, r.2, &r.4, r.5), (s.0, s.1, s.2, &s.3, i as u64));
+            assert_eq!(r.6, s.4, "block {i}: delays differ");
+        }
+        // Sampled delays: the streams really differ between blocks.
+        assert_ne!(run[1].6, run[4].6);
+        // With a sweep of two algorithms on allreduce the measurement numbers every block of
+        // the run once, in order; each simulated algorithm (one file each) keeps the
+        // numbering without a sweep.
+        let swept = run_side(&plan, &hosts, |op| match op {
+            Op::Allreduce => vec![Some("a"), Some("b")],
+            _ => vec![None],
+        });
+        let streams: Vec<u64> = swept.iter().map(|b| b.5).collect();
+        assert_eq!(streams, (0..swept.len() as u64).collect::<Vec<_>>());
+        assert_eq!(swept.len(), run.len() + 3 * 2 * 3);
+        let (a, b) = (&swept[0], &swept[3]);
+        assert_eq!(
+            (a.1, a.2, a.3, b.1, b.2, b.3),
+            (Op::Allreduce, 8, Some("a"), Op::Allreduce, 8, Some("b"))
+        );
+    }
 
     #[test]
     fn output_becomes_blocks_with_flags() {

@@ -18,8 +18,8 @@ pub mod platform;
 pub mod session;
 pub mod toolchain;
 
-pub use args::SmpiArgs;
-pub use session::run;
+pub use args::{run, SmpiArgs};
+pub use session::SimSettings;
 
 use std::path::Path;
 use thiserror::Error;

@@ -1,19 +1,17 @@
 //! One `delaybench simulate`: checks, the plan, one `smpirun` per P (and per swept
 //! algorithm), and the records file with its end-of-run summary.
 
-use super::blocks::{decode, BlockLabel, SIM_LATE_TOLERANCE_S};
+use super::blocks::{blocks_of, decode, BlockLabel, SIM_LATE_TOLERANCE_S};
 use super::distinct;
 use super::plan_file::{encode, SimBlock};
 use super::platform::{self, Builtin, Platform};
 use super::toolchain::Toolchain;
-use super::{write_file, SmpiArgs, SmpiError};
-use crate::clock::{ClockModel, ClockSyncMethod, ClockSyncParams};
-use crate::delay::delay_matrix;
+use super::{write_file, SmpiError};
+use crate::clock::ClockModel;
 use crate::plan::algorithms::AlgorithmSetting;
-use crate::plan::{ClockSource, Plan, SyncMethod};
+use crate::plan::Plan;
 use crate::records::{
     ClockInfo, ClockSyncInfo, Footer, Header, Provenance, RecordsWriter, Simulation, WaitInfo,
-    FORMAT_NAME, FORMAT_VERSION,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -43,37 +41,96 @@ fn family(op: crate::plan::Op) -> &'static str {
     op.family().blocking().name()
 }
 
-/// Runs `delaybench simulate` as `args` ask, writing the summary to `out`.
+/// What `delaybench simulate` needs besides its plan: the platform, SMPI's collective
+/// selection, the output and what the end of the run makes. Plain data, filled from the
+/// command line ([`super::SmpiArgs::settings`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SimSettings {
+    /// A built-in platform (`fat-tree`, `torus`, `dragonfly`, `local`) or a platform file.
+    pub platform: String,
+    /// With a platform file: the host of each rank slot, as smpirun's -hostfile.
+    pub hostfile: Option<PathBuf>,
+    /// Ranks per simulated host of a built-in platform.
+    pub ranks_per_host: u32,
+    /// SMPI's collective selector (`smpi/coll-selector`).
+    pub coll_selector: Option<String>,
+    /// SMPI algorithm names to sweep: one simulation and one records file each.
+    pub algorithms: Vec<String>,
+    /// Further SimGrid options, `key:value`.
+    pub cfg: Vec<String>,
+    /// Simulate every repetition, not each distinct delay vector once.
+    pub every_repetition: bool,
+    /// Records file; `None`: `results/simulated-<UTC time, µs>-<pid>.cbor`.
+    pub output: Option<PathBuf>,
+    /// Tags kept in the header.
+    pub tags: Vec<crate::records::Tag>,
+    /// Draw no figures and no report page at the end.
+    pub no_figures: bool,
+    /// Print and write no summary at the end.
+    pub no_summary: bool,
+    /// Keep the simulator's work files.
+    pub keep_files: bool,
+}
+
+/// Checks a simulated plan as a measurement checks its plan (detours, overlap, adaptive
+/// repetitions and clock options do not apply), and that the simulated ranks' program runs
+/// its kernels.
 ///
-/// Errors: every [`SmpiError`]; plan and platform errors come before anything runs.
-pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
-    if args.calibrate {
-        return super::calibrate::run(out);
+/// Errors: [`SmpiError::Plan`] naming the option at fault.
+pub fn check_plan(plan: &Plan) -> Result<(), SmpiError> {
+    let bad = |m: String| Err(SmpiError::Plan(m));
+    if plan.ops.is_empty() {
+        return bad("--ops is empty".into());
     }
-    if args.detour.is_some() {
-        return Err(SmpiError::NotYet("--detour"));
+    if plan.procs.is_empty() || plan.procs.iter().any(|&p| p < 2) {
+        return bad("--procs: every P must be at least 2".into());
     }
-    let window_s = args.window_s().map_err(SmpiError::Plan)?;
-    let seed = args.seed.unwrap_or_else(rand::random);
-    let plan = plan_of(args, window_s, seed)?;
-    let builtin = match args.platform.as_str() {
+    if plan.nrep == 0 {
+        return bad("--nrep must be at least 1".into());
+    }
+    for op in &plan.ops {
+        if !super::plan_file::simulated(*op) {
+            return bad(format!(
+                "--ops {op}: the simulated ranks' program has no {op} (it runs {} and their \
+                 nonblocking forms; not the ref:* algorithms, the v-forms or the persistent \
+                 forms)",
+                super::plan_file::SIMULATED_FAMILIES.join(", ")
+            ));
+        }
+        if op.is_reduction() && plan.sizes.iter().any(|b| b % 8 != 0) {
+            return bad(format!(
+                "--sizes: {op} reduces f64 elements, so sizes must be multiples of 8"
+            ));
+        }
+    }
+    for d in &plan.delays {
+        d.validate().map_err(|e| SmpiError::Plan(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Simulates `plan` (checked by [`check_plan`]) with `settings`, writing the summary to `out`.
+///
+/// Errors: every [`SmpiError`]; platform errors come before anything runs.
+pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(), SmpiError> {
+    let builtin = match settings.platform.as_str() {
         "local" => Some(super::calibrate::local()?),
         name => Builtin::parse(name),
     };
-    if builtin.is_none() && args.hostfile.is_none() {
+    if builtin.is_none() && settings.hostfile.is_none() {
         return Err(SmpiError::Platform(format!(
             "--platform {} is neither a built-in (fat-tree, torus, dragonfly, local) nor used \
              with --hostfile: a platform file needs a host file, as smpirun's -hostfile",
-            args.platform
+            settings.platform
         )));
     }
     let pmax = *plan.procs.iter().max().expect("validated: procs not empty");
     let work = work_dir()?;
     let largest = match builtin {
-        Some(b) => platform::builtin(b, pmax, args.ranks_per_host, &work)?,
+        Some(b) => platform::builtin(b, pmax, settings.ranks_per_host, &work)?,
         None => platform::from_files(
-            Path::new(&args.platform),
-            args.hostfile.as_deref().expect("checked above"),
+            Path::new(&settings.platform),
+            settings.hostfile.as_deref().expect("checked above"),
             pmax,
         )?,
     };
@@ -85,12 +142,16 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
     let tools = Toolchain::find()?;
     let program = tools.program()?;
 
-    let algorithms: Vec<Option<&str>> = if args.algorithms.is_empty() {
+    let algorithms: Vec<Option<&str>> = if settings.algorithms.is_empty() {
         vec![None]
     } else {
-        args.algorithms.iter().map(|a| Some(a.as_str())).collect()
+        settings
+            .algorithms
+            .iter()
+            .map(|a| Some(a.as_str()))
+            .collect()
     };
-    let base_out = args
+    let base_out = settings
         .output
         .clone()
         .unwrap_or_else(|| crate::output_name::default_output("results", "simulated", "cbor"));
@@ -100,7 +161,8 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
             Some(a) if algorithms.len() > 1 => with_suffix(&base_out, a),
             _ => base_out.clone(),
         };
-        let end = crate::summary::EndOfRun::new(&path, None, args.no_figures, args.no_summary);
+        let end =
+            crate::summary::EndOfRun::new(&path, None, settings.no_figures, settings.no_summary);
         end.check().map_err(SmpiError::Plan)?;
         if path.exists() {
             return Err(crate::records::RecordsError::Exists(path.display().to_string()).into());
@@ -110,7 +172,7 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
     for (alg, (path, end)) in algorithms.iter().zip(&outputs) {
         let mut cfg: Vec<String> = BASE_CFG.iter().map(|s| s.to_string()).collect();
         let mut selector = Vec::new();
-        if let Some(sel) = &args.coll_selector {
+        if let Some(sel) = &settings.coll_selector {
             cfg.push(format!("smpi/coll-selector:{sel}"));
             selector.push(sel.clone());
         }
@@ -128,7 +190,7 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
             cfg.push("smpi/lat-factor:0:1".into());
             cfg.push("smpi/bw-factor:0:1".into());
         }
-        for c in &args.cfg {
+        for c in &settings.cfg {
             if let Some(rest) = c.strip_prefix("smpi/") {
                 if rest.contains(':') && !rest.starts_with("coll-selector") {
                     selector.push(rest.replacen(':', "=", 1));
@@ -147,14 +209,14 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
             },
             config: cfg.clone(),
             ranks_per_host: if builtin.is_some() {
-                args.ranks_per_host
+                settings.ranks_per_host
             } else {
                 0
             },
-            distinct_repetitions: !args.every_repetition,
+            distinct_repetitions: !settings.every_repetition,
         };
         let started = Instant::now();
-        let header = header(&plan, &largest, simulation, &args.tags);
+        let header = header(plan, &largest, simulation, &settings.tags);
         let mut writer = RecordsWriter::create(path)?;
         writer.write_header(&header)?;
         let mut stream = 0u64;
@@ -165,7 +227,7 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
                 rank_hosts: largest.rank_hosts[..p as usize].to_vec(),
                 ..largest.clone()
             };
-            let (sims, labels) = blocks_of(&plan, p, &plat.rank_hosts, &mut stream);
+            let (sims, labels) = blocks_of(plan, p, &plat.rank_hosts, &mut stream);
             let t = Instant::now();
             let run = |sims: &[SimBlock]| {
                 simulate_p(
@@ -177,10 +239,10 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
                     sims,
                     &labels,
                     &work,
-                    args.keep_files,
+                    settings.keep_files,
                 )
             };
-            let (mut blocks, simulated) = if args.every_repetition {
+            let (mut blocks, simulated) = if settings.every_repetition {
                 (run(&sims)?, plan.nrep as usize * sims.len())
             } else {
                 simulate_distinct(&sims, p, run)?
@@ -215,7 +277,7 @@ pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
         })?;
         crate::summary::print_summary(path, end, out);
     }
-    if args.keep_files {
+    if settings.keep_files {
         eprintln!("delaybench: simulator files kept in {}", work.display());
     } else {
         let _ = std::fs::remove_dir_all(&work);
@@ -301,114 +363,6 @@ fn work_dir() -> Result<PathBuf, SmpiError> {
         source,
     })?;
     Ok(dir)
-}
-
-/// The plan the options describe, checked as a measurement checks its plan (detours,
-/// overlap, adaptive repetitions and clock options do not apply).
-fn plan_of(args: &SmpiArgs, window_s: Option<f64>, seed: u64) -> Result<Plan, SmpiError> {
-    let bad = |m: String| Err(SmpiError::Plan(m));
-    if args.ops.is_empty() {
-        return bad("--ops is empty".into());
-    }
-    if args.procs.0.is_empty() || args.procs.0.iter().any(|&p| p < 2) {
-        return bad("--procs: every P must be at least 2".into());
-    }
-    if args.nrep == 0 {
-        return bad("--nrep must be at least 1".into());
-    }
-    for op in &args.ops {
-        if !super::plan_file::simulated(*op) {
-            return bad(format!(
-                "--ops {op}: the simulated ranks' program has no {op} (it runs {} and their \
-                 nonblocking forms; not the ref:* algorithms, the v-forms or the persistent \
-                 forms)",
-                super::plan_file::SIMULATED_FAMILIES.join(", ")
-            ));
-        }
-        if op.is_reduction() && args.sizes.bytes.iter().any(|b| b % 8 != 0) {
-            return bad(format!(
-                "--sizes: {op} reduces f64 elements, so sizes must be multiples of 8"
-            ));
-        }
-    }
-    for d in &args.delay.0 {
-        d.validate().map_err(|e| SmpiError::Plan(e.to_string()))?;
-    }
-    Ok(Plan {
-        ops: args.ops.clone(),
-        sizes: args.sizes.bytes.clone(),
-        procs: args.procs.0.clone(),
-        subcomm: Default::default(),
-        delay_ranks: args.delay_ranks.clone(),
-        delays: args.delay.0.clone(),
-        detour: None,
-        detour_trace: None,
-        nrep: args.nrep,
-        warmup: args.warmup,
-        sync: SyncMethod::Window,
-        window_s,
-        late_tolerance_s: Some(SIM_LATE_TOLERANCE_S),
-        clock: ClockSource::Wtime,
-        seed,
-        clock_sync: ClockSyncMethod::Offset,
-        clock_params: ClockSyncParams::default(),
-        resync_every_s: None,
-        emulate_clock: None,
-        track_every_s: None,
-        timeout_s: None,
-        overlap: None,
-        adaptive: None,
-        algorithms: None,
-        algorithm_from_env: false,
-    })
-}
-
-/// The blocks of P in the measurement's order (op, size, baseline then each delay model),
-/// each with its delay matrix from the run seed and the next stream number, exactly as a
-/// measurement numbers them (`run/runner.rs`, `delay_matrices`).
-pub fn blocks_of(
-    plan: &Plan,
-    p: u32,
-    hosts: &[String],
-    stream: &mut u64,
-) -> (Vec<SimBlock>, Vec<BlockLabel>) {
-    let mut sims = Vec::new();
-    let mut labels = Vec::new();
-    let mut distinct: Vec<&String> = hosts.iter().take(p as usize).collect();
-    distinct.sort();
-    distinct.dedup();
-    for &op in &plan.ops {
-        for bytes in plan.sizes_for(op) {
-            for model in plan.delays_with_baseline() {
-                let s = *stream;
-                *stream += 1;
-                let delays = match &model {
-                    Some(m) => {
-                        delay_matrix(m, &plan.delay_ranks, p, hosts, plan.nrep, plan.seed, s)
-                    }
-                    None => vec![0.0; (plan.nrep * p) as usize],
-                };
-                labels.push(BlockLabel {
-                    delay_s: model.as_ref().map_or(0.0, |m| m.mean_s()),
-                    delay_model: model.as_ref().map_or("0".into(), |m| m.label()),
-                    delayed_ranks: match model {
-                        Some(_) => plan.delay_ranks.fixed_ranks(p, hosts),
-                        None => vec![],
-                    },
-                    hosts: distinct.len() as u32,
-                });
-                sims.push(SimBlock {
-                    op,
-                    bytes,
-                    nrep: plan.nrep,
-                    warmup: plan.warmup,
-                    window_s: plan.window_s,
-                    delays,
-                });
-            }
-        }
-    }
-    (sims, labels)
 }
 
 /// One `smpirun` of `p` ranks over `sims`: writes the plan, runs, reads the blocks back.
@@ -506,24 +460,19 @@ fn header(
     tags: &[crate::records::Tag],
 ) -> Header {
     let world = largest.rank_hosts.len();
-    Header {
-        format: FORMAT_NAME.into(),
-        format_version: FORMAT_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        command_line: std::env::args().collect(),
-        start_utc: chrono::Utc::now().to_rfc3339(),
-        world_size: world as u32,
-        hosts: largest.rank_hosts.clone(),
-        mpi_library: format!(
+    let header = Header::new(
+        plan.clone(),
+        largest.rank_hosts.clone(),
+        format!(
             "simulated: {} {}, platform {}",
             sim.engine, sim.engine_version, sim.platform
         ),
-        clock: ClockInfo {
+        ClockInfo {
             source: "simulated (SimGrid's clock, MPI_Wtime)".into(),
             resolution_s: 1e-9,
             timer_delay_s: 0.0,
         },
-        clock_sync: ClockSyncInfo {
+        ClockSyncInfo {
             method: "none (simulated: one clock)".into(),
             params: Vec::new(),
             models: vec![ClockModel::offset_only(0.0); world],
@@ -533,24 +482,18 @@ fn header(
             shared: Vec::new(),
             slope_se: Vec::new(),
         },
-        wait: WaitInfo {
+        WaitInfo {
             rule: "simulated: nanosleep to the start instant in simulated time".into(),
             hosts: Vec::new(),
             spin_margin_s: 0.0,
             late_tolerance_s: Some(SIM_LATE_TOLERANCE_S),
         },
-        window_rule: match plan.window_s {
-            Some(w) => format!("fixed: {w} s"),
-            None => "auto: 2 x 90th percentile of the slowest rank's warm-up operation time \
-                     + 1.1 x largest delay + 20 us (simulated time)"
-                .into(),
-        },
-        plan: plan.clone(),
-        study: None,
-        provenance: Provenance::new(tags.to_vec(), Vec::new()),
-        noise_check: None,
-        job: None,
-        algorithms: None,
+        "auto: 2 x 90th percentile of the slowest rank's warm-up operation time \
+         + 1.1 x largest delay + 20 us (simulated time)",
+        Provenance::new(tags.to_vec(), Vec::new()),
+    );
+    Header {
         simulation: Some(sim),
+        ..header
     }
 }
