@@ -3,9 +3,9 @@
 use super::interrupt::{self, STOP_CHECK_EVERY};
 use super::kernels::{Call, Kernel};
 use super::overlap::{Compute, OverlapParts};
-use super::timing::Timing;
+use super::process_sync::{ProcessSync, Release};
+use super::release_clock::ReleaseClock;
 use super::tracking::{probe_clocks, ProbeComms};
-use super::window::{ProcessSync, Release};
 use crate::clock::{ClockModel, ClockProbe};
 use crate::delay::{DetourInjector, DetourStats};
 use crate::plan::options::ADAPTIVE_CHECK_EVERY;
@@ -40,7 +40,7 @@ struct LocalRows {
 pub fn warm_up(
     comm: &SimpleCommunicator,
     kernel: &mut Kernel,
-    timing: &Timing,
+    timing: &ReleaseClock,
     warmup: u32,
 ) -> Vec<f64> {
     let mine: Vec<f64> = (0..warmup)
@@ -65,7 +65,7 @@ pub fn warm_up(
 pub fn pure_pass(
     comm: &SimpleCommunicator,
     kernel: &mut Kernel,
-    timing: &Timing,
+    timing: &ReleaseClock,
     nrep: u32,
 ) -> PurePass {
     comm.barrier();
@@ -173,7 +173,7 @@ pub fn measure_block(
     comm: &SimpleCommunicator,
     kernel: &mut Kernel,
     sync: &mut dyn ProcessSync,
-    timing: &Timing,
+    timing: &ReleaseClock,
     mut spec: BlockSpec,
     detours: Option<&DetourInjector>,
     probes: Option<&ProbeComms>,
@@ -295,7 +295,7 @@ fn repetitions(
     comm: &SimpleCommunicator,
     kernel: &mut Kernel,
     sync: &mut dyn ProcessSync,
-    timing: &Timing,
+    timing: &ReleaseClock,
     spec: &BlockSpec,
     detours: Option<&DetourInjector>,
     tracking: Option<(&ProbeComms, usize)>,
@@ -535,7 +535,7 @@ fn gather(
     spec: &BlockSpec,
     probes: Vec<ClockProbe>,
     window_s: Option<f64>,
-    timing: &Timing,
+    timing: &ReleaseClock,
 ) -> Option<Block> {
     // Adaptive blocks may have stopped before spec.nrep; every rank stopped at the same count.
     let nrep = reps.len();

@@ -22,16 +22,16 @@ mod mpit;
 mod noise;
 mod overlap;
 mod pinning;
+mod process_sync;
+mod release_clock;
 mod report;
 mod runner;
 mod schemes;
 mod session;
 mod shared_clock;
 mod skew;
-mod timing;
 mod tracking;
 mod transport;
-mod window;
 
 pub use algorithms::{main as algorithms_main, AlgorithmsOptions};
 pub use check::{main as check_kernels_main, CheckKernelsOptions};

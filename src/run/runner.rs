@@ -8,10 +8,10 @@ use super::measure::{
     auto_window, early_probe_reps, gather_detours, measure_block, pure_pass, warm_up, BlockSpec,
 };
 use super::overlap::Compute;
+use super::process_sync::{BarrierKind, BarrierProcessSync, ProcessSync, WindowProcessSync};
 use super::report::Progress;
 use super::session::{at_p, Gathered, Session, WithSession, SPIN_MARGIN_S};
 use super::tracking::{probe_clocks, ProbeComms};
-use super::window::{BarrierKind, BarrierSync, ProcessSync, WindowSync};
 use crate::clock::shared::SharedVerdict;
 use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
 use crate::delay::{
@@ -512,9 +512,9 @@ impl<'w> Runner<'w> {
     }
 
     fn process_sync(&self, window: f64) -> Box<dyn ProcessSync> {
-        let barrier = |kind| Box::new(BarrierSync { kind }) as Box<dyn ProcessSync>;
+        let barrier = |kind| Box::new(BarrierProcessSync { kind }) as Box<dyn ProcessSync>;
         match self.plan.sync {
-            SyncMethod::Window => Box::new(WindowSync::new(window, self.lead_s(window))),
+            SyncMethod::Window => Box::new(WindowProcessSync::new(window, self.lead_s(window))),
             SyncMethod::Barrier => barrier(BarrierKind::Mpi),
             SyncMethod::DoubleBarrier => barrier(BarrierKind::DoubleMpi),
             SyncMethod::Dissemination => barrier(BarrierKind::Dissemination),
@@ -913,7 +913,7 @@ fn load_agreed(
 }
 
 /// A reading of CLOCK_MONOTONIC and of the global clock, taken together (seconds).
-fn clock_pair(timing: &super::timing::Timing) -> (f64, f64) {
+fn clock_pair(timing: &super::release_clock::ReleaseClock) -> (f64, f64) {
     use crate::clock::Clock;
     (crate::clock::MonotonicClock.now(), timing.global_now())
 }

@@ -4,9 +4,9 @@
 
 use super::kernels::Kernel;
 use super::measure::{auto_window, warm_up};
+use super::process_sync::{ProcessSync, WindowProcessSync};
+use super::release_clock::ReleaseClock;
 use super::session::Session;
-use super::timing::Timing;
-use super::window::{ProcessSync, WindowSync};
 use crate::analysis::{
     compare_with_window, imb_t_avg_max, median, mpiblib_root, osu_avg_latency, SchemeRow,
 };
@@ -111,7 +111,7 @@ fn run(session: &mut Session, procs: Vec<u32>, opts: &SchemesOptions) -> ExitCod
 /// Every scheme for one (op, bytes) on `comm`; the rows on rank 0 (empty elsewhere).
 fn schemes(
     comm: &SimpleCommunicator,
-    timing: &Timing,
+    timing: &ReleaseClock,
     op: Op,
     bytes: u64,
     nrep: u32,
@@ -194,7 +194,7 @@ fn max_over_ranks(comm: &SimpleCommunicator, value: f64) -> f64 {
 fn timed_then_barrier(
     comm: &SimpleCommunicator,
     kernel: &mut Kernel,
-    timing: &Timing,
+    timing: &ReleaseClock,
     nrep: u32,
 ) -> Vec<f64> {
     comm.barrier();
@@ -216,7 +216,12 @@ fn timed_then_barrier(
 /// other rank (half the round trip); then `nrep` times: barrier, the root's clock, the
 /// operation, every other rank sends an empty confirmation, the root receives all of them,
 /// the root's clock. Returns [`mpiblib_root`] on rank 0, NaN elsewhere.
-fn root_mpiblib(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
+fn root_mpiblib(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    timing: &ReleaseClock,
+    nrep: u32,
+) -> f64 {
     let (me, root) = (comm.rank(), comm.process_at_rank(0));
     let token = [0u8; 0];
     let mut sink = [0u8; 0];
@@ -264,7 +269,12 @@ fn root_mpiblib(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing,
 /// maximum over ranks per repetition, the median over repetitions (the *maximum* method of
 /// Lastovetsky, Rychkov and O'Flynn 2008 after a barrier; neither OSU nor IMB, which average
 /// per rank first).
-fn barrier_max(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
+fn barrier_max(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    timing: &ReleaseClock,
+    nrep: u32,
+) -> f64 {
     let mine: Vec<f64> = (0..nrep)
         .map(|_| {
             comm.barrier();
@@ -282,7 +292,12 @@ fn barrier_max(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, 
 /// maximum over ranks: mpptest and IMB before 2018, as Lastovetsky, Rychkov and O'Flynn
 /// (2008, §2) describe them (IMB 2018 and later put a barrier after each call, `-sync`).
 /// Consecutive operations overlap (pipelining).
-fn pipelined(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
+fn pipelined(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    timing: &ReleaseClock,
+    nrep: u32,
+) -> f64 {
     comm.barrier();
     let t = timing.clock.now();
     for _ in 0..nrep {
@@ -293,7 +308,12 @@ fn pipelined(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nr
 
 /// A loop of (barrier, operation), its time divided by `nrep`, the maximum over ranks
 /// (Phloem): the barrier's own time is included.
-fn barrier_loop(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing, nrep: u32) -> f64 {
+fn barrier_loop(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    timing: &ReleaseClock,
+    nrep: u32,
+) -> f64 {
     let t = timing.clock.now();
     for _ in 0..nrep {
         comm.barrier();
@@ -308,14 +328,14 @@ fn barrier_loop(comm: &SimpleCommunicator, kernel: &mut Kernel, timing: &Timing,
 fn window(
     comm: &SimpleCommunicator,
     kernel: &mut Kernel,
-    timing: &Timing,
+    timing: &ReleaseClock,
     nrep: u32,
     slowest: &[f64],
 ) -> (f64, u32) {
     let w = auto_window(slowest, 0.0, timing.wait.spin_margin_s());
     let mut w_agreed = w;
     comm.process_at_rank(0).broadcast_into(&mut w_agreed);
-    let mut sync = WindowSync::new(w_agreed, 10e-3_f64.max(2.0 * w_agreed));
+    let mut sync = WindowProcessSync::new(w_agreed, 10e-3_f64.max(2.0 * w_agreed));
     sync.begin(comm, timing);
     let (mut starts, mut ends, mut flags) = (Vec::new(), Vec::new(), Vec::new());
     for rep in 0..nrep as usize {
@@ -358,7 +378,7 @@ fn window(
 /// OL_i over i (seconds, on rank 0; NaN elsewhere). Unlike the paper's means over M, RTT_i
 /// and E_i are medians of per-iteration times: one descheduling on a shared machine would
 /// otherwise inflate a mean RTT past E and make OL_i negative.
-fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
+fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &ReleaseClock, nrep: u32) -> f64 {
     let (me, root) = (comm.rank(), comm.process_at_rank(0));
     let mut token = [0u8; 1];
     let mut ol = f64::NEG_INFINITY;
@@ -406,7 +426,12 @@ fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32)
 /// Broadcast rounds (de Supinski and Karonis 1999, §3): `nrep` rounds of one broadcast from
 /// every root in order 0..P-1, the time per broadcast as task 0 measures it (the paper uses
 /// task 0's measurements). Pipelining makes it a lower bound. NaN on other ranks.
-fn bcast_rounds(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
+fn bcast_rounds(
+    comm: &SimpleCommunicator,
+    buf: &mut [u8],
+    timing: &ReleaseClock,
+    nrep: u32,
+) -> f64 {
     comm.barrier();
     let t = timing.clock.now();
     for _ in 0..nrep {
@@ -431,7 +456,12 @@ fn task0(comm: &SimpleCommunicator, value: f64) -> f64 {
 /// Broadcast-barrier (de Supinski and Karonis 1999, §3): `nrep` (broadcast, barrier) pairs,
 /// the time per pair as task 0 measures it. Includes the barrier, so an upper bound. NaN on
 /// other ranks.
-fn bcast_barrier(comm: &SimpleCommunicator, buf: &mut [u8], timing: &Timing, nrep: u32) -> f64 {
+fn bcast_barrier(
+    comm: &SimpleCommunicator,
+    buf: &mut [u8],
+    timing: &ReleaseClock,
+    nrep: u32,
+) -> f64 {
     comm.barrier();
     let t = timing.clock.now();
     let root = comm.process_at_rank(0);

@@ -4,7 +4,7 @@
 use super::gather::gather_one;
 use super::hosts::Hosts;
 use super::pinning::Pin;
-use super::timing::Timing;
+use super::release_clock::ReleaseClock;
 use super::transport::{MpiTransport, WtimeClock};
 use crate::clock::ClockModel;
 use crate::clock::{Clock, ClockSync, EmulatedClock, EmulationSpec, MonotonicClock, SyncOutcome};
@@ -91,7 +91,7 @@ impl Gathered {
 pub struct Session<'w> {
     pub world: &'w SimpleCommunicator,
     pub hosts: Hosts,
-    pub timing: Timing,
+    pub timing: ReleaseClock,
     /// True when this rank's clock is emulated with a skew: a short check cannot tell it from
     /// a shared clock, so it always synchronises itself.
     pub emulated_skew: bool,
@@ -124,7 +124,7 @@ impl<'w> Session<'w> {
             emulated_skew,
             clock_verdict: crate::clock::shared::SharedVerdict::Leader,
             hosts,
-            timing: Timing {
+            timing: ReleaseClock {
                 live: crate::clock::LiveClock::new(clock),
                 wait: WaitStrategy::Spin,
                 late_tolerance_s: 0.0,

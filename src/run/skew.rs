@@ -3,8 +3,8 @@
 //! barrier, each called at window-synchronised start instants.
 
 use super::measure::auto_window;
+use super::process_sync::{BarrierKind, ProcessSync, WindowProcessSync};
 use super::session::Session;
-use super::window::{BarrierKind, ProcessSync, WindowSync};
 use crate::analysis::exit_skew;
 use crate::clock::build;
 use crate::export::{write_skew, SkewRow};
@@ -113,7 +113,7 @@ fn exits(
     let mut slowest = vec![0.0; warm.len()];
     comm.all_reduce_into(&warm[..], &mut slowest[..], SystemOperation::max());
     let window = auto_window(&slowest, 0.0, timing.wait.spin_margin_s());
-    let mut sync = WindowSync::new(window, 10e-3_f64.max(2.0 * window));
+    let mut sync = WindowProcessSync::new(window, 10e-3_f64.max(2.0 * window));
     sync.begin(comm, timing);
     // Per repetition: global exit time, and 1 for a late start or an overrun.
     let mut mine: Vec<[f64; 2]> = Vec::with_capacity(nrep as usize);

@@ -3,8 +3,8 @@
 //! ([`crate::clock::probe_round`]); ranks sharing a leader's clock take its new model.
 
 use super::gather::{broadcast, gather_one};
+use super::release_clock::ReleaseClock;
 use super::shared_clock::{clock_group, syncing_ranks};
-use super::timing::Timing;
 use super::transport::MpiTransport;
 use crate::clock::shared::SharedVerdict;
 use crate::clock::{probe_round, ClockProbe};
@@ -41,7 +41,7 @@ impl<'c> ProbeComms<'c> {
 /// Collective on the measuring communicator: one probe round. Updates this rank's online
 /// model and returns every probe on rank 0 of the communicator (empty elsewhere).
 /// `before_rep`: the block's repetition the round comes before.
-pub fn probe_clocks(timing: &Timing, comms: &ProbeComms, before_rep: u32) -> Vec<ClockProbe> {
+pub fn probe_clocks(timing: &ReleaseClock, comms: &ProbeComms, before_rep: u32) -> Vec<ClockProbe> {
     let mine = comms.syncing.as_ref().and_then(|syncing| {
         let local = MpiTransport {
             comm: syncing,

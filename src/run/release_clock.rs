@@ -1,4 +1,5 @@
-//! This rank's live global clock and how it waits for instants on it.
+//! The release clock: this rank's live global clock and how it waits for instants on it, which
+//! is what releases it into a repetition (not the published timing schemes of `analysis`).
 
 use crate::clock::LiveClock;
 use crate::wait::{WaitStrategy, Waited};
@@ -9,7 +10,7 @@ const MAX_SPIN_MARGIN_S: f64 = 2e-3;
 
 /// Everything a rank needs to read and wait on the global clock: the clock component's
 /// [`LiveClock`] (reachable through `Deref`) and the waiting strategy of the run side.
-pub struct Timing {
+pub struct ReleaseClock {
     pub live: LiveClock,
     pub wait: WaitStrategy,
     /// A start more than this many seconds after its instant is flagged *started late*.
@@ -20,14 +21,14 @@ pub struct Timing {
     pub spin_margin_s: Cell<f64>,
 }
 
-impl std::ops::Deref for Timing {
+impl std::ops::Deref for ReleaseClock {
     type Target = LiveClock;
     fn deref(&self) -> &LiveClock {
         &self.live
     }
 }
 
-impl Timing {
+impl ReleaseClock {
     /// Waits until global time `target_g` (seconds): what the wait found, with `reached` the
     /// *local* clock reading (seconds) that ended it and the lateness in seconds (see
     /// [`WaitStrategy::wait_until`]).

@@ -1,6 +1,7 @@
-//! Process synchronisation: how the ranks of a sub-communicator start a repetition together.
+//! Process synchronisation (`--sync`): how the ranks of a sub-communicator start a repetition
+//! together. Not the clock synchronisation (`crate::clock::ClockSync`), which agrees on time.
 
-use super::timing::Timing;
+use super::release_clock::ReleaseClock;
 use crate::wait::spin_for;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -9,7 +10,7 @@ use mpi::traits::*;
 /// Starts repetitions together; chosen by `--sync`.
 pub trait ProcessSync {
     /// Collective on `comm`, before the first repetition of a block.
-    fn begin(&mut self, comm: &SimpleCommunicator, timing: &Timing);
+    fn begin(&mut self, comm: &SimpleCommunicator, timing: &ReleaseClock);
     /// Returns when this rank should enter repetition `rep` after its own `delay_s` (seconds):
     /// the scheduled instant and the reading that released it. Whether it started late is
     /// decided on that recorded start ([`crate::timeline::validity`]), not here. A scheme
@@ -19,7 +20,7 @@ pub trait ProcessSync {
     fn start(
         &mut self,
         comm: &SimpleCommunicator,
-        timing: &Timing,
+        timing: &ReleaseClock,
         rep: usize,
         delay_s: f64,
         warm: &mut dyn FnMut(),
@@ -28,7 +29,7 @@ pub trait ProcessSync {
     fn window_s(&self) -> Option<f64>;
     /// Collective on `comm`, after a pause in the block (a drift-tracking probe) before
     /// repetition `next_rep`: re-anchors a schedule the pause has overtaken.
-    fn resume(&mut self, _comm: &SimpleCommunicator, _timing: &Timing, _next_rep: usize) {}
+    fn resume(&mut self, _comm: &SimpleCommunicator, _timing: &ReleaseClock, _next_rep: usize) {}
 }
 
 /// How [`ProcessSync::start`] released a rank into a repetition.
@@ -45,7 +46,7 @@ pub struct Release {
 /// Clock-based synchronisation: rank 0 broadcasts a global start instant; repetition i starts
 /// at start + i·window; each rank waits on its global clock until that instant plus its delay
 /// (Niethammer et al. 2016, Listing 2; Hunold and Carpen-Amarie 2015, scheme 4).
-pub struct WindowSync {
+pub struct WindowProcessSync {
     pub window_s: f64,
     /// Time from the broadcast to the first start instant, seconds.
     pub lead_s: f64,
@@ -61,10 +62,10 @@ const WARM_LEAD_S: f64 = 5e-6;
 /// Repetitions between checks of whether the schedule has slipped.
 const SLIP_CHECK_EVERY: usize = 16;
 
-impl WindowSync {
+impl WindowProcessSync {
     /// A window of `window_s` seconds, the first one `lead_s` seconds after [`ProcessSync::begin`].
     pub fn new(window_s: f64, lead_s: f64) -> Self {
-        WindowSync {
+        WindowProcessSync {
             window_s,
             lead_s,
             start_g: f64::NAN,
@@ -77,7 +78,7 @@ impl WindowSync {
     /// latest rank's present. Ranks sharing cores otherwise stay behind for good once a hiccup
     /// puts them there: a repetition that starts late gets no sleeping rank's core and takes
     /// longer than a window. On schedule nothing changes.
-    fn recover_slip(&mut self, comm: &SimpleCommunicator, timing: &Timing, rep: usize) {
+    fn recover_slip(&mut self, comm: &SimpleCommunicator, timing: &ReleaseClock, rep: usize) {
         // [worst lateness, present] over the ranks; rank 0 then decides for all, so that the
         // decision, and with it the sequence of collectives, is the same on every rank.
         let mine = [self.worst_lateness_s, timing.global_now()];
@@ -96,8 +97,8 @@ impl WindowSync {
     }
 }
 
-impl ProcessSync for WindowSync {
-    fn begin(&mut self, comm: &SimpleCommunicator, timing: &Timing) {
+impl ProcessSync for WindowProcessSync {
+    fn begin(&mut self, comm: &SimpleCommunicator, timing: &ReleaseClock) {
         let mut start = timing.global_now() + self.lead_s;
         comm.process_at_rank(0).broadcast_into(&mut start);
         self.start_g = start;
@@ -107,7 +108,7 @@ impl ProcessSync for WindowSync {
     fn start(
         &mut self,
         comm: &SimpleCommunicator,
-        timing: &Timing,
+        timing: &ReleaseClock,
         rep: usize,
         delay_s: f64,
         warm: &mut dyn FnMut(),
@@ -133,7 +134,7 @@ impl ProcessSync for WindowSync {
 
     /// Moves the remaining schedule to start `lead_s` after the latest rank's present when the
     /// pause overtook it; every rank computes the same instant from one allreduce.
-    fn resume(&mut self, comm: &SimpleCommunicator, timing: &Timing, next_rep: usize) {
+    fn resume(&mut self, comm: &SimpleCommunicator, timing: &ReleaseClock, next_rep: usize) {
         let now = timing.global_now();
         let mut latest = 0.0;
         comm.all_reduce_into(&now, &mut latest, SystemOperation::max());
@@ -147,11 +148,11 @@ impl ProcessSync for WindowSync {
 
 /// A barrier-like step before each repetition, then the delayed ranks busy-wait their delay
 /// (Niethammer et al. 2016, §III-B Listing 1 and §III-D).
-pub struct BarrierSync {
+pub struct BarrierProcessSync {
     pub kind: BarrierKind,
 }
 
-/// Which barrier [`BarrierSync`] uses.
+/// Which barrier [`BarrierProcessSync`] uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BarrierKind {
     /// `MPI_Barrier`.
@@ -179,13 +180,13 @@ impl BarrierKind {
     }
 }
 
-impl ProcessSync for BarrierSync {
-    fn begin(&mut self, _: &SimpleCommunicator, _: &Timing) {}
+impl ProcessSync for BarrierProcessSync {
+    fn begin(&mut self, _: &SimpleCommunicator, _: &ReleaseClock) {}
 
     fn start(
         &mut self,
         comm: &SimpleCommunicator,
-        timing: &Timing,
+        timing: &ReleaseClock,
         _: usize,
         delay_s: f64,
         _warm: &mut dyn FnMut(),
