@@ -2,6 +2,7 @@
 //! together. Not the clock synchronisation (`crate::clock::ClockSync`), which agrees on time.
 
 use super::release_clock::ReleaseClock;
+use crate::plan::SyncMethod;
 use crate::wait::spin_for;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -203,6 +204,20 @@ impl ProcessSync for BarrierProcessSync {
 
     fn window_s(&self) -> Option<f64> {
         None
+    }
+}
+
+/// The process synchronisation `method` asks for: the window scheme with windows of
+/// `window_s` seconds, the first `lead_s` seconds after its start-instant broadcast, or a
+/// barrier scheme (which ignores both).
+pub fn for_method(method: SyncMethod, window_s: f64, lead_s: f64) -> Box<dyn ProcessSync> {
+    let barrier = |kind| Box::new(BarrierProcessSync { kind }) as Box<dyn ProcessSync>;
+    match method {
+        SyncMethod::Window => Box::new(WindowProcessSync::new(window_s, lead_s)),
+        SyncMethod::Barrier => barrier(BarrierKind::Mpi),
+        SyncMethod::DoubleBarrier => barrier(BarrierKind::DoubleMpi),
+        SyncMethod::Dissemination => barrier(BarrierKind::Dissemination),
+        SyncMethod::None => barrier(BarrierKind::Nothing),
     }
 }
 

@@ -223,7 +223,16 @@ impl<'w> Session<'w> {
 /// What holds a rank's [`Session`]: the session itself, or a command's state around it (the
 /// measurement runner), so that [`at_p`] can hand the whole of it to the measuring closure.
 pub trait WithSession<'w> {
+    /// The session held.
     fn session(&mut self) -> &mut Session<'w>;
+
+    /// Tells the user, before measuring at P, how ranks wait there ([`at_p`]'s warning
+    /// `msg`): by default rank 0 prints it on stderr.
+    fn warn_waiting(&mut self, msg: &str) {
+        if self.session().world.rank() == 0 {
+            eprintln!("delaybench: warning: {msg}");
+        }
+    }
 }
 
 impl<'w> WithSession<'w> for Session<'w> {
@@ -233,8 +242,8 @@ impl<'w> WithSession<'w> for Session<'w> {
 }
 
 /// The one way every MPI command measures at one P (collective on the world): chooses how
-/// ranks wait (late-start tolerance `tolerance_s` or the strategy's default), prints on rank 0
-/// the warning about shared cores, runs `measure` on the communicator of world ranks 0..p-1
+/// ranks wait (late-start tolerance `tolerance_s` or the strategy's default), tells the user
+/// the warning about shared cores ([`WithSession::warn_waiting`]), runs `measure` on the communicator of world ranks 0..p-1
 /// (each pinned to a core of its own while busy-waiting) while the other ranks wait without
 /// using the CPU, and meets every rank again. Returns `measure`'s result (`None` on the idle
 /// ranks) and the warning.
@@ -247,10 +256,10 @@ pub fn at_p<'w, C: WithSession<'w>, R>(
     let session = ctx.session();
     let world = session.world;
     let warning = session.set_waiting(p, tolerance_s);
-    if let (Some(msg), 0) = (&warning, world.rank()) {
-        eprintln!("delaybench: warning: {msg}");
-    }
     let members = session.hosts.members(p).to_vec();
+    if let Some(msg) = &warning {
+        ctx.warn_waiting(msg);
+    }
     let result = sub_communicator(world, &members).map(|comm| {
         let _pin = ctx.session().pin_for(p);
         measure(ctx, &comm)

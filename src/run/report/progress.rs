@@ -1,9 +1,7 @@
-//! What rank 0 tells the user: progress while measuring, the summary and figures at the end.
+//! Progress of a run on rank 0: a bar on a terminal, one line per configuration in logs.
 
-use crate::plan::checks::Estimate;
-use crate::plan::{Op, Plan};
+use crate::plan::Op;
 use crate::units::format_bytes;
-use crate::units::format_duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -38,9 +36,9 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Progress for `total` blocks of at most `nrep` repetitions each, shown only when `show`
-    /// (rank 0, not `--quiet`).
-    pub fn new(show: bool, total: u64, nrep: u64) -> Self {
+    /// Progress for `total` blocks of at most `nrep` repetitions each (made on rank 0 when not
+    /// `--quiet`).
+    pub fn new(total: u64, nrep: u64) -> Self {
         // Only on stderr, and only when it is a terminal. Open MPI gives a rank's stdout a pty
         // even when mpirun's own output goes to a file or a pipe, so drawing on that pty put
         // the bar's escape codes into saved result tables; its stderr is a pipe, so under
@@ -51,7 +49,7 @@ impl Progress {
         let terminal = target.is_some();
         let stop = Arc::new(AtomicBool::new(false));
         let base = Arc::new(AtomicU64::new(0));
-        let bar = target.filter(|_| show).map(|target| {
+        let bar = target.map(|target| {
             let bar = ProgressBar::with_draw_target(Some(total * nrep), target);
             bar.set_style(
                 ProgressStyle::with_template(
@@ -67,7 +65,7 @@ impl Progress {
             bar,
             stop,
             base,
-            plain: show && !terminal,
+            plain: !terminal,
             done: 0,
             total,
             nrep,
@@ -132,94 +130,4 @@ fn spawn_ticker(bar: ProgressBar, stop: Arc<AtomicBool>, base: Arc<AtomicU64>, n
             std::thread::sleep(TICK);
         }
     });
-}
-
-/// The plan as people read it, one item per line, with the block count and estimated
-/// duration ([`Estimate`]): what `--dry-run` and `--verbose` print.
-pub fn describe_plan(plan: &Plan, world_size: u32) -> String {
-    let list = |items: Vec<String>| items.join(", ");
-    let window = match plan.window_s {
-        Some(w) => format_duration(w),
-        None => "auto (sized from the warm-up)".into(),
-    };
-    let rows = [
-        ("world size", world_size.to_string()),
-        (
-            "ops",
-            list(plan.ops.iter().map(|o| o.to_string()).collect()),
-        ),
-        (
-            "sizes",
-            list(plan.sizes.iter().map(|&b| format_bytes(b)).collect()),
-        ),
-        (
-            "P",
-            list(plan.procs.iter().map(|p| p.to_string()).collect()),
-        ),
-        ("late ranks", plan.delay_ranks.to_string()),
-        (
-            "delays",
-            list(plan.delays.iter().map(|d| d.label()).collect()),
-        ),
-        (
-            "repetitions",
-            format!("{} (+{} warm-up)", plan.nrep, plan.warmup),
-        ),
-        (
-            "process sync",
-            format!("{:?}, window {window}", plan.sync).to_lowercase(),
-        ),
-        ("clock sync", plan.clock_sync.name().to_string()),
-        (
-            "detours",
-            match (&plan.detour, &plan.detour_trace) {
-                (Some(d), _) => d.to_string(),
-                (None, Some(t)) => format!(
-                    "{t} ({} recorded ranks, {} s, CRC-32C {:08x})",
-                    t.recorded_ranks, t.period_s, t.crc32c
-                ),
-                (None, None) => "none".into(),
-            },
-        ),
-        ("seed", plan.seed.to_string()),
-        ("estimate", Estimate::of(plan).to_string()),
-    ];
-    rows.iter()
-        .map(|(k, v)| (*k, v.clone()))
-        .chain(plan.delays.iter().filter_map(|d| replay_line(plan, d)))
-        .map(|(k, v)| format!("delaybench: plan: {k:<13} {v}\n"))
-        .collect()
-}
-
-/// The plan's line for a replayed capture site: its operation and size, how its ranks map,
-/// and whether the run measures its operation. None for other delays.
-fn replay_line(plan: &Plan, d: &crate::delay::DelayModel) -> Option<(&'static str, String)> {
-    let r = crate::delay::models::replay::Replay::of(d)?;
-    let calls = r.lateness_s.len() / r.recorded_size.max(1);
-    let measured = match crate::plan::replay_choice::site_kernels(&r.op) {
-        _ if r.op.is_empty() => String::new(),
-        None => format!("; {} has no kernel: replayed on the ops above", r.op),
-        Some(k) if plan.ops.iter().any(|o| k.contains(o)) => {
-            format!("; the site's {} is measured", r.op)
-        }
-        Some(_) => format!("; the site's {} is NOT among the ops", r.op),
-    };
-    let counts = match r.capture_op() {
-        Some(op) if op.has_count_vector() && r.counts.is_empty() => {
-            "; no count vectors in the capture: uniform counts"
-        }
-        Some(op) if op.has_count_vector() => "; counts from the capture",
-        _ => "",
-    };
-    Some((
-        "replay",
-        format!(
-            "{} ({} {}, {calls} calls of {} ranks, map {}{measured}{counts})",
-            r.site,
-            if r.op.is_empty() { "op unknown" } else { &r.op },
-            format_bytes(r.bytes),
-            r.recorded_size,
-            if r.map.is_empty() { "first" } else { &r.map },
-        ),
-    ))
 }
