@@ -161,7 +161,7 @@ fn resolve(
     // Emulated offsets apply from now on, so that the offsets seen look like the spec.
     plan.emulate_clock = plan
         .emulate_clock
-        .map(|spec| spec.with_epoch(super::base_clock_now(plan.clock)));
+        .map(|spec| spec.with_epoch(super::command::base_clock_now(plan.clock)));
     Ok(plan)
 }
 

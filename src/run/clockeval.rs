@@ -1,6 +1,7 @@
 //! `delaybench clocksync`: per method and P, the synchronisation time and the clock error
 //! right after it and after waits (Hunold and Carpen-Amarie 2015, §7, Figures 8-10).
 
+use super::command::{print_table, rows_at_each_p};
 use super::session::Session;
 use super::tracking::{probe_clocks, ProbeComms};
 use super::transport::MpiTransport;
@@ -42,7 +43,7 @@ pub struct ClockSyncEvalOptions {
 pub fn main(opts: ClockSyncEvalOptions) -> ExitCode {
     let check = |procs: &[u32]| check_duration(&opts, procs.len());
     let emulate = opts.emulate_clock.as_ref();
-    super::command(
+    super::command::command(
         &opts.procs,
         check,
         emulate,
@@ -61,27 +62,23 @@ fn run(
     let world = session.world;
     let mut waits = opts.waits.clone();
     waits.sort_by(f64::total_cmp);
-    let mut rows = Vec::new();
-    for p in procs {
-        let tracking: Vec<Option<f64>> = match opts.track_every {
-            None => vec![None],
-            Some(every) => vec![None, Some(every)],
-        };
-        let (found, _) = session.measure_at(p, None, |session, comm| {
-            let mut rows = Vec::new();
-            for &m in &opts.methods {
-                for &track in &tracking {
-                    let how = Evaluation {
-                        method: m,
-                        track_every_s: track,
-                    };
-                    rows.extend(evaluate(comm, session, how, opts, &waits, emulation));
-                }
+    let tracking: Vec<Option<f64>> = match opts.track_every {
+        None => vec![None],
+        Some(every) => vec![None, Some(every)],
+    };
+    let rows = rows_at_each_p(session, &procs, None, |session, comm, _| {
+        let mut rows = Vec::new();
+        for &m in &opts.methods {
+            for &track in &tracking {
+                let how = Evaluation {
+                    method: m,
+                    track_every_s: track,
+                };
+                rows.extend(evaluate(comm, session, how, opts, &waits, emulation));
             }
-            rows
-        });
-        rows.extend(found.unwrap_or_default());
-    }
+        }
+        rows
+    });
     if world.rank() == 0 {
         return report(&rows, opts);
     }
@@ -154,7 +151,7 @@ fn evaluate(
             opts.params.nonimproving,
         );
         let true_error = emulation.map(|spec| {
-            let base = super::base_clock_now(opts.clock);
+            let base = super::command::base_clock_now(opts.clock);
             let mine = true_error(spec, comm.rank() as usize, &session.timing.model(), base).abs();
             let mut max = 0.0;
             comm.all_reduce_into(&mine, &mut max, SystemOperation::max());
@@ -176,11 +173,8 @@ fn evaluate(
 
 fn report(rows: &[ClockSyncRow], opts: &ClockSyncEvalOptions) -> ExitCode {
     // A closed stdout (`| head`) is no failure: the results file below is still written.
-    if let Err(e) = write_clocksync(rows, opts.format, &mut std::io::stdout().lock()) {
-        if !crate::exit::is_broken_pipe(&e) {
-            eprintln!("delaybench: error: {e}");
-            return ExitCode::FAILURE;
-        }
+    if let Err(code) = print_table(|out| write_clocksync(rows, opts.format, out)) {
+        return code;
     }
     let path = opts
         .output

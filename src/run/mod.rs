@@ -10,6 +10,7 @@ mod agree;
 mod algorithms;
 mod check;
 mod clockeval;
+mod command;
 mod error;
 mod gather;
 mod hosts;
@@ -40,9 +41,8 @@ pub use noise::{main as noise_main, NoiseOptions};
 pub use schemes::{main as schemes_main, SchemesOptions};
 pub use skew::{main as skew_main, SkewOptions};
 
-use crate::clock::{Clock, MonotonicClock};
 use crate::exit::NO_VALID_EXIT;
-use crate::plan::{ClockSource, Request, RunOptions};
+use crate::plan::{Request, RunOptions};
 use mpi::environment::Universe;
 use std::process::ExitCode;
 
@@ -116,6 +116,7 @@ pub fn main(request: Request, opts: RunOptions, study: Option<String>) -> ExitCo
     }
 }
 
+/// Starts MPI; `None` (with a message) when it was already started.
 fn init() -> Option<Universe> {
     let universe = mpi::initialize();
     if universe.is_none() {
@@ -124,94 +125,9 @@ fn init() -> Option<Universe> {
     universe
 }
 
-/// The start every MPI command but the measurement shares: MPI, the process counts (`procs`,
-/// or the default), the command's own check of its options given those counts (`check`: a
-/// message refuses the command with exit status 2 on every rank, rank 0 printing it, before
-/// anything is measured), the hosts, and a session on the clock of `source` (emulated as
-/// `emulate` asks, with an agreed epoch). `body` gets the session, the process counts and the
-/// agreed emulation.
-fn command(
-    procs: &[u32],
-    check: impl FnOnce(&[u32]) -> Result<(), String>,
-    emulate: Option<&crate::clock::EmulationSpec>,
-    source: ClockSource,
-    body: impl FnOnce(&mut session::Session, Vec<u32>, Option<&crate::clock::EmulationSpec>) -> ExitCode,
-) -> ExitCode {
-    use mpi::traits::Communicator;
-    let Some(universe) = init() else {
-        return ExitCode::FAILURE;
-    };
-    let world = universe.world();
-    if job::check_task_count(world.size() as u32).is_err() {
-        return ExitCode::from(2);
-    }
-    let Some(procs) = checked_procs(&world, procs) else {
-        return ExitCode::from(2);
-    };
-    if let Err(msg) = check(&procs) {
-        if world.rank() == 0 {
-            eprintln!("delaybench: error: {msg}");
-        }
-        return ExitCode::from(2);
-    }
-    let emulation = agreed_emulation(&world, emulate, source);
-    let hosts = hosts::Hosts::discover(&world);
-    let mut session = session::Session::new(&world, hosts, source, emulation.as_ref());
-    body(&mut session, procs, emulation.as_ref())
-}
-
 /// Ends every rank after an error on this one: a message, then `MPI_Abort`, never a hang.
 fn fail(world: &mpi::topology::SimpleCommunicator, msg: &str) -> ! {
     use mpi::traits::Communicator;
     eprintln!("delaybench: error on rank {}: {msg}", world.rank());
     world.abort(1)
-}
-
-/// A reading of the underlying (not emulated) clock of `source`, seconds.
-fn base_clock_now(source: ClockSource) -> f64 {
-    match source {
-        ClockSource::Monotonic => MonotonicClock.now(),
-        ClockSource::Wtime => transport::WtimeClock.now(),
-    }
-}
-
-/// Process counts for `clocksync` and `skew`: the given ones, or the default. Every rank
-/// checks alike; only rank 0 prints the error.
-fn checked_procs(world: &mpi::topology::SimpleCommunicator, procs: &[u32]) -> Option<Vec<u32>> {
-    use mpi::traits::Communicator;
-    let size = world.size() as u32;
-    let procs = if procs.is_empty() {
-        crate::plan::default_procs(size)
-    } else {
-        procs.to_vec()
-    };
-    let bad = procs.iter().find(|&&p| p < 2 || p > size);
-    if size < 2 || bad.is_some() {
-        if world.rank() == 0 {
-            eprintln!(
-                "delaybench: error: --procs must lie between 2 and the world size ({size}); \
-                 launch at least 2 ranks"
-            );
-        }
-        return None;
-    }
-    Some(procs)
-}
-
-/// The emulation spec with rank 0's current underlying clock reading as its epoch, on every
-/// rank (collective).
-fn agreed_emulation(
-    world: &mpi::topology::SimpleCommunicator,
-    spec: Option<&crate::clock::EmulationSpec>,
-    source: ClockSource,
-) -> Option<crate::clock::EmulationSpec> {
-    use mpi::traits::{Communicator, Root};
-    let spec = spec?;
-    let mut epoch = if world.rank() == 0 {
-        base_clock_now(source)
-    } else {
-        0.0
-    };
-    world.process_at_rank(0).broadcast_into(&mut epoch);
-    Some(spec.clone().with_epoch(epoch))
 }

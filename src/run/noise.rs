@@ -156,7 +156,7 @@ pub fn main(opts: NoiseOptions) -> ExitCode {
         Ok(())
     };
     let emulate = opts.emulate_clock.as_ref();
-    super::command(&[], check, emulate, opts.clock, |session, _, _| {
+    super::command::command(&[], check, emulate, opts.clock, |session, _, _| {
         run(session, &opts)
     })
 }

@@ -2,6 +2,7 @@
 //! side (Lastovetsky, Rychkov and O'Flynn 2008, §2; de Supinski and Karonis 1999, Figures 2 and 9; Hunold and Carpen-Amarie 2015, Figure 2).
 //! What each measures and why they differ: `docs/nonblocking.md`.
 
+use super::command::{print_table, rows_at_each_p};
 use super::kernels::Kernel;
 use super::measure::{auto_window, warm_up};
 use super::process_sync::{ProcessSync, WindowProcessSync};
@@ -61,7 +62,7 @@ pub fn main(opts: SchemesOptions) -> ExitCode {
             })
     };
     let emulate = opts.emulate_clock.as_ref();
-    super::command(
+    super::command::command(
         &opts.procs,
         check,
         emulate,
@@ -76,33 +77,24 @@ fn run(session: &mut Session, procs: Vec<u32>, opts: &SchemesOptions) -> ExitCod
     let method = build(opts.clock_sync, &opts.params);
     session.synchronise(world, method.as_ref());
     let tolerance = opts.late_tolerance_s;
-    let mut rows = Vec::new();
-    for p in procs {
-        let (found, _) = session.measure_at(p, tolerance, |session, comm| {
-            let mut rows = Vec::new();
-            for &op in &opts.ops {
-                let sizes = if op.has_payload() {
-                    opts.sizes.clone()
-                } else {
-                    vec![0]
-                };
-                for bytes in sizes {
-                    rows.extend(schemes(comm, &session.timing, op, bytes, opts.nrep));
-                }
+    let mut rows = rows_at_each_p(session, &procs, tolerance, |session, comm, _| {
+        let mut rows = Vec::new();
+        for &op in &opts.ops {
+            let sizes = if op.has_payload() {
+                opts.sizes.clone()
+            } else {
+                vec![0]
+            };
+            for bytes in sizes {
+                rows.extend(schemes(comm, &session.timing, op, bytes, opts.nrep));
             }
-            rows
-        });
-        rows.extend(found.unwrap_or_default());
-    }
+        }
+        rows
+    });
     if world.rank() == 0 {
         compare_with_window(&mut rows);
-        match write_schemes(&rows, opts.format, &mut std::io::stdout().lock()) {
-            Err(e) if !crate::exit::is_broken_pipe(&e) => {
-                eprintln!("delaybench: error: {e}");
-                return ExitCode::FAILURE;
-            }
-            // Written, or stdout closed early (`| head`): the reader had what it wanted.
-            _ => {}
+        if let Err(code) = print_table(|out| write_schemes(&rows, opts.format, out)) {
+            return code;
         }
     }
     ExitCode::SUCCESS

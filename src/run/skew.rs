@@ -2,6 +2,7 @@
 //! (Hunold and Carpen-Amarie 2015, §4, Figure 4): MPI_Barrier and the own dissemination
 //! barrier, each called at window-synchronised start instants.
 
+use super::command::{print_table, rows_at_each_p};
 use super::measure::auto_window;
 use super::process_sync::{BarrierKind, ProcessSync, WindowProcessSync};
 use super::session::Session;
@@ -42,7 +43,7 @@ pub fn main(opts: SkewOptions) -> ExitCode {
             .ok_or_else(|| "--nrep must be at least 2 for a confidence interval".to_string())
     };
     let emulate = opts.emulate_clock.as_ref();
-    super::command(
+    super::command::command(
         &opts.procs,
         check,
         emulate,
@@ -56,38 +57,29 @@ fn run(session: &mut Session, procs: Vec<u32>, opts: &SkewOptions) -> ExitCode {
     let world = session.world;
     let method = build(opts.clock_sync, &opts.params);
     session.synchronise(world, method.as_ref());
-    let mut rows = Vec::new();
-    for p in procs {
-        let (found, _) = session.measure_at(p, None, |session, comm| {
-            let mut rows = Vec::new();
-            for (name, kind) in [
-                ("mpi_barrier", BarrierKind::Mpi),
-                ("dissemination", BarrierKind::Dissemination),
-            ] {
-                if let Some(exits) = exits(comm, session, kind, opts.nrep) {
-                    rows.extend(exit_skew(&exits, p as usize).into_iter().map(|s| SkewRow {
-                        barrier: name.into(),
-                        nprocs: p,
-                        rank: s.rank,
-                        mean_s: s.mean_s,
-                        ci95_s: s.ci95_s,
-                        max_s: s.max_s,
-                        n: s.n,
-                    }));
-                }
+    let rows = rows_at_each_p(session, &procs, None, |session, comm, p| {
+        let mut rows = Vec::new();
+        for (name, kind) in [
+            ("mpi_barrier", BarrierKind::Mpi),
+            ("dissemination", BarrierKind::Dissemination),
+        ] {
+            if let Some(exits) = exits(comm, session, kind, opts.nrep) {
+                rows.extend(exit_skew(&exits, p as usize).into_iter().map(|s| SkewRow {
+                    barrier: name.into(),
+                    nprocs: p,
+                    rank: s.rank,
+                    mean_s: s.mean_s,
+                    ci95_s: s.ci95_s,
+                    max_s: s.max_s,
+                    n: s.n,
+                }));
             }
-            rows
-        });
-        rows.extend(found.unwrap_or_default());
-    }
+        }
+        rows
+    });
     if world.rank() == 0 {
-        match write_skew(&rows, opts.format, &mut std::io::stdout().lock()) {
-            Err(e) if !crate::exit::is_broken_pipe(&e) => {
-                eprintln!("delaybench: error: {e}");
-                return ExitCode::FAILURE;
-            }
-            // Written, or stdout closed early (`| head`): the reader had what it wanted.
-            _ => {}
+        if let Err(code) = print_table(|out| write_skew(&rows, opts.format, out)) {
+            return code;
         }
     }
     ExitCode::SUCCESS
