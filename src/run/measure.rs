@@ -43,7 +43,18 @@ pub fn warm_up(
     timing: &ReleaseClock,
     warmup: u32,
 ) -> Vec<f64> {
-    let mine: Vec<f64> = (0..warmup)
+    slowest_after_barriers(comm, kernel, timing, warmup)
+}
+
+/// Runs `nrep` repetitions, each after an `MPI_Barrier`, timed on each rank's local clock,
+/// and returns per repetition the slowest rank's time in seconds (the same on every rank).
+pub fn slowest_after_barriers(
+    comm: &SimpleCommunicator,
+    kernel: &mut Kernel,
+    timing: &ReleaseClock,
+    nrep: u32,
+) -> Vec<f64> {
+    let mine: Vec<f64> = (0..nrep)
         .map(|_| {
             comm.barrier();
             let t = timing.clock.now();

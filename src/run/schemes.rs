@@ -267,16 +267,7 @@ fn barrier_max(
     timing: &ReleaseClock,
     nrep: u32,
 ) -> f64 {
-    let mine: Vec<f64> = (0..nrep)
-        .map(|_| {
-            comm.barrier();
-            let t = timing.clock.now();
-            kernel.run(comm);
-            timing.clock.now() - t
-        })
-        .collect();
-    let mut max = vec![0.0; mine.len()];
-    comm.all_reduce_into(&mine[..], &mut max[..], SystemOperation::max());
+    let max = super::measure::slowest_after_barriers(comm, kernel, timing, nrep);
     median(&max).unwrap_or(f64::NAN)
 }
 

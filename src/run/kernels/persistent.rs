@@ -220,28 +220,25 @@ impl Persistent {
                     info,
                     &mut request,
                 ),
-                Family::Alltoall => std::mem::transmute::<*const c_void, ExchangeInit>(f)(
-                    b.send_u8.as_ptr().cast(),
-                    count(b.send_u8.len() / p),
-                    u8_type,
-                    b.recv_u8.as_mut_ptr().cast(),
-                    count(b.recv_u8.len() / p),
-                    u8_type,
-                    comm,
-                    info,
-                    &mut request,
-                ),
-                Family::Allgather => std::mem::transmute::<*const c_void, ExchangeInit>(f)(
-                    b.send_u8.as_ptr().cast(),
-                    count(b.send_u8.len()),
-                    u8_type,
-                    b.recv_u8.as_mut_ptr().cast(),
-                    count(b.send_u8.len()),
-                    u8_type,
-                    comm,
-                    info,
-                    &mut request,
-                ),
+                family @ (Family::Alltoall | Family::Allgather) => {
+                    // Counts per rank: alltoall sends and receives a P-th of its buffers to
+                    // and from each rank, allgather its whole send buffer.
+                    let (send_count, recv_count) = match family {
+                        Family::Alltoall => (b.send_u8.len() / p, b.recv_u8.len() / p),
+                        _ => (b.send_u8.len(), b.send_u8.len()),
+                    };
+                    std::mem::transmute::<*const c_void, ExchangeInit>(f)(
+                        b.send_u8.as_ptr().cast(),
+                        count(send_count),
+                        u8_type,
+                        b.recv_u8.as_mut_ptr().cast(),
+                        count(recv_count),
+                        u8_type,
+                        comm,
+                        info,
+                        &mut request,
+                    )
+                }
                 other => unreachable!("{other} has no persistent kernel in the registry"),
             }
         };
