@@ -17,10 +17,10 @@ use crate::clock::{build, timer_delay_s, ClockModel, ClockProbe, ClockSync};
 use crate::delay::{
     arrival_orders, rank_column, DelayModel, DetourError, DetourInjector, DetourStats,
 };
+use crate::end_of_run::EndOfRun;
 use crate::noise::replay::{load_trace, schedule_for};
 use crate::plan::{blocks, Op, Plan, RunOptions, SyncMethod};
 use crate::records::*;
-use crate::summary::EndOfRun;
 use crate::wait::WaitStrategy;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -225,7 +225,7 @@ impl<'w> Runner<'w> {
             let path = w.path().to_path_buf();
             w.finish(&footer)?;
             if let Some(end) = &self.end {
-                crate::summary::print_summary(&path, end, &mut std::io::stdout().lock());
+                crate::end_of_run::print_summary(&path, end, &mut std::io::stdout().lock());
             }
         }
         Ok(())
