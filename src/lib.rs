@@ -15,6 +15,7 @@ pub mod build_info;
 pub mod capture;
 pub mod cli;
 pub mod clock;
+pub mod commands;
 pub mod delay;
 pub mod end_of_run;
 pub mod exit;
@@ -28,7 +29,6 @@ pub mod plot;
 pub mod records;
 #[cfg(feature = "mpi")]
 pub mod run;
-pub mod simulate;
 pub mod smpi;
 pub mod timeline;
 pub mod units;
