@@ -1,4 +1,5 @@
-//! The clock-synchronisation parameters, one argument group for every MPI command.
+//! The clock-synchronisation parameters, one argument group for every MPI command and the
+//! measurement.
 
 use super::parsers::parse_duration_s;
 use crate::clock::{ClockSyncParams, EmulationSpec};
@@ -8,8 +9,13 @@ use clap::Args;
 #[derive(Debug, Clone, Args)]
 pub struct ClockArgs {
     /// Clock sync: consecutive non-improving ping-pongs that end a min-RTT offset measurement.
-    #[arg(long, default_value_t = ClockSyncParams::default().nonimproving)]
-    pub sync_nonimproving: u32,
+    // Named with its group, as --clock-sync is; the old name stays accepted, unshown.
+    #[arg(
+        long,
+        alias = "sync-nonimproving",
+        default_value_t = ClockSyncParams::default().nonimproving
+    )]
+    pub clock_sync_nonimproving: u32,
     /// Drift-aware methods (jk, hca, hca3, treefit): fit points per linear regression
     /// (N_FITPTS).
     #[arg(long, default_value_t = ClockSyncParams::default().fitpoints)]
@@ -38,7 +44,7 @@ impl ClockArgs {
     /// The parameters of the clock synchronisation methods.
     pub fn params(&self) -> ClockSyncParams {
         ClockSyncParams {
-            nonimproving: self.sync_nonimproving,
+            nonimproving: self.clock_sync_nonimproving,
             fitpoints: self.fitpoints,
             exchanges_per_fitpoint: self.exchanges_per_fitpoint,
             fit_interval_s: self.fit_interval,

@@ -327,3 +327,29 @@ fn subcommands() {
     assert!(parse(&["compare", "a.cbor", "b.cbor", "--confidence", "95"]).is_err());
     assert!(parse(&["compare", "a.cbor"]).is_err());
 }
+
+#[test]
+fn the_old_name_of_clock_sync_nonimproving_still_works() {
+    use clap::CommandFactory;
+    for flag in ["--clock-sync-nonimproving", "--sync-nonimproving"] {
+        let cli = parse(&[flag, "7"]).unwrap();
+        assert_eq!(cli.measure.request().stated.clock_params.nonimproving, 7);
+        let cli = parse(&["skew", flag, "7"]).unwrap();
+        let Some(Command::Skew(args)) = cli.command else {
+            panic!("not skew");
+        };
+        assert_eq!(args.params.params().nonimproving, 7);
+    }
+    // The old name is accepted, not shown.
+    let help = Cli::command().render_long_help().to_string();
+    assert!(help.contains("--clock-sync-nonimproving") && !help.contains("--sync-nonimproving"));
+    // A study file written with the old key keeps working.
+    let cmd = Cli::command();
+    let study =
+        crate::plan::config_file::Study::parse("sync_nonimproving = 7", "s.toml", &cmd).unwrap();
+    let argv = ["delaybench".to_string()];
+    let matches = cmd.clone().try_get_matches_from(&argv).unwrap();
+    let merged = study.merge_into(&argv, &cmd, &matches);
+    let cli = Cli::try_parse_from(&merged).unwrap();
+    assert_eq!(cli.measure.request().stated.clock_params.nonimproving, 7);
+}
