@@ -4,12 +4,14 @@
 use crate::delay::{parse_delay_list, DelayModel};
 use crate::plan::Op;
 use crate::records::Tag;
-pub use crate::units::parse_duration_s;
+/// A duration with its unit (`50us`, `1.5ms`), in seconds.
+pub(super) use crate::units::parse_duration_s;
 
 /// `--delay`: delay models in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DelayList(pub Vec<DelayModel>);
 
+/// `--delay` (and `plot --delay`): a list of delay models, or `none`.
 pub(super) fn parse_delays(s: &str) -> Result<DelayList, String> {
     // `none`: the undelayed baseline alone, e.g. to study the start spread itself.
     if s.trim().eq_ignore_ascii_case("none") {
@@ -27,6 +29,7 @@ pub enum WindowArg {
     Fixed(f64),
 }
 
+/// `--confidence`: a level strictly between 0 and 1.
 pub(super) fn parse_level(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(l) if l > 0.0 && l < 1.0 => Ok(l),
@@ -36,16 +39,19 @@ pub(super) fn parse_level(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--tag KEY=VALUE`.
 pub(super) fn parse_tag(s: &str) -> Result<Tag, String> {
     s.parse()
         .map_err(|e: crate::records::provenance::TagError| e.to_string())
 }
 
+/// A kernel by name (`allreduce`, `ref:ring`).
 pub(super) fn parse_op(s: &str) -> Result<Op, String> {
     s.parse()
         .map_err(|e: crate::plan::kernel::UnknownOp| e.to_string())
 }
 
+/// A duration above zero, in seconds (`--timeout`, `--duration`, ...).
 pub(super) fn parse_positive_duration(s: &str) -> Result<f64, String> {
     match parse_duration_s(s) {
         Ok(t) if t > 0.0 && t.is_finite() => Ok(t),
@@ -56,6 +62,7 @@ pub(super) fn parse_positive_duration(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--window`, `--late-tolerance`, `--track-every`: `auto` or a duration.
 pub(super) fn parse_window(s: &str) -> Result<WindowArg, String> {
     if s == "auto" {
         return Ok(WindowArg::Auto);
