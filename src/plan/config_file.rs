@@ -65,7 +65,8 @@ impl Study {
         let mut flags = Vec::new();
         for (key, value) in table {
             let flag = key.replace('_', "-");
-            if !known.contains(&flag) {
+            // A renamed flag's old name (a hidden alias) keeps old study files working.
+            if !known.contains(&flag) && !is_alias(cmd, &flag) {
                 return Err(StudyError::UnknownKey {
                     path: path.into(),
                     key,
@@ -93,7 +94,10 @@ impl Study {
     pub fn merge_into(&self, argv: &[String], cmd: &Command, matches: &ArgMatches) -> Vec<String> {
         let given = |flag: &str| {
             cmd.get_arguments()
-                .find(|a| a.get_long() == Some(flag))
+                .find(|a| {
+                    a.get_long() == Some(flag)
+                        || a.get_all_aliases().is_some_and(|v| v.contains(&flag))
+                })
                 .is_some_and(|a| {
                     matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine)
                 })
@@ -115,6 +119,12 @@ fn known_flags(cmd: &Command) -> Vec<String> {
         .filter(|l| !["config", "help", "version"].contains(l))
         .map(str::to_string)
         .collect()
+}
+
+/// Whether `flag` is the hidden alias of a long option of `cmd` (its name before a rename).
+fn is_alias(cmd: &Command, flag: &str) -> bool {
+    cmd.get_arguments()
+        .any(|a| a.get_all_aliases().is_some_and(|v| v.contains(&flag)))
 }
 
 fn scalar_or_list(v: &toml::Value) -> Option<String> {

@@ -2,10 +2,10 @@
 //! outcome, so bad input ends all ranks before any measurement with one message.
 
 use super::error::RunError;
+use crate::end_of_run::EndOfRun;
 use crate::plan::checks::{self, Estimate};
 use crate::plan::{Plan, Request, RunOptions};
 use crate::records::{RecordsError, RecordsWriter};
-use crate::summary::EndOfRun;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;

@@ -162,7 +162,7 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
             _ => base_out.clone(),
         };
         let end =
-            crate::summary::EndOfRun::new(&path, None, settings.no_figures, settings.no_summary);
+            crate::end_of_run::EndOfRun::new(&path, None, settings.no_figures, settings.no_summary);
         end.check().map_err(SmpiError::Plan)?;
         if path.exists() {
             return Err(crate::records::RecordsError::Exists(path.display().to_string()).into());
@@ -275,7 +275,7 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
             wall_time_s: started.elapsed().as_secs_f64(),
             warnings: Vec::new(),
         })?;
-        crate::summary::print_summary(path, end, out);
+        crate::end_of_run::print_summary(path, end, out);
     }
     if settings.keep_files {
         eprintln!("delaybench: simulator files kept in {}", work.display());

@@ -1,16 +1,18 @@
-//! `delaybench clocksync --simulate`: the offline entry point (no MPI: dispatched before MPI
-//! would be initialised); the command line's options become its [`ScalingPlan`] in `cli`.
+//! The clock-synchronisation simulator, `delaybench clocksync --simulate`: the methods in the
+//! event-driven virtual-time simulator, offline (no MPI: dispatched before MPI would be
+//! initialised); the command line's options become its [`ScalingPlan`] in `cli`.
 
 use crate::clock::scaling::{simulate, ScalingPlan};
 use crate::export::{write_simulated, ExportError, Format};
 use std::io::Write;
 
-/// Process counts simulated when `--procs` is not given.
-pub const DEFAULT_SIM_PROCS: [usize; 4] = [2, 16, 128, 1024];
-
 /// Runs the simulation `plan` and writes the rows to `out` in `format`; progress goes to
 /// stderr as each method and P finishes. Errors: writing.
-pub fn run(plan: &ScalingPlan, format: Format, out: &mut dyn Write) -> Result<(), ExportError> {
+pub(super) fn run(
+    plan: &ScalingPlan,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
     let rows = simulate(plan, &mut |rows| {
         let r = &rows[0];
         eprintln!(

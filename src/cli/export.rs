@@ -1,0 +1,20 @@
+//! The arguments of `delaybench export`.
+
+use super::groups::TimesArgs;
+use crate::export::{ExportRows, Format, EXPORTS};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `delaybench export`: one records (or noise) file and its rows.
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// Records file written by a measurement run.
+    pub file: PathBuf,
+    #[arg(long, value_parser = Format::parser(EXPORTS), default_value = "csv")]
+    pub format: Format,
+    #[command(flatten)]
+    pub times: TimesArgs,
+    /// One row per rank and repetition (`rank`), or per repetition with t_global (`rep`).
+    #[arg(long, value_enum, default_value = "rank")]
+    pub rows: ExportRows,
+}

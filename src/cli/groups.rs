@@ -1,0 +1,74 @@
+//! Argument groups the offline commands share: which configurations to draw, which global
+//! times to read, and the bootstrap of the intervals.
+
+use super::parsers::{parse_delays, parse_level, parse_op, DelayList};
+use crate::analysis::Bootstrap;
+use crate::plan::Op;
+use crate::timeline::GlobalTimes;
+use clap::Args;
+
+/// Which configurations `plot` draws; each option left out selects all of its dimension.
+#[derive(Debug, Clone, Args)]
+pub struct SelectArgs {
+    /// Draw only these kernels, comma-separated (allreduce,iallreduce).
+    #[arg(long = "op", value_delimiter = ',', value_parser = parse_op, value_name = "OPS")]
+    pub ops: Vec<Op>,
+    /// Draw only these message sizes with units (8,1KiB); barriers are kept.
+    #[arg(long = "size", value_delimiter = ',', value_parser = crate::units::parse_size_bytes, value_name = "SIZES")]
+    pub sizes: Vec<u64>,
+    /// Draw only these process counts P (2,4).
+    #[arg(long = "procs", value_delimiter = ',', value_name = "P")]
+    pub procs: Vec<u32>,
+    /// Draw only these delay models, in the grammar of the measurement's --delay (50us,exp:20us);
+    /// the undelayed baseline is always kept.
+    #[arg(long = "delay", value_parser = parse_delays, allow_hyphen_values = true, value_name = "DELAYS")]
+    pub delays: Option<DelayList>,
+}
+
+impl SelectArgs {
+    /// The selection for [`crate::plot`].
+    pub fn selection(&self) -> crate::plot::Selection {
+        crate::plot::Selection {
+            ops: self.ops.clone(),
+            sizes: self.sizes.clone(),
+            procs: self.procs.clone(),
+            delays: self
+                .delays
+                .iter()
+                .flat_map(|l| l.0.iter().map(|m| m.label()))
+                .collect(),
+        }
+    }
+}
+
+/// Which global times an offline command reads, the same option for every command.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct TimesArgs {
+    /// Global times: `posthoc` recomputes them after the run by interpolating each rank's
+    /// offset between its drift-tracking probes (Becker et al. 2008), and decides validity on
+    /// them; runs without probes keep their online times. `online`: as recorded during the run.
+    #[arg(long, value_enum, default_value = "posthoc")]
+    pub global_times: GlobalTimes,
+}
+
+/// Bootstrap settings of `analyze` and `compare`.
+#[derive(Debug, Clone, Args)]
+pub struct BootstrapArgs {
+    /// Bootstrap resamples per confidence interval.
+    #[arg(long, default_value_t = Bootstrap::default().resamples)]
+    pub resamples: u32,
+    /// Confidence level of the intervals, between 0 and 1 (e.g. 0.99).
+    #[arg(long, default_value_t = Bootstrap::default().level, value_parser = parse_level)]
+    pub confidence: f64,
+}
+
+impl BootstrapArgs {
+    /// The bootstrap these options describe, with the default (fixed) seed.
+    pub fn bootstrap(&self) -> Bootstrap {
+        Bootstrap {
+            resamples: self.resamples,
+            level: self.confidence,
+            ..Bootstrap::default()
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The command line: the measurement's options (run under `mpirun`, no subcommand) and the
+//! subcommands, one file of arguments each. Nothing here does a command's work (that is
+//! `commands/`): each file only parses and turns its arguments into the options of the plan
+//! or the run side.
+
+mod algorithms;
+mod analyze;
+mod arrivals;
+mod check_kernels;
+mod clock_args;
+mod clocksync;
+mod compare;
+mod completions;
+mod export;
+mod groups;
+mod info;
+mod man;
+mod measure;
+mod noise;
+mod parsers;
+mod plot;
+mod schemes;
+mod simulate;
+mod skew;
+#[cfg(test)]
+mod tests;
+
+pub use algorithms::AlgorithmsArgs;
+pub use analyze::AnalyzeArgs;
+pub use arrivals::ArrivalsArgs;
+pub use check_kernels::CheckKernelsArgs;
+pub use clock_args::ClockArgs;
+pub use clocksync::{ClockSyncEvalArgs, SimulateArgs, DEFAULT_SIM_PROCS};
+pub use compare::CompareArgs;
+pub use completions::CompletionsArgs;
+pub use export::ExportArgs;
+pub use groups::{BootstrapArgs, SelectArgs, TimesArgs};
+pub use info::InfoArgs;
+pub use man::ManArgs;
+pub use measure::MeasureArgs;
+pub use noise::NoiseArgs;
+pub use parsers::{DelayList, WindowArg};
+pub use plot::PlotArgs;
+pub use schemes::SchemesArgs;
+pub use simulate::SmpiArgs;
+pub use skew::SkewArgs;
+
+use clap::{Parser, Subcommand};
+
+/// Measure how MPI collectives behave under late arrivals.
+///
+/// Run the measurement under MPI (`mpirun -np 4 delaybench --delay-rank 0 --delay 50us`);
+/// analyse, export and plot its records file without MPI.
+#[derive(Debug, Parser)]
+#[command(
+    name = "delaybench",
+    version = crate::build_info::version_line(),
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+impl Cli {
+    /// Warnings about how the options were written (a size with a decimal unit), for one
+    /// rank to print before anything is measured.
+    pub fn unit_warnings(&self) -> Vec<String> {
+        match &self.command {
+            None => self.measure.unit_warnings(),
+            Some(Command::Schemes(args)) => args.sizes.decimal_notes.clone(),
+            Some(_) => Vec::new(),
+        }
+    }
+}
+
+/// The subcommands; without one, the measurement runs (under mpirun).
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Statistics per (op, bytes, P, delay): t_global distribution, bootstrap intervals, the
+    /// cost t_delta - t0 and the delay overlap benefit with their intervals, the ceiling. Several records files of one plan
+    /// (several launches) are pooled and their between-launch spread reported.
+    Analyze(AnalyzeArgs),
+    /// The same configurations from two records files side by side: median t_global and
+    /// benefit with their intervals, the relative difference, and whether the intervals overlap.
+    Compare(CompareArgs),
+    /// Rows of a records file as CSV, JSON or JSON Lines: one per (configuration, repetition,
+    /// rank) with local and global times in seconds, or one per repetition with t_global
+    /// (--rows rep).
+    Export(ExportArgs),
+    /// A records file's header made readable: run id, git revision, tags, plan, clock sync,
+    /// wait and window rules, machines and their MPI environment; its block count and how
+    /// the run ended (footer, or what an interrupted run left).
+    Info(InfoArgs),
+    /// What a capture of an application (libdelaybench_capture.so, docs/capture.md) says:
+    /// per call site the calls, arrival spread, Faraj-Patarasuk-Yuan imbalance, last ranks and
+    /// the waiting by Scalasca's wait states; per rank the time spent waiting.
+    Arrivals(ArrivalsArgs),
+    /// Figures (PNG and SVG) of a records file and a report page (index.md): benefit and
+    /// t_global vs P, t_global vs size, per-rank timeline, distribution, t_global over the
+    /// run, per-rank heatmaps, benefit distribution. Several records files of one plan are
+    /// pooled (statistics over all launches, plus their spread). A `clocksync` CSV gives the
+    /// clock error figure instead.
+    Plot(PlotArgs),
+    /// Under MPI: evaluate clock synchronisation methods: sync time and clock error right
+    /// after the sync and after waits (Hunold and Carpen-Amarie 2015, §7).
+    Clocksync(ClockSyncEvalArgs),
+    /// The measurement's plan in simulated time on SimGrid's SMPI (no MPI needed): writes an
+    /// ordinary records file marked as simulated (engine, version, platform, collective
+    /// selector). See docs/simulate.md.
+    Simulate(SmpiArgs),
+    /// Under MPI: exit skew of MPI_Barrier and of delaybench's dissemination barrier on the
+    /// global clock (Hunold and Carpen-Amarie 2015, Figure 4).
+    Skew(SkewArgs),
+    /// Under MPI: one operation timed by every published scheme side by side (barrier + max,
+    /// pipelined loop, barrier in the loop, window t_global; for bcast also de Supinski's
+    /// OL_i, broadcast rounds and broadcast-barrier). See docs/nonblocking.md.
+    Schemes(SchemesArgs),
+    /// Under MPI: the machine's own noise on every rank at once, on the global clock: a
+    /// selfish-detour loop (or FWQ, FTQ) records every detour above a threshold into a noise
+    /// file, reports detours per second, time lost, the longest and correlated detours per
+    /// rank, host and in total, and draws them. See docs/noise.md.
+    Noise(NoiseArgs),
+    /// Under MPI: every control variable of the running MPI library that selects a
+    /// collective algorithm (found through MPI_T), with its values by name, its scope,
+    /// whether it can be written at run time and the kernels it applies to. See
+    /// docs/algorithms.md.
+    Algorithms(AlgorithmsArgs),
+    /// Under MPI, a check rather than a measurement: runs each reduction kernel (by default
+    /// the `ref:*` reference algorithms) on rank-dependent values and compares every element
+    /// with MPI_Allreduce's; exit 0 when all agree, 1 with the first mismatches otherwise.
+    #[command(hide = true)]
+    CheckKernels(CheckKernelsArgs),
+    /// Print the manual page (roff) to stdout: `delaybench man | man -l -`; with --dir, write
+    /// one page per command there (delaybench.1, delaybench-analyze.1, ...) and print their
+    /// paths.
+    Man(ManArgs),
+    /// Print a shell completion script: `delaybench completions bash > ~/.local/share/bash-completion/completions/delaybench`.
+    Completions(CompletionsArgs),
+}

@@ -1,0 +1,74 @@
+//! `delaybench arrivals`: what a capture of an application says about its arrivals.
+
+use super::{finish, Run};
+use crate::analysis::arrivals::report;
+use crate::capture::{match_calls, read_captures};
+use crate::cli::ArrivalsArgs;
+use crate::export::{write_arrivals, ExportError};
+use crate::plot::{arrivals_dir, write_arrivals_figures};
+use anyhow::{Context, Result};
+use std::path::Path;
+use std::process::ExitCode;
+
+impl Run for ArrivalsArgs {
+    fn run(self) -> ExitCode {
+        finish(arrivals(self))
+    }
+}
+
+fn arrivals(args: ArrivalsArgs) -> Result<()> {
+    let ArrivalsArgs {
+        files,
+        format,
+        rows,
+        message_time,
+        figures,
+        no_figures,
+    } = args;
+    // A folder the user named must take the figures: refused before anything is read.
+    if let Some(dir) = &figures {
+        fresh_figures_dir(dir).map_err(anyhow::Error::msg)?;
+    }
+    let captures = read_captures(&files)?;
+    let matched = match_calls(&captures)?;
+    let report = report(&matched, message_time);
+    let figures_dir =
+        (!no_figures).then(|| figures.clone().unwrap_or_else(|| arrivals_dir(&files[0])));
+    match write_arrivals(
+        &matched,
+        &report,
+        format,
+        rows,
+        &mut std::io::stdout().lock(),
+    ) {
+        Err(ExportError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        r => r.context("cannot print the arrivals report")?,
+    }
+    if let Some(dir) = figures_dir {
+        // The default folder of an earlier report is left as it is.
+        if let Err(e) = fresh_figures_dir(&dir) {
+            eprintln!("delaybench: warning: no figures: {e}");
+        } else {
+            for p in write_arrivals_figures(&matched, &report, &dir)? {
+                eprintln!("delaybench: figure {}", p.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `dir` may take the figures of `arrivals`: missing or empty; else a message
+/// that names it and the way out.
+fn fresh_figures_dir(dir: &Path) -> Result<(), String> {
+    crate::output_name::check_fresh_dir(dir).map_err(|e| {
+        if dir.is_dir() {
+            format!(
+                "{} already holds files (an earlier report's figures?) and figures are never \
+                 overwritten: remove it, or name another folder with --figures DIR",
+                dir.display()
+            )
+        } else {
+            e
+        }
+    })
+}

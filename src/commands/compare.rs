@@ -1,0 +1,71 @@
+//! `delaybench compare`: the same configurations of two records files side by side.
+
+use super::reading::analysis;
+use super::{finish, Run};
+use crate::analysis::compare;
+use crate::cli::CompareArgs;
+use crate::export::write_compare;
+use crate::plot::{write_compare_figures, Side};
+use crate::timeline::{GlobalTimes, Timeline};
+use anyhow::{Context, Result};
+use std::path::Path;
+use std::process::ExitCode;
+
+impl Run for CompareArgs {
+    fn run(self) -> ExitCode {
+        finish(compare_files(self))
+    }
+}
+
+fn compare_files(args: CompareArgs) -> Result<()> {
+    let CompareArgs {
+        a,
+        b,
+        format,
+        figures,
+        bootstrap,
+        times,
+    } = args;
+    let boot = bootstrap.bootstrap();
+    let times = times.global_times;
+    let (sa, sb) = (
+        analysis(std::slice::from_ref(&a), boot, times)?,
+        analysis(std::slice::from_ref(&b), boot, times)?,
+    );
+    for (side, x) in [("A", &sa), ("B", &sb)] {
+        for w in &x.warnings {
+            eprintln!("delaybench: warning: {side} ({}): {w}", x.files[0]);
+        }
+    }
+    let (rows, unmatched) = compare(&sa.rows, &sb.rows);
+    for (side, lone) in [("A", &unmatched.only_a), ("B", &unmatched.only_b)] {
+        if !lone.is_empty() {
+            eprintln!(
+                "delaybench: note: {} configurations only in {side}, not compared: {}",
+                lone.len(),
+                lone.join("; ")
+            );
+        }
+    }
+    if rows.is_empty() {
+        anyhow::bail!(
+            "{} and {} share no configuration (op, size, P, delay model): compare runs \
+             of the same plan",
+            sa.files[0],
+            sb.files[0]
+        );
+    }
+    write_compare(&rows, format, &mut std::io::stdout().lock())?;
+    if let Some(dir) = figures {
+        // The headers name each side's library, hosts and date under every figure.
+        let side = |path: &Path| -> Result<Side> {
+            let t = Timeline::open(path, GlobalTimes::Online)
+                .with_context(|| format!("reading {}", path.display()))?;
+            Ok(Side::of(path, t.header()))
+        };
+        for p in write_compare_figures(&rows, &side(&a)?, &side(&b)?, &dir)? {
+            eprintln!("delaybench: figure {}", p.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! `delaybench export`: the rows of a records file (or the detours of a noise file).
+
+use super::reading::announce_end;
+use super::{finish, Run};
+use crate::cli::ExportArgs;
+use crate::export::{write_noise_detours, write_rows_streamed, ExportError, ExportRows, Format};
+use crate::records::noise::{is_noise_file, read_noise};
+use crate::records::RunLabel;
+use crate::timeline::{GlobalTimes, Timeline};
+use anyhow::{Context, Result};
+use std::path::Path;
+use std::process::ExitCode;
+
+impl Run for ExportArgs {
+    fn run(self) -> ExitCode {
+        finish(export_file(self))
+    }
+}
+
+fn export_file(args: ExportArgs) -> Result<()> {
+    let ExportArgs {
+        file,
+        format,
+        rows,
+        times,
+    } = args;
+    if is_noise_file(&file) {
+        // A noise file holds detours, not blocks: one row per detour.
+        let run = read_noise(&file).with_context(|| format!("reading {}", file.display()))?;
+        eprintln!(
+            "delaybench: {} is a noise file: one row per detour, global times as recorded",
+            file.display()
+        );
+        write_noise_detours(&run, format, &mut std::io::stdout().lock())?;
+    } else {
+        export(&file, times.global_times, rows, format)?;
+    }
+    Ok(())
+}
+
+/// Exports a records file one block at a time: memory holds one block, not the file. A read
+/// error keeps the message it had when the file was read whole.
+fn export(file: &Path, times: GlobalTimes, rows: ExportRows, format: Format) -> Result<()> {
+    let reading = || format!("reading {}", file.display());
+    let mut timeline = Timeline::open(file, times).with_context(reading)?;
+    let run = RunLabel::of(timeline.header());
+    let out = &mut std::io::stdout().lock();
+    match write_rows_streamed(&run, timeline.by_ref(), rows, format, out) {
+        Err(ExportError::Records(e)) => return Err(anyhow::Error::new(e).context(reading())),
+        other => other?,
+    }
+    let end = timeline.end();
+    announce_end(file, &end.correction, &end.verdicts, (&end).into());
+    Ok(())
+}

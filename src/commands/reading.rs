@@ -1,0 +1,102 @@
+//! How the offline commands read records files: block by block on the chosen global times,
+//! saying on stderr which times were used and how the run ended.
+
+use crate::analysis::{analyze_digests, Analysis, Bootstrap, LaunchDigest};
+use crate::records::{Block, Header};
+use crate::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// Reads a records file once, block by block, on the chosen global times, giving each block
+/// to `each` and holding one at a time; says on stderr which times were used and how the run
+/// ended. Returns the header.
+pub(super) fn each_block(
+    file: &Path,
+    times: GlobalTimes,
+    mut each: impl FnMut(&Header, Block),
+) -> Result<Header> {
+    let reading = || format!("reading {}", file.display());
+    let mut timeline = Timeline::open(file, times).with_context(reading)?;
+    let header = timeline.header().clone();
+    for block in timeline.by_ref() {
+        each(&header, block.with_context(reading)?);
+    }
+    let end = timeline.end();
+    announce_end(file, &end.correction, &end.verdicts, (&end).into());
+    Ok(header)
+}
+
+/// Reads and analyses records files of one plan (several launches) on the chosen global
+/// times, one block at a time: memory follows valid repetitions, not the file's size.
+pub(super) fn analysis(files: &[PathBuf], boot: Bootstrap, times: GlobalTimes) -> Result<Analysis> {
+    let mut launches = Vec::with_capacity(files.len());
+    for file in files {
+        let launch = LaunchDigest::read(file, times)
+            .with_context(|| format!("reading {}", file.display()))?;
+        // The verdict note is among the analysis's warnings; only the times are said here.
+        eprintln!("delaybench: {}", launch.correction.describe());
+        if !launch.complete {
+            warn_interrupted(file, launch.blocks.len(), launch.partial_block);
+        }
+        launches.push(launch);
+    }
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    Ok(analyze_digests(&names, &launches, boot)?)
+}
+
+/// Says on stderr which global times a reader used, how many verdicts they changed, and
+/// whether the run was interrupted.
+pub(super) fn announce_end(
+    file: &Path,
+    correction: &ClockCorrection,
+    verdicts: &VerdictChanges,
+    ended: Ended,
+) {
+    eprintln!("delaybench: {}", correction.describe());
+    if let Some(note) = verdicts.note() {
+        eprintln!("delaybench: note: {note}");
+    }
+    if !ended.complete {
+        warn_interrupted(file, ended.blocks, ended.partial_block);
+    }
+}
+
+/// How a read ended, for [`announce_end`].
+pub(super) struct Ended {
+    complete: bool,
+    blocks: usize,
+    partial_block: bool,
+}
+
+impl From<&TimelineEnd> for Ended {
+    fn from(e: &TimelineEnd) -> Self {
+        Ended {
+            complete: e.complete,
+            blocks: e.blocks,
+            partial_block: e.partial_block,
+        }
+    }
+}
+
+impl From<&LaunchDigest> for Ended {
+    fn from(l: &LaunchDigest) -> Self {
+        Ended {
+            complete: l.complete,
+            blocks: l.blocks.len(),
+            partial_block: l.partial_block,
+        }
+    }
+}
+
+/// Says on stderr that `file` is from an interrupted run and how much of it was recovered.
+fn warn_interrupted(file: &Path, recovered: usize, partial_block: bool) {
+    eprintln!(
+        "delaybench: warning: {} is from an interrupted run: {recovered} complete blocks recovered{}",
+        file.display(),
+        if partial_block {
+            ", the last one partial"
+        } else {
+            ""
+        }
+    );
+}
