@@ -131,7 +131,7 @@ fn noise_finds_injected_detours_on_that_rank_only() {
 
 #[test]
 fn a_recorded_trace_replays_as_the_applied_detours() {
-    use delaybench::noise::replay::schedule_for;
+    use delaybench::noise::schedule::schedule_for;
     let dir = tempfile::tempdir().unwrap();
     // A dense trace: this machine's noise plus 2 kHz of 40 us detours on rank 0.
     let out = mpirun(
@@ -181,7 +181,7 @@ fn a_recorded_trace_replays_as_the_applied_detours() {
         .clone()
         .expect("the trace is in the plan");
     assert_eq!(spec.path, "n.cbor");
-    assert_eq!(spec.mode, delaybench::delay::ReplayMode::Shifted);
+    assert_eq!(spec.mode, delaybench::delay::NoiseFileMode::Shifted);
     assert_eq!(spec.recorded_ranks, 2);
     assert_eq!(
         spec.crc32c,

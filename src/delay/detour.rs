@@ -12,8 +12,8 @@
 //! dispositions are. A second [`DetourInjector::start`] fails with
 //! [`DetourError::AlreadyActive`] until the first is stopped or dropped.
 //!
-//! [`DetourInjector::start_schedule`] replays a [`ReplaySchedule`] instead (a recorded noise
-//! file, `--detour trace:FILE`): the handler runs the due detour, then re-arms the timer at the
+//! [`DetourInjector::start_schedule`] replays a [`DetourSchedule`] instead (a recorded noise
+//! file, `--detour noise:FILE`): the handler runs the due detour, then re-arms the timer at the
 //! absolute instant of the next one (`timer_settime` is async-signal-safe).
 //!
 //! Every detour that ran is logged (its start on `CLOCK_MONOTONIC` and its length, up to
@@ -25,7 +25,7 @@
 /// Most detours logged between a start and a stop; later ones still run and are counted.
 pub const LOG_CAPACITY: usize = 1 << 18;
 
-use super::{DetourSpecError, ReplaySchedule};
+use super::{DetourSchedule, DetourSpecError};
 use thiserror::Error;
 
 /// What an injector did between start and stop.
@@ -81,7 +81,7 @@ pub use other::DetourInjector;
 /// its `sigaction`, `pthread_sigmask` and `Timer` take, has no real-time signals.
 #[cfg(target_os = "linux")]
 mod linux {
-    use super::{DetourError, DetourStats, ReplaySchedule, LOG_CAPACITY};
+    use super::{DetourError, DetourSchedule, DetourStats, LOG_CAPACITY};
     use crate::delay::DetourSpec;
     use std::marker::PhantomData;
     use std::sync::atomic::{
@@ -295,7 +295,7 @@ mod linux {
         was_blocked: bool,
         start_ns: u64,
         running: bool,
-        /// The applied-detour log and the replay schedule, read by the handler.
+        /// The applied-detour log and the detour schedule, read by the handler.
         log: Vec<u64>,
         schedule: Vec<u64>,
         _same_thread: PhantomData<*const ()>,
@@ -335,7 +335,7 @@ mod linux {
         /// just now). Errors: [`DetourError::EmptySchedule`], and those of
         /// [`DetourInjector::start`].
         pub fn start_schedule(
-            schedule: &ReplaySchedule,
+            schedule: &DetourSchedule,
             global_now_s: f64,
         ) -> Result<Self, DetourError> {
             if schedule.offsets_s.is_empty()
@@ -366,7 +366,7 @@ mod linux {
         fn arm(
             spec: DetourSpec,
             first_fire_in_s: f64,
-            replay: Option<(&ReplaySchedule, f64)>,
+            replay: Option<(&DetourSchedule, f64)>,
         ) -> Result<Self, DetourError> {
             DURATION_NS.store((spec.duration_s * 1e9).round() as u64, SeqCst);
             let mut log = vec![0u64; 2 * LOG_CAPACITY];
@@ -558,7 +558,7 @@ mod linux {
 
 #[cfg(not(target_os = "linux"))]
 mod other {
-    use super::{DetourError, DetourStats, ReplaySchedule};
+    use super::{DetourError, DetourSchedule, DetourStats};
     use crate::delay::DetourSpec;
 
     /// Detour injection is Linux only; [`DetourInjector::start`] always fails here.
@@ -574,7 +574,7 @@ mod other {
         }
 
         /// Always [`DetourError::Unsupported`] on this platform.
-        pub fn start_schedule(_: &ReplaySchedule, _: f64) -> Result<Self, DetourError> {
+        pub fn start_schedule(_: &DetourSchedule, _: f64) -> Result<Self, DetourError> {
             Err(DetourError::Unsupported)
         }
 

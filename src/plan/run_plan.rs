@@ -4,7 +4,7 @@
 //! it, so every rank runs the same plan. It is also stored in the records header.
 
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
-use crate::delay::{DelayModel, DetourSpec, RankError, RankSelection, TraceSpec};
+use crate::delay::{DelayModel, DetourSpec, NoiseFileSpec, RankError, RankSelection};
 use crate::plan::kernel::Op;
 use crate::plan::options::{AdaptiveSpec, OverlapSpec};
 use serde::{Deserialize, Serialize};
@@ -120,10 +120,10 @@ pub struct Plan {
     pub delays: Vec<DelayModel>,
     /// OS-noise detours while the operation runs, if any.
     pub detour: Option<DetourSpec>,
-    /// A noise file replayed as detours while the operation runs (`--detour trace:FILE`),
+    /// A noise file replayed as detours while the operation runs (`--detour noise:FILE`),
     /// with its checksum, recorded ranks and length once the run has read it.
     #[serde(default)]
-    pub detour_trace: Option<TraceSpec>,
+    pub detour_trace: Option<NoiseFileSpec>,
     /// Measured repetitions per configuration.
     pub nrep: u32,
     /// Unrecorded warm-up repetitions per (op, bytes, P), also used to size the window.
