@@ -302,7 +302,8 @@ pub enum PlanError {
 pub(crate) mod tests {
     use super::*;
 
-    /// A small valid plan for tests elsewhere in the crate.
+    /// A small valid plan for tests elsewhere in the crate: the synthetic records' plan
+    /// (its defaults) with the default kernels, three sizes and 100 repetitions.
     pub(crate) fn plan() -> Plan {
         Plan {
             ops: Op::defaults(),
@@ -310,26 +311,12 @@ pub(crate) mod tests {
             procs: vec![2, 4],
             subcomm: Subcomm::First,
             track_every_s: Some(1.0),
-            timeout_s: None,
-            delay_ranks: RankSelection::rank(0),
             delays: vec!["50us".parse().unwrap()],
-            detour: None,
-            detour_trace: None,
             nrep: 100,
             warmup: 10,
-            sync: SyncMethod::Window,
             window_s: None,
-            late_tolerance_s: None,
-            clock: ClockSource::Monotonic,
             seed: 1,
-            clock_sync: ClockSyncMethod::Offset,
-            clock_params: ClockSyncParams::default(),
-            resync_every_s: None,
-            emulate_clock: None,
-            overlap: None,
-            adaptive: None,
-            algorithms: None,
-            algorithm_from_env: false,
+            ..crate::records::testdata::header(4).plan
         }
     }
 

@@ -198,31 +198,8 @@ mod tests {
 
     #[test]
     fn the_baseline_is_the_delayed_blocks_own_algorithms() {
-        let with = |mut b: crate::records::Block, name: &str| {
-            b.algorithm = Some(crate::plan::algorithms::AlgorithmSetting {
-                name: name.into(),
-                variable: "coll_tuned_allreduce_algorithm".into(),
-                value: (name != "default").then_some(4),
-            });
-            b
-        };
-        let r = Records {
-            header: testdata::header(2),
-            blocks: vec![
-                // The library's own choice first, three times slower than the ring.
-                with(
-                    testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 30e-6),
-                    "default",
-                ),
-                with(testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6), "ring"),
-                with(
-                    testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
-                    "ring",
-                ),
-            ],
-            footer: None,
-            truncated: false,
-        };
+        // The library's own choice first, three times slower than the ring.
+        let r = testdata::two_algorithms(30e-6);
         let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "e".into()).unwrap();
         // The ring's baseline: median 12.5 us, so t0 + δ = 62.5 us.
         assert!((fig.panels[0].marks[0].0 - 62.5).abs() < 1e-6);

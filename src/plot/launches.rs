@@ -183,7 +183,7 @@ pub(super) fn drawables(data: &RunData, _: Stat) -> Vec<Drawable> {
 mod tests {
     use super::*;
     use crate::plot::{PlotRun, Selection};
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     fn launch(op_time_s: f64) -> PlotRun {
         let mut blocks = Vec::new();
@@ -192,12 +192,7 @@ mod tests {
                 blocks.push(testdata::block(Op::Allreduce, 8, p, d, 9, op_time_s));
             }
         }
-        PlotRun::of(&Records {
-            header: testdata::header(4),
-            blocks,
-            footer: None,
-            truncated: false,
-        })
+        PlotRun::of(&testdata::records(4, blocks))
     }
 
     #[test]

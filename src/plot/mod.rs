@@ -478,12 +478,7 @@ mod tests {
                 blocks.push(testdata::block(Op::Allreduce, 8, p, delay, 4, 10e-6));
             }
         }
-        Records {
-            header: testdata::header(4),
-            blocks,
-            footer: None,
-            truncated: false,
-        }
+        testdata::records(4, blocks)
     }
 
     #[test]

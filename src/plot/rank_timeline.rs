@@ -459,31 +459,8 @@ mod tests {
 
     #[test]
     fn the_undelayed_panel_is_the_delayed_blocks_own_algorithms() {
-        let with = |mut b: Block, name: &str| {
-            b.algorithm = Some(crate::plan::algorithms::AlgorithmSetting {
-                name: name.into(),
-                variable: "coll_tuned_allreduce_algorithm".into(),
-                value: (name != "default").then_some(4),
-            });
-            b
-        };
-        let r = Records {
-            header: testdata::header(2),
-            blocks: vec![
-                // The library's own choice first, ten times slower than the ring.
-                with(
-                    testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 100e-6),
-                    "default",
-                ),
-                with(testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6), "ring"),
-                with(
-                    testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
-                    "ring",
-                ),
-            ],
-            footer: None,
-            truncated: false,
-        };
+        // The library's own choice first, ten times slower than the ring.
+        let r = testdata::two_algorithms(100e-6);
         let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "t".into()).unwrap();
         assert_eq!(fig.panels.len(), 2);
         // The ring's baseline ends within its 10-14 us, not the default's 100 us and more.
