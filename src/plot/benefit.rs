@@ -2,7 +2,7 @@
 //! size, one line per kernel (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
 
 use super::layout::{benefit_range, YAxis, PART_SEP};
-use super::naming::{model_stems, pretty_bytes, DelayKey};
+use super::naming::{pretty_bytes, DelayKey};
 use super::render::Drawable;
 use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -265,25 +265,17 @@ fn intervals(rows: &[&ConfigStats], stat: Stat) -> Vec<(u32, f64, f64)> {
 
 /// The `benefit_vs_p_{δ}` figures of a run, one per δ > 0.
 pub(super) fn drawables(data: &RunData, stat: Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("benefit_vs_p", &delays))
-        .map(|(d, stem)| {
-            let mut f = figure(&data.stats, d, stat, stem);
-            f.hosts = data.hosts.clone();
-            (d, f)
-        })
+    data.per_model("benefit_vs_p", |d, stem| {
+        let mut f = figure(&data.stats, d, stat, stem);
+        f.hosts = data.hosts.clone();
         // A sampled model has no benefit from medians (δ varies per repetition and rank):
         // benefit_distribution shows its per-repetition benefit instead of empty panels.
-        .filter(|(d, f)| {
-            d.is_fixed()
-                || f.panels
-                    .iter()
-                    .any(|p| p.series.iter().any(|s| s.values().next().is_some()))
-        })
-        .map(|(_, f)| data.grid(f))
-        .collect()
+        let drawn = f
+            .panels
+            .iter()
+            .any(|p| p.series.iter().any(|s| s.values().next().is_some()));
+        (d.is_fixed() || drawn).then(|| data.grid(f))
+    })
 }
 
 /// What the figure cannot show: configurations whose b is `n/a` (with the reason) and those

@@ -7,7 +7,7 @@
 
 use super::benefit::{by_size, share_benefit_axis, sorted_distinct, SizeKey};
 use super::layout::{time_range, YAxis, PART_SEP};
-use super::naming::{model_stems, DelayKey};
+use super::naming::DelayKey;
 use super::render::Drawable;
 use super::spec::{
     family_color, op_order, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -251,30 +251,20 @@ fn ops_of_kind(ops: impl IntoIterator<Item = Op>) -> Vec<Op> {
 
 /// The `benefit_distribution_{model}` figures of a run, one per delay model.
 pub(super) fn benefit_drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("benefit_distribution", &delays))
-        .filter_map(|(d, stem)| benefit_figure(&data.run.distribution, d, stem))
-        .map(|mut f| {
-            f.hosts = data.hosts.clone();
-            data.grid(f)
-        })
-        .collect()
+    data.per_model("benefit_distribution", |d, stem| {
+        let mut f = benefit_figure(&data.run.distribution, d, stem)?;
+        f.hosts = data.hosts.clone();
+        Some(data.grid(f))
+    })
 }
 
 /// The `noise_amplification_{model}` figures of a run, one per model with noise blocks.
 pub(super) fn amplification_drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("noise_amplification", &delays))
-        .filter_map(|(d, stem)| amplification_figure(&data.run.distribution, d, stem))
-        .map(|mut f| {
-            f.hosts = data.hosts.clone();
-            data.grid(f)
-        })
-        .collect()
+    data.per_model("noise_amplification", |d, stem| {
+        let mut f = amplification_figure(&data.run.distribution, d, stem)?;
+        f.hosts = data.hosts.clone();
+        Some(data.grid(f))
+    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! at the largest P. A dotted line marks t0 + δ, where the delayed curve sits when the delay
 //! just adds; a delayed curve left of it hid part of δ.
 
-use super::naming::{distinct_models, model_stems, DelayKey};
+use super::naming::{distinct_models, DelayKey};
 use super::over_run::{config_title, delay_color, largest_p_configs};
 use super::render::Drawable;
 use super::spec::{LegendEntry, SeriesStyle, BASELINE_COLOR};
@@ -148,13 +148,9 @@ fn us(v: Vec<f64>) -> Vec<f64> {
 
 /// The `t_global_ecdf_{δ}` figures of a run (every valid repetition: no statistic).
 pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("t_global_ecdf", &delays))
-        .filter_map(|(d, stem)| figure(data, d, stem))
-        .map(Drawable::Custom)
-        .collect()
+    data.per_model("t_global_ecdf", |d, stem| {
+        figure(data, d, stem).map(Drawable::Custom)
+    })
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use super::heat_grids::HeatBlock;
 use super::layout::PART_SEP;
-use super::naming::{model_stems, DelayKey};
+use super::naming::DelayKey;
 use super::over_run::config_title;
 use super::rank_timeline::rank_names;
 use super::render::Drawable;
@@ -201,13 +201,9 @@ pub(super) fn exit(data: &RunData, _: super::Stat) -> Vec<Drawable> {
 }
 
 fn drawables(data: &RunData, kind: HeatKind) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems(kind.prefix(), &delays))
-        .filter_map(|(d, stem)| figure(data, kind, d, stem))
-        .map(Drawable::Custom)
-        .collect()
+    data.per_model(kind.prefix(), |d, stem| {
+        figure(data, kind, d, stem).map(Drawable::Custom)
+    })
 }
 
 #[cfg(test)]

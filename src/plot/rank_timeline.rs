@@ -4,7 +4,7 @@
 //! undelayed and under δ, at the smallest size and largest P; the repetition shown is the one
 //! with the median t_global, so the picture is typical, not the best or worst case.
 
-use super::naming::{model_stems, DelayKey};
+use super::naming::DelayKey;
 use super::over_run::config_title;
 use super::render::Drawable;
 use super::spec::{family_color, LegendEntry, SeriesStyle};
@@ -306,13 +306,9 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
 
 /// The `timeline_{δ}` figures of a run (the statistic does not apply: one repetition).
 pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("timeline", &delays))
-        .filter_map(|(d, stem)| figure(data, d, stem))
-        .map(Drawable::Custom)
-        .collect()
+    data.per_model("timeline", |d, stem| {
+        figure(data, d, stem).map(Drawable::Custom)
+    })
 }
 
 #[cfg(test)]
