@@ -157,7 +157,7 @@ pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
 mod tests {
     use super::*;
     use crate::plan::Op;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     #[test]
     fn ecdf_climbs_from_zero_to_one_in_order() {
@@ -170,16 +170,14 @@ mod tests {
 
     #[test]
     fn a_panel_needs_both_baseline_and_delay() {
-        let r = Records {
-            header: testdata::header(2),
-            blocks: vec![
+        let r = testdata::records(
+            2,
+            vec![
                 testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6),
                 testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
                 testdata::block(Op::Bcast, 8, 2, 50e-6, 5, 10e-6),
             ],
-            footer: None,
-            truncated: false,
-        };
+        );
         let data = RunData::new(&r);
         let fig = figure(&data, &DelayKey::fixed(50e-6), "e".into()).unwrap();
         assert_eq!(fig.panels.len(), 1, "bcast has no baseline");

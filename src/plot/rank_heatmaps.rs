@@ -210,7 +210,7 @@ fn drawables(data: &RunData, kind: HeatKind) -> Vec<Drawable> {
 mod tests {
     use super::*;
     use crate::plan::Op;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     #[test]
     fn a_panel_per_configuration_of_p_ranks_by_nrep_repetitions() {
@@ -222,12 +222,7 @@ mod tests {
                 }
             }
         }
-        let r = Records {
-            header: testdata::header(4),
-            blocks,
-            footer: None,
-            truncated: false,
-        };
+        let r = testdata::records(4, blocks);
         let data = RunData::new(&r);
         let key = DelayKey::fixed(50e-6);
         for kind in [HeatKind::Lateness, HeatKind::Exit] {

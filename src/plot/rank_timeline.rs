@@ -314,7 +314,7 @@ pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     #[test]
     fn median_rep_skips_invalid_repetitions() {
@@ -388,12 +388,7 @@ mod tests {
                 blocks.push(testdata::block(op, 1024, 2, d, 5, 10e-6));
             }
         }
-        let r = Records {
-            header: testdata::header(2),
-            blocks,
-            footer: None,
-            truncated: false,
-        };
+        let r = testdata::records(2, blocks);
         let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "t".into()).unwrap();
         let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(
@@ -427,12 +422,7 @@ mod tests {
                 }
             }
         }
-        let r = Records {
-            header: testdata::header(2),
-            blocks,
-            footer: None,
-            truncated: false,
-        };
+        let r = testdata::records(2, blocks);
         let sel = crate::plot::Selection {
             sizes: vec![1024],
             ..Default::default()
