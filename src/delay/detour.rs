@@ -92,8 +92,8 @@ mod linux {
     /// running injector.
     static LOG: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
     static LOG_LEN: AtomicUsize = AtomicUsize::new(0);
-    /// Replay mode: the schedule (offset ns, length ns pairs within one period), owned by the
-    /// running injector; null for periodic detours.
+    /// Schedule mode (a noise file's detours): the schedule (offset ns, length ns pairs within
+    /// one period), owned by the running injector; null for periodic detours.
     static SCHED: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
     static SCHED_LEN: AtomicUsize = AtomicUsize::new(0);
     static SCHED_PERIOD_NS: AtomicI64 = AtomicI64::new(0);
@@ -192,7 +192,7 @@ mod linux {
         SCHED_CYCLE0_NS.load(SeqCst) + cycle * SCHED_PERIOD_NS.load(SeqCst) + sched_event(idx).0
     }
 
-    /// Replay: runs the due event (or counts it skipped when the gate is closed), then arms
+    /// Schedule mode: runs the due event (or counts it skipped when the gate is closed), then arms
     /// the timer for the next event that has not already ended. Async-signal-safe.
     fn on_scheduled() {
         let (idx, cycle) = (SCHED_IDX.load(SeqCst), SCHED_CYCLE.load(SeqCst));
@@ -366,14 +366,14 @@ mod linux {
         fn arm(
             spec: DetourSpec,
             first_fire_in_s: f64,
-            replay: Option<(&DetourSchedule, f64)>,
+            scheduled: Option<(&DetourSchedule, f64)>,
         ) -> Result<Self, DetourError> {
             DURATION_NS.store((spec.duration_s * 1e9).round() as u64, SeqCst);
             let mut log = vec![0u64; 2 * LOG_CAPACITY];
             LOG_LEN.store(0, SeqCst);
             LOG.store(log.as_mut_ptr(), SeqCst);
             let mut schedule = Vec::new();
-            if let Some((s, global_now)) = replay {
+            if let Some((s, global_now)) = scheduled {
                 schedule = s
                     .offsets_s
                     .iter()
