@@ -154,11 +154,11 @@ fn monotonic_s() -> f64 {
 
 #[test]
 fn a_schedule_replays_at_its_instants_and_logs_each_detour() {
-    use delaybench::delay::ReplaySchedule;
+    use delaybench::delay::DetourSchedule;
     let _turn = turn();
     // A 50 ms recording with detours at +5 ms (200 us) and +30 ms (100 us), repeated, shifted
     // by 7 ms: due at 7 + 5 + 50 k and 7 + 30 + 50 k ms of the (monotonic) global clock.
-    let schedule = ReplaySchedule::new(&[10.005, 10.030], &[200e-6, 100e-6], 10.0, 0.05, 0.007);
+    let schedule = DetourSchedule::new(&[10.005, 10.030], &[200e-6, 100e-6], 10.0, 0.05, 0.007);
     let injector = DetourInjector::start_schedule(&schedule, monotonic_s()).unwrap();
     busy(0.5);
     let (stats, events) = injector.stop_with_events();
@@ -184,7 +184,7 @@ fn a_schedule_replays_at_its_instants_and_logs_each_detour() {
         events.len()
     );
     // An empty schedule is refused.
-    let empty = ReplaySchedule::new(&[], &[], 0.0, 1.0, 0.0);
+    let empty = DetourSchedule::new(&[], &[], 0.0, 1.0, 0.0);
     assert!(matches!(
         DetourInjector::start_schedule(&empty, monotonic_s()),
         Err(DetourError::EmptySchedule)

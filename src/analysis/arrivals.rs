@@ -233,7 +233,7 @@ pub fn report(m: &Matched, message_time_s: Option<f64>) -> ArrivalsReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::testdata::{rank, with_vector};
+    use crate::capture::testdata::{allgatherv_8_24_0, alltoallv_1_to_9, rank};
     use crate::capture::{busiest_site, match_calls, CaptureOp, RankCapture};
     use CaptureOp::*;
 
@@ -311,24 +311,14 @@ mod tests {
     #[test]
     fn the_report_shows_the_first_calls_counts_per_rank() {
         // Allgatherv: every rank passes the same receive counts.
-        let caps: Vec<RankCapture> = (0..3)
-            .map(|r| with_vector(rank(r, 3, 0.0, &[(Allgatherv, -1, 1.0, 2.0)]), &[8, 24, 0]))
-            .collect();
+        let caps = allgatherv_8_24_0();
         let m = match_calls(&caps).unwrap();
         let r = report(&m, None);
         assert_eq!(r.sites[0].counts_bytes, Some(vec![8, 24, 0]));
         assert_eq!(r.sites[0].count_vectors, 1);
 
         // Alltoallv: the report sums each row of the matrix.
-        let rows = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
-        let caps: Vec<RankCapture> = (0..3)
-            .map(|r| {
-                with_vector(
-                    rank(r, 3, 0.0, &[(Alltoallv, -1, 1.0, 2.0)]),
-                    &rows[r as usize],
-                )
-            })
-            .collect();
+        let caps = alltoallv_1_to_9();
         let m = match_calls(&caps).unwrap();
         assert_eq!(
             report(&m, None).sites[0].counts_bytes,

@@ -131,19 +131,14 @@ fn pair(a: &ConfigStats, b: &ConfigStats) -> CompareRow {
 mod tests {
     use super::*;
     use crate::analysis::{config_stats, Bootstrap};
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     fn stats(op_time_s: f64, delays: &[f64]) -> Vec<ConfigStats> {
         let blocks = delays
             .iter()
             .map(|&d| testdata::block(Op::Allreduce, 8, 2, d, 60, op_time_s))
             .collect();
-        let r = Records {
-            header: testdata::header(2),
-            blocks,
-            footer: None,
-            truncated: false,
-        };
+        let r = testdata::records(2, blocks);
         config_stats(&[r], &Bootstrap::default()).unwrap()
     }
 

@@ -536,15 +536,13 @@ mod tests {
     use crate::records::testdata;
 
     fn records(op_time_s: f64, nrep: u32) -> Records {
-        Records {
-            header: testdata::header(2),
-            blocks: vec![
+        testdata::records(
+            2,
+            vec![
                 testdata::block(Op::Allreduce, 8, 2, 0.0, nrep, op_time_s),
                 testdata::block(Op::Allreduce, 8, 2, 50e-6, nrep, op_time_s),
             ],
-            footer: None,
-            truncated: false,
-        }
+        )
     }
 
     fn close(a: Option<f64>, b: f64) -> bool {

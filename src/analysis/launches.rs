@@ -153,12 +153,7 @@ mod tests {
 
     #[test]
     fn warnings_name_their_file_when_there_are_several() {
-        let r = Records {
-            header: testdata::header(2),
-            blocks: vec![testdata::block(Op::Allreduce, 8, 2, 0.0, 3, 1e-5)],
-            footer: None,
-            truncated: false,
-        };
+        let r = testdata::records(2, vec![testdata::block(Op::Allreduce, 8, 2, 0.0, 3, 1e-5)]);
         let one = analyze(
             &["a.cbor".into()],
             std::slice::from_ref(&r),

@@ -157,7 +157,7 @@ fn verdict(r: &ReplayPatternRow) -> Hidden {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     /// A block whose rank 0 replays a 50 µs late arrival, labelled as a replay.
     fn replayed(op: Op, op_time_s: f64) -> crate::records::Block {
@@ -167,9 +167,9 @@ mod tests {
     }
 
     fn rows(nonblocking_delayed_op_time_s: f64) -> Vec<ReplayPatternRow> {
-        let records = Records {
-            header: testdata::header(2),
-            blocks: vec![
+        let records = testdata::records(
+            2,
+            vec![
                 testdata::block(Op::Allreduce, 8, 2, 0.0, 20, 10e-6),
                 replayed(Op::Allreduce, 10e-6),
                 // The nonblocking baseline is slow (60 µs): a late arrival shorter than that
@@ -179,9 +179,7 @@ mod tests {
                 // Another delay model: not a replay, no row.
                 testdata::block(Op::Bcast, 8, 2, 50e-6, 20, 10e-6),
             ],
-            footer: None,
-            truncated: false,
-        };
+        );
         let a = crate::analysis::analyze(&["r.cbor".to_string()], &[records], Default::default())
             .unwrap();
         replay_pattern_rows(&a.rows)

@@ -260,12 +260,7 @@ mod tests {
     fn no_per_repetition_benefit_in_overlap_mode() {
         let base = testdata::block(Op::Iallreduce, 8, 2, 0.0, 5, 10e-6);
         let late = testdata::block(Op::Iallreduce, 8, 2, 50e-6, 5, 10e-6);
-        let plain = Records {
-            header: testdata::header(2),
-            blocks: vec![base.clone(), late.clone()],
-            footer: None,
-            truncated: false,
-        };
+        let plain = testdata::records(2, vec![base.clone(), late.clone()]);
         assert_eq!(distribution_rows(&plain).len(), 1);
         let overlap = Records {
             blocks: vec![testdata::with_overlap(base), testdata::with_overlap(late)],
@@ -285,12 +280,7 @@ mod tests {
             noise.applied_delay_s.0[i] = 20e-6;
         }
         assert!(!is_noise(&late) && is_noise(&noise) && !is_noise(&base));
-        let records = Records {
-            header: testdata::header(2),
-            blocks: vec![base, late, noise],
-            footer: None,
-            truncated: false,
-        };
+        let records = testdata::records(2, vec![base, late, noise]);
         let rows = distribution_rows(&records);
         assert_eq!(rows.len(), 2);
         // One late rank: no amplification (it would print a meaningless P-like bound).

@@ -125,9 +125,9 @@ mod tests {
     fn spread_of_a_perfect_block_is_zero_and_of_a_shifted_rank_its_shift() {
         let spec: EmulationSpec = "offset=1ms*rank".parse().unwrap();
         use crate::records::testdata;
-        let mut records = Records {
-            header: testdata::header(2),
-            blocks: vec![testdata::block(
+        let mut records = testdata::records(
+            2,
+            vec![testdata::block(
                 crate::plan::Op::Allreduce,
                 8,
                 2,
@@ -135,9 +135,7 @@ mod tests {
                 20,
                 1e-6,
             )],
-            footer: None,
-            truncated: false,
-        };
+        );
         records.header.plan.emulate_clock = Some(spec.clone());
         for b in &mut records.blocks {
             for rep in 0..b.nrep as usize {

@@ -81,29 +81,19 @@ pub fn bytes_per_rank(counts: &[u64], n: usize) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::testdata::{rank, with_vector};
+    use crate::capture::testdata::{allgatherv_8_24_0, alltoallv_1_to_9, rank, with_vector};
     use crate::capture::{match_calls, RankCapture};
     use CaptureOp::*;
 
     #[test]
     fn call_counts_come_from_the_ranks_that_pass_them() {
         // Allgatherv: every rank passes the same receive counts.
-        let caps: Vec<RankCapture> = (0..3)
-            .map(|r| with_vector(rank(r, 3, 0.0, &[(Allgatherv, -1, 1.0, 2.0)]), &[8, 24, 0]))
-            .collect();
+        let caps = allgatherv_8_24_0();
         let m = match_calls(&caps).unwrap();
         assert_eq!(call_counts(&m, &m.instances[0]), Ok(vec![8, 24, 0]));
 
         // Alltoallv: the rows make the matrix.
-        let rows = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
-        let caps: Vec<RankCapture> = (0..3)
-            .map(|r| {
-                with_vector(
-                    rank(r, 3, 0.0, &[(Alltoallv, -1, 1.0, 2.0)]),
-                    &rows[r as usize],
-                )
-            })
-            .collect();
+        let caps = alltoallv_1_to_9();
         let m = match_calls(&caps).unwrap();
         assert_eq!(
             call_counts(&m, &m.instances[0]),

@@ -82,3 +82,28 @@ pub(crate) fn with_vector(mut c: RankCapture, vector: &[u64]) -> RankCapture {
     });
     c
 }
+
+/// Three ranks, one allgatherv each, every rank passing the receive counts 8, 24, 0.
+pub(crate) fn allgatherv_8_24_0() -> Vec<RankCapture> {
+    (0..3)
+        .map(|r| {
+            with_vector(
+                rank(r, 3, 0.0, &[(CaptureOp::Allgatherv, -1, 1.0, 2.0)]),
+                &[8, 24, 0],
+            )
+        })
+        .collect()
+}
+
+/// Three ranks, one alltoallv each, rank i passing row i of the matrix 1..=9 (3 × 3).
+pub(crate) fn alltoallv_1_to_9() -> Vec<RankCapture> {
+    let rows = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
+    (0..3)
+        .map(|r| {
+            with_vector(
+                rank(r, 3, 0.0, &[(CaptureOp::Alltoallv, -1, 1.0, 2.0)]),
+                &rows[r as usize],
+            )
+        })
+        .collect()
+}

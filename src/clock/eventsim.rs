@@ -257,13 +257,7 @@ impl Transport for EventTransport<'_> {
     }
 
     fn send(&self, to: usize, msg: &[f64]) {
-        assert!(
-            msg.len() <= MAX_MSG_LEN,
-            "message of {} values is longer than MAX_MSG_LEN",
-            msg.len()
-        );
-        let mut data = [0.0; MAX_MSG_LEN];
-        data[..msg.len()].copy_from_slice(msg);
+        let data = super::padded_message(msg);
         let arrival = self.base_now() + self.delay(to);
         self.world.mailbox[to]
             .borrow_mut()

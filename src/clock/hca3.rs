@@ -9,8 +9,8 @@
 //! pass. It is here as the baseline of [`TreefitSync`](super::TreefitSync), which has the same
 //! structure with other fit points and a final intercept pass.
 
-use super::fit::{serve_model, warmed_fit_and_stop, FitParams, PointRule};
-use super::hierarchy::{top_down, PairLearner};
+use super::fit::{warmed_fit_and_stop, FitParams, PointRule};
+use super::hierarchy::{top_down, top_down_outcome, PairLearner};
 use super::jk::fit_params_strings;
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
@@ -28,16 +28,6 @@ impl PairLearner for Hca3Sync {
     fn client(&self, t: &dyn Transport, reference: usize, stats: &mut Stats) -> ClockModel {
         warmed_fit_and_stop(t, reference, &self.fit, PointRule::Bounds, stats)
     }
-
-    fn reference(
-        &self,
-        t: &dyn Transport,
-        client: usize,
-        clock: &dyn Fn() -> f64,
-        stats: &mut Stats,
-    ) {
-        serve_model(t, client, clock, stats);
-    }
 }
 
 impl ClockSync for Hca3Sync {
@@ -54,10 +44,7 @@ impl ClockSync for Hca3Sync {
     fn synchronize(&self, t: &dyn Transport) -> SyncOutcome {
         let mut stats = Stats::new();
         let model = top_down(t, self, &mut stats);
-        if t.rank() == 0 {
-            return SyncOutcome::reference(stats.exchanges);
-        }
-        stats.outcome(model)
+        top_down_outcome(t, &stats, model)
     }
 }
 

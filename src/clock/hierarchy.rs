@@ -2,8 +2,9 @@
 //! models gathered and merged towards rank 0 (netgauge, hca), or top-down with each client
 //! fitting against its reference's already-global clock (treefit).
 
+use super::fit::serve_model;
 use super::pingpong::{handshake_client, handshake_reference, recv_model, send_model};
-use super::sync::Stats;
+use super::sync::{Stats, SyncOutcome};
 use super::tree::{largest_power_of_two, remaining_pair, round_halves, round_pair, TreePair};
 use super::Transport;
 use crate::clock::ClockModel;
@@ -13,14 +14,18 @@ pub(crate) trait PairLearner {
     /// Client side: returns this rank's model relative to the clock `reference` serves.
     fn client(&self, t: &dyn Transport, reference: usize, stats: &mut Stats) -> ClockModel;
     /// Reference side. `clock` is the clock to serve the client with (local time bottom-up,
-    /// global time top-down); methods in which the reference pings use its local clock.
+    /// global time top-down); methods in which the reference pings use its local clock. By
+    /// default it serves the client's fit until the client stops it ([`serve_model`]), the
+    /// reference side of every method whose client fits a line (hca, hca3, treefit).
     fn reference(
         &self,
         t: &dyn Transport,
         client: usize,
         clock: &dyn Fn() -> f64,
         stats: &mut Stats,
-    );
+    ) {
+        serve_model(t, client, clock, stats);
+    }
 }
 
 /// Bottom-up tree (Hoefler et al. 2010, §3.2; Hunold and Carpen-Amarie 2015, Algorithm 2): in each round the client
@@ -115,6 +120,15 @@ pub(crate) fn top_down(
         top_down_pair(t, learner, stats, pair, &mut model);
     }
     model.expect("every rank is a client once")
+}
+
+/// What a top-down method returns once this rank has `model`: rank 0, the reference, only
+/// its count of exchanges; every other rank its model and statistics.
+pub(crate) fn top_down_outcome(t: &dyn Transport, stats: &Stats, model: ClockModel) -> SyncOutcome {
+    if t.rank() == 0 {
+        return SyncOutcome::reference(stats.exchanges);
+    }
+    stats.outcome(model)
 }
 
 /// This rank's side of one top-down pair: serve global time, or learn and keep the model.

@@ -76,6 +76,20 @@ pub use treefit::TreefitSync;
 /// transport pads every message to this length, so receivers must not rely on the length.
 pub const MAX_MSG_LEN: usize = 4;
 
+/// `msg` padded with zeros to [`MAX_MSG_LEN`] values, as the simulated transports carry it.
+///
+/// Panics when `msg` is longer than [`MAX_MSG_LEN`]: a method's protocol error.
+pub(crate) fn padded_message(msg: &[f64]) -> [f64; MAX_MSG_LEN] {
+    assert!(
+        msg.len() <= MAX_MSG_LEN,
+        "message of {} values is longer than MAX_MSG_LEN",
+        msg.len()
+    );
+    let mut data = [0.0; MAX_MSG_LEN];
+    data[..msg.len()].copy_from_slice(msg);
+    data
+}
+
 /// What a clock synchronisation method needs from the machine: its own rank, the clock, and
 /// blocking exchanges of small f64 messages (at most [`MAX_MSG_LEN`] values) with one peer.
 /// Messages between two ranks arrive in the order they were sent.

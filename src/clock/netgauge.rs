@@ -2,7 +2,7 @@
 //! 2010, §3.2 and Figure 7, as extracted by Hunold and Carpen-Amarie 2015, §2/§7.
 
 use super::hierarchy::{bottom_up, PairLearner};
-use super::pingpong::{answer_pingpong, measure_offset};
+use super::pingpong::{answer_pingpong, measure_offset, stopping_rule_params};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
 use crate::clock::ClockModel;
@@ -59,10 +59,7 @@ impl ClockSync for NetgaugeSync {
     }
 
     fn params(&self) -> Vec<String> {
-        vec![
-            format!("nonimproving={}", self.nonimproving),
-            format!("max_exchanges={}", self.max_exchanges),
-        ]
+        stopping_rule_params(self.nonimproving, self.max_exchanges).to_vec()
     }
 
     fn synchronize(&self, t: &dyn Transport) -> SyncOutcome {

@@ -1,6 +1,6 @@
 //! `offset`: offset-only synchronisation against rank 0 with the min-RTT ping-pong.
 
-use super::pingpong::{answer_pingpong, measure_offset};
+use super::pingpong::{answer_pingpong, measure_offset, stopping_rule_params};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
 use crate::clock::ClockModel;
@@ -32,10 +32,7 @@ impl ClockSync for OffsetSync {
     }
 
     fn params(&self) -> Vec<String> {
-        vec![
-            format!("nonimproving={}", self.nonimproving),
-            format!("max_exchanges={}", self.max_exchanges),
-        ]
+        stopping_rule_params(self.nonimproving, self.max_exchanges).to_vec()
     }
 
     fn synchronize(&self, t: &dyn Transport) -> SyncOutcome {

@@ -196,6 +196,16 @@ pub fn measure_offset(
     est
 }
 
+/// The parameters of a stopping rule on non-improving exchanges ([`measure_offset`]'s,
+/// treefit's intercept pass) as a method lists them
+/// ([`super::ClockSync::params`]): `nonimproving=N`, `max_exchanges=M`.
+pub(crate) fn stopping_rule_params(nonimproving: u32, max_exchanges: u32) -> [String; 2] {
+    [
+        format!("nonimproving={nonimproving}"),
+        format!("max_exchanges={max_exchanges}"),
+    ]
+}
+
 /// Pings `peer` until `nonimproving` consecutive exchanges do not lower the smallest RTT (or
 /// `max_exchanges` were done, at least one) and returns the min-RTT exchange and the number
 /// of exchanges (Hoefler et al. 2010, §3.1). Does not stop the peer.

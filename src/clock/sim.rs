@@ -227,13 +227,7 @@ impl Transport for SimTransport {
     }
 
     fn send(&self, to: usize, msg: &[f64]) {
-        assert!(
-            msg.len() <= MAX_MSG_LEN,
-            "message of {} values is longer than MAX_MSG_LEN",
-            msg.len()
-        );
-        let mut data = [0.0; MAX_MSG_LEN];
-        data[..msg.len()].copy_from_slice(msg);
+        let data = super::padded_message(msg);
         let delay = self.delay();
         let arrival = if self.vtime.is_some() || delay > 0.0 {
             self.base_now() + delay

@@ -82,10 +82,10 @@
 //! during the fits (threads sharing cores, background traffic) treefit stays sub-µs and HCA's
 //! slopes are off by ppm. Right after the sync both are within 0.1 µs.
 
-use super::fit::{serve_model, stop_with_model, warmed_fit_and_stop, FitParams, PointRule};
-use super::hierarchy::{top_down, PairLearner};
+use super::fit::{stop_with_model, warmed_fit_and_stop, FitParams, PointRule};
+use super::hierarchy::{top_down, top_down_outcome, PairLearner};
 use super::jk::fit_params_strings;
-use super::pingpong::{ping, Exchange};
+use super::pingpong::{ping, stopping_rule_params, Exchange};
 use super::sync::{ClockSync, Stats, SyncOutcome};
 use super::Transport;
 use crate::clock::ClockModel;
@@ -112,16 +112,6 @@ impl PairLearner for FitPass<'_> {
     fn client(&self, t: &dyn Transport, reference: usize, stats: &mut Stats) -> ClockModel {
         warmed_fit_and_stop(t, reference, &self.0.fit, PointRule::LowRttMedian, stats)
     }
-
-    fn reference(
-        &self,
-        t: &dyn Transport,
-        client: usize,
-        clock: &dyn Fn() -> f64,
-        stats: &mut Stats,
-    ) {
-        serve_model(t, client, clock, stats);
-    }
 }
 
 /// Second pass: the client keeps its slope and puts its line through its offset to the
@@ -143,16 +133,6 @@ impl PairLearner for InterceptPass<'_> {
         );
         stop_with_model(t, reference, &model);
         model
-    }
-
-    fn reference(
-        &self,
-        t: &dyn Transport,
-        client: usize,
-        clock: &dyn Fn() -> f64,
-        stats: &mut Stats,
-    ) {
-        serve_model(t, client, clock, stats);
     }
 }
 
@@ -212,8 +192,7 @@ impl ClockSync for TreefitSync {
     fn params(&self) -> Vec<String> {
         let mut v = fit_params_strings(&self.fit);
         v.retain(|s| !s.starts_with("rtt_pingpongs="));
-        v.push(format!("nonimproving={}", self.nonimproving));
-        v.push(format!("max_exchanges={}", self.max_exchanges));
+        v.extend(stopping_rule_params(self.nonimproving, self.max_exchanges));
         v
     }
 
@@ -225,10 +204,7 @@ impl ClockSync for TreefitSync {
             slope: fitted.slope,
         };
         let model = top_down(t, &refresh, &mut stats);
-        if t.rank() == 0 {
-            return SyncOutcome::reference(stats.exchanges);
-        }
-        stats.outcome(model)
+        top_down_outcome(t, &stats, model)
     }
 }
 

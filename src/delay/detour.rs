@@ -12,8 +12,8 @@
 //! dispositions are. A second [`DetourInjector::start`] fails with
 //! [`DetourError::AlreadyActive`] until the first is stopped or dropped.
 //!
-//! [`DetourInjector::start_schedule`] replays a [`ReplaySchedule`] instead (a recorded noise
-//! file, `--detour trace:FILE`): the handler runs the due detour, then re-arms the timer at the
+//! [`DetourInjector::start_schedule`] replays a [`DetourSchedule`] instead (a recorded noise
+//! file, `--detour noise:FILE`): the handler runs the due detour, then re-arms the timer at the
 //! absolute instant of the next one (`timer_settime` is async-signal-safe).
 //!
 //! Every detour that ran is logged (its start on `CLOCK_MONOTONIC` and its length, up to
@@ -25,7 +25,7 @@
 /// Most detours logged between a start and a stop; later ones still run and are counted.
 pub const LOG_CAPACITY: usize = 1 << 18;
 
-use super::{DetourSpecError, ReplaySchedule};
+use super::{DetourSchedule, DetourSpecError};
 use thiserror::Error;
 
 /// What an injector did between start and stop.
@@ -81,7 +81,7 @@ pub use other::DetourInjector;
 /// its `sigaction`, `pthread_sigmask` and `Timer` take, has no real-time signals.
 #[cfg(target_os = "linux")]
 mod linux {
-    use super::{DetourError, DetourStats, ReplaySchedule, LOG_CAPACITY};
+    use super::{DetourError, DetourSchedule, DetourStats, LOG_CAPACITY};
     use crate::delay::DetourSpec;
     use std::marker::PhantomData;
     use std::sync::atomic::{
@@ -92,8 +92,8 @@ mod linux {
     /// running injector.
     static LOG: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
     static LOG_LEN: AtomicUsize = AtomicUsize::new(0);
-    /// Replay mode: the schedule (offset ns, length ns pairs within one period), owned by the
-    /// running injector; null for periodic detours.
+    /// Schedule mode (a noise file's detours): the schedule (offset ns, length ns pairs within
+    /// one period), owned by the running injector; null for periodic detours.
     static SCHED: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
     static SCHED_LEN: AtomicUsize = AtomicUsize::new(0);
     static SCHED_PERIOD_NS: AtomicI64 = AtomicI64::new(0);
@@ -192,7 +192,7 @@ mod linux {
         SCHED_CYCLE0_NS.load(SeqCst) + cycle * SCHED_PERIOD_NS.load(SeqCst) + sched_event(idx).0
     }
 
-    /// Replay: runs the due event (or counts it skipped when the gate is closed), then arms
+    /// Schedule mode: runs the due event (or counts it skipped when the gate is closed), then arms
     /// the timer for the next event that has not already ended. Async-signal-safe.
     fn on_scheduled() {
         let (idx, cycle) = (SCHED_IDX.load(SeqCst), SCHED_CYCLE.load(SeqCst));
@@ -295,7 +295,7 @@ mod linux {
         was_blocked: bool,
         start_ns: u64,
         running: bool,
-        /// The applied-detour log and the replay schedule, read by the handler.
+        /// The applied-detour log and the detour schedule, read by the handler.
         log: Vec<u64>,
         schedule: Vec<u64>,
         _same_thread: PhantomData<*const ()>,
@@ -335,7 +335,7 @@ mod linux {
         /// just now). Errors: [`DetourError::EmptySchedule`], and those of
         /// [`DetourInjector::start`].
         pub fn start_schedule(
-            schedule: &ReplaySchedule,
+            schedule: &DetourSchedule,
             global_now_s: f64,
         ) -> Result<Self, DetourError> {
             if schedule.offsets_s.is_empty()
@@ -366,14 +366,14 @@ mod linux {
         fn arm(
             spec: DetourSpec,
             first_fire_in_s: f64,
-            replay: Option<(&ReplaySchedule, f64)>,
+            scheduled: Option<(&DetourSchedule, f64)>,
         ) -> Result<Self, DetourError> {
             DURATION_NS.store((spec.duration_s * 1e9).round() as u64, SeqCst);
             let mut log = vec![0u64; 2 * LOG_CAPACITY];
             LOG_LEN.store(0, SeqCst);
             LOG.store(log.as_mut_ptr(), SeqCst);
             let mut schedule = Vec::new();
-            if let Some((s, global_now)) = replay {
+            if let Some((s, global_now)) = scheduled {
                 schedule = s
                     .offsets_s
                     .iter()
@@ -558,7 +558,7 @@ mod linux {
 
 #[cfg(not(target_os = "linux"))]
 mod other {
-    use super::{DetourError, DetourStats, ReplaySchedule};
+    use super::{DetourError, DetourSchedule, DetourStats};
     use crate::delay::DetourSpec;
 
     /// Detour injection is Linux only; [`DetourInjector::start`] always fails here.
@@ -574,7 +574,7 @@ mod other {
         }
 
         /// Always [`DetourError::Unsupported`] on this platform.
-        pub fn start_schedule(_: &ReplaySchedule, _: f64) -> Result<Self, DetourError> {
+        pub fn start_schedule(_: &DetourSchedule, _: f64) -> Result<Self, DetourError> {
             Err(DetourError::Unsupported)
         }
 

@@ -41,8 +41,8 @@ pub use exporter::{
     RowSink, RowsSpec,
 };
 pub use formats::{
-    write_markdown_table, write_plain_table, Choices, Csv, Format, FormatParser, Json, JsonLines,
-    Markdown, Table, Tsv, ALGORITHMS, ARRIVALS, EXPORTS, INFO, TABLES,
+    write_markdown_table, write_plain_table, Choices, Csv, Delimited, Format, FormatParser, Json,
+    JsonLines, Markdown, Table, Tsv, ALGORITHMS, ARRIVALS, EXPORTS, INFO, TABLES,
 };
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use noise::{write_noise_detours, write_noise_report, DetourRow};
@@ -224,17 +224,15 @@ pub(crate) mod test_support {
     /// Allreduce 8 B at P = 2 (baseline and 50 us late), barrier at P = 4 (baseline), and an
     /// iallreduce 1 KiB block whose baseline is missing, so its t0 and benefit are `None`.
     pub fn records() -> Records {
-        Records {
-            header: testdata::header(4),
-            blocks: vec![
+        testdata::records(
+            4,
+            vec![
                 testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6),
                 testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
                 testdata::block(Op::Barrier, 0, 4, 0.0, 3, 3e-6),
                 testdata::block(Op::Iallreduce, 1024, 4, 50e-6, 4, 20e-6),
             ],
-            footer: None,
-            truncated: false,
-        }
+        )
     }
 
     /// Every value of `"key":` in JSON `text`, in order, read with Rust's own (correctly

@@ -4,7 +4,7 @@
 //! it, so every rank runs the same plan. It is also stored in the records header.
 
 use crate::clock::{ClockSyncMethod, ClockSyncParams, EmulationSpec};
-use crate::delay::{DelayModel, DetourSpec, RankError, RankSelection, TraceSpec};
+use crate::delay::{DelayModel, DetourSpec, NoiseFileSpec, RankError, RankSelection};
 use crate::plan::kernel::Op;
 use crate::plan::options::{AdaptiveSpec, OverlapSpec};
 use serde::{Deserialize, Serialize};
@@ -120,10 +120,10 @@ pub struct Plan {
     pub delays: Vec<DelayModel>,
     /// OS-noise detours while the operation runs, if any.
     pub detour: Option<DetourSpec>,
-    /// A noise file replayed as detours while the operation runs (`--detour trace:FILE`),
+    /// A noise file replayed as detours while the operation runs (`--detour noise:FILE`),
     /// with its checksum, recorded ranks and length once the run has read it.
     #[serde(default)]
-    pub detour_trace: Option<TraceSpec>,
+    pub detour_trace: Option<NoiseFileSpec>,
     /// Measured repetitions per configuration.
     pub nrep: u32,
     /// Unrecorded warm-up repetitions per (op, bytes, P), also used to size the window.
@@ -302,7 +302,8 @@ pub enum PlanError {
 pub(crate) mod tests {
     use super::*;
 
-    /// A small valid plan for tests elsewhere in the crate.
+    /// A small valid plan for tests elsewhere in the crate: the synthetic records' plan
+    /// (its defaults) with the default kernels, three sizes and 100 repetitions.
     pub(crate) fn plan() -> Plan {
         Plan {
             ops: Op::defaults(),
@@ -310,26 +311,12 @@ pub(crate) mod tests {
             procs: vec![2, 4],
             subcomm: Subcomm::First,
             track_every_s: Some(1.0),
-            timeout_s: None,
-            delay_ranks: RankSelection::rank(0),
             delays: vec!["50us".parse().unwrap()],
-            detour: None,
-            detour_trace: None,
             nrep: 100,
             warmup: 10,
-            sync: SyncMethod::Window,
             window_s: None,
-            late_tolerance_s: None,
-            clock: ClockSource::Monotonic,
             seed: 1,
-            clock_sync: ClockSyncMethod::Offset,
-            clock_params: ClockSyncParams::default(),
-            resync_every_s: None,
-            emulate_clock: None,
-            overlap: None,
-            adaptive: None,
-            algorithms: None,
-            algorithm_from_env: false,
+            ..crate::records::testdata::header(4).plan
         }
     }
 

@@ -2,7 +2,7 @@
 //! size, one line per kernel (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
 
 use super::layout::{benefit_range, YAxis, PART_SEP};
-use super::naming::{model_stems, pretty_bytes, DelayKey};
+use super::naming::{pretty_bytes, DelayKey};
 use super::render::Drawable;
 use super::spec::{
     family_color, op_order, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -47,6 +47,30 @@ pub fn sorted_distinct<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     v.sort();
     v.dedup();
     v
+}
+
+/// `rows` by panel: one (size, rows of that size) per distinct [`SizeKey`] of `size`,
+/// ascending, each panel's rows in their order in `rows`.
+pub fn by_size<'a, R>(rows: &[&'a R], size: impl Fn(&R) -> SizeKey) -> Vec<(SizeKey, Vec<&'a R>)> {
+    sorted_distinct(rows.iter().map(|r| size(r)))
+        .into_iter()
+        .map(|k| (k, rows.iter().copied().filter(|r| size(r) == k).collect()))
+        .collect()
+}
+
+/// Gives every panel one y axis, the [`benefit_range`] of all their values and intervals, so
+/// that sizes can be compared at a glance as in the paper's single-plot figures.
+pub fn share_benefit_axis(panels: &mut [PanelSpec]) {
+    let y = YAxis::linear(benefit_range(
+        panels.iter().flat_map(|p| &p.series).flat_map(|s| {
+            s.values()
+                .map(|(_, y)| y)
+                .chain(s.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi]))
+        }),
+    ));
+    for p in panels {
+        p.y = y;
+    }
 }
 
 /// Colours of the algorithms of one kernel when a run swept several (`--algorithms`): the
@@ -108,70 +132,54 @@ pub fn figure(rows: &[ConfigStats], key: &DelayKey, stat: Stat, stem: String) ->
         .iter()
         .filter(|r| key.matches(&r.delay_model, r.delay_s))
         .collect();
-    let keys = sorted_distinct(delayed.iter().map(|r| SizeKey::of(r.op, r.bytes)));
-    let mut panels: Vec<PanelSpec> =
-        keys.iter()
-            .map(|&key| {
-                let in_panel: Vec<&ConfigStats> = delayed
-                    .iter()
-                    .copied()
-                    .filter(|r| SizeKey::of(r.op, r.bytes) == key)
-                    .collect();
-                // One ceiling per panel: at each P the highest of its kernels' ceilings, so no
-                // kernel's b lies above it; a ceiling per kernel stacked up to eight dotted lines.
-                let ceiling = SeriesSpec {
-                    name: "ceiling".to_string(),
-                    style: SeriesStyle::reference(CEILING_COLOR),
-                    points: ceiling_points(&in_panel),
-                    intervals: Vec::new(),
-                    boxes: Vec::new(),
-                };
-                // A ceiling without values (sampled delays) is no missing measurement; it is drawn
-                // first, under the measurements.
-                let series: Vec<SeriesSpec> =
-                    Some(ceiling)
-                        .filter(|c| c.values().next().is_some())
+    let mut panels: Vec<PanelSpec> = by_size(&delayed, |r| SizeKey::of(r.op, r.bytes))
+        .into_iter()
+        .map(|(key, in_panel)| {
+            // One ceiling per panel: at each P the highest of its kernels' ceilings, so no
+            // kernel's b lies above it; a ceiling per kernel stacked up to eight dotted lines.
+            let ceiling = SeriesSpec {
+                name: "ceiling".to_string(),
+                style: SeriesStyle::reference(CEILING_COLOR),
+                points: ceiling_points(&in_panel),
+                intervals: Vec::new(),
+                boxes: Vec::new(),
+            };
+            // A ceiling without values (sampled delays) is no missing measurement; it is drawn
+            // first, under the measurements.
+            let series: Vec<SeriesSpec> = Some(ceiling)
+                .filter(|c| c.values().next().is_some())
+                .into_iter()
+                .chain(
+                    op_algorithms(&in_panel)
                         .into_iter()
-                        .chain(op_algorithms(&in_panel).into_iter().map(
-                            |(op, algorithm, color)| {
-                                let rows: Vec<&ConfigStats> = in_panel
-                                    .iter()
-                                    .copied()
-                                    .filter(|r| r.op == op && r.algorithm == algorithm)
-                                    .collect();
-                                SeriesSpec {
-                                    name: series_name(op, &algorithm),
-                                    style: SeriesStyle::for_op(op, color),
-                                    points: points(
-                                        rows.iter().copied(),
-                                        |r| r.nprocs,
-                                        |r| stat.benefit(r).map(|b| b * 100.0),
-                                    ),
-                                    intervals: intervals(&rows, stat),
-                                    boxes: Vec::new(),
-                                }
-                            },
-                        ))
-                        .collect();
-                PanelSpec {
-                    title: key.title(),
-                    y: YAxis::linear((0.0, 0.0)),
-                    series,
-                }
-            })
-            .collect();
-    // One y range for all panels, so sizes can be compared at a glance as in the paper's
-    // single-plot figures.
-    let y = YAxis::linear(benefit_range(
-        panels.iter().flat_map(|p| &p.series).flat_map(|s| {
-            s.values()
-                .map(|(_, y)| y)
-                .chain(s.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi]))
-        }),
-    ));
-    for p in &mut panels {
-        p.y = y;
-    }
+                        .map(|(op, algorithm, color)| {
+                            let rows: Vec<&ConfigStats> = in_panel
+                                .iter()
+                                .copied()
+                                .filter(|r| r.op == op && r.algorithm == algorithm)
+                                .collect();
+                            SeriesSpec {
+                                name: series_name(op, &algorithm),
+                                style: SeriesStyle::for_op(op, color),
+                                points: points(
+                                    rows.iter().copied(),
+                                    |r| r.nprocs,
+                                    |r| stat.benefit(r).map(|b| b * 100.0),
+                                ),
+                                intervals: intervals(&rows, stat),
+                                boxes: Vec::new(),
+                            }
+                        }),
+                )
+                .collect();
+            PanelSpec {
+                title: key.title(),
+                y: YAxis::linear((0.0, 0.0)),
+                series,
+            }
+        })
+        .collect();
+    share_benefit_axis(&mut panels);
     let mut legend: Vec<LegendEntry> = op_algorithms(&delayed)
         .into_iter()
         .map(|(op, algorithm, color)| LegendEntry {
@@ -257,25 +265,17 @@ fn intervals(rows: &[&ConfigStats], stat: Stat) -> Vec<(u32, f64, f64)> {
 
 /// The `benefit_vs_p_{δ}` figures of a run, one per δ > 0.
 pub(super) fn drawables(data: &RunData, stat: Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("benefit_vs_p", &delays))
-        .map(|(d, stem)| {
-            let mut f = figure(&data.stats, d, stat, stem);
-            f.hosts = data.hosts.clone();
-            (d, f)
-        })
+    data.per_model("benefit_vs_p", |d, stem| {
+        let mut f = figure(&data.stats, d, stat, stem);
+        f.hosts = data.hosts.clone();
         // A sampled model has no benefit from medians (δ varies per repetition and rank):
         // benefit_distribution shows its per-repetition benefit instead of empty panels.
-        .filter(|(d, f)| {
-            d.is_fixed()
-                || f.panels
-                    .iter()
-                    .any(|p| p.series.iter().any(|s| s.values().next().is_some()))
-        })
-        .map(|(_, f)| data.grid(f))
-        .collect()
+        let drawn = f
+            .panels
+            .iter()
+            .any(|p| p.series.iter().any(|s| s.values().next().is_some()));
+        (d.is_fixed() || drawn).then(|| data.grid(f))
+    })
 }
 
 /// What the figure cannot show: configurations whose b is `n/a` (with the reason) and those

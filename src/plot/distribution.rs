@@ -5,9 +5,9 @@
 //! an operation that waits for the slowest rank would have. Both are delaybench's own
 //! extensions (see [`crate::analysis::DistributionRow`]).
 
-use super::benefit::{sorted_distinct, SizeKey};
-use super::layout::{benefit_range, time_range, YAxis, PART_SEP};
-use super::naming::{model_stems, DelayKey};
+use super::benefit::{by_size, share_benefit_axis, sorted_distinct, SizeKey};
+use super::layout::{time_range, YAxis, PART_SEP};
+use super::naming::DelayKey;
 use super::render::Drawable;
 use super::spec::{
     family_color, op_order, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -55,15 +55,9 @@ pub fn benefit_figure(
     if mine.is_empty() {
         return None;
     }
-    let keys = sorted_distinct(mine.iter().map(|r| SizeKey::of(r.op, r.bytes)));
-    let mut panels: Vec<PanelSpec> = keys
-        .iter()
-        .map(|&k| {
-            let in_panel: Vec<&DistributionRow> = mine
-                .iter()
-                .copied()
-                .filter(|r| SizeKey::of(r.op, r.bytes) == k)
-                .collect();
+    let mut panels: Vec<PanelSpec> = by_size(&mine, |r| SizeKey::of(r.op, r.bytes))
+        .into_iter()
+        .map(|(k, in_panel)| {
             let series = ops_of_kind(in_panel.iter().map(|r| r.op))
                 .into_iter()
                 .map(|op| {
@@ -103,16 +97,7 @@ pub fn benefit_figure(
             }
         })
         .collect();
-    let y = YAxis::linear(benefit_range(
-        panels.iter().flat_map(|p| &p.series).flat_map(|s| {
-            s.values()
-                .map(|(_, y)| y)
-                .chain(s.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi]))
-        }),
-    ));
-    for p in &mut panels {
-        p.y = y;
-    }
+    share_benefit_axis(&mut panels);
     Some(FigureSpec {
         stem,
         title: format!(
@@ -155,15 +140,9 @@ pub fn amplification_figure(
     if mine.is_empty() {
         return None;
     }
-    let keys = sorted_distinct(mine.iter().map(|r| SizeKey::of(r.op, r.bytes)));
-    let mut panels: Vec<PanelSpec> = keys
-        .iter()
-        .map(|&k| {
-            let in_panel: Vec<&DistributionRow> = mine
-                .iter()
-                .copied()
-                .filter(|r| SizeKey::of(r.op, r.bytes) == k)
-                .collect();
+    let mut panels: Vec<PanelSpec> = by_size(&mine, |r| SizeKey::of(r.op, r.bytes))
+        .into_iter()
+        .map(|(k, in_panel)| {
             let mut slowest: Vec<(u32, Option<f64>)> = Vec::new();
             for r in &in_panel {
                 let w = r.wait_for_slowest.filter(|w| w.is_finite());
@@ -272,30 +251,20 @@ fn ops_of_kind(ops: impl IntoIterator<Item = Op>) -> Vec<Op> {
 
 /// The `benefit_distribution_{model}` figures of a run, one per delay model.
 pub(super) fn benefit_drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("benefit_distribution", &delays))
-        .filter_map(|(d, stem)| benefit_figure(&data.run.distribution, d, stem))
-        .map(|mut f| {
-            f.hosts = data.hosts.clone();
-            data.grid(f)
-        })
-        .collect()
+    data.per_model("benefit_distribution", |d, stem| {
+        let mut f = benefit_figure(&data.run.distribution, d, stem)?;
+        f.hosts = data.hosts.clone();
+        Some(data.grid(f))
+    })
 }
 
 /// The `noise_amplification_{model}` figures of a run, one per model with noise blocks.
 pub(super) fn amplification_drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("noise_amplification", &delays))
-        .filter_map(|(d, stem)| amplification_figure(&data.run.distribution, d, stem))
-        .map(|mut f| {
-            f.hosts = data.hosts.clone();
-            data.grid(f)
-        })
-        .collect()
+    data.per_model("noise_amplification", |d, stem| {
+        let mut f = amplification_figure(&data.run.distribution, d, stem)?;
+        f.hosts = data.hosts.clone();
+        Some(data.grid(f))
+    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! at the largest P. A dotted line marks t0 + δ, where the delayed curve sits when the delay
 //! just adds; a delayed curve left of it hid part of δ.
 
-use super::naming::{distinct_models, model_stems, DelayKey};
+use super::naming::{distinct_models, DelayKey};
 use super::over_run::{config_title, delay_color, largest_p_configs};
 use super::render::Drawable;
 use super::spec::{LegendEntry, SeriesStyle, BASELINE_COLOR};
@@ -148,20 +148,16 @@ fn us(v: Vec<f64>) -> Vec<f64> {
 
 /// The `t_global_ecdf_{δ}` figures of a run (every valid repetition: no statistic).
 pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("t_global_ecdf", &delays))
-        .filter_map(|(d, stem)| figure(data, d, stem))
-        .map(Drawable::Custom)
-        .collect()
+    data.per_model("t_global_ecdf", |d, stem| {
+        figure(data, d, stem).map(Drawable::Custom)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::Op;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     #[test]
     fn ecdf_climbs_from_zero_to_one_in_order() {
@@ -174,16 +170,14 @@ mod tests {
 
     #[test]
     fn a_panel_needs_both_baseline_and_delay() {
-        let r = Records {
-            header: testdata::header(2),
-            blocks: vec![
+        let r = testdata::records(
+            2,
+            vec![
                 testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6),
                 testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
                 testdata::block(Op::Bcast, 8, 2, 50e-6, 5, 10e-6),
             ],
-            footer: None,
-            truncated: false,
-        };
+        );
         let data = RunData::new(&r);
         let fig = figure(&data, &DelayKey::fixed(50e-6), "e".into()).unwrap();
         assert_eq!(fig.panels.len(), 1, "bcast has no baseline");
@@ -198,31 +192,8 @@ mod tests {
 
     #[test]
     fn the_baseline_is_the_delayed_blocks_own_algorithms() {
-        let with = |mut b: crate::records::Block, name: &str| {
-            b.algorithm = Some(crate::plan::algorithms::AlgorithmSetting {
-                name: name.into(),
-                variable: "coll_tuned_allreduce_algorithm".into(),
-                value: (name != "default").then_some(4),
-            });
-            b
-        };
-        let r = Records {
-            header: testdata::header(2),
-            blocks: vec![
-                // The library's own choice first, three times slower than the ring.
-                with(
-                    testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 30e-6),
-                    "default",
-                ),
-                with(testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6), "ring"),
-                with(
-                    testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
-                    "ring",
-                ),
-            ],
-            footer: None,
-            truncated: false,
-        };
+        // The library's own choice first, three times slower than the ring.
+        let r = testdata::two_algorithms(30e-6);
         let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "e".into()).unwrap();
         // The ring's baseline: median 12.5 us, so t0 + δ = 62.5 us.
         assert!((fig.panels[0].marks[0].0 - 62.5).abs() < 1e-6);

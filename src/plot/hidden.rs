@@ -242,7 +242,7 @@ mod tests {
 
     #[test]
     fn drawables_of_a_run_carry_bootstrap_error_bars() {
-        use crate::records::{testdata, Records};
+        use crate::records::testdata;
         let mut blocks = Vec::new();
         for p in [2, 4] {
             for d in [0.0, 5e-6] {
@@ -251,12 +251,7 @@ mod tests {
                 blocks.push(testdata::with_overlap(b));
             }
         }
-        let r = Records {
-            header: testdata::header(4),
-            blocks,
-            footer: None,
-            truncated: false,
-        };
+        let r = testdata::records(4, blocks);
         let figs = drawables(&RunData::new(&r), crate::plot::Stat::Median);
         assert_eq!(figs.len(), 1);
         let Drawable::Grid(f) = &figs[0] else {

@@ -105,19 +105,17 @@ pub fn write_index(
 mod tests {
     use super::*;
     use crate::plan::Op;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     #[test]
     fn page_lists_metadata_warnings_and_every_figure() {
-        let r = Records {
-            header: testdata::header(2),
-            blocks: vec![
+        let r = testdata::records(
+            2,
+            vec![
                 testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6),
                 testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
             ],
-            footer: None,
-            truncated: false,
-        };
+        );
         let data = RunData::new(&r);
         let figs: Vec<Drawable> = super::super::FigureKind::ALL
             .iter()

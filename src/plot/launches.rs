@@ -5,7 +5,7 @@
 
 use super::benefit::sorted_distinct;
 use super::layout::{time_axis, PART_SEP};
-use super::naming::{model_stems, pretty_bytes, DelayKey};
+use super::naming::{pretty_bytes, DelayKey};
 use super::render::Drawable;
 use super::spec::{op_order, FigureSpec, LegendEntry, Marker, PanelSpec, SeriesSpec, SeriesStyle};
 use super::{RunData, Stat};
@@ -170,20 +170,16 @@ fn launch_style(i: usize) -> SeriesStyle {
 
 /// The `launch_spread_{model}` figures, when several launches were pooled.
 pub(super) fn drawables(data: &RunData, _: Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("launch_spread", &delays))
-        .filter_map(|(d, stem)| figure(data, d, stem))
-        .map(|f| data.grid(f))
-        .collect()
+    data.per_model("launch_spread", |d, stem| {
+        figure(data, d, stem).map(|f| data.grid(f))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plot::{PlotRun, Selection};
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     fn launch(op_time_s: f64) -> PlotRun {
         let mut blocks = Vec::new();
@@ -192,12 +188,7 @@ mod tests {
                 blocks.push(testdata::block(Op::Allreduce, 8, p, d, 9, op_time_s));
             }
         }
-        PlotRun::of(&Records {
-            header: testdata::header(4),
-            blocks,
-            footer: None,
-            truncated: false,
-        })
+        PlotRun::of(&testdata::records(4, blocks))
     }
 
     #[test]

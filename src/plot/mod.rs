@@ -450,6 +450,22 @@ impl RunData {
         )
     }
 
+    /// One figure per delay model of the run ([`RunData::delays`]), each given its unique
+    /// file stem `{prefix}_{model}` ([`naming::model_stems`]); `figure` returns `None` for a
+    /// model it has nothing to draw of.
+    pub(crate) fn per_model<T>(
+        &self,
+        prefix: &str,
+        mut figure: impl FnMut(&naming::DelayKey, String) -> Option<T>,
+    ) -> Vec<T> {
+        let delays = self.delays();
+        delays
+            .iter()
+            .zip(naming::model_stems(prefix, &delays))
+            .filter_map(|(d, stem)| figure(d, stem))
+            .collect()
+    }
+
     /// A panel-grid figure with the run's warnings under its subtitle.
     pub(crate) fn grid(&self, mut f: spec::FigureSpec) -> render::Drawable {
         // The figure's own notes (n/a, bounds exceeded) follow the run's warnings.
@@ -478,12 +494,7 @@ mod tests {
                 blocks.push(testdata::block(Op::Allreduce, 8, p, delay, 4, 10e-6));
             }
         }
-        Records {
-            header: testdata::header(4),
-            blocks,
-            footer: None,
-            truncated: false,
-        }
+        testdata::records(4, blocks)
     }
 
     #[test]

@@ -33,9 +33,18 @@ pub fn figure_stems(kind: &str, delays_s: &[f64]) -> Vec<String> {
 /// File stems `{prefix}_{δ}` for the ascending delays `delays_s`, made unique as in
 /// [`figure_stems`].
 pub fn delay_stems(prefix: &str, delays_s: &[f64]) -> Vec<String> {
-    let mut stems: Vec<String> = Vec::with_capacity(delays_s.len());
-    for &d in delays_s {
-        let base = format!("{prefix}_{}", format_duration(d));
+    unique_stems(
+        delays_s
+            .iter()
+            .map(|&d| format!("{prefix}_{}", format_duration(d))),
+    )
+}
+
+/// `bases` in order, each one already taken followed by `_2`, `_3`, ... (the first free), so
+/// that two figures never share a file.
+fn unique_stems(bases: impl ExactSizeIterator<Item = String>) -> Vec<String> {
+    let mut stems: Vec<String> = Vec::with_capacity(bases.len());
+    for base in bases {
         let mut stem = base.clone();
         let mut n = 2;
         while stems.contains(&stem) {
@@ -150,18 +159,7 @@ pub fn distinct_models<'a>(rows: impl IntoIterator<Item = (&'a str, f64)>) -> Ve
 /// File stems `{prefix}_{model}` for `keys` (see [`DelayKey::file_part`]), made unique with
 /// `_2`, `_3`, ... as in [`figure_stems`].
 pub fn model_stems(prefix: &str, keys: &[DelayKey]) -> Vec<String> {
-    let mut stems: Vec<String> = Vec::with_capacity(keys.len());
-    for k in keys {
-        let base = format!("{prefix}_{}", k.file_part());
-        let mut stem = base.clone();
-        let mut n = 2;
-        while stems.contains(&stem) {
-            stem = format!("{base}_{n}");
-            n += 1;
-        }
-        stems.push(stem);
-    }
-    stems
+    unique_stems(keys.iter().map(|k| format!("{prefix}_{}", k.file_part())))
 }
 
 /// A duration for titles and legends: `50 µs`, `1.5 ms`, `0 s`.

@@ -173,12 +173,7 @@ mod tests {
                 blocks.push(testdata::block(Op::Allreduce, 8, p, d, 5, 10e-6));
             }
         }
-        Records {
-            header: testdata::header(4),
-            blocks,
-            footer: None,
-            truncated: false,
-        }
+        testdata::records(4, blocks)
     }
 
     #[test]

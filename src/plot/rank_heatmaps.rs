@@ -6,7 +6,7 @@
 
 use super::heat_grids::HeatBlock;
 use super::layout::PART_SEP;
-use super::naming::{model_stems, DelayKey};
+use super::naming::DelayKey;
 use super::over_run::config_title;
 use super::rank_timeline::rank_names;
 use super::render::Drawable;
@@ -201,20 +201,16 @@ pub(super) fn exit(data: &RunData, _: super::Stat) -> Vec<Drawable> {
 }
 
 fn drawables(data: &RunData, kind: HeatKind) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems(kind.prefix(), &delays))
-        .filter_map(|(d, stem)| figure(data, kind, d, stem))
-        .map(Drawable::Custom)
-        .collect()
+    data.per_model(kind.prefix(), |d, stem| {
+        figure(data, kind, d, stem).map(Drawable::Custom)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::Op;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     #[test]
     fn a_panel_per_configuration_of_p_ranks_by_nrep_repetitions() {
@@ -226,12 +222,7 @@ mod tests {
                 }
             }
         }
-        let r = Records {
-            header: testdata::header(4),
-            blocks,
-            footer: None,
-            truncated: false,
-        };
+        let r = testdata::records(4, blocks);
         let data = RunData::new(&r);
         let key = DelayKey::fixed(50e-6);
         for kind in [HeatKind::Lateness, HeatKind::Exit] {

@@ -4,7 +4,7 @@
 //! undelayed and under δ, at the smallest size and largest P; the repetition shown is the one
 //! with the median t_global, so the picture is typical, not the best or worst case.
 
-use super::naming::{model_stems, DelayKey};
+use super::naming::DelayKey;
 use super::over_run::config_title;
 use super::render::Drawable;
 use super::spec::{family_color, LegendEntry, SeriesStyle};
@@ -306,19 +306,15 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
 
 /// The `timeline_{δ}` figures of a run (the statistic does not apply: one repetition).
 pub(super) fn drawables(data: &RunData, _: super::Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("timeline", &delays))
-        .filter_map(|(d, stem)| figure(data, d, stem))
-        .map(Drawable::Custom)
-        .collect()
+    data.per_model("timeline", |d, stem| {
+        figure(data, d, stem).map(Drawable::Custom)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     #[test]
     fn median_rep_skips_invalid_repetitions() {
@@ -392,12 +388,7 @@ mod tests {
                 blocks.push(testdata::block(op, 1024, 2, d, 5, 10e-6));
             }
         }
-        let r = Records {
-            header: testdata::header(2),
-            blocks,
-            footer: None,
-            truncated: false,
-        };
+        let r = testdata::records(2, blocks);
         let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "t".into()).unwrap();
         let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(
@@ -431,12 +422,7 @@ mod tests {
                 }
             }
         }
-        let r = Records {
-            header: testdata::header(2),
-            blocks,
-            footer: None,
-            truncated: false,
-        };
+        let r = testdata::records(2, blocks);
         let sel = crate::plot::Selection {
             sizes: vec![1024],
             ..Default::default()
@@ -459,31 +445,8 @@ mod tests {
 
     #[test]
     fn the_undelayed_panel_is_the_delayed_blocks_own_algorithms() {
-        let with = |mut b: Block, name: &str| {
-            b.algorithm = Some(crate::plan::algorithms::AlgorithmSetting {
-                name: name.into(),
-                variable: "coll_tuned_allreduce_algorithm".into(),
-                value: (name != "default").then_some(4),
-            });
-            b
-        };
-        let r = Records {
-            header: testdata::header(2),
-            blocks: vec![
-                // The library's own choice first, ten times slower than the ring.
-                with(
-                    testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 100e-6),
-                    "default",
-                ),
-                with(testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6), "ring"),
-                with(
-                    testdata::block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6),
-                    "ring",
-                ),
-            ],
-            footer: None,
-            truncated: false,
-        };
+        // The library's own choice first, ten times slower than the ring.
+        let r = testdata::two_algorithms(100e-6);
         let fig = figure(&RunData::new(&r), &DelayKey::fixed(50e-6), "t".into()).unwrap();
         assert_eq!(fig.panels.len(), 2);
         // The ring's baseline ends within its 10-14 us, not the default's 100 us and more.

@@ -121,7 +121,7 @@ impl Selection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::{testdata, Records};
+    use crate::records::testdata;
 
     fn run() -> PlotRun {
         let mut blocks = Vec::new();
@@ -141,12 +141,7 @@ mod tests {
         let mut exp = testdata::block(Op::Allreduce, 8, 4, 20e-6, 5, 10e-6);
         exp.delay_model = "exp:20us".into();
         blocks.push(exp);
-        PlotRun::of(&Records {
-            header: testdata::header(4),
-            blocks,
-            footer: None,
-            truncated: false,
-        })
+        PlotRun::of(&testdata::records(4, blocks))
     }
 
     #[test]

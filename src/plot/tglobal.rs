@@ -4,7 +4,7 @@
 
 use super::benefit::{ops_of, sorted_distinct, SizeKey};
 use super::layout::{time_axis, PART_SEP};
-use super::naming::{model_stems, DelayKey};
+use super::naming::DelayKey;
 use super::render::Drawable;
 use super::spec::{
     family_index, fill_from, points, FigureSpec, LegendEntry, PanelSpec, SeriesSpec, SeriesStyle,
@@ -312,29 +312,20 @@ fn panel_title(ops: &[Op], size: SizeKey) -> String {
 
 /// The `t_global_vs_p_{δ}` figures of a run, one per δ > 0.
 pub(super) fn drawables_vs_p(data: &RunData, stat: Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("t_global_vs_p", &delays))
-        .map(|(d, stem)| {
-            let mut f = figure(&data.stats, d, stat, stem);
-            f.hosts = data.hosts.clone();
-            data.grid(f)
-        })
-        .collect()
+    data.per_model("t_global_vs_p", |d, stem| {
+        let mut f = figure(&data.stats, d, stat, stem);
+        f.hosts = data.hosts.clone();
+        Some(data.grid(f))
+    })
 }
 
 /// The `t_global_vs_size_{δ}` figures of a run, where it has two sizes or more.
 pub(super) fn drawables_vs_size(data: &RunData, stat: Stat) -> Vec<Drawable> {
-    let delays = data.delays();
-    delays
-        .iter()
-        .zip(model_stems("t_global_vs_size", &delays))
-        .map(|(d, stem)| figure_along(&data.stats, d, stat, stem, Along::Size))
+    data.per_model("t_global_vs_size", |d, stem| {
+        let f = figure_along(&data.stats, d, stat, stem, Along::Size);
         // One size per panel is no line: the figure needs two sizes to say anything.
-        .filter(|f| f.procs.len() > 1)
-        .map(|f| data.grid(f))
-        .collect()
+        (f.procs.len() > 1).then(|| data.grid(f))
+    })
 }
 
 #[cfg(test)]

@@ -177,6 +177,45 @@ pub fn footer(world_size: u32) -> Footer {
     }
 }
 
+/// Records of `blocks` under [`header`]`(world_size)`, without footer, not truncated.
+pub fn records(world_size: u32, blocks: Vec<Block>) -> Records {
+    Records {
+        header: header(world_size),
+        blocks,
+        footer: None,
+        truncated: false,
+    }
+}
+
+/// `b` measured with the collective algorithm `name` as `--algorithms` records it: `default`,
+/// the library's own choice, sets no value of the variable.
+pub fn with_algorithm(mut b: Block, name: &str) -> Block {
+    b.algorithm = Some(crate::plan::algorithms::AlgorithmSetting {
+        name: name.into(),
+        variable: "coll_tuned_allreduce_algorithm".into(),
+        value: (name != "default").then_some(4),
+    });
+    b
+}
+
+/// An allreduce of 8 bytes on 2 ranks, 5 repetitions per block, measured with two
+/// algorithms: `default` undelayed taking `default_op_time_s`, first, then `ring` undelayed
+/// and delayed 50 µs taking 10 µs. A figure of the delayed block must take its baseline
+/// from the ring's undelayed block, not from the first undelayed one.
+pub fn two_algorithms(default_op_time_s: f64) -> Records {
+    records(
+        2,
+        vec![
+            with_algorithm(
+                block(Op::Allreduce, 8, 2, 0.0, 5, default_op_time_s),
+                "default",
+            ),
+            with_algorithm(block(Op::Allreduce, 8, 2, 0.0, 5, 10e-6), "ring"),
+            with_algorithm(block(Op::Allreduce, 8, 2, 50e-6, 5, 10e-6), "ring"),
+        ],
+    )
+}
+
 /// `b` with time-based overlap parts (t_pure 10 us): a post that grows with the
 /// rank-repetition index, 8 us of computation, no tests and a wait of 0, 1 or 2 us, so
 /// overlap tables and figures have non-trivial means.

@@ -114,12 +114,7 @@ mod tests {
             t_max_local(&b, 0)
         );
         assert!((t_root(&b, 0) - 10e-6).abs() < 1e-9, "{}", t_root(&b, 0));
-        let records = Records {
-            header: testdata::header(2),
-            blocks: vec![b],
-            footer: None,
-            truncated: false,
-        };
+        let records = testdata::records(2, vec![b]);
         let rows = timing_rows(&records, &[TimingMethod::Global, TimingMethod::Root]);
         assert_eq!(rows[0].t_max_local_median_s, None);
         assert!(rows[0].t_global_median_s.unwrap() > rows[0].t_root_median_s.unwrap());

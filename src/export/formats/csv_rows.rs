@@ -5,17 +5,25 @@
 use super::super::{ExportError, Row, RowExporter, RowSink, RowsSpec};
 use std::io::Write;
 
-/// CSV rows: booleans as `true`/`false`, an empty cell for `None`, NaN as `NaN`.
+/// Rows with the cells separated by `SEP`, written and quoted by the `csv` crate: booleans
+/// as `true`/`false`, an empty cell for `None`, NaN as `NaN`. One generic for [`Csv`] and
+/// [`super::Tsv`], which differ only in `SEP`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Csv;
+pub struct Delimited<const SEP: u8>;
 
-impl RowExporter for Csv {
+/// CSV rows, cells separated by commas.
+pub type Csv = Delimited<b','>;
+
+/// The CSV exporter, for the registry (a type alias names no value).
+pub const CSV: Csv = Delimited;
+
+impl<const SEP: u8> RowExporter for Delimited<SEP> {
     fn open<'a>(
         &self,
         spec: &RowsSpec<'_>,
         out: &'a mut dyn Write,
     ) -> Result<Box<dyn RowSink + 'a>, ExportError> {
-        open_delimited(b',', spec, out)
+        open_delimited(SEP, spec, out)
     }
 
     fn prepend_columns(
@@ -24,16 +32,16 @@ impl RowExporter for Csv {
         table: &[u8],
         out: &mut dyn Write,
     ) -> Result<(), ExportError> {
-        prepend_delimited(b',', front, table, out)
+        prepend_delimited(SEP, front, table, out)
     }
 }
 
 /// Delimited rows being written.
-struct Delimited<'a>(csv::Writer<&'a mut dyn Write>);
+struct DelimitedSink<'a>(csv::Writer<&'a mut dyn Write>);
 
 /// Opens delimited rows: the header from `spec.columns` when given (so that no rows still
 /// give one), else from the first row's serde field names.
-pub(super) fn open_delimited<'a>(
+fn open_delimited<'a>(
     delimiter: u8,
     spec: &RowsSpec<'_>,
     out: &'a mut dyn Write,
@@ -45,10 +53,10 @@ pub(super) fn open_delimited<'a>(
     if let Some(columns) = spec.columns {
         w.write_record(columns)?;
     }
-    Ok(Box::new(Delimited(w)))
+    Ok(Box::new(DelimitedSink(w)))
 }
 
-impl RowSink for Delimited<'_> {
+impl RowSink for DelimitedSink<'_> {
     fn row(&mut self, row: &dyn Row, _: &dyn Fn() -> Vec<String>) -> Result<(), ExportError> {
         row.write_csv(&mut self.0)?;
         Ok(())
@@ -62,7 +70,7 @@ impl RowSink for Delimited<'_> {
 
 /// Copies the delimited `table` to `out` with the `front` names first in its header and
 /// their values first in every row. Cells are copied as text, so numbers keep every digit.
-pub(super) fn prepend_delimited(
+fn prepend_delimited(
     delimiter: u8,
     front: &[(&str, &str)],
     table: &[u8],

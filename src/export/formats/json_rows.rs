@@ -45,15 +45,21 @@ impl RowExporter for Json {
     ) -> Result<(), ExportError> {
         let mut doc: serde_json::Value = serde_json::from_slice(table)?;
         if let Some(rows) = doc.as_array_mut() {
-            for row in rows.iter_mut().filter_map(|r| r.as_object_mut()) {
-                for (k, v) in front {
-                    row.insert(k.to_string(), (*v).into());
-                }
-            }
+            rows.iter_mut().for_each(|row| add_fields(row, front));
         }
         serde_json::to_writer_pretty(&mut *out, &doc)?;
         out.write_all(b"\n")?;
         Ok(())
+    }
+}
+
+/// Adds the `front` fields (name, string value) to `row` when it is an object, as the JSON
+/// and JSON Lines exporters do for a run's columns.
+pub(super) fn add_fields(row: &mut serde_json::Value, front: &[(&str, &str)]) {
+    if let Some(row) = row.as_object_mut() {
+        for (k, v) in front {
+            row.insert(k.to_string(), (*v).into());
+        }
     }
 }
 

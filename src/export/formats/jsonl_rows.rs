@@ -3,6 +3,7 @@
 //! whole records.
 
 use super::super::{ExportError, Row, RowExporter, RowSink, RowsSpec};
+use super::json_rows::add_fields;
 use std::io::{BufWriter, Write};
 
 /// One object per line; seconds as full-precision numbers, non-finite values as `null`.
@@ -29,11 +30,7 @@ impl RowExporter for JsonLines {
         let mut out = BufWriter::new(out);
         for line in table.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
             let mut row: serde_json::Value = serde_json::from_slice(line)?;
-            if let Some(row) = row.as_object_mut() {
-                for (k, v) in front {
-                    row.insert(k.to_string(), (*v).into());
-                }
-            }
+            add_fields(&mut row, front);
             serde_json::to_writer(&mut out, &row)?;
             out.write_all(b"\n")?;
         }

@@ -11,12 +11,12 @@ mod markdown;
 mod table;
 mod tsv_rows;
 
-pub use csv_rows::Csv;
+pub use csv_rows::{Csv, Delimited, CSV};
 pub use json_rows::Json;
 pub use jsonl_rows::JsonLines;
 pub use markdown::{write_markdown_table, Markdown};
 pub use table::{write_plain_table, Table};
-pub use tsv_rows::Tsv;
+pub use tsv_rows::{Tsv, TSV};
 
 use super::RowExporter;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -47,8 +47,8 @@ impl Format {
     pub fn exporter(self) -> &'static dyn RowExporter {
         match self {
             Format::Table => &Table,
-            Format::Csv => &Csv,
-            Format::Tsv => &Tsv,
+            Format::Csv => &CSV,
+            Format::Tsv => &TSV,
             Format::Json => &Json,
             Format::Jsonl => &JsonLines,
             Format::Markdown => &Markdown,

@@ -1,11 +1,19 @@
-//! Replaying a recorded noise file as detours: `--detour trace:FILE[,aligned|shifted]`.
+//! The detours of a recorded noise file, replayed on the ranks of a run:
+//! `--detour noise:FILE[,aligned|shifted]`.
+//!
+//! # Accepted forms
+//!
+//! `noise:FILE[,aligned|shifted]`, or `trace:FILE[,aligned|shifted]`, its older name, still
+//! accepted so that existing command lines work. (The *delay models* `trace:FILE` and
+//! `replay:CAPTURE@SITE` are other things: per-repetition delays, not detours; see
+//! [`super::DelayModel`].) A FILE with commas needs the mode given.
 //!
 //! FILE is a noise file of `delaybench noise` (docs/noise.md). Run rank k replays recorded
 //! rank k mod R (R recorded ranks); the recording of T seconds repeats every T seconds.
 //! - `aligned` (default): every rank's detours fall on the global instants they had in the
 //!   recording, shifted alike for all ranks (the recording's start is put on a multiple of T
 //!   of the global clock), so detours that coincided in the recording coincide again.
-//! - `shifted`: each rank's trace is shifted by its own offset in [0, T), drawn from the run
+//! - `shifted`: each rank's recording is shifted by its own offset in [0, T), drawn from the run
 //!   seed and the rank: the same noise, without its correlation across ranks.
 //!
 //! As periodic detours, replayed ones cost CPU only while the rank is inside the operation;
@@ -19,19 +27,22 @@ use thiserror::Error;
 /// How recorded phases map onto the run's global clock (module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ReplayMode {
+pub enum NoiseFileMode {
     #[default]
     Aligned,
     Shifted,
 }
 
-/// `trace:FILE[,aligned|shifted]`: which noise file is replayed and how.
+/// The prefixes of the noise-file form: the documented one first, then the older name.
+const PREFIXES: [&str; 2] = ["noise:", "trace:"];
+
+/// `noise:FILE[,aligned|shifted]`: which noise file is replayed and how.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TraceSpec {
+pub struct NoiseFileSpec {
     /// The noise file, as given.
     pub path: String,
-    pub mode: ReplayMode,
-    /// CRC-32C of the file's bytes, filled in when the run reads it (0 before): which trace
+    pub mode: NoiseFileMode,
+    /// CRC-32C of the file's bytes, filled in when the run reads it (0 before): which file
     /// was replayed, even if the file is later replaced.
     #[serde(default)]
     pub crc32c: u32,
@@ -42,13 +53,15 @@ pub struct TraceSpec {
     pub period_s: f64,
 }
 
-impl TraceSpec {
+impl NoiseFileSpec {
     /// This rank's shift in seconds, in [0, T): 0 when aligned; for `shifted` drawn from
     /// (`seed`, `rank`).
     pub fn shift_s(&self, rank: u32, seed: u64) -> f64 {
         match self.mode {
-            ReplayMode::Aligned => 0.0,
-            ReplayMode::Shifted => {
+            NoiseFileMode::Aligned => 0.0,
+            NoiseFileMode::Shifted => {
+                // The salt spells "trace", the form's first name; kept so that a seed shifts
+                // the ranks as it always did.
                 let bits = super::detour_spec::splitmix64(
                     super::detour_spec::splitmix64(seed ^ 0x0074_7261_6365) ^ u64::from(rank),
                 );
@@ -58,39 +71,45 @@ impl TraceSpec {
     }
 }
 
-impl fmt::Display for TraceSpec {
+/// Written as `trace:FILE,MODE`, the older name: this text is the `spec` of every block's
+/// detours in the records (docs/records-format.md), so files written before and after the
+/// rename hold the same bytes.
+impl fmt::Display for NoiseFileSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mode = match self.mode {
-            ReplayMode::Aligned => "aligned",
-            ReplayMode::Shifted => "shifted",
+            NoiseFileMode::Aligned => "aligned",
+            NoiseFileMode::Shifted => "shifted",
         };
         write!(f, "trace:{},{mode}", self.path)
     }
 }
 
-/// Why a trace spec was rejected.
+/// Why a noise-file spec was rejected.
 #[derive(Debug, Error, PartialEq)]
-pub enum TraceSpecError {
-    #[error("detour '{0}': expected trace:FILE[,aligned|shifted], e.g. trace:noise.cbor,shifted")]
+pub enum NoiseFileSpecError {
+    #[error("detour '{0}': expected noise:FILE[,aligned|shifted], e.g. noise:noise.cbor,shifted")]
     Form(String),
 }
 
-impl FromStr for TraceSpec {
-    type Err = TraceSpecError;
+impl FromStr for NoiseFileSpec {
+    type Err = NoiseFileSpecError;
 
-    /// Parses `trace:FILE[,aligned|shifted]`; a FILE with commas needs the mode given.
+    /// Parses the forms of the module docs.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || TraceSpecError::Form(s.to_string());
-        let rest = s.strip_prefix("trace:").ok_or_else(bad)?;
+        let bad = || NoiseFileSpecError::Form(s.to_string());
+        let rest = PREFIXES
+            .iter()
+            .find_map(|p| s.strip_prefix(p))
+            .ok_or_else(bad)?;
         let (path, mode) = match rest.rsplit_once(',') {
-            Some((p, "aligned")) => (p, ReplayMode::Aligned),
-            Some((p, "shifted")) => (p, ReplayMode::Shifted),
-            _ => (rest, ReplayMode::Aligned),
+            Some((p, "aligned")) => (p, NoiseFileMode::Aligned),
+            Some((p, "shifted")) => (p, NoiseFileMode::Shifted),
+            _ => (rest, NoiseFileMode::Aligned),
         };
         if path.is_empty() {
             return Err(bad());
         }
-        Ok(TraceSpec {
+        Ok(NoiseFileSpec {
             path: path.to_string(),
             mode,
             crc32c: 0,
@@ -100,22 +119,24 @@ impl FromStr for TraceSpec {
     }
 }
 
-/// What `--detour` takes: periodic detours or a recorded trace.
+/// What `--detour` takes: periodic detours or the detours of a noise file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DetourArg {
     Periodic(super::DetourSpec),
-    Trace(TraceSpec),
+    /// `noise:FILE` (or `trace:FILE`). The variant keeps its older name until the command
+    /// line, which matches on it, is renamed with it.
+    Trace(NoiseFileSpec),
 }
 
 impl FromStr for DetourArg {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if s.starts_with("trace:") {
+        if PREFIXES.iter().any(|p| s.starts_with(p)) {
             return s
                 .parse()
                 .map(DetourArg::Trace)
-                .map_err(|e: TraceSpecError| e.to_string());
+                .map_err(|e: NoiseFileSpecError| e.to_string());
         }
         s.parse()
             .map(DetourArg::Periodic)
@@ -123,10 +144,10 @@ impl FromStr for DetourArg {
     }
 }
 
-/// One rank's replay schedule: detours at `base_s + offsets_s[i] + m · period_s` (any integer
+/// The detours one rank replays from a noise file: detours at `base_s + offsets_s[i] + m · period_s` (any integer
 /// m) lasting `durations_s[i]`, all in seconds of the global clock.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReplaySchedule {
+pub struct DetourSchedule {
     /// Offsets within one period, ascending, in [0, period).
     pub offsets_s: Vec<f64>,
     pub durations_s: Vec<f64>,
@@ -134,10 +155,10 @@ pub struct ReplaySchedule {
     pub base_s: f64,
 }
 
-impl ReplaySchedule {
+impl DetourSchedule {
     /// The schedule of run rank `rank` from recorded per-rank detours (`starts` global
     /// seconds of the recording, `durations` seconds), the recording's start `t0_s` and
-    /// length `period_s`, and the rank's shift (see [`TraceSpec::shift_s`]). Detours starting
+    /// length `period_s`, and the rank's shift (see [`NoiseFileSpec::shift_s`]). Detours starting
     /// outside [t0, t0 + T) are dropped. The recording's start goes to the global instant 0
     /// (mod T) plus the shift.
     pub fn new(starts: &[f64], durations: &[f64], t0_s: f64, period_s: f64, shift_s: f64) -> Self {
@@ -148,7 +169,7 @@ impl ReplaySchedule {
             .filter(|&(o, d)| (0.0..period_s).contains(&o) && d > 0.0)
             .collect();
         pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
-        ReplaySchedule {
+        DetourSchedule {
             offsets_s: pairs.iter().map(|p| p.0).collect(),
             durations_s: pairs.iter().map(|p| p.1).collect(),
             period_s,
@@ -186,12 +207,26 @@ mod tests {
 
     #[test]
     fn parses_both_forms_and_modes() {
-        let t: TraceSpec = "trace:n.cbor".parse().unwrap();
-        assert_eq!((t.path.as_str(), t.mode), ("n.cbor", ReplayMode::Aligned));
-        let t: TraceSpec = "trace:a,b.cbor,shifted".parse().unwrap();
-        assert_eq!((t.path.as_str(), t.mode), ("a,b.cbor", ReplayMode::Shifted));
+        let t: NoiseFileSpec = "trace:n.cbor".parse().unwrap();
+        assert_eq!(
+            (t.path.as_str(), t.mode),
+            ("n.cbor", NoiseFileMode::Aligned)
+        );
+        let t: NoiseFileSpec = "trace:a,b.cbor,shifted".parse().unwrap();
+        assert_eq!(
+            (t.path.as_str(), t.mode),
+            ("a,b.cbor", NoiseFileMode::Shifted)
+        );
         assert_eq!(t.to_string(), "trace:a,b.cbor,shifted");
-        assert!("trace:".parse::<TraceSpec>().is_err());
+        assert!("trace:".parse::<NoiseFileSpec>().is_err());
+        // The documented name and the older one read the same, and write the older one.
+        let n: NoiseFileSpec = "noise:a,b.cbor,shifted".parse().unwrap();
+        assert_eq!(n, t);
+        assert!("noise:".parse::<NoiseFileSpec>().is_err());
+        assert!(matches!(
+            "noise:x".parse::<DetourArg>(),
+            Ok(DetourArg::Trace(_))
+        ));
         assert!(matches!(
             "1kHz,10us".parse::<DetourArg>(),
             Ok(DetourArg::Periodic(_))
@@ -206,7 +241,7 @@ mod tests {
     #[test]
     fn schedule_repeats_the_recording_and_shifts_per_rank() {
         // Recording from 100 s, 1 s long: detours at +0.1 s (10 us) and +0.5 s (20 us).
-        let s = ReplaySchedule::new(
+        let s = DetourSchedule::new(
             &[100.1, 100.5, 99.0],
             &[10e-6, 20e-6, 1e-6],
             100.0,
@@ -224,11 +259,11 @@ mod tests {
             assert!((got - want).abs() < 1e-9, "{starts:?}");
         }
         assert_eq!(due.len(), 4);
-        let mut spec: TraceSpec = "trace:x,shifted".parse().unwrap();
+        let mut spec: NoiseFileSpec = "trace:x,shifted".parse().unwrap();
         spec.period_s = 1.0;
         let (a, b) = (spec.shift_s(0, 5), spec.shift_s(1, 5));
         assert!(a != b && (0.0..1.0).contains(&a) && (0.0..1.0).contains(&b));
-        spec.mode = ReplayMode::Aligned;
+        spec.mode = NoiseFileMode::Aligned;
         assert_eq!(spec.shift_s(1, 5), 0.0);
     }
 }
