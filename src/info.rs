@@ -197,7 +197,7 @@ impl RunInfo {
         if let Some(d) = &p.detour {
             rows.push(("detours", d.to_string()));
         }
-        if let Some(t) = &p.detour_trace {
+        if let Some(t) = &p.detour_noise_file {
             rows.push((
                 "detour trace",
                 format!(

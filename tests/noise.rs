@@ -177,7 +177,7 @@ fn a_recorded_trace_replays_as_the_applied_detours() {
     let spec = r
         .header
         .plan
-        .detour_trace
+        .detour_noise_file
         .clone()
         .expect("the trace is in the plan");
     assert_eq!(spec.path, "n.cbor");

@@ -68,8 +68,9 @@ pub struct MeasureArgs {
     pub sizes_given: bool,
     /// OS-noise detours while the operation runs: FREQ,DURATION[,sync|async], e.g.
     /// 1kHz,10us (every rank loses 10 us of CPU every ms; phases aligned with sync); or
-    /// trace:FILE[,aligned|shifted] to replay a noise file of `delaybench noise` (rank r
-    /// replays recorded rank r mod R, on the recorded global phases or shifted per rank).
+    /// noise:FILE[,aligned|shifted] to replay the detours of a noise file of `delaybench
+    /// noise` (rank r replays recorded rank r mod R, on the recorded global phases or shifted
+    /// per rank; trace:FILE, its older name, is still accepted).
     #[arg(long)]
     pub detour: Option<DetourArg>,
     /// Measured repetitions per configuration (OSU's -i, IMB's -iter).
@@ -276,8 +277,8 @@ impl MeasureArgs {
                     Some(DetourArg::Periodic(spec)) => Some(*spec),
                     _ => None,
                 },
-                detour_trace: match &self.detour {
-                    Some(DetourArg::Trace(spec)) => Some(spec.clone()),
+                detour_noise_file: match &self.detour {
+                    Some(DetourArg::NoiseFile(spec)) => Some(spec.clone()),
                     _ => None,
                 },
                 nrep: self.nrep_max.unwrap_or(self.nrep),

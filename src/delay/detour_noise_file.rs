@@ -123,9 +123,8 @@ impl FromStr for NoiseFileSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DetourArg {
     Periodic(super::DetourSpec),
-    /// `noise:FILE` (or `trace:FILE`). The variant keeps its older name until the command
-    /// line, which matches on it, is renamed with it.
-    Trace(NoiseFileSpec),
+    /// `noise:FILE` (or `trace:FILE`, its older name).
+    NoiseFile(NoiseFileSpec),
 }
 
 impl FromStr for DetourArg {
@@ -135,7 +134,7 @@ impl FromStr for DetourArg {
         if PREFIXES.iter().any(|p| s.starts_with(p)) {
             return s
                 .parse()
-                .map(DetourArg::Trace)
+                .map(DetourArg::NoiseFile)
                 .map_err(|e: NoiseFileSpecError| e.to_string());
         }
         s.parse()
@@ -225,7 +224,7 @@ mod tests {
         assert!("noise:".parse::<NoiseFileSpec>().is_err());
         assert!(matches!(
             "noise:x".parse::<DetourArg>(),
-            Ok(DetourArg::Trace(_))
+            Ok(DetourArg::NoiseFile(_))
         ));
         assert!(matches!(
             "1kHz,10us".parse::<DetourArg>(),
@@ -233,7 +232,7 @@ mod tests {
         ));
         assert!(matches!(
             "trace:x".parse::<DetourArg>(),
-            Ok(DetourArg::Trace(_))
+            Ok(DetourArg::NoiseFile(_))
         ));
         assert!("nonsense".parse::<DetourArg>().is_err());
     }

@@ -28,8 +28,6 @@ pub mod models;
 mod ranks;
 
 pub use detour::{DetourError, DetourInjector, DetourStats, LOG_CAPACITY};
-/// The older name of [`NoiseFileSpec`], kept for one merge for `run/`, which still names it.
-pub use detour_noise_file::NoiseFileSpec as TraceSpec;
 pub use detour_noise_file::{
     DetourArg, DetourSchedule, NoiseFileMode, NoiseFileSpec, NoiseFileSpecError,
 };

@@ -8,8 +8,3 @@ pub mod selfish;
 pub mod sources;
 
 pub use selfish::{run_loop, LoopResult, NoiseVariant};
-
-/// The older names of [`schedule`], kept for one merge for `run/`, which still names them.
-pub mod replay {
-    pub use super::schedule::{load_noise_file as load_trace, schedule_for};
-}

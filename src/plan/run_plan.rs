@@ -122,8 +122,9 @@ pub struct Plan {
     pub detour: Option<DetourSpec>,
     /// A noise file replayed as detours while the operation runs (`--detour noise:FILE`),
     /// with its checksum, recorded ranks and length once the run has read it.
-    #[serde(default)]
-    pub detour_trace: Option<NoiseFileSpec>,
+    /// (Serialised as `detour_trace`, its name before noise files were called so.)
+    #[serde(default, rename = "detour_trace")]
+    pub detour_noise_file: Option<NoiseFileSpec>,
     /// Measured repetitions per configuration.
     pub nrep: u32,
     /// Unrecorded warm-up repetitions per (op, bytes, P), also used to size the window.

@@ -57,7 +57,7 @@ pub fn header(world_size: u32) -> Header {
                 crate::delay::models::fixed::Fixed { delay_s: 50e-6 },
             )],
             detour: None,
-            detour_trace: None,
+            detour_noise_file: None,
             nrep: 5,
             warmup: 0,
             sync: SyncMethod::Window,

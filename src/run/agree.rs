@@ -139,10 +139,10 @@ fn resolve(
         .map_err(|e| e.to_string())?;
     // A trace to replay is read now, so a bad file ends the run before anything is measured;
     // its checksum, ranks and length go into the plan.
-    if let Some(spec) = &plan.detour_trace {
-        let (filled, _) =
-            crate::noise::replay::load_trace(spec).map_err(|e| format!("--detour {spec}: {e}"))?;
-        plan.detour_trace = Some(filled);
+    if let Some(spec) = &plan.detour_noise_file {
+        let (filled, _) = crate::noise::schedule::load_noise_file(spec)
+            .map_err(|e| format!("--detour {spec}: {e}"))?;
+        plan.detour_noise_file = Some(filled);
     }
     checks::check_sizes(&plan, mem_per_rank).map_err(|e| e.to_string())?;
     checks::check_captured_counts(&plan, mem_per_rank).map_err(|e| e.to_string())?;

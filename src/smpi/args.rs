@@ -159,7 +159,7 @@ impl SmpiArgs {
                 delay_ranks: self.delay_ranks.clone(),
                 delays: self.delay.0.clone(),
                 detour: None,
-                detour_trace: None,
+                detour_noise_file: None,
                 nrep: self.nrep,
                 warmup: self.warmup,
                 sync: SyncMethod::Window,

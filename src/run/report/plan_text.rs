@@ -42,7 +42,7 @@ pub fn describe_plan(plan: &Plan, world_size: u32) -> String {
         ("clock sync", plan.clock_sync.name().to_string()),
         (
             "detours",
-            match (&plan.detour, &plan.detour_trace) {
+            match (&plan.detour, &plan.detour_noise_file) {
                 (Some(d), _) => d.to_string(),
                 (None, Some(t)) => format!(
                     "{t} ({} recorded ranks, {} s, CRC-32C {:08x})",

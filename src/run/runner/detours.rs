@@ -4,7 +4,7 @@
 use super::block::write_measured;
 use super::Runner;
 use crate::delay::{DetourError, DetourInjector, DetourStats};
-use crate::noise::replay::{load_trace, schedule_for};
+use crate::noise::schedule::{load_noise_file, schedule_for};
 use crate::records::{Block, RecordsWriter};
 use crate::run::error::RunError;
 use crate::run::kernels::Kernel;
@@ -87,9 +87,9 @@ impl Runner<'_> {
 /// Every rank reads the trace rank 0 checked; a different file (another checksum) on this
 /// rank's host is an error, since the ranks would replay different noise.
 pub(super) fn load_agreed(
-    agreed: &crate::delay::TraceSpec,
-) -> Result<(crate::delay::TraceSpec, crate::records::noise::NoiseRun), RunError> {
-    let (spec, run) = load_trace(agreed)?;
+    agreed: &crate::delay::NoiseFileSpec,
+) -> Result<(crate::delay::NoiseFileSpec, crate::records::noise::NoiseRun), RunError> {
+    let (spec, run) = load_noise_file(agreed)?;
     if spec.crc32c != agreed.crc32c {
         return Err(RunError::BadInput(format!(
             "{}: this rank reads a different file than rank 0 (CRC-32C {:08x}, rank 0 {:08x}): \

@@ -55,7 +55,7 @@ pub struct Runner<'w> {
     /// On rank 0: the blocks in which no repetition was valid, as `op size P delay`.
     empty_blocks: Vec<String>,
     /// The noise file replayed as detours (`--detour trace:`), read by every rank.
-    trace: Option<(crate::delay::TraceSpec, crate::records::noise::NoiseRun)>,
+    trace: Option<(crate::delay::NoiseFileSpec, crate::records::noise::NoiseRun)>,
     /// `--no-noise-check`.
     no_noise_check: bool,
     /// On rank 0: the noise check's result, for the header and the warnings.
@@ -148,7 +148,7 @@ impl<'w> Runner<'w> {
         let world = self.session.world;
         self.trace = self
             .plan
-            .detour_trace
+            .detour_noise_file
             .as_ref()
             .map(load_agreed)
             .transpose()?;
