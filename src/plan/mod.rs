@@ -12,6 +12,7 @@
 //! - [`vcounts`]: a replayed v-form site's count vectors, as each rank's partitions.
 //! - [`checks`]: the checks made before a run (memory, MPI counts, estimated time).
 //! - [`config_file`]: study files (`--config`), TOML that fills in measurement options.
+//! - [`tags`]: `--tag key=value`, checked before a run.
 
 pub mod algorithms;
 pub mod blocks;
@@ -23,6 +24,7 @@ pub mod options;
 pub mod replay_choice;
 pub mod run_options;
 pub mod run_plan;
+pub mod tags;
 pub mod vcounts;
 
 pub use build::{default_procs, ReplayRequest, Request};

@@ -1,7 +1,7 @@
 //! What a measurement run needs besides its plan: where it writes, what it makes at the end,
 //! how much it says and which bounds it keeps. Plain data, filled from the command line.
 
-use crate::records::Tag;
+use crate::plan::tags::Tag;
 use std::path::PathBuf;
 
 /// The settings of one measurement run that are not part of its [`super::Plan`] (the plan is

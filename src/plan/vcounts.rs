@@ -14,7 +14,7 @@ use crate::delay::models::replay::Replay;
 use crate::plan::kernel::Family;
 use crate::plan::kernel::Op;
 use crate::plan::run_plan::Plan;
-use crate::records::BlockCounts;
+use serde::{Deserialize, Serialize};
 
 /// The counts one configuration's kernel runs with, the same on every rank.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,6 +141,22 @@ pub fn largest_buffers(family: Family, s: &[u64], p: usize) -> u64 {
         .map(|q| q.send_len.saturating_add(q.recv_len))
         .max()
         .unwrap_or(0)
+}
+
+/// The counts a v-form block ran with when they came from a replayed capture rather than
+/// from the block's `bytes` (every block of the configuration, the baseline too, runs the
+/// same partitions). The whole `[P][P]` matrix follows from the header's replay (its
+/// `counts` and `map`, `crate::delay::models::replay::Replay::send_matrix`); the block keeps
+/// the totals per rank.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockCounts {
+    /// The replay the counts came from, as its delay model is labelled
+    /// (`replay:CAPTURE@SITE`, ending in `:folded` for the folded map).
+    pub source: String,
+    /// Per rank of the block: bytes it sends per call (its row of the send matrix).
+    pub send_bytes: Vec<u64>,
+    /// Per rank of the block: bytes it receives per call (its column of the send matrix).
+    pub recv_bytes: Vec<u64>,
 }
 
 #[cfg(test)]

@@ -5,9 +5,9 @@
 //! 2016), tags travel with every row `analyze` and `export` write. Plain Rust, no MPI: the
 //! run layer gathers one [`Machine`] per host.
 
+pub use crate::plan::tags::{check_tags, Tag, TagError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use thiserror::Error;
 
 /// Prefixes of the environment variables recorded: Open MPI (`OMPI_`, and its PMIx), MPICH
 /// (`MPICH_`, its control variables `MPIR_CVAR_`, its launcher `HYDRA_`), Intel MPI
@@ -42,13 +42,6 @@ pub struct Provenance {
     pub machines: Vec<Machine>,
 }
 
-/// One `--tag key=value`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tag {
-    pub key: String,
-    pub value: String,
-}
-
 /// One host as its first rank saw it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Machine {
@@ -64,64 +57,6 @@ pub struct Machine {
     pub cores_logical: u32,
     /// The environment variables whose names start with one of [`ENV_PREFIXES`], by name.
     pub env: BTreeMap<String, String>,
-}
-
-/// A `--tag` that cannot be recorded.
-#[derive(Debug, Error, PartialEq)]
-pub enum TagError {
-    #[error("--tag `{0}` must be KEY=VALUE, e.g. --tag system=cluster-a")]
-    NoEquals(String),
-    #[error(
-        "--tag key `{0}` must be letters, digits, `_`, `-` or `.` (it becomes part of every \
-         exported row)"
-    )]
-    BadKey(String),
-    #[error("--tag value of `{0}` must not hold `;`, a line break or a tab (tags are joined with `;` in CSV cells)")]
-    BadValue(String),
-    #[error("--tag `{0}` is given twice")]
-    Duplicate(String),
-}
-
-impl std::str::FromStr for Tag {
-    type Err = TagError;
-    fn from_str(s: &str) -> Result<Tag, TagError> {
-        let (key, value) = s
-            .split_once('=')
-            .ok_or_else(|| TagError::NoEquals(s.into()))?;
-        let key_ok = !key.is_empty()
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-        if !key_ok {
-            return Err(TagError::BadKey(key.into()));
-        }
-        if value.contains([';', '\n', '\r', '\t']) {
-            return Err(TagError::BadValue(key.into()));
-        }
-        Ok(Tag {
-            key: key.into(),
-            value: value.into(),
-        })
-    }
-}
-
-impl std::fmt::Display for Tag {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}={}", self.key, self.value)
-    }
-}
-
-/// Checks that no key is given twice.
-///
-/// Errors: [`TagError::Duplicate`] naming the first repeated key.
-pub fn check_tags(tags: &[Tag]) -> Result<(), TagError> {
-    let mut seen = std::collections::BTreeSet::new();
-    for t in tags {
-        if !seen.insert(t.key.as_str()) {
-            return Err(TagError::Duplicate(t.key.clone()));
-        }
-    }
-    Ok(())
 }
 
 /// Tags in one cell: `key=value` joined with `;`, in the order given (empty for none).

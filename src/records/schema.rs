@@ -273,21 +273,7 @@ pub struct Block {
     pub counts: Option<BlockCounts>,
 }
 
-/// The counts a v-form block ran with when they came from a replayed capture rather than
-/// from the block's `bytes` (every block of the configuration, the baseline too, runs the
-/// same partitions). The whole `[P][P]` matrix follows from the header's replay (its
-/// `counts` and `map`, `crate::delay::models::replay::Replay::send_matrix`); the block keeps
-/// the totals per rank.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BlockCounts {
-    /// The replay the counts came from, as its delay model is labelled
-    /// (`replay:CAPTURE@SITE`, ending in `:folded` for the folded map).
-    pub source: String,
-    /// Per rank of the block: bytes it sends per call (its row of the send matrix).
-    pub send_bytes: Vec<u64>,
-    /// Per rank of the block: bytes it receives per call (its column of the send matrix).
-    pub recv_bytes: Vec<u64>,
-}
+pub use crate::plan::vcounts::BlockCounts;
 
 /// Overlap mode of a nonblocking kernel (Hoefler et al. 2010, §4.1, Listing 6 and steps 1-8, and §4.2): each
 /// rank posts the operation (t_init), computes with optional `MPI_Test` calls spread over
