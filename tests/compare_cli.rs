@@ -10,7 +10,12 @@ use std::path::{Path, PathBuf};
 
 /// Writes a complete records file: allreduce 8 B at P = 2, baseline and 50 us late, 60
 /// repetitions whose operation takes `op_time_s`; with a clock warning in the footer.
-fn write(dir: &Path, name: &str, op_time_s: f64, sync: delaybench::plan::SyncMethod) -> PathBuf {
+fn write(
+    dir: &Path,
+    name: &str,
+    op_time_s: f64,
+    sync: delaybench::plan::ProcessSyncMethod,
+) -> PathBuf {
     let path = dir.join(name);
     let mut header = testdata::header(2);
     header.plan.sync = sync;
@@ -37,7 +42,7 @@ fn s(p: &Path) -> &str {
 
 #[test]
 fn compare_two_files_side_by_side() {
-    use delaybench::plan::SyncMethod::{Barrier, Window};
+    use delaybench::plan::ProcessSyncMethod::{Barrier, Window};
     let dir = tempfile::tempdir().unwrap();
     let a = write(dir.path(), "a.cbor", 10e-6, Window);
     let b = write(dir.path(), "b.cbor", 20e-6, Barrier);
@@ -71,7 +76,7 @@ fn compare_two_files_side_by_side() {
 
 #[test]
 fn analyze_pools_launches_of_one_plan_and_refuses_others() {
-    use delaybench::plan::SyncMethod::{Barrier, Window};
+    use delaybench::plan::ProcessSyncMethod::{Barrier, Window};
     let dir = tempfile::tempdir().unwrap();
     let a = write(dir.path(), "a.cbor", 10e-6, Window);
     let a2 = write(dir.path(), "a2.cbor", 12e-6, Window);

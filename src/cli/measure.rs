@@ -9,8 +9,8 @@ use super::parsers::{
 use crate::clock::ClockSyncMethod;
 use crate::delay::{DetourArg, RankSelection};
 use crate::plan::{
-    AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, ReplayRequest, Request,
-    RunOptions, Subcomm, SyncMethod,
+    AdaptiveSpec, ClockSource, Op, OverlapMode, OverlapSpec, Plan, ProcessSyncMethod,
+    ReplayRequest, Request, RunOptions, Subcomm,
 };
 use crate::records::Tag;
 use crate::units::{Size, SizeList};
@@ -105,7 +105,7 @@ pub struct MeasureArgs {
     /// clock), barrier (MPI_Barrier), dissemination (delaybench's own barrier),
     /// double-barrier, or none (back to back, as IMB).
     #[arg(long, value_enum, default_value = "window")]
-    pub sync: SyncMethod,
+    pub sync: ProcessSyncMethod,
     /// Which ranks form each P: `first` (world ranks 0..P-1) or `spread` (round-robin over
     /// hosts, so every P at least the number of hosts spans all hosts).
     #[arg(long, value_enum, default_value = "first")]

@@ -2,7 +2,7 @@ use super::measure::MeasureArgs;
 use super::parsers::DelayList;
 use super::{Cli, Command};
 use crate::delay::{DelayModel, RankSelection};
-use crate::plan::{ClockSource, Op, OverlapMode, SyncMethod};
+use crate::plan::{ClockSource, Op, OverlapMode, ProcessSyncMethod};
 use clap::Parser;
 
 fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
@@ -165,7 +165,7 @@ fn defaults_are_the_documented_ones() {
     assert_eq!(plan.delays.len(), 1);
     assert_eq!(plan.delays[0].mean_s(), 50e-6);
     assert_eq!((plan.nrep, plan.warmup, plan.seed), (100, 10, 42));
-    assert_eq!(plan.sync, SyncMethod::Window);
+    assert_eq!(plan.sync, ProcessSyncMethod::Window);
     assert_eq!(plan.window_s, None);
     assert_eq!(plan.clock, ClockSource::Monotonic);
 }

@@ -6,7 +6,7 @@
 //! panic, and a run that would take practically forever is refused unless the user confirms.
 
 use crate::plan::kernel::Op;
-use crate::plan::run_plan::{Plan, SyncMethod};
+use crate::plan::run_plan::{Plan, ProcessSyncMethod};
 use crate::units::{format_bytes, format_duration};
 use std::fmt;
 use thiserror::Error;
@@ -207,8 +207,8 @@ impl Estimate {
         let mean_delay = plan.delays.iter().map(|d| d.mean_s()).sum::<f64>() / models as f64;
         let largest = plan.delays.iter().map(|d| d.mean_s()).fold(0.0, f64::max);
         let per_repetition_s = match (plan.sync, plan.window_s) {
-            (SyncMethod::Window, Some(w)) => w,
-            (SyncMethod::Window, None) => 1.1 * largest + AUTO_MARGIN_S,
+            (ProcessSyncMethod::Window, Some(w)) => w,
+            (ProcessSyncMethod::Window, None) => 1.1 * largest + AUTO_MARGIN_S,
             _ => mean_delay,
         };
         // Warm-up repetitions (unwindowed, undelayed) are left out: they take operation
@@ -221,7 +221,7 @@ impl Estimate {
             clock_sync_s: p.fitpoints as f64 * p.fit_interval_s,
             // Only a fixed window fixes a repetition's length; otherwise the operation times
             // add to the delays.
-            lower_bound: !(plan.sync == SyncMethod::Window && plan.window_s.is_some()),
+            lower_bound: !(plan.sync == ProcessSyncMethod::Window && plan.window_s.is_some()),
         }
     }
 

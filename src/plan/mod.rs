@@ -32,4 +32,4 @@ pub use kernel::Op;
 pub use options::{AdaptiveSpec, OverlapMode, OverlapSpec};
 pub use replay_choice::ReplayChoice;
 pub use run_options::RunOptions;
-pub use run_plan::{ClockSource, Plan, PlanError, Subcomm, SyncMethod};
+pub use run_plan::{ClockSource, Plan, PlanError, ProcessSyncMethod, Subcomm};

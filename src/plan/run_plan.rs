@@ -13,7 +13,7 @@ use thiserror::Error;
 /// How the ranks are made to start a repetition together (process synchronisation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
-pub enum SyncMethod {
+pub enum ProcessSyncMethod {
     /// Clock-based: busy-wait on the global clock until start + i * window + own delay
     /// (Niethammer et al. 2016, Listing 2; Hunold and Carpen-Amarie 2015, scheme 4).
     Window,
@@ -130,7 +130,7 @@ pub struct Plan {
     /// Unrecorded warm-up repetitions per (op, bytes, P), also used to size the window.
     pub warmup: u32,
     /// Process synchronisation method.
-    pub sync: SyncMethod,
+    pub sync: ProcessSyncMethod,
     /// Fixed window in seconds; `None` = automatic from the warm-up.
     pub window_s: Option<f64>,
     /// A rank starting more than this many seconds after its start instant flags the

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::clock::ClockModel;
-use crate::plan::{ClockSource, Op, Plan, SyncMethod};
+use crate::plan::{ClockSource, Op, Plan, ProcessSyncMethod};
 
 /// A header for `world_size` ranks on one host whose clock offsets are `rank * 1 ms`.
 pub fn header(world_size: u32) -> Header {
@@ -60,7 +60,7 @@ pub fn header(world_size: u32) -> Header {
             detour_noise_file: None,
             nrep: 5,
             warmup: 0,
-            sync: SyncMethod::Window,
+            sync: ProcessSyncMethod::Window,
             window_s: Some(1e-3),
             late_tolerance_s: None,
             clock: ClockSource::Monotonic,

@@ -2,7 +2,7 @@
 //! together. Not the clock synchronisation (`crate::clock::ClockSync`), which agrees on time.
 
 use super::release_clock::ReleaseClock;
-use crate::plan::SyncMethod;
+use crate::plan::ProcessSyncMethod;
 use crate::wait::spin_for;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -210,14 +210,14 @@ impl ProcessSync for BarrierProcessSync {
 /// The process synchronisation `method` asks for: the window scheme with windows of
 /// `window_s` seconds, the first `lead_s` seconds after its start-instant broadcast, or a
 /// barrier scheme (which ignores both).
-pub fn for_method(method: SyncMethod, window_s: f64, lead_s: f64) -> Box<dyn ProcessSync> {
+pub fn for_method(method: ProcessSyncMethod, window_s: f64, lead_s: f64) -> Box<dyn ProcessSync> {
     let barrier = |kind| Box::new(BarrierProcessSync { kind }) as Box<dyn ProcessSync>;
     match method {
-        SyncMethod::Window => Box::new(WindowProcessSync::new(window_s, lead_s)),
-        SyncMethod::Barrier => barrier(BarrierKind::Mpi),
-        SyncMethod::DoubleBarrier => barrier(BarrierKind::DoubleMpi),
-        SyncMethod::Dissemination => barrier(BarrierKind::Dissemination),
-        SyncMethod::None => barrier(BarrierKind::Nothing),
+        ProcessSyncMethod::Window => Box::new(WindowProcessSync::new(window_s, lead_s)),
+        ProcessSyncMethod::Barrier => barrier(BarrierKind::Mpi),
+        ProcessSyncMethod::DoubleBarrier => barrier(BarrierKind::DoubleMpi),
+        ProcessSyncMethod::Dissemination => barrier(BarrierKind::Dissemination),
+        ProcessSyncMethod::None => barrier(BarrierKind::Nothing),
     }
 }
 

@@ -6,7 +6,7 @@ use super::session::{self, SimSettings};
 use super::SmpiError;
 use crate::clock::{ClockSyncMethod, ClockSyncParams};
 use crate::delay::{parse_delay_list, DelayModel, DetourArg, RankSelection};
-use crate::plan::{ClockSource, Op, Plan, Request, SyncMethod};
+use crate::plan::{ClockSource, Op, Plan, ProcessSyncMethod, Request};
 use crate::records::Tag;
 use crate::units::{parse_duration_s, SizeList};
 use clap::Args;
@@ -162,7 +162,7 @@ impl SmpiArgs {
                 detour_noise_file: None,
                 nrep: self.nrep,
                 warmup: self.warmup,
-                sync: SyncMethod::Window,
+                sync: ProcessSyncMethod::Window,
                 window_s,
                 late_tolerance_s: Some(SIM_LATE_TOLERANCE_S),
                 clock: ClockSource::Wtime,
