@@ -23,54 +23,43 @@ pub mod emulate;
 mod evaluate;
 pub mod eventsim;
 mod fit;
-mod hca;
-mod hca3;
 mod hierarchy;
-mod jk;
 mod live;
 mod method;
+mod methods;
 mod model;
-mod netgauge;
-mod offset;
 mod pingpong;
 mod posthoc;
 mod probe;
-mod registry;
 mod regression;
 pub mod scaling;
 pub mod shared;
 pub mod sim;
-mod skampi;
 mod source;
 mod sync;
 pub mod tracking;
 mod tree;
-mod treefit;
 
 pub use emulate::{
     true_error, true_global, true_offset, EmulatedClock, EmulationError, EmulationSpec,
 };
 pub use evaluate::{measure_errors, GlobalClockTransport};
 pub use fit::{estimate_rtt, learn_linear_model, serve_linear_model, FitParams};
-pub use hca::HcaSync;
-pub use hca3::Hca3Sync;
-pub use jk::JkSync;
 pub use live::LiveClock;
+pub use methods::{
+    build, skampi_offset, ClockSyncMethod, ClockSyncParams, Hca3Sync, HcaSync, JkSync,
+    NetgaugeSync, OffsetSync, SkampiSync, TreefitSync,
+};
 pub use model::{ClockModel, ClockProbe};
-pub use netgauge::NetgaugeSync;
-pub use offset::OffsetSync;
 pub use pingpong::{
     answer_pingpong, measure_offset, ping, send_stop, serve_pings, Exchange, OffsetEstimate, Served,
 };
 pub use posthoc::{interpolate_offset, offset_tracks, OffsetTrack};
 pub use probe::probe_round;
-pub use registry::{build, ClockSyncMethod, ClockSyncParams};
 pub use regression::{linear_fit, LinearFit};
-pub use skampi::{skampi_offset, SkampiSync};
 pub use source::{timer_delay_s, Clock, MonotonicClock};
 pub use sync::{ClockSync, SyncOutcome};
 pub use tree::{largest_power_of_two, remaining_pairs, tree_rounds, TreePair};
-pub use treefit::TreefitSync;
 
 /// Largest message, in f64 values, a method may send through a [`Transport`]. The MPI
 /// transport pads every message to this length, so receivers must not rely on the length.

@@ -1,14 +1,14 @@
 //! `netgauge`: offset-only O(log P) tree synchronisation of Hoefler, Schneider and Lumsdaine
 //! 2010, §3.2 and Figure 7, as extracted by Hunold and Carpen-Amarie 2015, §2/§7.
 
-use super::hierarchy::{bottom_up, PairLearner};
-use super::pingpong::{answer_pingpong, measure_offset, stopping_rule_params};
-use super::sync::{ClockSync, Stats, SyncOutcome};
-use super::Transport;
+use crate::clock::hierarchy::{bottom_up, PairLearner};
+use crate::clock::pingpong::{answer_pingpong, measure_offset, stopping_rule_params};
+use crate::clock::sync::{ClockSync, Stats, SyncOutcome};
+use crate::clock::Transport;
 use crate::clock::ClockModel;
 
 /// Offset-only synchronisation in ⌈log2 P⌉ steps (Hoefler et al. 2010, §3.2): the largest power of two t ≤ P
-/// ranks synchronise in log2 t rounds of parallel pairs ([`tree_rounds`](super::tree_rounds)),
+/// ranks synchronise in log2 t rounds of parallel pairs ([`tree_rounds`](crate::clock::tree_rounds)),
 /// each pair by the min-RTT ping-pong with N non-improving exchanges (Hoefler et al. 2010, §3.1, Niethammer et al. 2016, eq. 2-3);
 /// a client passes the offsets it collected to its reference, which adds its own offset to
 /// them; ranks ≥ t synchronise with rank r − t in one extra step and send their offset to
@@ -69,8 +69,8 @@ impl ClockSync for NetgaugeSync {
     }
 }
 
-/// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+/// This method's entry in the registry ([`super`]).
+pub(super) const ENTRY: crate::clock::method::MethodEntry = crate::clock::method::MethodEntry {
     name: "netgauge",
     models_drift: false,
     build: |p| {

@@ -10,13 +10,13 @@
 //! different fit-point estimator (the median midpoint offset of the lowest-RTT quarter of the
 //! exchanges instead of Algorithm 4's median of RTT/2-corrected offsets), (2) the final
 //! top-down intercept pass by causality bounds, and (3) the slope significance test of
-//! [`LinearFit::to_model`](super::LinearFit::to_model) shared by every
+//! [`LinearFit::to_model`](crate::clock::LinearFit::to_model) shared by every
 //! regression. Comparisons should be made against HCA3, not only against their 2015 HCA: the
 //! `clocksync --simulate` table (docs/clock-sync.md) runs both.
 //!
 //! # Method
 //!
-//! *Fit pass.* The pairs of [`tree_rounds`](super::tree_rounds) run in *reverse* order (rank 0
+//! *Fit pass.* The pairs of [`tree_rounds`](crate::clock::tree_rounds) run in *reverse* order (rank 0
 //! with t/2 first, then both of them with t/4 and 3t/4, ...), then the remaining ranks r ≥ t
 //! with r − t. When a pair starts, its reference already has its model and answers every ping
 //! with its *global* time `model.to_global(local)`. The client takes `fitpoints` fit points
@@ -24,7 +24,7 @@
 //! quarter with the smallest RTTs (Hoefler et al. 2010, §3.1: "only the 25% of the results that had the
 //! smallest roundtrip time") and takes the median of their midpoint offsets local − global
 //! (Niethammer et al. 2016, eq. 2-3) at that exchange's local mid-time. Its model is the least-squares line
-//! through the points ([`linear_fit`](super::linear_fit)).
+//! through the points ([`linear_fit`](crate::clock::linear_fit)).
 //!
 //! *Intercept pass.* The same top-down order once more: each client keeps its slope and puts
 //! its line through its offset to its reference's (already re-measured) global clock,
@@ -74,7 +74,7 @@
 //!
 //! These numbers come from symmetric links. In the event-driven simulator with asymmetric,
 //! hierarchical links and one-sided noise (`clocksync --simulate`, docs/clock-sync.md, 10
-//! seeds) treefit and [`Hca3Sync`](super::Hca3Sync) are equal right after the sync and hca3's
+//! seeds) treefit and [`Hca3Sync`](crate::clock::Hca3Sync) are equal right after the sync and hca3's
 //! bounds fit points extrapolate better; hca, with its intercepts against rank 0, is the most
 //! accurate right after the sync from P = 16 on.
 //!
@@ -82,12 +82,12 @@
 //! during the fits (threads sharing cores, background traffic) treefit stays sub-µs and HCA's
 //! slopes are off by ppm. Right after the sync both are within 0.1 µs.
 
-use super::fit::{stop_with_model, warmed_fit_and_stop, FitParams, PointRule};
-use super::hierarchy::{top_down, top_down_outcome, PairLearner};
+use crate::clock::fit::{stop_with_model, warmed_fit_and_stop, FitParams, PointRule};
+use crate::clock::hierarchy::{top_down, top_down_outcome, PairLearner};
 use super::jk::fit_params_strings;
-use super::pingpong::{ping, stopping_rule_params, Exchange};
-use super::sync::{ClockSync, Stats, SyncOutcome};
-use super::Transport;
+use crate::clock::pingpong::{ping, stopping_rule_params, Exchange};
+use crate::clock::sync::{ClockSync, Stats, SyncOutcome};
+use crate::clock::Transport;
 use crate::clock::ClockModel;
 
 /// Drift-aware O(log P) synchronisation by top-down fits against the reference's global
@@ -137,7 +137,7 @@ impl PairLearner for InterceptPass<'_> {
 }
 
 /// Client side: the line with `slope` through this rank's offset to the clock `reference`
-/// serves, from causality bounds as in SKaMPI's method ([`skampi_offset`](super::skampi_offset)):
+/// serves, from causality bounds as in SKaMPI's method ([`skampi_offset`](crate::clock::skampi_offset)):
 /// the reference read its clock g while this clock was between t0 and t1, so the offset
 /// local − reference lies in [t0 − g, t1 − g]. Each bound is moved along `slope` to the last
 /// exchange's mid-time (so skew during the measurement does not widen the interval), the
@@ -208,8 +208,8 @@ impl ClockSync for TreefitSync {
     }
 }
 
-/// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+/// This method's entry in the registry ([`super`]).
+pub(super) const ENTRY: crate::clock::method::MethodEntry = crate::clock::method::MethodEntry {
     name: "treefit",
     models_drift: true,
     build: |p| {

@@ -6,14 +6,14 @@
 //! global clock with a ping-pong offset algorithm (here SKaMPI's causality bounds over the
 //! point's N_EXCHANGES ping-pongs, [`PointRule::Bounds`]), and its model is the least-squares
 //! line through the points — slope and intercept from the regression, no separate intercept
-//! pass. It is here as the baseline of [`TreefitSync`](super::TreefitSync), which has the same
+//! pass. It is here as the baseline of [`TreefitSync`](crate::clock::TreefitSync), which has the same
 //! structure with other fit points and a final intercept pass.
 
-use super::fit::{warmed_fit_and_stop, FitParams, PointRule};
-use super::hierarchy::{top_down, top_down_outcome, PairLearner};
+use crate::clock::fit::{warmed_fit_and_stop, FitParams, PointRule};
+use crate::clock::hierarchy::{top_down, top_down_outcome, PairLearner};
 use super::jk::fit_params_strings;
-use super::sync::{ClockSync, Stats, SyncOutcome};
-use super::Transport;
+use crate::clock::sync::{ClockSync, Stats, SyncOutcome};
+use crate::clock::Transport;
 use crate::clock::ClockModel;
 
 /// HCA3 (ReproMPI/mpits): O(log P) top-down fits against the parent's global clock, fit
@@ -48,8 +48,8 @@ impl ClockSync for Hca3Sync {
     }
 }
 
-/// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+/// This method's entry in the registry ([`super`]).
+pub(super) const ENTRY: crate::clock::method::MethodEntry = crate::clock::method::MethodEntry {
     name: "hca3",
     models_drift: true,
     build: |p| Box::new(Hca3Sync { fit: p.fit() }),

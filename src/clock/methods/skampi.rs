@@ -18,9 +18,9 @@
 //! re-synchronisation (RTT within 110% of an earlier minimum) is not used: every call does the
 //! full fixed number, as the first call in SKaMPI does.
 
-use super::pingpong::{ping, send_stop, OffsetEstimate};
-use super::sync::{ClockSync, Stats, SyncOutcome};
-use super::Transport;
+use crate::clock::pingpong::{ping, send_stop, OffsetEstimate};
+use crate::clock::sync::{ClockSync, Stats, SyncOutcome};
+use crate::clock::Transport;
 
 /// SKaMPI's offset measurement, reference side: `pingpongs` ping-pongs with `client` (which
 /// runs [`answer_pingpong`] and learns the same estimate); returns the offset σ of the
@@ -79,8 +79,8 @@ impl ClockSync for SkampiSync {
     }
 }
 
-/// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+/// This method's entry in the registry ([`super`]).
+pub(super) const ENTRY: crate::clock::method::MethodEntry = crate::clock::method::MethodEntry {
     name: "skampi",
     models_drift: false,
     build: |p| {

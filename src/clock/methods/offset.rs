@@ -1,8 +1,8 @@
 //! `offset`: offset-only synchronisation against rank 0 with the min-RTT ping-pong.
 
-use super::pingpong::{answer_pingpong, measure_offset, stopping_rule_params};
-use super::sync::{ClockSync, Stats, SyncOutcome};
-use super::Transport;
+use crate::clock::pingpong::{answer_pingpong, measure_offset, stopping_rule_params};
+use crate::clock::sync::{ClockSync, Stats, SyncOutcome};
+use crate::clock::Transport;
 use crate::clock::ClockModel;
 
 /// Offset-only synchronisation against rank 0, one peer after the other (O(P) steps):
@@ -58,8 +58,8 @@ pub(super) fn answer_root(t: &dyn Transport) -> SyncOutcome {
     stats.outcome(ClockModel::offset_only(est.offset_s))
 }
 
-/// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+/// This method's entry in the registry ([`super`]).
+pub(super) const ENTRY: crate::clock::method::MethodEntry = crate::clock::method::MethodEntry {
     name: "offset",
     models_drift: false,
     build: |p| {

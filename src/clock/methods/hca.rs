@@ -9,17 +9,17 @@
 //! hierarchical_intercepts`, as the text says), COMPUTE_AND_SET_ALL_INTERCEPTS of Algorithm 1
 //! to the first (`#ifndef`).
 
-use super::fit::{learn_model, serve_model, FitParams};
-use super::hierarchy::{bottom_up, PairLearner};
+use crate::clock::fit::{learn_model, serve_model, FitParams};
+use crate::clock::hierarchy::{bottom_up, PairLearner};
 use super::jk::fit_params_strings;
-use super::pingpong::answer_pingpong;
+use crate::clock::pingpong::answer_pingpong;
 use super::skampi::skampi_offset;
-use super::sync::{ClockSync, Stats, SyncOutcome};
-use super::Transport;
+use crate::clock::sync::{ClockSync, Stats, SyncOutcome};
+use crate::clock::Transport;
 use crate::clock::ClockModel;
 
 /// HCA (Hunold and Carpen-Amarie 2015, §6): linear models in the O(log P) tree of Netgauge — per pair the RTT estimate of
-/// Algorithm 3 and the regression of Algorithm 4 (as in [`JkSync`](super::JkSync)) —
+/// Algorithm 3 and the regression of Algorithm 4 (as in [`JkSync`](crate::clock::JkSync)) —
 /// gathered bottom-up and composed with MERGE_LMS (eq. 1, [`ClockModel::merge`]); ranks above
 /// the largest power of two learn against r − t and rank 0 merges (Algorithm 2). The slopes
 /// come from the regressions; the intercepts are re-measured with SKaMPI's offset method
@@ -113,8 +113,8 @@ impl ClockSync for HcaSync {
     }
 }
 
-/// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+/// This method's entry in the registry ([`super`]).
+pub(super) const ENTRY: crate::clock::method::MethodEntry = crate::clock::method::MethodEntry {
     name: "hca",
     models_drift: true,
     build: |p| {

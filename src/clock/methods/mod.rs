@@ -1,56 +1,70 @@
-//! The clock synchronisation methods by name, and their parameters.
+//! The clock synchronisation methods: one file each in this folder, and the registry that
+//! names them and builds them with their parameters.
 
 pub use super::method::{ClockSyncParams, MethodEntry};
 use super::ClockSync;
 use serde::{Deserialize, Serialize};
 
-/// The clock synchronisation methods, chosen by name on the command line and in configs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum ClockSyncMethod {
-    /// Offset only, min-RTT ping-pong against rank 0, O(P) (Niethammer et al. 2016, eq. 2-3, Hoefler et al. 2010, §3.1).
-    Offset,
-    /// Offset only, SKaMPI's fixed-count bounds method against rank 0, O(P) (Hunold and Carpen-Amarie 2015, §6).
-    Skampi,
-    /// Offset only, O(log P) tree of min-RTT offsets (Hoefler et al. 2010, §3.2, Figure 7).
-    Netgauge,
-    /// Linear drift model per peer against rank 0, O(P) (Jones and Koenig; Hunold and Carpen-Amarie 2015, §2, §6).
-    Jk,
-    /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (Hunold and Carpen-Amarie 2015, §6, Alg. 1-4).
-    Hca,
-    /// HCA3 of ReproMPI/mpits: O(log P) top-down fits against the parent's global clock,
-    /// SKaMPI-bounds fit points, regression intercepts.
-    Hca3,
-    /// O(log P) top-down fits against the reference's global clock (HCA3 of ReproMPI/mpits),
-    /// with low-RTT midpoint fit points and a final intercept pass.
-    Treefit,
+/// Declares each method's module and its [`ClockSyncMethod`] variant (with the doc comment
+/// that is its `--clock-sync` help), and builds `ALL` and the entry lookup from the same list,
+/// so a method cannot be half registered.
+macro_rules! methods {
+    ($($(#[doc = $doc:literal])* $variant:ident => $module:ident,)*) => {
+        $(mod $module;)*
+
+        /// The clock synchronisation methods, chosen by name on the command line and in configs.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+        #[serde(rename_all = "lowercase")]
+        pub enum ClockSyncMethod {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl ClockSyncMethod {
+            /// Every method, in the order of the registry (and of the table in the module
+            /// documentation).
+            pub const ALL: [ClockSyncMethod; [$(stringify!($variant)),*].len()] =
+                [$(ClockSyncMethod::$variant),*];
+
+            /// The method's registry entry, from the method's own file.
+            fn entry(self) -> MethodEntry {
+                match self {
+                    $(ClockSyncMethod::$variant => $module::ENTRY,)*
+                }
+            }
+        }
+    };
 }
 
+// The registry: adding a method is its file in this folder (`impl ClockSync`, its `ENTRY`)
+// and one entry here.
+methods! {
+    /// Offset only, min-RTT ping-pong against rank 0, O(P) (Niethammer et al. 2016, eq. 2-3, Hoefler et al. 2010, §3.1).
+    Offset => offset,
+    /// Offset only, SKaMPI's fixed-count bounds method against rank 0, O(P) (Hunold and Carpen-Amarie 2015, §6).
+    Skampi => skampi,
+    /// Offset only, O(log P) tree of min-RTT offsets (Hoefler et al. 2010, §3.2, Figure 7).
+    Netgauge => netgauge,
+    /// Linear drift model per peer against rank 0, O(P) (Jones and Koenig; Hunold and Carpen-Amarie 2015, §2, §6).
+    Jk => jk,
+    /// Hierarchical linear models merged with MERGE_LMS, SKaMPI intercepts (Hunold and Carpen-Amarie 2015, §6, Alg. 1-4).
+    Hca => hca,
+    /// HCA3 of ReproMPI/mpits: O(log P) top-down fits against the parent's global clock,
+    /// SKaMPI-bounds fit points, regression intercepts.
+    Hca3 => hca3,
+    /// O(log P) top-down fits against the reference's global clock (HCA3 of ReproMPI/mpits),
+    /// with low-RTT midpoint fit points and a final intercept pass.
+    Treefit => treefit,
+}
+
+pub use hca::HcaSync;
+pub use hca3::Hca3Sync;
+pub use jk::JkSync;
+pub use netgauge::NetgaugeSync;
+pub use offset::OffsetSync;
+pub use skampi::{skampi_offset, SkampiSync};
+pub use treefit::TreefitSync;
+
 impl ClockSyncMethod {
-    /// Every method, in the order of the table in the module documentation.
-    pub const ALL: [ClockSyncMethod; 7] = [
-        ClockSyncMethod::Offset,
-        ClockSyncMethod::Skampi,
-        ClockSyncMethod::Netgauge,
-        ClockSyncMethod::Jk,
-        ClockSyncMethod::Hca,
-        ClockSyncMethod::Hca3,
-        ClockSyncMethod::Treefit,
-    ];
-
-    /// The method's registry entry: one arm per method, each from the method's own file.
-    fn entry(self) -> MethodEntry {
-        match self {
-            ClockSyncMethod::Offset => super::offset::ENTRY,
-            ClockSyncMethod::Skampi => super::skampi::ENTRY,
-            ClockSyncMethod::Netgauge => super::netgauge::ENTRY,
-            ClockSyncMethod::Jk => super::jk::ENTRY,
-            ClockSyncMethod::Hca => super::hca::ENTRY,
-            ClockSyncMethod::Hca3 => super::hca3::ENTRY,
-            ClockSyncMethod::Treefit => super::treefit::ENTRY,
-        }
-    }
-
     /// The method's name on the command line, in configs and in records.
     pub fn name(self) -> &'static str {
         self.entry().name

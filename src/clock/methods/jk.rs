@@ -1,10 +1,10 @@
 //! `jk`: the linear drift model of Jones and Koenig (2012), as described and benchmarked by
 //! Hunold and Carpen-Amarie 2015, §2 and §6.
 
-use super::fit::{estimate_rtt, median_point, points_model, FitParams, WARMUP_PINGPONGS};
-use super::pingpong::{handshake_client, handshake_reference, ping, send_stop, serve_pings};
-use super::sync::{ClockSync, Stats, SyncOutcome};
-use super::Transport;
+use crate::clock::fit::{estimate_rtt, median_point, points_model, FitParams, WARMUP_PINGPONGS};
+use crate::clock::pingpong::{handshake_client, handshake_reference, ping, send_stop, serve_pings};
+use crate::clock::sync::{ClockSync, Stats, SyncOutcome};
+use crate::clock::Transport;
 
 /// Linear clock models against rank 0 (Hunold and Carpen-Amarie 2015, §2): per peer, the RTT is estimated as in
 /// Algorithm 3, then `fitpoints` fit points are taken, each the median offset of
@@ -95,8 +95,8 @@ pub(crate) fn fit_params_strings(f: &FitParams) -> Vec<String> {
     ]
 }
 
-/// This method's entry in the registry ([`super::registry`]).
-pub(super) const ENTRY: super::method::MethodEntry = super::method::MethodEntry {
+/// This method's entry in the registry ([`super`]).
+pub(super) const ENTRY: crate::clock::method::MethodEntry = crate::clock::method::MethodEntry {
     name: "jk",
     models_drift: true,
     build: |p| Box::new(JkSync { fit: p.fit() }),
