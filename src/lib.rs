@@ -1,16 +1,16 @@
 //! delaybench: how MPI collective operations behave under late arrivals and noise.
 //!
-//! Layers, bottom up (docs/architecture.md draws them): [`units`], [`affinity`],
-//! [`plan`] (with [`plan::kernel`], the registry of collective kernels), [`delay`] and
-//! [`wait`] (how a rank waits for an instant); [`clock`], the global clock (models, the
-//! synchronisation methods over a transport trait, drift tracking, post-hoc correction);
-//! [`records`], which stores what it is given; [`timeline`], the one way to read a records
-//! file's global times and validity; [`analysis`], [`export`] and [`plot`] on top of it;
-//! [`end_of_run`], what a run prints and draws once its records are complete.
-//! `run` is the only module that uses MPI and is built only with the `mpi` feature (the
-//! default). The command-line edge sits on top: [`cli`] parses the command line into the
-//! plan's and the run's plain options, [`commands`] does what each command asks (calling
-//! `run` for the MPI ones); nothing below the edge imports either.
+//! Components on floors, bottom up (docs/architecture.md draws them; `tests/architecture.rs`
+//! holds the imports to it): the building blocks ([`units`], [`affinity`], [`wire`],
+//! [`frame`], [`exit`], [`output_name`], [`build_info`]); [`clock`], the global clock;
+//! [`wait`] (how a rank waits for an instant) and [`capture`] (reading an application's
+//! capture); [`delay`]; [`plan`], what a run measures and whether it may; [`records`], which
+//! stores what it is given; [`noise`]; [`timeline`], the one way to read a records file's
+//! global times and validity; [`analysis`], [`export`], [`plot`] and [`info`] on top of it;
+//! [`end_of_run`], what a run prints and draws once its records are complete; `run` (MPI,
+//! the `mpi` feature, the default) and [`smpi`] (simulation). The command-line edge sits on
+//! top: [`cli`] parses the command line into the plan's and the run's plain options,
+//! [`commands`] does what each command asks; nothing below the edge imports either.
 
 pub mod affinity;
 pub mod analysis;
