@@ -36,7 +36,7 @@
 //! The tests of this module walk [`MODELS`]: each entry's demo model round-trips through its
 //! label, JSON and CBOR, draws finite non-negative delays whose mean and spread agree with
 //! [`DelaySampler::mean_s`] and [`DelaySampler::sd_s`], and its example appears in the
-//! `--delay` help (a test in `cli.rs`), the README and, with its fields, the records format
+//! `--delay` help (a test in `src/cli/tests.rs`), the README and, with its fields, the records format
 //! (`docs/records-format.md`).
 
 pub mod exp;

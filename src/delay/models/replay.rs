@@ -163,7 +163,7 @@ fn parse(a: &Args) -> Result<DelayModel, DelayModelError> {
         .map(|i| i.bytes)
         .collect();
     bytes.sort_unstable();
-    // A capture without vectors replays with uniform counts: the run says so (cli.rs).
+    // A capture without vectors replays with uniform counts: the run says so (plan/replay_choice.rs).
     let counts = call_counts(&matched, first).unwrap_or_default();
     Ok(DelayModel::new(Replay {
         path: path.to_string(),
