@@ -162,66 +162,62 @@ impl Stat {
     }
 }
 
-/// The kinds of figure `plot` draws; `--only NAME` draws one of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FigureKind {
-    /// Delay overlap benefit vs P per kernel, blocking vs nonblocking, one panel per size
-    /// (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
-    #[value(name = "benefit_vs_p")]
-    BenefitVsP,
-    /// t_global vs P, delayed vs undelayed (Niethammer et al. 2016, Figures 5, 7, 9, 11, 13, 15).
-    #[value(name = "t_global_vs_p")]
-    TGlobalVsP,
-    /// t_global vs message size, delayed vs undelayed, one panel per family and P.
-    #[value(name = "t_global_vs_size")]
-    TGlobalVsSize,
-    /// Per-rank timeline of the median repetition on the global clock (Niethammer et al. 2016, Figures 2, 3).
-    #[value(name = "timeline")]
-    Timeline,
-    /// Empirical distribution of t_global per configuration, δ = 0 against δ.
-    #[value(name = "t_global_ecdf")]
-    Ecdf,
-    /// t_global of every repetition against its index: drift and warm-up show as trends.
-    #[value(name = "t_global_over_run")]
-    OverRun,
-    /// Overlap mode: the share of the late arrival hidden by computation vs P.
-    #[value(name = "hidden_vs_p")]
-    HiddenVsP,
-    /// Heatmap of each rank's lateness (start − earliest start) per repetition.
-    #[value(name = "rank_lateness")]
-    RankLateness,
-    /// Heatmap of each rank's exit time (end − earliest start) per repetition.
-    #[value(name = "rank_exit")]
-    RankExit,
-    /// `analyze --distribution`: the per-repetition benefit's median, quartiles and 5–95 %
-    /// range per kernel vs P.
-    #[value(name = "benefit_distribution")]
-    BenefitDistribution,
-    /// `analyze --distribution` of noise blocks (every rank delayed): noise amplification vs P.
-    #[value(name = "noise_amplification")]
-    NoiseAmplification,
-    /// Several launches of one plan pooled: each launch's median t_global vs P beside the
-    /// pooled median and its interval.
-    #[value(name = "launch_spread")]
-    LaunchSpread,
+/// Declares [`FigureKind`] (each variant with its doc comment, the `--only` help, and its
+/// name), builds `ALL` in the registry's order and [`build`] from the same list, so a figure
+/// cannot be half registered.
+macro_rules! figures {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal => $drawables:path,)*) => {
+        /// The kinds of figure `plot` draws; `--only NAME` draws one of them.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+        pub enum FigureKind {
+            $($(#[doc = $doc])* #[value(name = $name)] $variant,)*
+        }
+
+        impl FigureKind {
+            /// Every kind, in the order the report lists them.
+            pub const ALL: [FigureKind; [$($name),*].len()] = [$(FigureKind::$variant),*];
+        }
+
+        /// The figures of one kind, ready to draw (none when the records lack what it needs),
+        /// each drawn by its own file.
+        fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> {
+            match kind {
+                $(FigureKind::$variant => $drawables(data, stat),)*
+            }
+        }
+    };
 }
 
-impl FigureKind {
-    /// Every kind, in the order the report lists them.
-    pub const ALL: [FigureKind; 12] = [
-        FigureKind::BenefitVsP,
-        FigureKind::TGlobalVsP,
-        FigureKind::TGlobalVsSize,
-        FigureKind::Timeline,
-        FigureKind::Ecdf,
-        FigureKind::OverRun,
-        FigureKind::HiddenVsP,
-        FigureKind::RankLateness,
-        FigureKind::RankExit,
-        FigureKind::BenefitDistribution,
-        FigureKind::NoiseAmplification,
-        FigureKind::LaunchSpread,
-    ];
+// The registry of figures: adding one is its file (`drawables(data, stat)`) and one entry
+// here, in the order the report lists them.
+figures! {
+    /// Delay overlap benefit vs P per kernel, blocking vs nonblocking, one panel per size
+    /// (Niethammer et al. 2016, Figures 6, 8, 10, 12, 14, 16).
+    BenefitVsP = "benefit_vs_p" => benefit::drawables,
+    /// t_global vs P, delayed vs undelayed (Niethammer et al. 2016, Figures 5, 7, 9, 11, 13, 15).
+    TGlobalVsP = "t_global_vs_p" => tglobal::drawables_vs_p,
+    /// t_global vs message size, delayed vs undelayed, one panel per family and P.
+    TGlobalVsSize = "t_global_vs_size" => tglobal::drawables_vs_size,
+    /// Per-rank timeline of the median repetition on the global clock (Niethammer et al. 2016, Figures 2, 3).
+    Timeline = "timeline" => rank_timeline::drawables,
+    /// Empirical distribution of t_global per configuration, δ = 0 against δ.
+    Ecdf = "t_global_ecdf" => ecdf::drawables,
+    /// t_global of every repetition against its index: drift and warm-up show as trends.
+    OverRun = "t_global_over_run" => over_run::drawables,
+    /// Overlap mode: the share of the late arrival hidden by computation vs P.
+    HiddenVsP = "hidden_vs_p" => hidden::drawables,
+    /// Heatmap of each rank's lateness (start − earliest start) per repetition.
+    RankLateness = "rank_lateness" => rank_heatmaps::lateness,
+    /// Heatmap of each rank's exit time (end − earliest start) per repetition.
+    RankExit = "rank_exit" => rank_heatmaps::exit,
+    /// `analyze --distribution`: the per-repetition benefit's median, quartiles and 5–95 %
+    /// range per kernel vs P.
+    BenefitDistribution = "benefit_distribution" => distribution::benefit_drawables,
+    /// `analyze --distribution` of noise blocks (every rank delayed): noise amplification vs P.
+    NoiseAmplification = "noise_amplification" => distribution::amplification_drawables,
+    /// Several launches of one plan pooled: each launch's median t_global vs P beside the
+    /// pooled median and its interval.
+    LaunchSpread = "launch_spread" => launches::drawables,
 }
 
 /// Why figures could not be written. Every variant names the path involved.
@@ -418,25 +414,6 @@ fn build_stamped(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Dr
         f.add_context(&data.context);
     }
     figs
-}
-
-/// The figures of one kind, ready to draw (none when the records lack what it needs): the
-/// registry of figures, one arm per kind, each drawn by its own file.
-fn build(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Drawable> {
-    match kind {
-        FigureKind::BenefitVsP => benefit::drawables(data, stat),
-        FigureKind::TGlobalVsP => tglobal::drawables_vs_p(data, stat),
-        FigureKind::TGlobalVsSize => tglobal::drawables_vs_size(data, stat),
-        FigureKind::Timeline => rank_timeline::drawables(data, stat),
-        FigureKind::Ecdf => ecdf::drawables(data, stat),
-        FigureKind::OverRun => over_run::drawables(data, stat),
-        FigureKind::HiddenVsP => hidden::drawables(data, stat),
-        FigureKind::RankLateness => rank_heatmaps::lateness(data, stat),
-        FigureKind::RankExit => rank_heatmaps::exit(data, stat),
-        FigureKind::BenefitDistribution => distribution::benefit_drawables(data, stat),
-        FigureKind::NoiseAmplification => distribution::amplification_drawables(data, stat),
-        FigureKind::LaunchSpread => launches::drawables(data, stat),
-    }
 }
 
 impl RunData {

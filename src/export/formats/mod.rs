@@ -1,8 +1,9 @@
 //! The output formats: one enum for every command that writes rows or tables, and the
 //! registry that gives each format its exporter. A new format is one file here (its
-//! [`RowExporter`], or [`super::MarkupExporter`] for a table for reading) plus its variant
-//! and registry line below; the commands that should offer it list it in their [`Choices`]
-//! ([`TABLES`] and the others), the one place where a command's formats are named.
+//! [`RowExporter`], or [`super::MarkupExporter`] for a table for reading) plus its `mod`
+//! line and its entry in the `formats!` registry below; the commands that should offer it
+//! list it in their [`Choices`] ([`TABLES`] and the others), the one place where a command's
+//! formats are named.
 
 mod csv_rows;
 mod json_rows;
@@ -22,39 +23,48 @@ use super::RowExporter;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::ValueEnum;
 
-/// Output format (`--format` of every command that writes rows or tables). Each command
-/// accepts the subset it can write ([`Format::parser`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+/// Declares [`Format`] (each variant with its doc comment, its `--help` line) and
+/// [`Format::exporter`] from one list, so a format cannot be half registered.
+macro_rules! formats {
+    ($($(#[doc = $doc:literal])* $variant:ident => $exporter:expr,)*) => {
+        /// Output format (`--format` of every command that writes rows or tables). Each command
+        /// accepts the subset it can write ([`Format::parser`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+        pub enum Format {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Format {
+            /// The exporter of this format.
+            pub fn exporter(self) -> &'static dyn RowExporter {
+                match self {
+                    $(Format::$variant => $exporter,)*
+                }
+            }
+        }
+    };
+}
+
+// The registry of formats: adding one is its file here (its exporter), its `mod` line above
+// and one entry in this list; then its line in the `Choices` of each command that offers it.
+formats! {
     /// For reading: a plain ASCII table (or labelled lines), safe in any log; times in
     /// microseconds, shares in percent. Not for parsing.
-    Table,
+    Table => &Table,
     /// CSV with a header line and one row per line; times in seconds, full precision.
-    Csv,
+    Csv => &CSV,
     /// Tab-separated values: the CSV's columns, one value per column, for awk, cut and sort.
-    Tsv,
+    Tsv => &TSV,
     /// JSON; times in seconds, full precision.
-    Json,
+    Json => &Json,
     /// JSON Lines (jsonlines.org): one object per row and line, nothing else; each line
     /// parses alone (`pandas.read_json(..., lines=True)`, `jq -c`).
-    Jsonl,
+    Jsonl => &JsonLines,
     /// GitHub-flavoured Markdown table, for reports and issues.
-    Markdown,
+    Markdown => &Markdown,
 }
 
 impl Format {
-    /// The exporter of this format: the registry, one line per format.
-    pub fn exporter(self) -> &'static dyn RowExporter {
-        match self {
-            Format::Table => &Table,
-            Format::Csv => &CSV,
-            Format::Tsv => &TSV,
-            Format::Json => &Json,
-            Format::Jsonl => &JsonLines,
-            Format::Markdown => &Markdown,
-        }
-    }
-
     /// The `--format` parser of a command that offers `choices`: any other name is refused
     /// at parse time (exit status 2, the choices listed), as a `value_enum` would.
     pub fn parser(choices: Choices) -> FormatParser {
