@@ -3,6 +3,7 @@
 //! slide still says what was measured where.
 
 use super::layout::PART_SEP;
+use crate::records::provenance::library_line;
 use crate::records::Header;
 
 /// Host names listed in full before the rest are counted.
@@ -46,11 +47,12 @@ pub fn run_context(h: &Header, launches: usize) -> String {
     parts.join(PART_SEP)
 }
 
-/// The MPI library in a few words: the first line of `MPI_Get_library_version` up to its
-/// first comma (`Open MPI v4.1.4`), MPICH's `Version:` field joined (`MPICH 4.2.0`), cut to
-/// [`MAX_LIBRARY_CHARS`].
+/// The MPI library in a few words: its one line ([`library_line`]: no NUL or other control
+/// character) up to its first comma (`Open MPI v4.1.4`), MPICH's `Version:` field joined
+/// (`MPICH 4.2.0`), cut to [`MAX_LIBRARY_CHARS`].
 pub fn short_library(full: &str) -> String {
-    let first = full.lines().next().unwrap_or("").trim();
+    let line = library_line(full);
+    let first = line.as_str();
     let name = match first.split_once("Version:") {
         Some((name, version)) => format!("{} {}", name.trim(), version.trim()),
         None => first.split(',').next().unwrap_or("").trim().to_string(),
@@ -136,6 +138,7 @@ mod tests {
             "MPICH 4.2.0"
         );
         assert_eq!(short_library(""), "MPI library unknown");
+        assert_eq!(short_library("Open MPI v5\0\x1b, x"), "Open MPI v5");
         assert_eq!(short_library(&"x".repeat(100)).chars().count(), 40);
         assert_eq!(hosts(&["n1".into()]), "1 host: n1");
     }

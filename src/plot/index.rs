@@ -3,6 +3,7 @@
 
 use super::render::Drawable;
 use super::{PlotError, RunData, Stat};
+use crate::records::provenance::{library_line, printable};
 use crate::units::format_duration;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> Strin
             "ranks / hosts",
             format!("{} on {} ({})", h.world_size, hosts.len(), hosts.join(", ")),
         ),
-        ("MPI library", first_line(&h.mpi_library)),
+        ("MPI library", library_line(&h.mpi_library)),
         (
             "clock",
             format!(
@@ -55,6 +56,8 @@ pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> Strin
     md.push_str("| | |\n|---|---|\n");
     let job = h.job.iter().flat_map(|j| j.summary_rows(32));
     for (k, v) in rows.into_iter().chain(job) {
+        // No control character: a page to share and grep.
+        let v = printable(&v);
         let _ = writeln!(md, "| {k} | {} |", v.replace('|', "\\|"));
     }
     md.push_str("\n## Warnings\n\n");
@@ -77,11 +80,6 @@ pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> Strin
         );
     }
     md
-}
-
-/// The first line of `text` (MPI library strings run over several lines).
-fn first_line(text: &str) -> String {
-    text.lines().next().unwrap_or("").trim().to_string()
 }
 
 /// Writes [`index_markdown`] to `dir/index.md` and returns its path.

@@ -157,17 +157,24 @@ impl RunLabel {
 }
 
 /// `MPI_Get_library_version`'s text (the header's `mpi_library`) in one line: its first
-/// line, without the NUL terminators some libraries leave in it, runs of white space (MPICH
-/// puts a tab after `Version:`) as one space.
+/// line, without the NUL terminators some libraries leave in it or any other control
+/// character, runs of white space (MPICH puts a tab after `Version:`) as one space. Every
+/// place that prints or writes the library uses this line, so no output carries a NUL.
 pub fn library_line(mpi_library: &str) -> String {
-    mpi_library
-        .lines()
-        .next()
-        .unwrap_or("")
-        .replace('\0', "")
+    printable(mpi_library.lines().next().unwrap_or(""))
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `text` without control characters (NUL, escape, carriage return, ...) except line feeds
+/// and tabs: strings a library hands over (MPI_T names and descriptions, the version text)
+/// may carry their C terminators, which make `file` call a text output data and `grep` call
+/// it binary.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .filter(|&c| !c.is_control() || c == '\n' || c == '\t')
+        .collect()
 }
 
 /// Parts of a variable's name that mark a credential rather than a setting: Open MPI's
@@ -354,6 +361,8 @@ mod tests {
             "MPICH Version: 4.0.2"
         );
         assert_eq!(library_line(""), "");
+        assert_eq!(library_line("\0Open\x1b[1m MPI\r\x07 v5\0"), "Open[1m MPI v5");
+        assert_eq!(printable("a\0b\tc\nd\x7fe\u{9b}"), "ab\tc\nde");
     }
 
     #[test]

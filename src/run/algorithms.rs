@@ -11,6 +11,7 @@ use crate::plan::algorithms::{
 };
 use crate::plan::Op;
 use crate::plan::Plan;
+use crate::records::provenance::{library_line, printable};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
 use serde::Serialize;
@@ -20,7 +21,7 @@ use std::process::ExitCode;
 /// What the running library offers, as `delaybench algorithms` prints it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Catalogue {
-    /// `MPI_Get_library_version`, first line.
+    /// `MPI_Get_library_version` in one line ([`library_line`]).
     pub library_version: String,
     pub library: Library,
     /// Open MPI: `coll_tuned_use_dynamic_rules` and whether MPI_T lets it be written.
@@ -56,9 +57,13 @@ impl Catalogue {
     pub fn discover(mpit: &Mpit) -> Result<Catalogue, MpitError> {
         let version = mpi::environment::library_version().unwrap_or_default();
         let library = Library::of_version(&version);
-        let found = algorithm_variables(mpit, library)?;
+        // MPI_T hands over C strings: what is printed keeps none of their control characters.
+        let found: Vec<(c_int, AlgorithmVariable)> = algorithm_variables(mpit, library)?
+            .into_iter()
+            .map(|(i, v)| (i, printable_variable(v)))
+            .collect();
         let enabling = enabling_variable(mpit, library);
-        let pvar_names = mpit.pvar_names();
+        let pvar_names: Vec<String> = mpit.pvar_names().iter().map(|n| printable(n)).collect();
         let how_applied = match library {
             Library::OpenMpi => {
                 "Open MPI: coll_tuned_<op>_algorithm is read when a communicator is \
@@ -76,7 +81,7 @@ impl Catalogue {
             Library::Other => "no algorithm variables known for this library".to_string(),
         };
         Ok(Catalogue {
-            library_version: version.lines().next().unwrap_or("").trim().to_string(),
+            library_version: library_line(&version),
             library,
             enabling: enabling.map(|(_, value, writable)| Enabling {
                 variable: library.enabling_variable().unwrap_or("").into(),
@@ -226,6 +231,16 @@ impl Catalogue {
         ));
         out
     }
+}
+
+/// `v` with its names (variable, scope, values) free of control characters ([`printable`]).
+fn printable_variable(mut v: AlgorithmVariable) -> AlgorithmVariable {
+    v.name = printable(&v.name);
+    v.scope = printable(&v.scope);
+    for x in &mut v.values {
+        x.name = printable(&x.name);
+    }
+    v
 }
 
 /// How `delaybench algorithms` prints the catalogue: plain options, filled from the command

@@ -89,7 +89,7 @@ fn dlsym(name: &str) -> Option<usize> {
 fn library() -> String {
     mpi::environment::library_version()
         .ok()
-        .and_then(|v| v.lines().next().map(|l| l.trim().to_string()))
+        .map(|v| crate::records::provenance::library_line(&v))
         .unwrap_or_else(|| "unknown MPI library".into())
 }
 
