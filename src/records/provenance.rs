@@ -177,19 +177,30 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
-/// Parts of a variable's name that mark a credential rather than a setting: Open MPI's
-/// per-job transport key (`OMPI_MCA_orte_precondition_transports`, which PSM and OFI
-/// providers use to tell jobs apart) and anything named a key, secret, token, password or
-/// credential. A records file is meant to be shared, so their values are not kept.
-pub const ENV_REDACTED_NAME_PARTS: [&str; 6] =
-    ["TRANSPORTS", "KEY", "SECRET", "TOKEN", "PASSWORD", "CRED"];
+/// Parts of a variable's name that mark a credential or an address rather than a setting:
+/// Open MPI's per-job transport key (`OMPI_MCA_orte_precondition_transports`, which PSM and
+/// OFI providers use to tell jobs apart), anything named a key, secret, token, password or
+/// credential, and the launch's addresses (`OMPI_MCA_orte_hnp_uri`, `PMIX_SERVER_URI21`,
+/// `PMI_PORT`, `SLURM_SRUN_COMM_PORT`). A records file is meant to be shared, so their values
+/// are not kept; the addresses also say nothing about how the library was configured.
+pub const ENV_REDACTED_NAME_PARTS: [&str; 8] = [
+    "TRANSPORTS",
+    "KEY",
+    "SECRET",
+    "TOKEN",
+    "PASSWORD",
+    "CRED",
+    "_URI",
+    "_PORT",
+];
 
 /// What a redacted variable's value reads as in the header.
 pub const REDACTED: &str = "(redacted)";
 
 /// The variables of `env` whose names start with one of [`ENV_PREFIXES`]; the values of
-/// those whose names contain one of [`ENV_REDACTED_NAME_PARTS`] (any case) read
-/// [`REDACTED`], so the name still says that the variable was set.
+/// those whose names contain one of [`ENV_REDACTED_NAME_PARTS`] (any case), or that hold a
+/// network address ([`holds_address`]), read [`REDACTED`], so the name still says that the
+/// variable was set.
 pub fn recorded_env(env: impl IntoIterator<Item = (String, String)>) -> BTreeMap<String, String> {
     env.into_iter()
         .filter(|(k, _)| ENV_PREFIXES.iter().any(|p| k.starts_with(p)))
@@ -198,6 +209,7 @@ pub fn recorded_env(env: impl IntoIterator<Item = (String, String)>) -> BTreeMap
             if ENV_REDACTED_NAME_PARTS
                 .iter()
                 .any(|part| upper.contains(part))
+                || holds_address(&v)
             {
                 (k, REDACTED.to_string())
             } else {
@@ -205,6 +217,42 @@ pub fn recorded_env(env: impl IntoIterator<Item = (String, String)>) -> BTreeMap
             }
         })
         .collect()
+}
+
+/// True when `value` holds a network address of the launch: a URI (`tcp://`, `tcp4://`), an
+/// IPv4 or IPv6 address (as the standard library parses them, alone or before a port), or a
+/// `host:port` whose host is a host name with a letter (`node0:39187`). Device and port pairs
+/// such as UCX's `mlx5_0:1` are settings, not addresses: a host name has no `_`.
+pub fn holds_address(value: &str) -> bool {
+    if value.contains("://") {
+        return true;
+    }
+    let is_separator = |c: char| !(c.is_ascii_alphanumeric() || ".:-_[]%".contains(c));
+    value
+        .split(is_separator)
+        .filter(|t| !t.is_empty())
+        .any(address_token)
+}
+
+/// One word of a value (no spaces, commas, `;`, `=` or `/`): an IP address, `IP:port`,
+/// `[IPv6]:port` or `host:port`.
+fn address_token(token: &str) -> bool {
+    use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+    if token.parse::<Ipv6Addr>().is_ok() || token.parse::<SocketAddr>().is_ok() {
+        return true;
+    }
+    if token.split(':').any(|part| part.parse::<Ipv4Addr>().is_ok()) {
+        return true;
+    }
+    let Some((host, port)) = token.rsplit_once(':') else {
+        return false;
+    };
+    let host_name = !host.is_empty()
+        && host.chars().any(|c| c.is_ascii_alphabetic())
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+    host_name && !port.is_empty() && port.len() <= 5 && port.parse::<u16>().is_ok()
 }
 
 /// The CPU model and the number of physical cores from the text of `/proc/cpuinfo`: the
@@ -327,6 +375,54 @@ mod tests {
         assert_eq!(kept["OMPI_MCA_orte_precondition_transports"], REDACTED);
         assert_eq!(kept["SLURM_JOB_TOKEN"], REDACTED);
         assert_eq!(kept["OMPI_MCA_btl"], "self,vader");
+    }
+
+    #[test]
+    fn launch_addresses_and_ports_are_named_but_not_kept() {
+        let env = [
+            ("OMPI_MCA_orte_hnp_uri", "2381905920.0;tcp://10.0.0.5,172.17.0.1:41231"),
+            ("PMIX_SERVER_URI21", "pmix-server.4242;tcp4://127.0.0.1:39187"),
+            ("PMIX_SERVER_URI4", "pmix-server.4242;tcp4://127.0.0.1:39187"),
+            ("PMI_PORT", "node0:36129"),
+            ("SLURM_SRUN_COMM_PORT", "41427"),
+            ("SLURM_LAUNCH_NODE_IPADDR", "192.168.1.20"),
+            ("SLURM_SRUN_COMM_HOST", "fe80::1"),
+            ("HYDRA_CONTROL", "n01.example.org:4000"),
+            ("I_MPI_HYDRA_HOST", "[2001:db8::2]:5000"),
+            ("OMPI_MCA_btl", "self,vader"),
+            ("UCX_NET_DEVICES", "mlx5_0:1"),
+            ("SLURM_CPU_BIND", "quiet,mask_cpu:0x3"),
+            ("SLURM_JOB_NODELIST", "node[01-04]"),
+            ("OMPI_MCA_orte_ess_num_procs", "2"),
+            ("MPICH_VERSION", "4.0.2"),
+            ("OMPI_MCA_mpi_security", "0:1"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let kept = recorded_env(env);
+        for name in [
+            "OMPI_MCA_orte_hnp_uri",
+            "PMIX_SERVER_URI21",
+            "PMIX_SERVER_URI4",
+            "PMI_PORT",
+            "SLURM_SRUN_COMM_PORT",
+            "SLURM_LAUNCH_NODE_IPADDR",
+            "SLURM_SRUN_COMM_HOST",
+            "HYDRA_CONTROL",
+            "I_MPI_HYDRA_HOST",
+        ] {
+            assert_eq!(kept[name], REDACTED, "{name}");
+        }
+        for (name, value) in [
+            ("OMPI_MCA_btl", "self,vader"),
+            ("UCX_NET_DEVICES", "mlx5_0:1"),
+            ("SLURM_CPU_BIND", "quiet,mask_cpu:0x3"),
+            ("SLURM_JOB_NODELIST", "node[01-04]"),
+            ("OMPI_MCA_orte_ess_num_procs", "2"),
+            ("MPICH_VERSION", "4.0.2"),
+            ("OMPI_MCA_mpi_security", "0:1"),
+        ] {
+            assert_eq!(kept[name], value, "{name}");
+        }
     }
 
     #[test]
