@@ -6,6 +6,30 @@
 /// records are kept, but scripts must notice (2 is bad input, 3 the `--timeout` watchdog).
 pub const NO_VALID_EXIT: u8 = 4;
 
+/// Exit code of usage errors and bad input: an option or value refused, a study file that
+/// does not parse, an input file that is missing, unreadable or not what the command reads,
+/// an output that exists or cannot be created, filters that match nothing. Nothing was
+/// measured.
+pub const BAD_INPUT_EXIT: u8 = 2;
+
+/// The exit statuses, one per class of error, as `--help` and the manual page list them.
+pub const EXIT_STATUS_HELP: &str = "Exit status:
+  0  success, also when the output was closed early (`| head`)
+  1  failure while running: a write that failed, an MPI error, a command that needs MPI
+     in a build without it
+  2  usage or bad input: an option, value or study file refused; an input file missing,
+     unreadable or not of the kind the command reads; an output file or folder that
+     exists or cannot be created; filters that match nothing. Nothing was measured
+  3  the --timeout watchdog ended the run
+  4  the run measured, but a block had no valid repetition (its records are kept)";
+
+/// An error in what the user gave (an argument, a file, a filter) found while a command
+/// ran: the command exits with [`BAD_INPUT_EXIT`] rather than 1. The message says what was
+/// wrong and what to give instead.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
 use std::error::Error;
 use std::io::ErrorKind;
 
@@ -52,7 +76,9 @@ pub fn is_broken_pipe(error: &(dyn Error + 'static)) -> bool {
 }
 
 /// `error` and its sources, outermost first.
-fn causes<'a>(error: &'a (dyn Error + 'static)) -> impl Iterator<Item = &'a (dyn Error + 'static)> {
+pub fn causes<'a>(
+    error: &'a (dyn Error + 'static),
+) -> impl Iterator<Item = &'a (dyn Error + 'static)> {
     std::iter::successors(Some(error), |e: &&'a (dyn Error + 'static)| (*e).source())
 }
 

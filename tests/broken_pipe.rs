@@ -62,8 +62,9 @@ fn a_closed_output_ends_quietly_with_status_zero() {
 
 #[test]
 fn other_errors_still_fail_and_say_their_cause_once() {
+    // A missing input file is bad input: exit 2, as every other refused input.
     let out = common::offline(&["export", "/nonexistent/run.cbor"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr.matches("No such file or directory").count(),

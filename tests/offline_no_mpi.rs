@@ -192,3 +192,141 @@ fn format_names_and_the_text_alias() {
         assert!(text(&out).contains(names), "{args:?}: {}", text(&out));
     }
 }
+
+/// Runs `delaybench <args>`, asserts that it exited with `code` and said `said` on stderr,
+/// and returns the stderr.
+fn exits(args: &[&str], code: i32, said: &str) -> String {
+    let out = offline(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {}", text(&out));
+    assert!(stderr.contains(said), "{args:?}: no {said:?} in {stderr}");
+    stderr
+}
+
+/// One exit status per class of error across the offline commands: a missing input file is
+/// bad input (2) as a refused value is, and `plot` filters the file cannot satisfy are too,
+/// naming what the file has; nothing is drawn.
+#[test]
+fn missing_files_and_filters_that_match_nothing_are_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_records(dir.path(), "a.cbor", 1e-5);
+    let missing = dir.path().join("missing.cbor");
+    let m = s(&missing);
+    for args in [
+        &["analyze", m][..],
+        &["export", m],
+        &["info", m],
+        &["plot", m],
+        &["compare", m, s(&a)],
+        &["arrivals", m],
+    ] {
+        exits(args, 2, "No such file or directory");
+    }
+    let figures = dir.path().join("figures");
+    let has = "it has ops allreduce; sizes 8 B; P 2; delays 50us";
+    for (filter, asked) in [
+        (["--size", "5KiB"], "--size 5 KiB is not in the file"),
+        (["--delay", "20us"], "--delay 20us is not in the file"),
+        (["--procs", "3"], "--procs 3 is not in the file"),
+        (["--op", "bcast"], "--op bcast is not in the file"),
+    ] {
+        let mut args = vec!["plot", s(&a), "--out", s(&figures)];
+        args.extend(filter);
+        let said = exits(&args, 2, &format!("{asked}: {has}"));
+        assert!(said.contains(s(&a)), "the file is not named: {said}");
+        assert!(!figures.exists(), "{filter:?} drew figures");
+    }
+    // Values the file has still draw.
+    succeeds(&[
+        "plot",
+        s(&a),
+        "--out",
+        s(&figures),
+        "--size",
+        "8",
+        "--delay",
+        "50us",
+    ]);
+    // A failure while running is 1: here a figure folder below a file.
+    let blocked = dir.path().join("a.cbor").join("figures");
+    exits(&["man", "--dir", s(&blocked)], 1, "cannot create");
+}
+
+/// Bytes of `out` that are control characters other than line feed and tab, with the
+/// output's name, for a message.
+fn control_characters(name: &str, out: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(out)
+        .char_indices()
+        .filter(|&(_, c)| c.is_control() && c != '\n' && c != '\t')
+        .map(|(i, c)| format!("{name}: {c:?} at byte {i}"))
+        .collect()
+}
+
+/// A library string with a NUL terminator and an escape (as `MPI_Get_library_version` may
+/// leave them) reaches no text output of the offline commands: every format of `analyze`,
+/// `export`, `compare` and `info`, the report page `index.md` of `plot`, and the man page.
+#[test]
+fn no_text_output_carries_a_control_character() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nul.cbor");
+    let mut h = testdata::header(2);
+    h.mpi_library = "Open MPI v4.1.4\u{1b}[1m, package: Debian\0\nsecond line\u{7}\0".into();
+    let mut w = RecordsWriter::create(&path).unwrap();
+    w.write_header(&h).unwrap();
+    for delay in [0.0, 50e-6] {
+        w.write_block(&testdata::block(Op::Allreduce, 8, 2, delay, 60, 1e-5))
+            .unwrap();
+    }
+    w.finish(&testdata::footer(2)).unwrap();
+    let f = s(&path);
+    let mut found = Vec::new();
+    let mut outputs: Vec<Vec<String>> = Vec::new();
+    for format in ["table", "csv", "tsv", "json", "markdown"] {
+        outputs.push(vec![
+            "analyze".into(),
+            f.into(),
+            "--format".into(),
+            format.into(),
+        ]);
+        outputs.push(
+            ["compare", f, f, "--format", format]
+                .map(String::from)
+                .to_vec(),
+        );
+    }
+    for format in ["csv", "json", "jsonl"] {
+        for rows in ["rank", "rep"] {
+            outputs.push(
+                ["export", f, "--format", format, "--rows", rows]
+                    .map(String::from)
+                    .to_vec(),
+            );
+        }
+    }
+    for format in ["table", "json"] {
+        outputs.push(["info", f, "--format", format].map(String::from).to_vec());
+    }
+    outputs.push(vec!["man".into()]);
+    outputs.push(vec!["--help".into()]);
+    for args in &outputs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = offline(&args);
+        if !out.status.success() {
+            // compare takes table, csv and tsv only: the others are refused at parsing.
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+            continue;
+        }
+        found.extend(control_characters(&args.join(" "), &out.stdout));
+    }
+    let figures = dir.path().join("figures");
+    succeeds(&["plot", f, "--out", s(&figures)]);
+    let page = std::fs::read(figures.join("index.md")).unwrap();
+    assert!(
+        String::from_utf8_lossy(&page)
+            .contains("| MPI library | Open MPI v4.1.4[1m, package: Debian |"),
+        "{}",
+        String::from_utf8_lossy(&page)
+    );
+    found.extend(control_characters("index.md", &page));
+    assert!(found.is_empty(), "{found:#?}");
+}

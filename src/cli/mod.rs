@@ -55,7 +55,8 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "delaybench",
     version = crate::build_info::version_line(),
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = crate::exit::EXIT_STATUS_HELP
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -4,6 +4,7 @@ use super::{finish, Run};
 use crate::analysis::arrivals::report;
 use crate::capture::{match_calls, read_captures};
 use crate::cli::ArrivalsArgs;
+use crate::exit::BadInput;
 use crate::export::{write_arrivals, ExportError};
 use crate::plot::{arrivals_dir, write_arrivals_figures};
 use anyhow::{Context, Result};
@@ -27,7 +28,7 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
     } = args;
     // A folder the user named must take the figures: refused before anything is read.
     if let Some(dir) = &figures {
-        fresh_figures_dir(dir).map_err(anyhow::Error::msg)?;
+        fresh_figures_dir(dir).map_err(BadInput)?;
     }
     let captures = read_captures(&files)?;
     let matched = match_calls(&captures)?;

@@ -8,6 +8,7 @@
 
 mod analyze;
 mod arrivals;
+mod bad_input;
 mod clocksync;
 mod clocksync_simulate;
 mod compare;
@@ -38,7 +39,7 @@ use crate::cli::{
     SmpiArgs,
 };
 use crate::cli::{Cli, Command};
-use crate::exit::{is_broken_pipe, said_once};
+use crate::exit::{is_broken_pipe, said_once, BAD_INPUT_EXIT};
 use crate::plan::config_file::Study;
 use std::process::ExitCode;
 
@@ -135,15 +136,20 @@ fn subcommand_name(variant: &str) -> String {
 }
 
 /// The exit of an offline command: 0 when it succeeded or its output was closed early
-/// (`delaybench export run.cbor | head`), else 1 with the error and its causes, each said
-/// once.
+/// (`delaybench export run.cbor | head`), else the error and its causes, each said once, and
+/// 2 when the input was bad ([`bad_input::is_bad_input`]: a missing or unreadable input file
+/// among them), 1 for a failure while running.
 pub fn finish(done: anyhow::Result<()>) -> ExitCode {
     match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("delaybench: error: {}", said_once(e.as_ref()));
-            ExitCode::FAILURE
+            if bad_input::is_bad_input(e.as_ref()) {
+                ExitCode::from(BAD_INPUT_EXIT)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

@@ -71,7 +71,7 @@ pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use compare::{write_compare_figures, Side};
 pub use noise::write_noise_figures;
 pub use reduced::{BlockExtras, PlotRun, ValidSet};
-pub use select::Selection;
+pub use select::{Offered, SelectError, Selection};
 
 use crate::analysis::{
     config_stats_of_digests, launch_warnings, Bootstrap, ConfigStats, LaunchDigest,

@@ -5,6 +5,7 @@
 //! block by block, and never holds the per-rank arrays of more than one block.
 
 use super::rank_timeline::median_of;
+use super::select::{Offered, SelectError};
 use crate::analysis::{
     BlockDigest, BlockTimes, DistributionRow, DistributionRows, LaunchDigest, OverlapRow,
     OverlapRows,
@@ -115,28 +116,44 @@ impl PlotRun {
     ///
     /// Errors: those of [`Timeline::open`] and its iteration.
     pub fn read(path: &Path, choice: GlobalTimes) -> Result<Self, RecordsError> {
-        Self::read_selected(path, choice, &super::Selection::default())
+        Ok(Self::pass(path, choice, &super::Selection::default())?.0)
     }
 
     /// [`PlotRun::read`] keeping only the blocks `selection` keeps (`plot --op/--size/--procs/
     /// --delay`): the others are skipped as they are read.
     ///
-    /// Errors: as [`PlotRun::read`].
+    /// Errors: as [`PlotRun::read`], and [`SelectError::NoMatch`] when the file lacks a value
+    /// `selection` asks for ([`super::Selection::check`]).
     pub fn read_selected(
         path: &Path,
         choice: GlobalTimes,
         selection: &super::Selection,
-    ) -> Result<Self, RecordsError> {
+    ) -> Result<Self, SelectError> {
+        let (run, offered) = Self::pass(path, choice, selection)?;
+        selection.check(&offered)?;
+        Ok(run)
+    }
+
+    /// The one pass over `path`: the run reduced to `selection`, and every configuration the
+    /// file holds.
+    fn pass(
+        path: &Path,
+        choice: GlobalTimes,
+        selection: &super::Selection,
+    ) -> Result<(Self, Offered), RecordsError> {
         let mut timeline = Timeline::open(path, choice)?;
         let mut pass = Pass {
             selection: selection.clone(),
             ..Pass::default()
         };
+        let mut offered = Offered::default();
         for block in timeline.by_ref() {
-            pass.add(&block?);
+            let block = block?;
+            offered.add(&block);
+            pass.add(&block);
         }
         let launch = LaunchDigest::ended(timeline.end(), Vec::new());
-        Ok(pass.finish(launch))
+        Ok((pass.finish(launch), offered))
     }
 
     /// The overlap rows of the run, as [`crate::analysis::overlap_rows`] gives them: each

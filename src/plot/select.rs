@@ -6,6 +6,8 @@ use super::naming::{pretty_bytes, same_delay};
 use super::PlotRun;
 use crate::analysis::BlockDigest;
 use crate::plan::Op;
+use crate::records::{Block, RecordsError};
+use thiserror::Error;
 
 /// The configurations to draw; an empty list selects every value of its dimension.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -87,6 +89,93 @@ impl Selection {
                 }))
     }
 
+    /// Whether every value asked for is in the file whose configurations are `offered`, and
+    /// the values together keep a configuration: `plot --size 5KiB` of a file without 5 KiB
+    /// would otherwise draw only baselines, `--procs 3` nothing, and end as if it had worked.
+    ///
+    /// Errors: [`SelectError::NoMatch`] naming what was asked and listing what the file has.
+    pub fn check(&self, offered: &Offered) -> Result<(), SelectError> {
+        if self.is_everything() {
+            return Ok(());
+        }
+        let no_match = |asked: String, why: &str| SelectError::NoMatch {
+            asked,
+            why: why.to_string(),
+            offered: offered.describe(),
+        };
+        let ops: Vec<Op> = self
+            .ops
+            .iter()
+            .copied()
+            .filter(|op| !offered.configs.iter().any(|c| c.op == *op))
+            .collect();
+        if !ops.is_empty() {
+            let names: Vec<&str> = ops.iter().map(|o| o.name()).collect();
+            return Err(no_match(
+                format!("--op {}", names.join(",")),
+                "is not in the file",
+            ));
+        }
+        let sizes: Vec<u64> = self
+            .sizes
+            .iter()
+            .copied()
+            .filter(|&s| !offered.sizes().contains(&s))
+            .collect();
+        if !sizes.is_empty() {
+            let shown: Vec<String> = sizes.iter().map(|&b| pretty_bytes(b)).collect();
+            return Err(no_match(
+                format!("--size {}", shown.join(",")),
+                "is not in the file",
+            ));
+        }
+        let procs: Vec<u32> = self
+            .procs
+            .iter()
+            .copied()
+            .filter(|p| !offered.configs.iter().any(|c| c.nprocs == *p))
+            .collect();
+        if !procs.is_empty() {
+            let shown: Vec<String> = procs.iter().map(u32::to_string).collect();
+            return Err(no_match(
+                format!("--procs {}", shown.join(",")),
+                "is not in the file",
+            ));
+        }
+        let delays: Vec<&str> = self
+            .delays
+            .iter()
+            .map(String::as_str)
+            .filter(|d| !offered.configs.iter().any(|c| c.delay_model == *d))
+            .collect();
+        if !delays.is_empty() {
+            return Err(no_match(
+                format!("--delay {}", delays.join(",")),
+                "is not in the file",
+            ));
+        }
+        // Each value is there; together they must still keep a configuration, and a delayed
+        // block of it when delays were asked for.
+        let kept = offered.configs.iter().any(|c| {
+            self.keeps_config(c.op, c.bytes, c.nprocs)
+                && (self.delays.is_empty()
+                    || (c.delay_s > 0.0 && self.keeps_delay(&c.delay_model, c.delay_s)))
+        });
+        if kept {
+            Ok(())
+        } else {
+            let asked = self.describe();
+            let asked = asked
+                .strip_prefix("selected: ")
+                .unwrap_or(&asked)
+                .to_string();
+            Err(no_match(
+                asked,
+                "together match no configuration of the file",
+            ))
+        }
+    }
+
     /// What was selected, for subtitles: `selected: allreduce · 8 B · P = 4`; empty when
     /// everything is drawn.
     pub fn describe(&self) -> String {
@@ -115,6 +204,109 @@ impl Selection {
             parts.push(format!("delay {}", self.delays.join(", ")));
         }
         format!("selected: {}", parts.join(", "))
+    }
+}
+
+/// Why `plot --op/--size/--procs/--delay` cannot draw a records file.
+#[derive(Debug, Error)]
+pub enum SelectError {
+    /// The file could not be read.
+    #[error(transparent)]
+    Records(#[from] RecordsError),
+    /// A value asked for is not in the file, or the values together keep no configuration.
+    #[error("{asked} {why}: it has {offered}")]
+    NoMatch {
+        /// The options as asked, e.g. `--size 5 KiB`.
+        asked: String,
+        /// `is not in the file`, or why the values together keep nothing.
+        why: String,
+        /// What the file has ([`Offered::describe`]).
+        offered: String,
+    },
+}
+
+/// One configuration a records file holds.
+#[derive(Debug, Clone, PartialEq)]
+struct Config {
+    op: Op,
+    bytes: u64,
+    nprocs: u32,
+    delay_model: String,
+    delay_s: f64,
+}
+
+/// The distinct configurations of a records file (op, size, P, delay model), gathered while
+/// it is read, for [`Selection::check`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Offered {
+    configs: Vec<Config>,
+}
+
+impl Offered {
+    /// Notes the configuration of `block`.
+    pub fn add(&mut self, block: &Block) {
+        let c = Config {
+            op: block.op,
+            bytes: block.bytes,
+            nprocs: block.nprocs,
+            delay_model: block.delay_model.clone(),
+            delay_s: block.delay_s,
+        };
+        if !self.configs.contains(&c) {
+            self.configs.push(c);
+        }
+    }
+
+    /// The message sizes of kernels with a payload, ascending.
+    fn sizes(&self) -> Vec<u64> {
+        let mut sizes: Vec<u64> = self
+            .configs
+            .iter()
+            .filter(|c| c.op.has_payload())
+            .map(|c| c.bytes)
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+
+    /// `ops allreduce, bcast; sizes 8 B, 1 KiB; P 2, 4; delays 50us, exp:20us`: what the
+    /// options can choose from, each list in the order of the file (sizes, P and delays
+    /// ascending).
+    pub fn describe(&self) -> String {
+        if self.configs.is_empty() {
+            return "no complete block".into();
+        }
+        let mut ops: Vec<&str> = Vec::new();
+        let mut procs: Vec<u32> = Vec::new();
+        let mut delays: Vec<(f64, &str)> = Vec::new();
+        for c in &self.configs {
+            if !ops.contains(&c.op.name()) {
+                ops.push(c.op.name());
+            }
+            if !procs.contains(&c.nprocs) {
+                procs.push(c.nprocs);
+            }
+            if c.delay_s > 0.0 && !delays.iter().any(|d| d.1 == c.delay_model) {
+                delays.push((c.delay_s, &c.delay_model));
+            }
+        }
+        procs.sort_unstable();
+        delays.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+        let list = |items: Vec<String>| {
+            if items.is_empty() {
+                "none".to_string()
+            } else {
+                items.join(", ")
+            }
+        };
+        format!(
+            "ops {}; sizes {}; P {}; delays {}",
+            ops.join(", "),
+            list(self.sizes().into_iter().map(pretty_bytes).collect()),
+            list(procs.iter().map(u32::to_string).collect()),
+            list(delays.iter().map(|d| d.1.to_string()).collect()),
+        )
     }
 }
 
@@ -191,5 +383,82 @@ mod tests {
         );
         assert!(fixed.keeps_overlap(Op::Ibcast, 8, 2, 50e-6));
         assert!(!fixed.keeps_overlap(Op::Ibcast, 8, 2, 20e-6));
+    }
+
+    fn offered() -> Offered {
+        let mut o = Offered::default();
+        for b in [
+            testdata::block(Op::Allreduce, 8, 2, 0.0, 1, 1e-5),
+            testdata::block(Op::Allreduce, 8, 2, 50e-6, 1, 1e-5),
+            testdata::block(Op::Allreduce, 1024, 4, 0.0, 1, 1e-5),
+            testdata::block(Op::Barrier, 0, 4, 0.0, 1, 1e-5),
+        ] {
+            o.add(&b);
+        }
+        o
+    }
+
+    #[test]
+    fn filters_of_values_the_file_lacks_are_refused_naming_what_it_has() {
+        let o = offered();
+        let has = "it has ops allreduce, barrier; sizes 8 B, 1 KiB; P 2, 4; delays 50us";
+        for (sel, asked) in [
+            (
+                Selection {
+                    sizes: vec![5 * 1024],
+                    ..Default::default()
+                },
+                "--size 5 KiB is not in the file",
+            ),
+            (
+                Selection {
+                    procs: vec![3],
+                    ..Default::default()
+                },
+                "--procs 3 is not in the file",
+            ),
+            (
+                Selection {
+                    delays: vec!["20us".into()],
+                    ..Default::default()
+                },
+                "--delay 20us is not in the file",
+            ),
+            (
+                Selection {
+                    ops: vec![Op::Bcast],
+                    ..Default::default()
+                },
+                "--op bcast is not in the file",
+            ),
+            (
+                Selection {
+                    sizes: vec![1024],
+                    delays: vec!["50us".into()],
+                    ..Default::default()
+                },
+                "1 KiB, delay 50us together match no configuration of the file",
+            ),
+        ] {
+            let e = sel.check(&o).unwrap_err().to_string();
+            assert_eq!(e, format!("{asked}: {has}"));
+        }
+        for sel in [
+            Selection::default(),
+            Selection {
+                sizes: vec![8],
+                procs: vec![2],
+                delays: vec!["50us".into()],
+                ops: vec![Op::Allreduce],
+            },
+            // A barrier has no size: any size keeps it.
+            Selection {
+                ops: vec![Op::Barrier],
+                sizes: vec![1024],
+                ..Default::default()
+            },
+        ] {
+            assert!(sel.check(&o).is_ok(), "{sel:?}");
+        }
     }
 }

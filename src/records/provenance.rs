@@ -241,7 +241,10 @@ fn address_token(token: &str) -> bool {
     if token.parse::<Ipv6Addr>().is_ok() || token.parse::<SocketAddr>().is_ok() {
         return true;
     }
-    if token.split(':').any(|part| part.parse::<Ipv4Addr>().is_ok()) {
+    if token
+        .split(':')
+        .any(|part| part.parse::<Ipv4Addr>().is_ok())
+    {
         return true;
     }
     let Some((host, port)) = token.rsplit_once(':') else {
@@ -380,9 +383,18 @@ mod tests {
     #[test]
     fn launch_addresses_and_ports_are_named_but_not_kept() {
         let env = [
-            ("OMPI_MCA_orte_hnp_uri", "2381905920.0;tcp://10.0.0.5,172.17.0.1:41231"),
-            ("PMIX_SERVER_URI21", "pmix-server.4242;tcp4://127.0.0.1:39187"),
-            ("PMIX_SERVER_URI4", "pmix-server.4242;tcp4://127.0.0.1:39187"),
+            (
+                "OMPI_MCA_orte_hnp_uri",
+                "2381905920.0;tcp://10.0.0.5,172.17.0.1:41231",
+            ),
+            (
+                "PMIX_SERVER_URI21",
+                "pmix-server.4242;tcp4://127.0.0.1:39187",
+            ),
+            (
+                "PMIX_SERVER_URI4",
+                "pmix-server.4242;tcp4://127.0.0.1:39187",
+            ),
             ("PMI_PORT", "node0:36129"),
             ("SLURM_SRUN_COMM_PORT", "41427"),
             ("SLURM_LAUNCH_NODE_IPADDR", "192.168.1.20"),
@@ -457,7 +469,10 @@ mod tests {
             "MPICH Version: 4.0.2"
         );
         assert_eq!(library_line(""), "");
-        assert_eq!(library_line("\0Open\x1b[1m MPI\r\x07 v5\0"), "Open[1m MPI v5");
+        assert_eq!(
+            library_line("\0Open\x1b[1m MPI\r\x07 v5\0"),
+            "Open[1m MPI v5"
+        );
         assert_eq!(printable("a\0b\tc\nd\x7fe\u{9b}"), "ab\tc\nde");
     }
 
