@@ -221,4 +221,19 @@ fn unknown_keys_and_bad_values_are_errors() {
         Study::parse("ops = ", "s.toml", &cmd),
         Err(StudyError::Toml { .. })
     ));
+    // A value its flag refuses names the file and the key, and says what the flag said.
+    let err = Study::parse("ops = \"allreduce\"\nnrep = \"ten\"\n", "s.toml", &cmd).unwrap_err();
+    assert!(matches!(err, StudyError::Refused { ref key, .. } if key == "nrep"));
+    let said = err.to_string();
+    assert!(
+        said.starts_with("study file s.toml: key 'nrep': invalid value 'ten' for '--nrep"),
+        "{said}"
+    );
+    let err = Study::parse("sync = \"sometimes\"", "s.toml", &cmd).unwrap_err();
+    assert!(
+        err.to_string().contains("study file s.toml: key 'sync'"),
+        "{err}"
+    );
+    let err = Study::parse("nrep = 5\nops = [", "s.toml", &cmd).unwrap_err();
+    assert!(err.to_string().contains("(line 2)"), "{err}");
 }

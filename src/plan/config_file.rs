@@ -30,6 +30,14 @@ pub enum StudyError {
     },
     #[error("study file {path}: key '{key}' must be a string, number, boolean or list of those")]
     BadValue { path: String, key: String },
+    /// The value is of a right kind, but its flag refuses it (`nrep = "ten"`): the message
+    /// is the flag's own, after the file and the key, so the user knows where to look.
+    #[error("study file {path}: key '{key}': {message}")]
+    Refused {
+        path: String,
+        key: String,
+        message: String,
+    },
 }
 
 /// A study file read and turned into flags.
@@ -59,7 +67,14 @@ impl Study {
             .parse()
             .map_err(|e: toml::de::Error| StudyError::Toml {
                 path: path.into(),
-                message: e.message().to_string(),
+                message: match e.span() {
+                    Some(span) => format!(
+                        "{} (line {})",
+                        e.message(),
+                        1 + text[..span.start.min(text.len())].matches('\n').count()
+                    ),
+                    None => e.message().to_string(),
+                },
             })?;
         let known = known_flags(cmd);
         let mut flags = Vec::new();
@@ -77,11 +92,19 @@ impl Study {
                 path: path.into(),
                 key: key.clone(),
             };
-            match value {
-                toml::Value::Boolean(false) => {}
-                toml::Value::Boolean(true) => flags.push((flag, None)),
-                other => flags.push((flag, Some(scalar_or_list(&other).ok_or_else(bad)?))),
+            let value = match value {
+                toml::Value::Boolean(false) => continue,
+                toml::Value::Boolean(true) => None,
+                other => Some(scalar_or_list(&other).ok_or_else(bad)?),
+            };
+            if let Some(message) = refusal(cmd, &flag, value.as_deref()) {
+                return Err(StudyError::Refused {
+                    path: path.into(),
+                    key,
+                    message,
+                });
             }
+            flags.push((flag, value));
         }
         Ok(Study {
             text: text.to_string(),
@@ -125,6 +148,30 @@ fn known_flags(cmd: &Command) -> Vec<String> {
 fn is_alias(cmd: &Command, flag: &str) -> bool {
     cmd.get_arguments()
         .any(|a| a.get_all_aliases().is_some_and(|v| v.contains(&flag)))
+}
+
+/// What the parser of `--flag` says of `value` (`None`: a switch) on its own, or `None` when
+/// it takes it. Only refusals of the value count: a flag that needs another one is the
+/// command line's business once the study is merged.
+fn refusal(cmd: &Command, flag: &str, value: Option<&str>) -> Option<String> {
+    use clap::error::ErrorKind;
+    let mut argv = vec!["delaybench".to_string(), format!("--{flag}")];
+    argv.extend(value.map(str::to_string));
+    let e = cmd.clone().try_get_matches_from(&argv).err()?;
+    let about_the_value = matches!(
+        e.kind(),
+        ErrorKind::InvalidValue
+            | ErrorKind::ValueValidation
+            | ErrorKind::WrongNumberOfValues
+            | ErrorKind::TooManyValues
+            | ErrorKind::TooFewValues
+            | ErrorKind::NoEquals
+            | ErrorKind::InvalidUtf8
+    );
+    // clap's own text without its `error: ` and the usage lines after the first.
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("");
+    about_the_value.then(|| first.trim_start_matches("error: ").to_string())
 }
 
 fn scalar_or_list(v: &toml::Value) -> Option<String> {
