@@ -86,6 +86,44 @@ fn zero_repetitions() {
     assert_rejected(&["--nrep", "0"], "--nrep must be at least 1");
 }
 
+/// `--dry-run` refuses the outputs the run would refuse (a records file that exists or
+/// cannot be created, a figures folder that holds files), exits 2 as the run does, and
+/// leaves nothing behind when they would do.
+#[test]
+fn dry_run_checks_the_output_as_the_run_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let existing = dir.path().join("old.cbor");
+    std::fs::write(&existing, b"x").unwrap();
+    let new = dir.path().join("a/b/run.cbor");
+    let dry = |extra: &[&str]| {
+        let mut args = vec!["--dry-run", "--world-size", "2", "--nrep", "5"];
+        args.extend(extra);
+        common::offline(&args)
+    };
+    for (output, expect) in [
+        ("/proc/delaybench/run.cbor", "cannot create records file"),
+        (existing.to_str().unwrap(), "already exists"),
+    ] {
+        let out = dry(&["--output", output]);
+        assert_eq!(out.status.code(), Some(2), "{output}: {}", text(&out));
+        assert!(text(&out).contains(expect), "{output}: {}", text(&out));
+    }
+    let out = dry(&[
+        "--output",
+        new.to_str().unwrap(),
+        "--figures",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("already holds files"), "{}", text(&out));
+    let out = dry(&["--output", new.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        !dir.path().join("a").exists(),
+        "the dry run left its folders"
+    );
+}
+
 #[test]
 fn unwritable_output() {
     assert_rejected(

@@ -46,6 +46,32 @@ impl RecordsWriter {
         })
     }
 
+    /// Whether [`RecordsWriter::create`] of `path` would succeed, found by doing it and
+    /// undoing it: the missing parent folders are made and the file created empty, then both
+    /// are removed again, so a dry run refuses what the run would and leaves nothing behind.
+    /// (Permission bits alone do not tell: root may write anywhere but `/proc`.)
+    ///
+    /// Errors: [`RecordsError::Exists`], [`RecordsError::Create`], as `create` gives them.
+    pub fn check_new(path: &Path) -> Result<(), RecordsError> {
+        if path.exists() {
+            return Err(RecordsError::Exists(path.display().to_string()));
+        }
+        // The folders create_new would make, deepest first: the order to remove them in.
+        let missing: Vec<&Path> = path
+            .ancestors()
+            .skip(1)
+            .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+            .collect();
+        let created = create_new(path).map(drop);
+        if created.is_ok() {
+            let _ = std::fs::remove_file(path);
+        }
+        for dir in missing {
+            let _ = std::fs::remove_dir(dir);
+        }
+        created
+    }
+
     /// The file being written.
     pub fn path(&self) -> &Path {
         &self.path

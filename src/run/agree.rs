@@ -39,9 +39,10 @@ pub fn agree(
         let mem_per_rank = checks::memory_per_rank(hosts, &mem);
         outcome =
             resolve(world.size() as u32, request, opts, hosts, mem_per_rank).and_then(|plan| {
-                // A dry run measures nothing, so it leaves no file behind either.
+                // A dry run measures nothing, so it leaves no file behind either, but it
+                // refuses the outputs the run would refuse.
                 if opts.dry_run {
-                    return Ok(plan);
+                    return check_outputs(opts).map(|()| plan);
                 }
                 let path = output_path(opts);
                 // Checked before the records file is created, so a refusal leaves nothing behind.
@@ -102,7 +103,9 @@ impl Agreed {
 /// checked (the ranks' hosts are unknown). Exit code 2 with the message for a bad plan.
 pub fn dry_run_without_mpi(request: &Request, opts: &RunOptions, world_size: u32) -> ExitCode {
     let hosts = vec!["localhost".to_string(); world_size as usize];
-    match resolve(world_size, request, opts, &hosts, None) {
+    match resolve(world_size, request, opts, &hosts, None)
+        .and_then(|plan| check_outputs(opts).map(|()| plan))
+    {
         Ok(plan) => {
             eprint!("{}", super::report::describe_plan(&plan, world_size));
             eprintln!(
@@ -163,6 +166,21 @@ fn resolve(
         .emulate_clock
         .map(|spec| spec.with_epoch(super::command::base_clock_now(plan.clock)));
     Ok(plan)
+}
+
+/// What a run checks of its outputs before it measures, without creating any: the folder of
+/// the end-of-run outputs is missing or empty, and the records file could be created
+/// ([`RecordsWriter::check_new`]).
+fn check_outputs(opts: &RunOptions) -> Result<(), String> {
+    let path = output_path(opts);
+    EndOfRun::new(
+        &path,
+        opts.figures.as_deref(),
+        opts.no_figures,
+        opts.no_summary,
+    )
+    .check()?;
+    RecordsWriter::check_new(&path).map_err(|e| e.to_string())
 }
 
 fn output_path(opts: &RunOptions) -> PathBuf {
