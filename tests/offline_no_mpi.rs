@@ -330,3 +330,32 @@ fn no_text_output_carries_a_control_character() {
     found.extend(control_characters("index.md", &page));
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// `info` of a file written before launch addresses were redacted prints none of them: its
+/// output is shared as the files are.
+#[test]
+fn info_redacts_the_launch_addresses_of_older_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.cbor");
+    let mut h = testdata::header(2);
+    let env = &mut h.provenance.machines[0].env;
+    env.insert(
+        "OMPI_MCA_orte_hnp_uri".into(),
+        "2381905920.0;tcp://10.0.0.5:41231".into(),
+    );
+    env.insert(
+        "PMIX_SERVER_URI4".into(),
+        "pmix-server.1;tcp4://127.0.0.1:3918".into(),
+    );
+    let mut w = RecordsWriter::create(&path).unwrap();
+    w.write_header(&h).unwrap();
+    w.finish(&testdata::footer(2)).unwrap();
+    for format in ["table", "json"] {
+        let out = succeeds(&["info", s(&path), "--format", format]);
+        assert!(out.contains("OMPI_MCA_orte_hnp_uri"), "{out}");
+        assert!(out.contains("(redacted)"), "{out}");
+        for address in ["10.0.0.5", "41231", "127.0.0.1"] {
+            assert!(!out.contains(address), "{format}: {address} in {out}");
+        }
+    }
+}

@@ -6,6 +6,7 @@ use crate::cli::InfoArgs;
 use crate::export::{write_noise_report, ExportError, Format};
 use crate::info::{noise_text, RunInfo};
 use crate::records::noise::{is_noise_file, read_noise};
+use crate::records::provenance::recorded_env;
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::process::ExitCode;
@@ -31,7 +32,12 @@ fn info(args: InfoArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let info = RunInfo::read(&file).with_context(|| format!("reading {}", file.display()))?;
+    let mut info = RunInfo::read(&file).with_context(|| format!("reading {}", file.display()))?;
+    // Files written before launch addresses were redacted still hold them: what `info`
+    // prints is shared as the files are, so it redacts them as a run now does.
+    for m in &mut info.header.provenance.machines {
+        m.env = recorded_env(std::mem::take(&mut m.env));
+    }
     // A closed pipe (`| head`) is no error for a printer.
     match info.write(format, &mut std::io::stdout().lock()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {

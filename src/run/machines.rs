@@ -1,6 +1,7 @@
 //! The machines of a run for its header's provenance: each host's first rank describes its
-//! host (kernel, CPU, cores, MPI-related environment) and rank 0 gathers one description per
-//! host, its own first. Other ranks send nothing, so the cost grows with hosts, not ranks.
+//! host (kernel, CPU, cores, MPI-related environment without credentials or launch addresses:
+//! [`crate::records::provenance::recorded_env`]) and rank 0 gathers one description per host,
+//! its own first. Other ranks send nothing, so the cost grows with hosts, not ranks.
 
 use super::gather::gather_bytes;
 use crate::records::Machine;
