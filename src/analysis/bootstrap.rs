@@ -19,6 +19,17 @@ use rand_distr::{Beta, Distribution};
 use serde::Serialize;
 use statrs::statistics::{Data, OrderStatistics};
 
+/// Fewest valid repetitions from which an interval of a median is given (at the default
+/// 95 % level; [`Bootstrap::min_valid`] raises it for higher levels), and so a benefit's
+/// interval and its significance, which rest on two medians. 6 is the smallest n for which
+/// the distribution-free 95 % interval of the median, between two order statistics, exists
+/// at all: it needs 2 · 0.5^n ≤ 0.05 (Le Boudec 2010, *Performance Evaluation of Computer
+/// and Communication Systems*, §2.2.1 and Table A.1). Below it a percentile bootstrap
+/// interval is still computed but covers far less than its level claims: with n = 3 it is
+/// about the range of the three values. Hoefler and Belli (2015, *Scientific benchmarking of
+/// parallel computing systems*) take the median's interval from Le Boudec for this reason.
+pub const MIN_VALID_FOR_CI: usize = 6;
+
 /// A two-sided confidence interval; bounds in the unit of the statistic.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Interval {
@@ -60,11 +71,20 @@ impl Default for Bootstrap {
 }
 
 impl Bootstrap {
+    /// Fewest values from which this bootstrap gives an interval of a median: the smallest n
+    /// with 2 · 0.5^n ≤ 1 − level (the distribution-free interval of the median exists, see
+    /// [`MIN_VALID_FOR_CI`]), and never fewer than [`MIN_VALID_FOR_CI`]; 6 at 95 %, 8 at 99 %.
+    pub fn min_valid(&self) -> usize {
+        let alpha = (1.0 - self.level).max(f64::MIN_POSITIVE);
+        let n = (2.0 / alpha).log2().ceil();
+        MIN_VALID_FOR_CI.max(n as usize)
+    }
+
     /// Interval of the median of `values`: the (1 − level)/2 and (1 + level)/2 quantiles of
-    /// the medians of `resamples` resamples drawn with replacement. `None` for fewer than two
-    /// values, where resampling says nothing.
+    /// the medians of `resamples` resamples drawn with replacement. `None` for fewer than
+    /// [`Bootstrap::min_valid`] values, where no interval means what its level says.
     pub fn median_ci(&self, values: &[f64]) -> Option<Interval> {
-        if values.len() < 2 {
+        if values.len() < self.min_valid() {
             return None;
         }
         let sorted = sorted(values);
@@ -78,7 +98,7 @@ impl Bootstrap {
     /// t0 = median(`baseline_s`) and tδ = median(`delayed_s`) (Niethammer et al. 2016, eq. 5;
     /// seconds in, a fraction out). The two blocks were measured independently, so each
     /// resample draws the baseline and the delayed t_globals independently, each with
-    /// replacement. `None` when either has fewer than two values.
+    /// replacement. `None` when either has fewer than [`Bootstrap::min_valid`] values.
     pub fn benefit_ci(
         &self,
         baseline_s: &[f64],
@@ -91,7 +111,7 @@ impl Bootstrap {
     /// Interval of the cost of the late arrival, median(`delayed_s`) − median(`baseline_s`)
     /// (tδ − t0, seconds): resampled as [`Bootstrap::benefit_ci`] resamples, with the same
     /// draws, so the two intervals of a row come from the same resamples. `None` when either
-    /// has fewer than two values.
+    /// has fewer than [`Bootstrap::min_valid`] values.
     pub fn cost_ci(&self, baseline_s: &[f64], delayed_s: &[f64]) -> Option<Interval> {
         self.pair_ci(baseline_s, delayed_s, |t0, td| td - t0)
     }
@@ -104,7 +124,8 @@ impl Bootstrap {
         delayed_s: &[f64],
         stat: impl Fn(f64, f64) -> f64,
     ) -> Option<Interval> {
-        if baseline_s.len() < 2 || delayed_s.len() < 2 {
+        let least = self.min_valid();
+        if baseline_s.len() < least || delayed_s.len() < least {
             return None;
         }
         let (b0, bd) = (sorted(baseline_s), sorted(delayed_s));
@@ -346,6 +367,25 @@ mod tests {
         // Reproducible: the same seed gives the same interval.
         assert_eq!(boot.median_ci(&small), Some(s));
         assert_eq!(boot.median_ci(&[1.0]), None);
+    }
+
+    #[test]
+    fn too_few_values_give_no_interval() {
+        let boot = Bootstrap::default();
+        assert_eq!(boot.min_valid(), MIN_VALID_FOR_CI);
+        let five = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let six = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        assert_eq!(boot.median_ci(&five), None);
+        assert!(boot.median_ci(&six).is_some());
+        assert_eq!(boot.benefit_ci(&six, &five, 1.0), None);
+        assert_eq!(boot.cost_ci(&five, &six), None);
+        assert!(boot.benefit_ci(&six, &six, 1.0).is_some());
+        // 2 · 0.5^8 ≤ 0.01 < 2 · 0.5^7: 8 values at 99 %.
+        let strict = Bootstrap {
+            level: 0.99,
+            ..boot
+        };
+        assert_eq!(strict.min_valid(), 8);
     }
 
     #[test]

@@ -580,14 +580,32 @@ mod tests {
         assert!(close(late.benefit_min, 0.0) || late.benefit_min.unwrap().abs() < 1e-9);
         assert!(late.benefit_median.unwrap().abs() < 1e-9);
         assert!(close(late.benefit_ceiling, 0.25));
-        // The interval brackets 0: not significant.
-        assert_eq!(late.benefit_significant, Some(false));
-        let ci = late.median_ci().unwrap();
-        assert!(ci.lo >= 60e-6 - 1e-12 && ci.hi <= 64e-6 + 1e-12, "{ci:?}");
+        // 4 valid repetitions a side, under MIN_VALID_FOR_CI: no interval, no significance.
+        assert_eq!(late.benefit_significant, None);
+        assert_eq!((late.median_ci(), late.benefit_ci()), (None, None));
+        assert_eq!(late.cost_median_ci_lo_s, None);
         // One launch: no between-launch variation, its range is the one median.
         assert_eq!(late.launch_median_cv, None);
         assert!(close(late.launch_median_min_s, 62.5e-6));
         assert_eq!(late.launches, 1);
+    }
+
+    #[test]
+    fn enough_repetitions_give_intervals() {
+        // 8 repetitions, 7 valid: 10, 12..17 us (+ 50 us when delayed), medians 14 and 64 us.
+        let rows = config_stats(&[records(10e-6, 8)], &Bootstrap::default()).unwrap();
+        let late = &rows[1];
+        assert_eq!((late.valid, late.valid0), (7, 7));
+        // tδ = t0 + δ: the interval brackets 0, not significant.
+        assert!(late.benefit_ci().unwrap().contains(0.0));
+        assert_eq!(late.benefit_significant, Some(false));
+        let ci = late.median_ci().unwrap();
+        assert!(ci.lo >= 60e-6 - 1e-12 && ci.hi <= 67e-6 + 1e-12, "{ci:?}");
+        let (lo, hi) = (
+            late.cost_median_ci_lo_s.unwrap(),
+            late.cost_median_ci_hi_s.unwrap(),
+        );
+        assert!(lo <= 50e-6 + 1e-12 && 50e-6 - 1e-12 <= hi, "[{lo}, {hi}]");
     }
 
     #[test]

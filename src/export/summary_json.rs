@@ -114,13 +114,14 @@ mod tests {
         }
         assert_eq!(rows[0]["op"], "allreduce");
         assert_eq!(rows[0]["valid"], 4);
-        assert_eq!(rows[1]["benefit_significant"], false);
+        // 4 valid repetitions a side: too few for an interval or a significance.
+        assert_eq!(rows[1]["benefit_significant"], Value::Null);
         assert_eq!(rows[0]["benefit_min"], Value::Null);
         assert_eq!(rows[3]["t0_min_s"], Value::Null);
         let cost = rows[1]["cost_median_s"].as_f64().unwrap();
         assert!((cost - 50e-6).abs() < 1e-12, "{cost}");
-        assert!(rows[1]["cost_median_ci_lo_s"].as_f64().unwrap() <= cost);
-        assert!(rows[1]["cost_median_ci_hi_s"].as_f64().unwrap() >= cost);
+        assert_eq!(rows[1]["cost_median_ci_lo_s"], Value::Null);
+        assert_eq!(rows[1]["cost_median_ci_hi_s"], Value::Null);
         assert_eq!(rows[3]["cost_median_s"], Value::Null);
     }
 

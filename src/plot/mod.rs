@@ -468,7 +468,8 @@ mod tests {
         let mut blocks = Vec::new();
         for p in [2, 4] {
             for &delay in delays {
-                blocks.push(testdata::block(Op::Allreduce, 8, p, delay, 4, 10e-6));
+                // 7 valid repetitions: enough for intervals (MIN_VALID_FOR_CI).
+                blocks.push(testdata::block(Op::Allreduce, 8, p, delay, 8, 10e-6));
             }
         }
         testdata::records(4, blocks)
