@@ -30,6 +30,14 @@ use statrs::statistics::{Data, OrderStatistics};
 /// parallel computing systems*) take the median's interval from Le Boudec for this reason.
 pub const MIN_VALID_FOR_CI: usize = 6;
 
+/// Fewest resamples `--resamples` accepts. A percentile interval's bounds are the
+/// (1 − level)/2 and (1 + level)/2 quantiles of the resampled statistic, so at 95 % each
+/// rests on the 2.5 % tail of the resamples: 25 of 1000. Efron and Tibshirani (1993, *An
+/// Introduction to the Bootstrap*, §19.3) ask for about 1000 for percentile intervals,
+/// where 50 to 200 do for a standard error; with 0 resamples there is no interval at all,
+/// with 1 a point that a table would call significant.
+pub const MIN_RESAMPLES: u32 = 1000;
+
 /// A two-sided confidence interval; bounds in the unit of the statistic.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Interval {
@@ -52,7 +60,8 @@ impl Interval {
 /// Settings of the percentile bootstrap.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bootstrap {
-    /// Resamples drawn (2000 by default; criterion uses 100 000, ReproMPI none).
+    /// Resamples drawn (2000 by default; criterion uses 100 000, ReproMPI none); the command
+    /// line refuses fewer than [`MIN_RESAMPLES`], and no resample gives no interval.
     pub resamples: u32,
     /// Confidence level, e.g. 0.95.
     pub level: f64,
@@ -91,7 +100,7 @@ impl Bootstrap {
         let median = ResampleMedian::of(&sorted);
         let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
         let medians = (0..self.resamples).map(|_| median.draw(&mut rng)).collect();
-        Some(self.percentiles(medians))
+        self.percentiles(medians)
     }
 
     /// Interval of the delay overlap benefit from medians, b = (t0 + δ − tδ) / tδ with
@@ -139,7 +148,7 @@ impl Bootstrap {
             })
             .filter(|v| v.is_finite())
             .collect();
-        Some(self.percentiles(values))
+        self.percentiles(values)
     }
 
     /// Interval of mean(`a`) − mean(`b`) for two independently measured samples: each
@@ -157,16 +166,21 @@ impl Bootstrap {
                 / v.len() as f64
         };
         let diffs = (0..self.resamples).map(|_| mean(a) - mean(b)).collect();
-        Some(self.percentiles(diffs))
+        self.percentiles(diffs)
     }
 
-    fn percentiles(&self, stats: Vec<f64>) -> Interval {
+    /// The percentile interval of the resampled `stats`; `None` without a single (finite)
+    /// resample, where statrs' quantiles would be NaN.
+    fn percentiles(&self, stats: Vec<f64>) -> Option<Interval> {
+        if stats.is_empty() {
+            return None;
+        }
         let alpha = (1.0 - self.level) / 2.0;
         let mut data = Data::new(stats);
-        Interval {
+        Some(Interval {
             lo: data.quantile(alpha),
             hi: data.quantile(1.0 - alpha),
-        }
+        })
     }
 }
 
@@ -386,6 +400,18 @@ mod tests {
             ..boot
         };
         assert_eq!(strict.min_valid(), 8);
+    }
+
+    #[test]
+    fn no_resample_gives_no_interval() {
+        let none = Bootstrap {
+            resamples: 0,
+            ..Bootstrap::default()
+        };
+        let v: Vec<f64> = (0..20).map(f64::from).collect();
+        assert_eq!(none.median_ci(&v), None);
+        assert_eq!(none.benefit_ci(&v, &v, 1.0), None);
+        assert_eq!(none.mean_difference_ci(&v, &v), None);
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub use overlap::{
 mod warnings;
 
 pub use algorithm_table::{algorithm_rows, algorithm_table_text, AlgorithmRow, Winner};
-pub use bootstrap::{Bootstrap, Interval, MIN_VALID_FOR_CI};
+pub use bootstrap::{Bootstrap, Interval, MIN_RESAMPLES, MIN_VALID_FOR_CI};
 pub use compare::{compare, CompareRow, Unmatched, COMPARE_SCHEMA_VERSION};
 pub use config_stats::{
     benefit, benefit_ceiling, config_stats, config_stats_of_digests, AnalysisError, ConfigStats,
