@@ -196,7 +196,14 @@ pub(super) fn notes(a: &Analysis) -> Vec<String> {
         "b med: delay overlap benefit (t0 + delta - t_delta) / t_delta from medians".into(),
         "  (Niethammer et al. 2016, eq. 5); b min: the same from minima, as that paper reports it;"
             .into(),
-        "  significant no: the interval holds 0.".into(),
+        format!(
+            "  significant: b told from 0, Benjamini-Hochberg at {:.0}% false discovery rate over",
+            a.bootstrap.fdr() * 100.0
+        ),
+        format!(
+            "  the {} benefits tested here (p: twice the bootstrap share beyond 0; benefit_p).",
+            a.rows.iter().filter(|r| r.benefit_p.is_some()).count()
+        ),
         "b ceiling: min(t0, delta) / max(t0, delta) from median t0: the largest b IF t_delta >= t0"
             .into(),
         "  (delaybench's bound; !: b exceeded it, so t_delta < t0); b / ceiling: 100% = as well"

@@ -642,6 +642,7 @@ pub(crate) mod fixtures {
             benefit_median: None,
             benefit_median_ci_lo: None,
             benefit_median_ci_hi: None,
+            benefit_p: None,
             benefit_significant: None,
             benefit_ceiling: None,
             benefit_of_ceiling: None,
