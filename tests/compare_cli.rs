@@ -58,6 +58,10 @@ fn compare_two_files_side_by_side() {
     let diff: f64 = rows[0][col("t_global_median_rel_diff")].parse().unwrap();
     assert!((diff - 1.0).abs() < 1e-6, "{diff}");
     assert_eq!(&rows[0][col("t_global_ci_overlap")], "false");
+    // The verdict: the bootstrap interval of B − A excludes 0.
+    assert_eq!(&rows[0][col("t_global_differs")], "true");
+    let lo: f64 = rows[0][col("t_global_median_diff_ci_lo_s")].parse().unwrap();
+    assert!(lo > 0.0, "{lo}");
     // Both delayed blocks have t_delta = t0 + delta: b = 0 on each side.
     let bd: f64 = rows[1][col("benefit_diff")].parse().unwrap();
     assert!(bd.abs() < 1e-6, "{bd}");
@@ -72,6 +76,7 @@ fn compare_two_files_side_by_side() {
     assert!(table.status.success(), "{}", text(&table));
     let stdout = String::from_utf8_lossy(&table.stdout);
     assert!(stdout.contains("+100.0"), "{stdout}");
+    assert!(stdout.contains("differs: that interval excludes 0"), "{stdout}");
 }
 
 #[test]

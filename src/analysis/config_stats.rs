@@ -470,6 +470,30 @@ fn row(
     }
 }
 
+/// The valid t_globals of `row`'s configuration and of its baseline in `launches`, pooled
+/// as [`config_stats`] pools them for the row: (the row's own, the baseline's). Empty when
+/// `launches` lack the configuration (or its baseline).
+pub fn samples_of(launches: &[LaunchDigest], row: &ConfigStats) -> (Vec<f64>, Vec<f64>) {
+    let k: Key = (
+        row.op,
+        row.bytes,
+        row.nprocs,
+        row.delay_model.clone(),
+        row.algorithm.clone(),
+    );
+    let Some(block) = launches
+        .iter()
+        .flat_map(|l| &l.blocks)
+        .find(|b| key(b) == k)
+    else {
+        return (Vec::new(), Vec::new());
+    };
+    (
+        pooled(&blocks_of(launches, &k)),
+        pooled(&baselines_of(launches, block)),
+    )
+}
+
 impl ConfigStats {
     /// The median's interval, if there is one.
     pub fn median_ci(&self) -> Option<Interval> {

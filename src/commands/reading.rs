@@ -29,6 +29,22 @@ pub(super) fn each_block(
 /// Reads and analyses records files of one plan (several launches) on the chosen global
 /// times, one block at a time: memory follows valid repetitions, not the file's size.
 pub(super) fn analysis(files: &[PathBuf], boot: Bootstrap, times: GlobalTimes) -> Result<Analysis> {
+    analysis_of(files, &launches(files, times)?, boot)
+}
+
+/// The analysis of `launches`, read from `files` by [`launches`].
+pub(super) fn analysis_of(
+    files: &[PathBuf],
+    launches: &[LaunchDigest],
+    boot: Bootstrap,
+) -> Result<Analysis> {
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    Ok(analyze_digests(&names, launches, boot)?)
+}
+
+/// Reads records files block by block into their digests (the valid t_globals per block),
+/// saying on stderr which times were used and whether a run was interrupted.
+pub(super) fn launches(files: &[PathBuf], times: GlobalTimes) -> Result<Vec<LaunchDigest>> {
     let mut launches = Vec::with_capacity(files.len());
     for file in files {
         let launch = LaunchDigest::read(file, times)
@@ -40,8 +56,7 @@ pub(super) fn analysis(files: &[PathBuf], boot: Bootstrap, times: GlobalTimes) -
         }
         launches.push(launch);
     }
-    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    Ok(analyze_digests(&names, &launches, boot)?)
+    Ok(launches)
 }
 
 /// Says on stderr which global times a reader used, how many verdicts they changed, and
