@@ -15,11 +15,13 @@ use delaybench::records::{testdata, RecordsWriter};
 use std::path::{Path, PathBuf};
 
 /// A complete records file: allreduce 8 B at P = 2, baseline and 50 us late, 60 repetitions
-/// whose operation takes `op_time_s`.
+/// whose operation takes `op_time_s`; a run of its own, whose run id is its name.
 fn write_records(dir: &Path, name: &str, op_time_s: f64) -> PathBuf {
     let path = dir.join(name);
     let mut w = RecordsWriter::create(&path).unwrap();
-    w.write_header(&testdata::header(2)).unwrap();
+    let mut header = testdata::header(2);
+    header.provenance.run_id = name.into();
+    w.write_header(&header).unwrap();
     for delay in [0.0, 50e-6] {
         w.write_block(&testdata::block(Op::Allreduce, 8, 2, delay, 60, op_time_s))
             .unwrap();

@@ -1,6 +1,6 @@
 //! `delaybench compare`: the same configurations of two records files side by side.
 
-use super::reading::{analysis_of, launches};
+use super::reading::{analysis_of, launches, unless_repeated};
 use super::{finish, Run};
 use crate::analysis::{compare, Analysis, CompareSide, LaunchDigest};
 
@@ -14,7 +14,8 @@ use std::process::ExitCode;
 
 impl Run for CompareArgs {
     fn run(self) -> ExitCode {
-        finish(compare_files(self))
+        let files = [self.a.clone(), self.b.clone()];
+        unless_repeated(&files, || finish(compare_files(self)))
     }
 }
 
