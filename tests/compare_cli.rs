@@ -9,7 +9,8 @@ use delaybench::records::{testdata, Footer, RecordsWriter};
 use std::path::{Path, PathBuf};
 
 /// Writes a complete records file: allreduce 8 B at P = 2, baseline and 50 us late, 60
-/// repetitions whose operation takes `op_time_s`; with a clock warning in the footer.
+/// repetitions whose operation takes `op_time_s`; with a clock warning in the footer. Each
+/// file is a run of its own: its run id is its name.
 fn write(
     dir: &Path,
     name: &str,
@@ -19,6 +20,7 @@ fn write(
     let path = dir.join(name);
     let mut header = testdata::header(2);
     header.plan.sync = sync;
+    header.provenance.run_id = name.into();
     let mut w = RecordsWriter::create(&path).unwrap();
     w.write_header(&header).unwrap();
     for delay in [0.0, 50e-6] {
@@ -58,6 +60,12 @@ fn compare_two_files_side_by_side() {
     let diff: f64 = rows[0][col("t_global_median_rel_diff")].parse().unwrap();
     assert!((diff - 1.0).abs() < 1e-6, "{diff}");
     assert_eq!(&rows[0][col("t_global_ci_overlap")], "false");
+    // The verdict: the bootstrap interval of B − A excludes 0.
+    assert_eq!(&rows[0][col("t_global_differs")], "true");
+    let lo: f64 = rows[0][col("t_global_median_diff_ci_lo_s")]
+        .parse()
+        .unwrap();
+    assert!(lo > 0.0, "{lo}");
     // Both delayed blocks have t_delta = t0 + delta: b = 0 on each side.
     let bd: f64 = rows[1][col("benefit_diff")].parse().unwrap();
     assert!(bd.abs() < 1e-6, "{bd}");
@@ -72,6 +80,10 @@ fn compare_two_files_side_by_side() {
     assert!(table.status.success(), "{}", text(&table));
     let stdout = String::from_utf8_lossy(&table.stdout);
     assert!(stdout.contains("+100.0"), "{stdout}");
+    assert!(
+        stdout.contains("differs: that interval excludes 0"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -95,6 +107,26 @@ fn analyze_pools_launches_of_one_plan_and_refuses_others() {
         w[1].as_str().unwrap().contains("a2.cbor: global clocks"),
         "{w:?}"
     );
+
+    // A copy of a run is not another launch: refused before it is read, naming both files.
+    let copy = dir.path().join("copy.cbor");
+    std::fs::copy(&a, &copy).unwrap();
+    for args in [
+        &["analyze", s(&a), s(&a2), s(&copy)][..],
+        &["compare", s(&a), s(&copy)],
+        &["plot", s(&a), s(&copy), "--out", s(dir.path())],
+    ] {
+        let out = offline(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(s(&a))
+                && err.contains(s(&copy))
+                && err.contains("same run (run id a.cbor)"),
+            "{args:?}: {err}"
+        );
+    }
 
     let b = write(dir.path(), "b.cbor", 10e-6, Barrier);
     let out = offline(&["analyze", s(&a), s(&b)]);

@@ -15,11 +15,13 @@ use delaybench::records::{testdata, RecordsWriter};
 use std::path::{Path, PathBuf};
 
 /// A complete records file: allreduce 8 B at P = 2, baseline and 50 us late, 60 repetitions
-/// whose operation takes `op_time_s`.
+/// whose operation takes `op_time_s`; a run of its own, whose run id is its name.
 fn write_records(dir: &Path, name: &str, op_time_s: f64) -> PathBuf {
     let path = dir.join(name);
     let mut w = RecordsWriter::create(&path).unwrap();
-    w.write_header(&testdata::header(2)).unwrap();
+    let mut header = testdata::header(2);
+    header.provenance.run_id = name.into();
+    w.write_header(&header).unwrap();
     for delay in [0.0, 50e-6] {
         w.write_block(&testdata::block(Op::Allreduce, 8, 2, delay, 60, op_time_s))
             .unwrap();
@@ -357,5 +359,80 @@ fn info_redacts_the_launch_addresses_of_older_files() {
         for address in ["10.0.0.5", "41231", "127.0.0.1"] {
             assert!(!out.contains(address), "{format}: {address} in {out}");
         }
+    }
+}
+
+/// A records file with what makes statistics degenerate: a block of 60 repetitions and
+/// its late twin, blocks with 3 and 2 valid repetitions (too few for an interval), and
+/// an overlap-mode pair; `op_time_s` as in [`write_records`], the run id `run_id`.
+fn write_awkward_records(dir: &Path, name: &str, op_time_s: f64, run_id: &str) -> PathBuf {
+    let path = dir.join(name);
+    let mut w = RecordsWriter::create(&path).unwrap();
+    let mut header = testdata::header(4);
+    header.provenance.run_id = run_id.into();
+    w.write_header(&header).unwrap();
+    for delay in [0.0, 50e-6] {
+        w.write_block(&testdata::block(Op::Allreduce, 8, 2, delay, 60, op_time_s))
+            .unwrap();
+        w.write_block(&testdata::block(Op::Allreduce, 8, 4, delay, 4, op_time_s))
+            .unwrap();
+        let overlap = testdata::block(Op::Iallreduce, 1024, 4, delay, 8, op_time_s);
+        w.write_block(&testdata::with_overlap(overlap)).unwrap();
+    }
+    w.write_block(&testdata::block(Op::Barrier, 0, 4, 0.0, 3, op_time_s))
+        .unwrap();
+    w.finish(&testdata::footer(4)).unwrap();
+    path
+}
+
+/// No output of an offline command says `NaN`: an interval, a p-value or a statistic that
+/// cannot be computed is an empty cell, JSON `null` or `-`, in every format. And
+/// `--resamples` below its minimum is refused when the arguments are parsed (exit 2).
+#[test]
+fn no_output_says_nan() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_awkward_records(dir.path(), "a.cbor", 1e-5, "run-a");
+    let b = write_awkward_records(dir.path(), "b.cbor", 2e-5, "run-b");
+    let formats = ["table", "csv", "tsv", "json", "markdown"];
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    let owned = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    for f in formats {
+        for mode in [
+            &[][..],
+            &["--distribution"],
+            &["--trend"],
+            &["--overlap"],
+            &["--timing", "global,max,root"],
+            &["--algorithms"],
+            &["--replay"],
+            &["--resamples", "1000"],
+        ] {
+            let mut args = owned(&["analyze", s(&a), "--format", f]);
+            args.extend(owned(mode));
+            runs.push(args);
+        }
+        runs.push(owned(&["compare", s(&a), s(&b), "--format", f]));
+        runs.push(owned(&["analyze", s(&a), s(&b), "--format", f]));
+    }
+    for f in ["csv", "json", "jsonl"] {
+        for rows in ["rank", "rep"] {
+            runs.push(owned(&["export", s(&a), "--format", f, "--rows", rows]));
+        }
+    }
+    for args in &runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = offline(&args);
+        let said = text(&out);
+        assert!(!said.contains("NaN"), "{args:?}: {said}");
+        // The summary and compare succeed in every format; the other tables may refuse one.
+        if args.len() == 4 || args[0] == "compare" {
+            assert!(out.status.success(), "{args:?}: {said}");
+        }
+    }
+    for n in ["0", "1", "999"] {
+        let out = offline(&["analyze", s(&a), "--resamples", n]);
+        assert_eq!(out.status.code(), Some(2), "{n}: {}", text(&out));
+        assert!(text(&out).contains("at least 1000"), "{}", text(&out));
+        assert!(out.stdout.is_empty());
     }
 }

@@ -458,16 +458,20 @@ fn heatmaps_and_the_pooled_spread_are_written() {
 
 #[test]
 fn compare_figures_show_both_runs_with_intervals() {
-    use delaybench::analysis::{compare, config_stats, Bootstrap};
+    use delaybench::analysis::{
+        compare, config_stats_of_digests, Bootstrap, CompareSide, LaunchDigest,
+    };
     let a = small_records();
     let mut b = small_records();
     b.header.mpi_library = "MPICH Version:\t4.2.0".into();
     let boot = Bootstrap::default();
+    let (la, lb) = ([LaunchDigest::of(&a)], [LaunchDigest::of(&b)]);
     let (sa, sb) = (
-        config_stats(std::slice::from_ref(&a), &boot).unwrap(),
-        config_stats(std::slice::from_ref(&b), &boot).unwrap(),
+        config_stats_of_digests(&la, &boot).unwrap(),
+        config_stats_of_digests(&lb, &boot).unwrap(),
     );
-    let (rows, _) = compare(&sa, &sb);
+    let side = |rows, launches| CompareSide { rows, launches };
+    let (rows, _) = compare(side(&sa, &la), side(&sb, &lb), &boot);
     let dir = tempfile::tempdir().unwrap();
     let side = |name: &str, r: &Records| Side::of(Path::new(name), &r.header);
     let written =

@@ -19,6 +19,25 @@ use rand_distr::{Beta, Distribution};
 use serde::Serialize;
 use statrs::statistics::{Data, OrderStatistics};
 
+/// Fewest valid repetitions from which an interval of a median is given (at the default
+/// 95 % level; [`Bootstrap::min_valid`] raises it for higher levels), and so a benefit's
+/// interval and its significance, which rest on two medians. 6 is the smallest n for which
+/// the distribution-free 95 % interval of the median, between two order statistics, exists
+/// at all: it needs 2 · 0.5^n ≤ 0.05 (Le Boudec 2010, *Performance Evaluation of Computer
+/// and Communication Systems*, §2.2.1 and Table A.1). Below it a percentile bootstrap
+/// interval is still computed but covers far less than its level claims: with n = 3 it is
+/// about the range of the three values. Hoefler and Belli (2015, *Scientific benchmarking of
+/// parallel computing systems*) take the median's interval from Le Boudec for this reason.
+pub const MIN_VALID_FOR_CI: usize = 6;
+
+/// Fewest resamples `--resamples` accepts. A percentile interval's bounds are the
+/// (1 − level)/2 and (1 + level)/2 quantiles of the resampled statistic, so at 95 % each
+/// rests on the 2.5 % tail of the resamples: 25 of 1000. Efron and Tibshirani (1993, *An
+/// Introduction to the Bootstrap*, §19.3) ask for about 1000 for percentile intervals,
+/// where 50 to 200 do for a standard error; with 0 resamples there is no interval at all,
+/// with 1 a point that a table would call significant.
+pub const MIN_RESAMPLES: u32 = 1000;
+
 /// A two-sided confidence interval; bounds in the unit of the statistic.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Interval {
@@ -41,7 +60,8 @@ impl Interval {
 /// Settings of the percentile bootstrap.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bootstrap {
-    /// Resamples drawn (2000 by default; criterion uses 100 000, ReproMPI none).
+    /// Resamples drawn (2000 by default; criterion uses 100 000, ReproMPI none); the command
+    /// line refuses fewer than [`MIN_RESAMPLES`], and no resample gives no interval.
     pub resamples: u32,
     /// Confidence level, e.g. 0.95.
     pub level: f64,
@@ -60,40 +80,116 @@ impl Default for Bootstrap {
 }
 
 impl Bootstrap {
+    /// Fewest values from which this bootstrap gives an interval of a median: the smallest n
+    /// with 2 · 0.5^n ≤ 1 − level (the distribution-free interval of the median exists, see
+    /// [`MIN_VALID_FOR_CI`]), and never fewer than [`MIN_VALID_FOR_CI`]; 6 at 95 %, 8 at 99 %.
+    pub fn min_valid(&self) -> usize {
+        let alpha = (1.0 - self.level).max(f64::MIN_POSITIVE);
+        let n = (2.0 / alpha).log2().ceil();
+        MIN_VALID_FOR_CI.max(n as usize)
+    }
+
+    /// The false discovery rate at which an analysis decides which benefits are significant
+    /// (Benjamini-Hochberg over its rows): 1 − level, 5 % at the default 95 %, so that the
+    /// decision and the intervals speak at one level. Rounded to 12 decimals, so that 0.95
+    /// gives 0.05 and not 0.050000000000000044 in the JSON.
+    pub fn fdr(&self) -> f64 {
+        ((1.0 - self.level) * 1e12).round() / 1e12
+    }
+
     /// Interval of the median of `values`: the (1 − level)/2 and (1 + level)/2 quantiles of
-    /// the medians of `resamples` resamples drawn with replacement. `None` for fewer than two
-    /// values, where resampling says nothing.
+    /// the medians of `resamples` resamples drawn with replacement. `None` for fewer than
+    /// [`Bootstrap::min_valid`] values, where no interval means what its level says.
     pub fn median_ci(&self, values: &[f64]) -> Option<Interval> {
-        if values.len() < 2 {
+        if values.len() < self.min_valid() {
             return None;
         }
         let sorted = sorted(values);
         let median = ResampleMedian::of(&sorted);
         let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
         let medians = (0..self.resamples).map(|_| median.draw(&mut rng)).collect();
-        Some(self.percentiles(medians))
+        self.percentiles(medians)
     }
 
     /// Interval of the delay overlap benefit from medians, b = (t0 + δ − tδ) / tδ with
     /// t0 = median(`baseline_s`) and tδ = median(`delayed_s`) (Niethammer et al. 2016, eq. 5;
     /// seconds in, a fraction out). The two blocks were measured independently, so each
     /// resample draws the baseline and the delayed t_globals independently, each with
-    /// replacement. `None` when either has fewer than two values.
+    /// replacement. `None` when either has fewer than [`Bootstrap::min_valid`] values.
     pub fn benefit_ci(
         &self,
         baseline_s: &[f64],
         delayed_s: &[f64],
         delay_s: f64,
     ) -> Option<Interval> {
-        self.pair_ci(baseline_s, delayed_s, |t0, td| benefit(t0, td, delay_s))
+        self.benefit_test(baseline_s, delayed_s, delay_s)
+            .map(|t| t.0)
+    }
+
+    /// [`Bootstrap::benefit_ci`] with the test of "no benefit" from the same resamples:
+    /// the interval and the two-sided p-value of b = 0, [`two_sided_p`] of the resampled
+    /// benefits. `None` as [`Bootstrap::benefit_ci`].
+    pub fn benefit_test(
+        &self,
+        baseline_s: &[f64],
+        delayed_s: &[f64],
+        delay_s: f64,
+    ) -> Option<(Interval, f64)> {
+        let values =
+            self.pair_resamples(baseline_s, delayed_s, |t0, td| benefit(t0, td, delay_s))?;
+        let p = two_sided_p(&values)?;
+        Some((self.percentiles(values)?, p))
     }
 
     /// Interval of the cost of the late arrival, median(`delayed_s`) − median(`baseline_s`)
     /// (tδ − t0, seconds): resampled as [`Bootstrap::benefit_ci`] resamples, with the same
     /// draws, so the two intervals of a row come from the same resamples. `None` when either
-    /// has fewer than two values.
+    /// has fewer than [`Bootstrap::min_valid`] values.
     pub fn cost_ci(&self, baseline_s: &[f64], delayed_s: &[f64]) -> Option<Interval> {
         self.pair_ci(baseline_s, delayed_s, |t0, td| td - t0)
+    }
+
+    /// Interval of median(`b`) − median(`a`) for two independently measured samples (two
+    /// runs of one configuration, `compare A B`): each resample draws `a` and `b`
+    /// independently, each with replacement, as [`Bootstrap::cost_ci`] does (the same
+    /// statistic with `a` as the baseline). Deciding whether two runs differ by this interval
+    /// excluding 0, not by whether their two intervals overlap, keeps the test's level:
+    /// two 95 % intervals can overlap while the difference is significant at 5 %, so the
+    /// overlap misses real differences (Schenker and Gentleman 2001, "On judging the significance of differences by examining the overlap
+    /// between confidence intervals", Am. Statist. 55(3)). `None` when either has fewer than
+    /// [`Bootstrap::min_valid`] values.
+    pub fn median_difference_ci(&self, a: &[f64], b: &[f64]) -> Option<Interval> {
+        self.pair_ci(a, b, |ma, mb| mb - ma)
+    }
+
+    /// Interval of b_B − b_A, the difference of two benefits from medians (Niethammer et al.
+    /// 2016, eq. 5), b_A from baseline `a0_s` and delayed `ad_s` at delay `delay_s`, b_B the
+    /// same from `b0_s` and `bd_s`: the four samples were measured apart, so each resample
+    /// draws all four independently (in that order). A fraction; `None` when any has fewer
+    /// than [`Bootstrap::min_valid`] values.
+    pub fn benefit_difference_ci(
+        &self,
+        a0_s: &[f64],
+        ad_s: &[f64],
+        b0_s: &[f64],
+        bd_s: &[f64],
+        delay_s: f64,
+    ) -> Option<Interval> {
+        let samples = [a0_s, ad_s, b0_s, bd_s];
+        if samples.iter().any(|s| s.len() < self.min_valid()) {
+            return None;
+        }
+        let sorted: Vec<Vec<f64>> = samples.iter().map(|s| sorted(s)).collect();
+        let medians: Vec<ResampleMedian> = sorted.iter().map(|s| ResampleMedian::of(s)).collect();
+        let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
+        let values = (0..self.resamples)
+            .map(|_| {
+                let [a0, ad, b0, bd] = [0, 1, 2, 3].map(|i| medians[i].draw(&mut rng));
+                benefit(b0, bd, delay_s) - benefit(a0, ad, delay_s)
+            })
+            .filter(|v| v.is_finite())
+            .collect();
+        self.percentiles(values)
     }
 
     /// Interval of `stat(t0, tδ)` of the medians of two independent samples, each resampled
@@ -104,7 +200,18 @@ impl Bootstrap {
         delayed_s: &[f64],
         stat: impl Fn(f64, f64) -> f64,
     ) -> Option<Interval> {
-        if baseline_s.len() < 2 || delayed_s.len() < 2 {
+        self.percentiles(self.pair_resamples(baseline_s, delayed_s, stat)?)
+    }
+
+    /// The finite values of `stat(t0, tδ)` over the resamples of [`Bootstrap::pair_ci`].
+    fn pair_resamples(
+        &self,
+        baseline_s: &[f64],
+        delayed_s: &[f64],
+        stat: impl Fn(f64, f64) -> f64,
+    ) -> Option<Vec<f64>> {
+        let least = self.min_valid();
+        if baseline_s.len() < least || delayed_s.len() < least {
             return None;
         }
         let (b0, bd) = (sorted(baseline_s), sorted(delayed_s));
@@ -118,7 +225,7 @@ impl Bootstrap {
             })
             .filter(|v| v.is_finite())
             .collect();
-        Some(self.percentiles(values))
+        Some(values)
     }
 
     /// Interval of mean(`a`) − mean(`b`) for two independently measured samples: each
@@ -136,17 +243,39 @@ impl Bootstrap {
                 / v.len() as f64
         };
         let diffs = (0..self.resamples).map(|_| mean(a) - mean(b)).collect();
-        Some(self.percentiles(diffs))
+        self.percentiles(diffs)
     }
 
-    fn percentiles(&self, stats: Vec<f64>) -> Interval {
+    /// The percentile interval of the resampled `stats`; `None` without a single (finite)
+    /// resample, where statrs' quantiles would be NaN.
+    fn percentiles(&self, stats: Vec<f64>) -> Option<Interval> {
+        if stats.is_empty() {
+            return None;
+        }
         let alpha = (1.0 - self.level) / 2.0;
         let mut data = Data::new(stats);
-        Interval {
+        Some(Interval {
             lo: data.quantile(alpha),
             hi: data.quantile(1.0 - alpha),
-        }
+        })
     }
+}
+
+/// Two-sided bootstrap p-value of "the statistic is 0" from its resampled values: twice the
+/// share of resamples on the far side of 0 from the rest, counted as (1 + #) / (B + 1) so
+/// that B resamples never claim p = 0 (Davison and Hinkley 1997, *Bootstrap Methods and
+/// their Application*, §4.2), at most 1. This is the achieved significance level of
+/// Efron and Tibshirani (1993, ch. 15 and 16) doubled for two sides, and agrees with the
+/// percentile interval: p < 1 − level about when the interval at `level` excludes 0.
+/// Resamples equal to 0 count on both sides. `None` without resamples.
+pub fn two_sided_p(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let below = values.iter().filter(|&&v| v <= 0.0).count();
+    let above = values.iter().filter(|&&v| v >= 0.0).count();
+    let b = values.len() as f64;
+    Some((2.0 * (1 + below.min(above)) as f64 / (b + 1.0)).min(1.0))
 }
 
 /// `values` in ascending order (a copy; already sorted input is only checked).
@@ -346,6 +475,81 @@ mod tests {
         // Reproducible: the same seed gives the same interval.
         assert_eq!(boot.median_ci(&small), Some(s));
         assert_eq!(boot.median_ci(&[1.0]), None);
+    }
+
+    #[test]
+    fn too_few_values_give_no_interval() {
+        let boot = Bootstrap::default();
+        assert_eq!(boot.min_valid(), MIN_VALID_FOR_CI);
+        let five = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let six = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        assert_eq!(boot.median_ci(&five), None);
+        assert!(boot.median_ci(&six).is_some());
+        assert_eq!(boot.benefit_ci(&six, &five, 1.0), None);
+        assert_eq!(boot.cost_ci(&five, &six), None);
+        assert!(boot.benefit_ci(&six, &six, 1.0).is_some());
+        // 2 · 0.5^8 ≤ 0.01 < 2 · 0.5^7: 8 values at 99 %.
+        let strict = Bootstrap {
+            level: 0.99,
+            ..boot
+        };
+        assert_eq!(strict.min_valid(), 8);
+    }
+
+    #[test]
+    fn p_values_by_hand_and_from_the_benefit() {
+        // 3 of 9 resamples at or below 0: 2 * (1 + 3) / 10.
+        let v = [-1.0, -0.5, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        assert!((two_sided_p(&v).unwrap() - 0.8).abs() < 1e-12);
+        // None below 0 of 1999: 2 / 2000, not 0.
+        let all: Vec<f64> = (1..2000).map(f64::from).collect();
+        assert!((two_sided_p(&all).unwrap() - 0.001).abs() < 1e-12);
+        // All equal to 0: no evidence at all.
+        assert_eq!(two_sided_p(&[0.0; 5]), Some(1.0));
+        assert_eq!(two_sided_p(&[]), None);
+        let t0: Vec<f64> = (0..200).map(|i| 10e-6 + (i % 20) as f64 * 0.1e-6).collect();
+        let boot = Bootstrap::default();
+        // A real benefit (b ≈ 0.5, see below): the smallest p 2000 resamples can give.
+        let td: Vec<f64> = t0.iter().map(|t| t + 30e-6).collect();
+        let (ci, p) = boot.benefit_test(&t0, &td, 50e-6).unwrap();
+        assert_eq!(Some(ci), boot.benefit_ci(&t0, &td, 50e-6));
+        assert!(p < 0.002, "{p}");
+        // No benefit: tδ = t0 + δ, b near 0 on both sides.
+        let td: Vec<f64> = t0.iter().map(|t| t + 50e-6).collect();
+        let (_, p) = boot.benefit_test(&t0, &td, 50e-6).unwrap();
+        assert!(p > 0.05, "{p}");
+    }
+
+    #[test]
+    fn differences_of_medians_and_of_benefits() {
+        let boot = Bootstrap::default();
+        let a: Vec<f64> = (0..200).map(|i| 10e-6 + (i % 20) as f64 * 0.1e-6).collect();
+        let b: Vec<f64> = a.iter().map(|t| t + 2e-6).collect();
+        // B 2 us slower with the same spread: the interval holds 2 us, not 0.
+        let d = boot.median_difference_ci(&a, &b).unwrap();
+        assert!(d.contains(2e-6) && !d.contains(0.0), "{d:?}");
+        // The same sample twice: the interval holds 0.
+        assert!(boot.median_difference_ci(&a, &a).unwrap().contains(0.0));
+        assert_eq!(boot.median_difference_ci(&a[..5], &b), None);
+        // A: tδ = t0 + δ (b = 0); B: 30 us of the 50 hidden, b = 30 / (t0 + 20) ≈ 0.97.
+        let ad: Vec<f64> = a.iter().map(|t| t + 50e-6).collect();
+        let bd: Vec<f64> = a.iter().map(|t| t + 20e-6).collect();
+        let d = boot.benefit_difference_ci(&a, &ad, &a, &bd, 50e-6).unwrap();
+        assert!(d.lo > 0.9 && d.hi < 1.0 && !d.contains(0.0), "{d:?}");
+        let same = boot.benefit_difference_ci(&a, &ad, &a, &ad, 50e-6).unwrap();
+        assert!(same.contains(0.0), "{same:?}");
+    }
+
+    #[test]
+    fn no_resample_gives_no_interval() {
+        let none = Bootstrap {
+            resamples: 0,
+            ..Bootstrap::default()
+        };
+        let v: Vec<f64> = (0..20).map(f64::from).collect();
+        assert_eq!(none.median_ci(&v), None);
+        assert_eq!(none.benefit_ci(&v, &v, 1.0), None);
+        assert_eq!(none.mean_difference_ci(&v, &v), None);
     }
 
     #[test]

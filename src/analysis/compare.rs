@@ -1,12 +1,22 @@
 //! `delaybench compare A B`: the same configurations from two analyses (two MPI libraries,
-//! two machines, two sync methods) side by side.
+//! two machines, two sync methods) side by side, each difference decided by a bootstrap
+//! interval of the difference itself (each run resampled on its own), not by whether the
+//! two runs' intervals overlap.
 
-use super::{ConfigStats, Interval};
+use super::{samples_of, Bootstrap, ConfigStats, Interval, LaunchDigest};
 use crate::plan::Op;
 use serde::Serialize;
 
 /// Version of the `compare` CSV/JSON schema (columns of [`CompareRow`]).
-pub const COMPARE_SCHEMA_VERSION: u32 = 1;
+pub const COMPARE_SCHEMA_VERSION: u32 = 2;
+
+/// One side of a comparison: the rows of its analysis and the launches (digests) they come
+/// from, whose valid t_globals the difference intervals resample.
+#[derive(Debug, Clone, Copy)]
+pub struct CompareSide<'a> {
+    pub rows: &'a [ConfigStats],
+    pub launches: &'a [LaunchDigest],
+}
 
 /// One configuration measured in both A and B. Times in seconds, benefits as fractions;
 /// `None` where a side has nothing to compute. Field names are the CSV columns.
@@ -32,8 +42,17 @@ pub struct CompareRow {
     pub t_global_median_ci_hi_b_s: Option<f64>,
     /// (B − A) / A of the median t_global: +0.1 = B is 10 % slower.
     pub t_global_median_rel_diff: Option<f64>,
-    /// True when the two medians' intervals overlap: the difference may be noise.
+    /// True when the two medians' intervals overlap. Kept for readers of schema 1; the
+    /// verdict is `t_global_differs`, as overlapping intervals can hide a real difference.
     pub t_global_ci_overlap: Option<bool>,
+    /// B − A of the median t_global, seconds.
+    pub t_global_median_diff_s: Option<f64>,
+    /// Bootstrap interval of `t_global_median_diff_s`, A and B resampled independently
+    /// ([`Bootstrap::median_difference_ci`]); empty with too few valid repetitions a side.
+    pub t_global_median_diff_ci_lo_s: Option<f64>,
+    pub t_global_median_diff_ci_hi_s: Option<f64>,
+    /// True when the interval of the difference excludes 0: B and A differ.
+    pub t_global_differs: Option<bool>,
     /// Delay overlap benefit from medians in A and B, with their intervals.
     pub benefit_median_a: Option<f64>,
     pub benefit_median_ci_lo_a: Option<f64>,
@@ -43,8 +62,15 @@ pub struct CompareRow {
     pub benefit_median_ci_hi_b: Option<f64>,
     /// B − A of the benefit (in fractions: 0.05 = 5 percentage points).
     pub benefit_diff: Option<f64>,
-    /// True when the two benefits' intervals overlap.
+    /// True when the two benefits' intervals overlap (kept for schema 1; the verdict is
+    /// `benefit_differs`).
     pub benefit_ci_overlap: Option<bool>,
+    /// Bootstrap interval of `benefit_diff`, the four blocks (baseline and delayed of A and
+    /// of B) resampled independently ([`Bootstrap::benefit_difference_ci`]).
+    pub benefit_diff_ci_lo: Option<f64>,
+    pub benefit_diff_ci_hi: Option<f64>,
+    /// True when the interval of `benefit_diff` excludes 0: the benefits differ.
+    pub benefit_differs: Option<bool>,
 }
 
 /// Configurations of one side that the other lacks, as `op bytes B P=p delay d`.
@@ -71,13 +97,26 @@ fn name(r: &ConfigStats) -> String {
     )
 }
 
-/// Pairs the rows of `a` and `b` by (op, bytes, P, delay model, algorithm), in A's order, and lists the
+/// Pairs the rows of `a` and `b` by (op, bytes, P, delay model, algorithm), in A's order,
+/// with the bootstrap intervals of their differences from `boot`, and lists the
 /// configurations found on one side only.
-pub fn compare(a: &[ConfigStats], b: &[ConfigStats]) -> (Vec<CompareRow>, Unmatched) {
+pub fn compare(a: CompareSide, b: CompareSide, boot: &Bootstrap) -> (Vec<CompareRow>, Unmatched) {
     let rows = a
+        .rows
         .iter()
-        .filter_map(|x| b.iter().find(|y| same(x, y)).map(|y| pair(x, y)))
+        .filter_map(|x| {
+            let y = b.rows.iter().find(|y| same(x, y))?;
+            let diff = differences(
+                samples_of(a.launches, x),
+                samples_of(b.launches, y),
+                x.benefit_median.is_some() && y.benefit_median.is_some(),
+                x.delay_s,
+                boot,
+            );
+            Some(pair(x, y, diff))
+        })
         .collect();
+    let (a, b) = (a.rows, b.rows);
     let unmatched = Unmatched {
         only_a: a
             .iter()
@@ -97,7 +136,29 @@ fn overlap(a: Option<Interval>, b: Option<Interval>) -> Option<bool> {
     Some(a?.overlaps(&b?))
 }
 
-fn pair(a: &ConfigStats, b: &ConfigStats) -> CompareRow {
+/// The intervals of B − A: of the medians, and of the benefits when both sides have one.
+struct Differences {
+    median: Option<Interval>,
+    benefit: Option<Interval>,
+}
+
+/// [`Differences`] from each side's (own, baseline) valid t_globals.
+fn differences(
+    (ad, a0): (Vec<f64>, Vec<f64>),
+    (bd, b0): (Vec<f64>, Vec<f64>),
+    benefits: bool,
+    delay_s: f64,
+    boot: &Bootstrap,
+) -> Differences {
+    Differences {
+        median: boot.median_difference_ci(&ad, &bd),
+        benefit: benefits
+            .then(|| boot.benefit_difference_ci(&a0, &ad, &b0, &bd, delay_s))
+            .flatten(),
+    }
+}
+
+fn pair(a: &ConfigStats, b: &ConfigStats, diff: Differences) -> CompareRow {
     let (ta, tb) = (a.t_global_median_s, b.t_global_median_s);
     CompareRow {
         schema_version: COMPARE_SCHEMA_VERSION,
@@ -116,6 +177,10 @@ fn pair(a: &ConfigStats, b: &ConfigStats) -> CompareRow {
         t_global_median_ci_hi_b_s: b.t_global_median_ci_hi_s,
         t_global_median_rel_diff: ta.zip(tb).map(|(ta, tb)| (tb - ta) / ta),
         t_global_ci_overlap: overlap(a.median_ci(), b.median_ci()),
+        t_global_median_diff_s: ta.zip(tb).map(|(ta, tb)| tb - ta),
+        t_global_median_diff_ci_lo_s: diff.median.map(|c| c.lo),
+        t_global_median_diff_ci_hi_s: diff.median.map(|c| c.hi),
+        t_global_differs: diff.median.map(|c| !c.contains(0.0)),
         benefit_median_a: a.benefit_median,
         benefit_median_ci_lo_a: a.benefit_median_ci_lo,
         benefit_median_ci_hi_a: a.benefit_median_ci_hi,
@@ -124,22 +189,47 @@ fn pair(a: &ConfigStats, b: &ConfigStats) -> CompareRow {
         benefit_median_ci_hi_b: b.benefit_median_ci_hi,
         benefit_diff: a.benefit_median.zip(b.benefit_median).map(|(x, y)| y - x),
         benefit_ci_overlap: overlap(a.benefit_ci(), b.benefit_ci()),
+        benefit_diff_ci_lo: diff.benefit.map(|c| c.lo),
+        benefit_diff_ci_hi: diff.benefit.map(|c| c.hi),
+        benefit_differs: diff.benefit.map(|c| !c.contains(0.0)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::{config_stats, Bootstrap};
+    use crate::analysis::config_stats_of_digests;
     use crate::records::testdata;
 
-    fn stats(op_time_s: f64, delays: &[f64]) -> Vec<ConfigStats> {
-        let blocks = delays
-            .iter()
-            .map(|&d| testdata::block(Op::Allreduce, 8, 2, d, 60, op_time_s))
-            .collect();
-        let r = testdata::records(2, blocks);
-        config_stats(&[r], &Bootstrap::default()).unwrap()
+    /// One launch's digest and its rows.
+    struct Run(Vec<LaunchDigest>, Vec<ConfigStats>);
+
+    impl Run {
+        fn side(&self) -> CompareSide<'_> {
+            CompareSide {
+                rows: &self.1,
+                launches: &self.0,
+            }
+        }
+    }
+
+    fn run_of(blocks: Vec<crate::records::Block>) -> Run {
+        let digests = vec![LaunchDigest::of(&testdata::records(2, blocks))];
+        let rows = config_stats_of_digests(&digests, &Bootstrap::default()).unwrap();
+        Run(digests, rows)
+    }
+
+    fn stats(op_time_s: f64, delays: &[f64]) -> Run {
+        run_of(
+            delays
+                .iter()
+                .map(|&d| testdata::block(Op::Allreduce, 8, 2, d, 60, op_time_s))
+                .collect(),
+        )
+    }
+
+    fn compare(a: &Run, b: &Run) -> (Vec<CompareRow>, Unmatched) {
+        super::compare(a.side(), b.side(), &Bootstrap::default())
     }
 
     #[test]
@@ -147,6 +237,9 @@ mod tests {
         // B takes twice as long: the medians differ by +100 % with disjoint intervals.
         let (rows, un) = compare(&stats(10e-6, &[0.0, 50e-6]), &stats(20e-6, &[0.0, 50e-6]));
         assert_eq!(rows.len(), 2);
+        // The difference's interval excludes 0: B differs.
+        assert_eq!(rows[0].t_global_differs, Some(true));
+        assert!(rows[0].t_global_median_diff_ci_lo_s.unwrap() > 0.0);
         assert_eq!(un, Unmatched::default());
         let base = &rows[0];
         let (ta, tb) = (
@@ -161,6 +254,27 @@ mod tests {
         let late = &rows[1];
         assert!(late.benefit_diff.unwrap().abs() < 1e-9, "{late:?}");
         assert_eq!(late.benefit_ci_overlap, Some(true));
+        assert_eq!(late.benefit_differs, Some(false));
+        let (lo, hi) = (
+            late.benefit_diff_ci_lo.unwrap(),
+            late.benefit_diff_ci_hi.unwrap(),
+        );
+        assert!(lo <= 0.0 && 0.0 <= hi, "[{lo}, {hi}]");
+    }
+
+    #[test]
+    fn the_verdict_comes_from_the_difference_not_the_overlap() {
+        // B 13 us slower in every repetition, the spread the same (t_global 10..69 us, each
+        // median's interval about ±7.5 us wide): the two intervals overlap, but the interval
+        // of the difference, about ±10.6 us, excludes 0.
+        let mut slower = testdata::block(Op::Allreduce, 8, 2, 0.0, 60, 10e-6);
+        for x in slower.t_end_global_s.0.iter_mut() {
+            *x += 13e-6;
+        }
+        let (rows, _) = compare(&stats(10e-6, &[0.0]), &run_of(vec![slower]));
+        let r = &rows[0];
+        assert_eq!(r.t_global_ci_overlap, Some(true), "{r:?}");
+        assert_eq!(r.t_global_differs, Some(true), "{r:?}");
     }
 
     #[test]
@@ -169,6 +283,7 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].t_global_ci_overlap, Some(true));
         assert_eq!(rows[0].t_global_median_rel_diff, Some(0.0));
+        assert_eq!(rows[0].t_global_differs, Some(false));
         assert_eq!(un.only_a, ["allreduce 8 B P=2 delay 50us"]);
         assert_eq!(un.only_b, ["allreduce 8 B P=2 delay 80us"]);
     }

@@ -4,6 +4,7 @@
 
 use super::bootstrap::{Bootstrap, Interval};
 use super::digest::{BlockDigest, LaunchDigest};
+use super::fdr::benjamini_hochberg;
 use super::median;
 use super::stats::{describe, SampleStats};
 use crate::plan::Op;
@@ -14,7 +15,7 @@ use thiserror::Error;
 
 /// Version of the `analyze` CSV/JSON schema (columns of [`ConfigStats`]), documented in
 /// `docs/exports.md`. Raised whenever a column is renamed, removed or changes meaning.
-pub const ANALYZE_SCHEMA_VERSION: u32 = 5;
+pub const ANALYZE_SCHEMA_VERSION: u32 = 6;
 
 /// Fewer valid repetitions than this (in the block or its baseline) mark a row `few_valid`:
 /// the median's interval is then wide and the quartiles rest on a handful of values.
@@ -110,8 +111,13 @@ pub struct ConfigStats {
     /// Bootstrap interval of `benefit_median` (baseline and delayed resampled independently).
     pub benefit_median_ci_lo: Option<f64>,
     pub benefit_median_ci_hi: Option<f64>,
-    /// False when the interval of `benefit_median` contains 0: the data cannot tell the
-    /// benefit from none.
+    /// Two-sided bootstrap p-value of "no benefit" (b = 0) from the interval's resamples
+    /// ([`super::two_sided_p`]: twice the share of resamples beyond 0, (1 + #) / (B + 1)).
+    pub benefit_p: Option<f64>,
+    /// True when `benefit_p` is rejected by the Benjamini-Hochberg procedure at false
+    /// discovery rate 1 − level (5 % by default) over every `benefit_p` of the analysis
+    /// ([`super::benjamini_hochberg`]): the benefit is told from none, with the many rows
+    /// tested at once controlled for. `None` where there is no `benefit_p`.
     pub benefit_significant: Option<bool>,
     /// Bound on `benefit_median`, min(t0, δ) / max(t0, δ) from the median t0, under the
     /// assumption tδ ≥ t0 (see [`benefit_ceiling`]; delaybench's own).
@@ -242,6 +248,7 @@ pub fn config_stats_of_digests(
         }
     }
     let labels = LaunchLabels::of(launches);
+    let mut rows: Vec<ConfigStats> = Vec::new();
     // Every configuration in the order first measured: the first launch's, then (pooling
     // launches of different algorithms) each later launch's new ones.
     let mut order: Vec<&BlockDigest> = Vec::new();
@@ -252,10 +259,23 @@ pub fn config_stats_of_digests(
             order.push(b);
         }
     }
-    Ok(order
-        .into_iter()
-        .map(|block| row(launches, block, boot, &labels))
-        .collect())
+    rows.extend(
+        order
+            .into_iter()
+            .map(|block| row(launches, block, boot, &labels)),
+    );
+    control_false_discoveries(&mut rows, boot);
+    Ok(rows)
+}
+
+/// Sets each row's `benefit_significant` from the Benjamini-Hochberg procedure over every
+/// `benefit_p` of `rows` at false discovery rate 1 − level: hundreds of rows tested at 95 %
+/// each would call some benefits significant by chance alone.
+fn control_false_discoveries(rows: &mut [ConfigStats], boot: &Bootstrap) {
+    let p: Vec<Option<f64>> = rows.iter().map(|r| r.benefit_p).collect();
+    for (r, s) in rows.iter_mut().zip(benjamini_hochberg(&p, boot.fdr())) {
+        r.benefit_significant = s;
+    }
 }
 
 /// Names of the plan settings in which `a` and `b` differ, the seed aside (each launch may
@@ -356,7 +376,8 @@ fn row(
     };
     let b_min = pair(|x| x.min).map(|(t0, t)| benefit(t0, t, delay));
     let b_med = pair(|x| x.median).map(|(t0, t)| benefit(t0, t, delay));
-    let b_ci = late.then(|| boot.benefit_ci(&t0s, &ts, delay)).flatten();
+    let b_test = late.then(|| boot.benefit_test(&t0s, &ts, delay)).flatten();
+    let b_ci = b_test.map(|t| t.0);
     // The cost needs a baseline, not one δ per repetition: every delayed row has one.
     // (A baseline is the block with δ = 0, as `timeline::pairing` defines it.)
     let delayed = delay != 0.0;
@@ -433,7 +454,9 @@ fn row(
         benefit_median: b_med,
         benefit_median_ci_lo: b_ci.map(|c| c.lo),
         benefit_median_ci_hi: b_ci.map(|c| c.hi),
-        benefit_significant: b_ci.map(|c| !c.contains(0.0)),
+        benefit_p: b_test.map(|t| t.1),
+        // Decided over all rows at once ([`control_false_discoveries`]).
+        benefit_significant: None,
         benefit_ceiling: ceiling,
         benefit_of_ceiling: b_med.zip(ceiling).map(|(b, c)| b / c),
         launch_median_min_s: launch.median_min,
@@ -445,6 +468,30 @@ fn row(
         above_ceiling,
         benefit_na,
     }
+}
+
+/// The valid t_globals of `row`'s configuration and of its baseline in `launches`, pooled
+/// as [`config_stats`] pools them for the row: (the row's own, the baseline's). Empty when
+/// `launches` lack the configuration (or its baseline).
+pub fn samples_of(launches: &[LaunchDigest], row: &ConfigStats) -> (Vec<f64>, Vec<f64>) {
+    let k: Key = (
+        row.op,
+        row.bytes,
+        row.nprocs,
+        row.delay_model.clone(),
+        row.algorithm.clone(),
+    );
+    let Some(block) = launches
+        .iter()
+        .flat_map(|l| &l.blocks)
+        .find(|b| key(b) == k)
+    else {
+        return (Vec::new(), Vec::new());
+    };
+    (
+        pooled(&blocks_of(launches, &k)),
+        pooled(&baselines_of(launches, block)),
+    )
 }
 
 impl ConfigStats {
@@ -580,14 +627,70 @@ mod tests {
         assert!(close(late.benefit_min, 0.0) || late.benefit_min.unwrap().abs() < 1e-9);
         assert!(late.benefit_median.unwrap().abs() < 1e-9);
         assert!(close(late.benefit_ceiling, 0.25));
-        // The interval brackets 0: not significant.
-        assert_eq!(late.benefit_significant, Some(false));
-        let ci = late.median_ci().unwrap();
-        assert!(ci.lo >= 60e-6 - 1e-12 && ci.hi <= 64e-6 + 1e-12, "{ci:?}");
+        // 4 valid repetitions a side, under MIN_VALID_FOR_CI: no interval, no significance.
+        assert_eq!(late.benefit_significant, None);
+        assert_eq!((late.median_ci(), late.benefit_ci()), (None, None));
+        assert_eq!(late.cost_median_ci_lo_s, None);
         // One launch: no between-launch variation, its range is the one median.
         assert_eq!(late.launch_median_cv, None);
         assert!(close(late.launch_median_min_s, 62.5e-6));
         assert_eq!(late.launches, 1);
+    }
+
+    #[test]
+    fn enough_repetitions_give_intervals() {
+        // 8 repetitions, 7 valid: 10, 12..17 us (+ 50 us when delayed), medians 14 and 64 us.
+        let rows = config_stats(&[records(10e-6, 8)], &Bootstrap::default()).unwrap();
+        let late = &rows[1];
+        assert_eq!((late.valid, late.valid0), (7, 7));
+        // tδ = t0 + δ: the interval brackets 0, not significant.
+        assert!(late.benefit_ci().unwrap().contains(0.0));
+        assert_eq!(late.benefit_significant, Some(false));
+        let ci = late.median_ci().unwrap();
+        assert!(ci.lo >= 60e-6 - 1e-12 && ci.hi <= 67e-6 + 1e-12, "{ci:?}");
+        let (lo, hi) = (
+            late.cost_median_ci_lo_s.unwrap(),
+            late.cost_median_ci_hi_s.unwrap(),
+        );
+        assert!(lo <= 50e-6 + 1e-12 && 50e-6 - 1e-12 <= hi, "[{lo}, {hi}]");
+    }
+
+    #[test]
+    fn significance_is_controlled_over_the_rows() {
+        // Twelve rows: eleven without a benefit (tδ = t0 + δ) and one with a clear one.
+        let mut rows = config_stats(&[records(10e-6, 40)], &Bootstrap::default()).unwrap();
+        let clear = rows[1].clone();
+        assert!(clear.benefit_p.unwrap() > 0.05, "{clear:?}");
+        rows = std::iter::repeat_n(clear, 12).collect();
+        // One p of 0.03 among p-values of 0.5: below 0.05 alone, not below 0.05 / 12.
+        for r in rows.iter_mut() {
+            r.benefit_p = Some(0.5);
+        }
+        rows[3].benefit_p = Some(0.03);
+        control_false_discoveries(&mut rows, &Bootstrap::default());
+        assert!(rows.iter().all(|r| r.benefit_significant == Some(false)));
+        // At 0.004 < 0.05 / 12 it is a discovery.
+        rows[3].benefit_p = Some(0.004);
+        control_false_discoveries(&mut rows, &Bootstrap::default());
+        assert_eq!(rows[3].benefit_significant, Some(true));
+        assert_eq!(
+            rows.iter()
+                .filter(|r| r.benefit_significant == Some(true))
+                .count(),
+            1
+        );
+        // A real benefit in the data: the smallest p, significant.
+        let mut r = records(10e-6, 40);
+        for x in r.blocks[1].t_end_global_s.0.iter_mut() {
+            *x -= 20e-6;
+        }
+        let rows = config_stats(&[r], &Bootstrap::default()).unwrap();
+        assert!(rows[1].benefit_p.unwrap() < 0.002, "{:?}", rows[1]);
+        assert_eq!(rows[1].benefit_significant, Some(true));
+        assert_eq!(
+            (rows[0].benefit_p, rows[0].benefit_significant),
+            (None, None)
+        );
     }
 
     #[test]

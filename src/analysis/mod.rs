@@ -8,6 +8,7 @@ mod compare;
 mod confidence;
 mod config_stats;
 mod digest;
+mod fdr;
 mod launches;
 mod noise;
 pub mod overlap;
@@ -31,13 +32,14 @@ pub use overlap::{
 mod warnings;
 
 pub use algorithm_table::{algorithm_rows, algorithm_table_text, AlgorithmRow, Winner};
-pub use bootstrap::{Bootstrap, Interval};
-pub use compare::{compare, CompareRow, Unmatched, COMPARE_SCHEMA_VERSION};
+pub use bootstrap::{two_sided_p, Bootstrap, Interval, MIN_RESAMPLES, MIN_VALID_FOR_CI};
+pub use compare::{compare, CompareRow, CompareSide, Unmatched, COMPARE_SCHEMA_VERSION};
 pub use config_stats::{
-    benefit, benefit_ceiling, config_stats, config_stats_of_digests, AnalysisError, ConfigStats,
-    LaunchLabels, ANALYZE_SCHEMA_VERSION, FEW_VALID,
+    benefit, benefit_ceiling, config_stats, config_stats_of_digests, samples_of, AnalysisError,
+    ConfigStats, LaunchLabels, ANALYZE_SCHEMA_VERSION, FEW_VALID,
 };
 pub use digest::{BlockDigest, LaunchDigest};
+pub use fdr::benjamini_hochberg;
 pub use launches::{analyze, analyze_digests, Analysis, LaunchInfo};
 pub use noise::{noise_report, NoiseReport, NoiseStats};
 pub use reference_bound::{bound_rows, BoundRow};

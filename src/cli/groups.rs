@@ -2,7 +2,7 @@
 //! times to read, and the bootstrap of the intervals.
 
 use super::parsers::{parse_delays, parse_level, parse_op, DelayList};
-use crate::analysis::Bootstrap;
+use crate::analysis::{Bootstrap, MIN_RESAMPLES};
 use crate::plan::Op;
 use crate::timeline::GlobalTimes;
 use clap::Args;
@@ -54,12 +54,27 @@ pub struct TimesArgs {
 /// Bootstrap settings of `analyze` and `compare`.
 #[derive(Debug, Clone, Args)]
 pub struct BootstrapArgs {
-    /// Bootstrap resamples per confidence interval.
-    #[arg(long, default_value_t = Bootstrap::default().resamples)]
+    /// Bootstrap resamples per confidence interval, at least 1000: each bound of a 95 %
+    /// percentile interval rests on the 2.5 % tail of the resamples (Efron and Tibshirani
+    /// 1993, §19.3).
+    #[arg(long, default_value_t = Bootstrap::default().resamples, value_parser = parse_resamples)]
     pub resamples: u32,
     /// Confidence level of the intervals, between 0 and 1 (e.g. 0.99).
     #[arg(long, default_value_t = Bootstrap::default().level, value_parser = parse_level)]
     pub confidence: f64,
+}
+
+/// `--resamples N`: a whole number of at least [`MIN_RESAMPLES`].
+fn parse_resamples(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if n >= MIN_RESAMPLES => Ok(n),
+        _ => Err(format!(
+            "`{s}` resamples: give at least {MIN_RESAMPLES}, as each bound of a percentile \
+             interval rests on a tail of the resamples (2.5 % of them at 95 %); the default \
+             is {}",
+            Bootstrap::default().resamples
+        )),
+    }
 }
 
 impl BootstrapArgs {

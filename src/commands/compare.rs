@@ -1,19 +1,21 @@
 //! `delaybench compare`: the same configurations of two records files side by side.
 
-use super::reading::analysis;
+use super::reading::{analysis_of, launches, unless_repeated};
 use super::{finish, Run};
-use crate::analysis::compare;
+use crate::analysis::{compare, Analysis, CompareSide, LaunchDigest};
+
 use crate::cli::CompareArgs;
 use crate::export::write_compare;
 use crate::plot::{write_compare_figures, Side};
 use crate::timeline::{GlobalTimes, Timeline};
 use anyhow::{Context, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 impl Run for CompareArgs {
     fn run(self) -> ExitCode {
-        finish(compare_files(self))
+        let files = [self.a.clone(), self.b.clone()];
+        unless_repeated(&files, || finish(compare_files(self)))
     }
 }
 
@@ -28,16 +30,29 @@ fn compare_files(args: CompareArgs) -> Result<()> {
     } = args;
     let boot = bootstrap.bootstrap();
     let times = times.global_times;
-    let (sa, sb) = (
-        analysis(std::slice::from_ref(&a), boot, times)?,
-        analysis(std::slice::from_ref(&b), boot, times)?,
-    );
-    for (side, x) in [("A", &sa), ("B", &sb)] {
+    // Each side's digests stay: the intervals of the differences resample their t_globals.
+    let read = |file: &PathBuf| -> Result<(Vec<LaunchDigest>, Analysis)> {
+        let files = std::slice::from_ref(file);
+        let launches = launches(files, times)?;
+        let analysis = analysis_of(files, &launches, boot)?;
+        Ok((launches, analysis))
+    };
+    let (la, lb) = (read(&a)?, read(&b)?);
+    let (sa, sb) = (&la.1, &lb.1);
+    for (side, x) in [("A", sa), ("B", sb)] {
         for w in &x.warnings {
             eprintln!("delaybench: warning: {side} ({}): {w}", x.files[0]);
         }
     }
-    let (rows, unmatched) = compare(&sa.rows, &sb.rows);
+    let side_a = CompareSide {
+        rows: &sa.rows,
+        launches: &la.0,
+    };
+    let side_b = CompareSide {
+        rows: &sb.rows,
+        launches: &lb.0,
+    };
+    let (rows, unmatched) = compare(side_a, side_b, &boot);
     for (side, lone) in [("A", &unmatched.only_a), ("B", &unmatched.only_b)] {
         if !lone.is_empty() {
             eprintln!(
@@ -55,7 +70,7 @@ fn compare_files(args: CompareArgs) -> Result<()> {
             sb.files[0]
         );
     }
-    write_compare(&rows, format, &mut std::io::stdout().lock())?;
+    write_compare(&rows, &boot, format, &mut std::io::stdout().lock())?;
     if let Some(dir) = figures {
         // The headers name each side's library, hosts and date under every figure.
         let side = |path: &Path| -> Result<Side> {

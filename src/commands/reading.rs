@@ -2,10 +2,48 @@
 //! saying on stderr which times were used and how the run ended.
 
 use crate::analysis::{analyze_digests, Analysis, Bootstrap, LaunchDigest};
-use crate::records::{Block, Header};
+use crate::records::{Block, Header, RecordsStream, RunLabel};
 use crate::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Refuses records files that hold one run under two names (`run.cbor` and its copy): pooled
+/// they would count every repetition twice and narrow every interval, compared they would
+/// test a run against itself. Reads each file's header only (its run id, [`RunLabel`]);
+/// files that are not records (a `clocksync` CSV, a noise file) or cannot be opened are left
+/// for the command to read and name. The message names both paths.
+pub(super) fn refuse_repeated_runs(files: &[PathBuf]) -> Result<(), String> {
+    let mut seen: Vec<(String, &Path)> = Vec::new();
+    for file in files {
+        let Ok(stream) = RecordsStream::open(file) else {
+            continue;
+        };
+        let run_id = RunLabel::of(stream.header()).run_id;
+        if let Some((_, first)) = seen.iter().find(|(id, _)| *id == run_id) {
+            return Err(format!(
+                "{} and {} are the same run (run id {run_id}): give each run once; a copy of a \
+                 records file is not another launch",
+                first.display(),
+                file.display()
+            ));
+        }
+        seen.push((run_id, file));
+    }
+    Ok(())
+}
+
+/// Runs `command` unless [`refuse_repeated_runs`] refuses `files`: then says why and exits
+/// with 2, bad input, before anything else is read.
+pub(super) fn unless_repeated(files: &[PathBuf], command: impl FnOnce() -> ExitCode) -> ExitCode {
+    match refuse_repeated_runs(files) {
+        Ok(()) => command(),
+        Err(why) => {
+            eprintln!("delaybench: error: {why}");
+            ExitCode::from(2)
+        }
+    }
+}
 
 /// Reads a records file once, block by block, on the chosen global times, giving each block
 /// to `each` and holding one at a time; says on stderr which times were used and how the run
@@ -29,6 +67,22 @@ pub(super) fn each_block(
 /// Reads and analyses records files of one plan (several launches) on the chosen global
 /// times, one block at a time: memory follows valid repetitions, not the file's size.
 pub(super) fn analysis(files: &[PathBuf], boot: Bootstrap, times: GlobalTimes) -> Result<Analysis> {
+    analysis_of(files, &launches(files, times)?, boot)
+}
+
+/// The analysis of `launches`, read from `files` by [`launches`].
+pub(super) fn analysis_of(
+    files: &[PathBuf],
+    launches: &[LaunchDigest],
+    boot: Bootstrap,
+) -> Result<Analysis> {
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    Ok(analyze_digests(&names, launches, boot)?)
+}
+
+/// Reads records files block by block into their digests (the valid t_globals per block),
+/// saying on stderr which times were used and whether a run was interrupted.
+pub(super) fn launches(files: &[PathBuf], times: GlobalTimes) -> Result<Vec<LaunchDigest>> {
     let mut launches = Vec::with_capacity(files.len());
     for file in files {
         let launch = LaunchDigest::read(file, times)
@@ -40,8 +94,7 @@ pub(super) fn analysis(files: &[PathBuf], boot: Bootstrap, times: GlobalTimes) -
         }
         launches.push(launch);
     }
-    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    Ok(analyze_digests(&names, &launches, boot)?)
+    Ok(launches)
 }
 
 /// Says on stderr which global times a reader used, how many verdicts they changed, and

@@ -2,11 +2,11 @@
 
 use super::write_table;
 use super::{ExportError, Format};
-use crate::analysis::CompareRow;
+use crate::analysis::{Bootstrap, CompareRow};
 use crate::units::format_bytes;
 use std::io::Write;
 
-const HEADERS: [&str; 11] = [
+const HEADERS: [&str; 13] = [
     "op",
     "size",
     "P",
@@ -15,9 +15,11 @@ const HEADERS: [&str; 11] = [
     "t_global med A\n[CI] (us)",
     "t_global med B\n[CI] (us)",
     "B vs A\n(%)",
-    "CIs\noverlap",
+    "B - A med\n[CI] (us)",
+    "differs",
     "b med A -> B\n(%)",
-    "b CIs\noverlap",
+    "b B - A\n[CI] (pp)",
+    "b\ndiffers",
 ];
 
 fn us(s: Option<f64>) -> String {
@@ -64,49 +66,113 @@ fn cells(r: &CompareRow) -> Vec<String> {
         ),
         r.t_global_median_rel_diff
             .map_or_else(|| "-".into(), |d| format!("{:+.1}", d * 100.0)),
-        yes_no(r.t_global_ci_overlap),
+        with_ci(
+            r.t_global_median_diff_s,
+            r.t_global_median_diff_ci_lo_s,
+            r.t_global_median_diff_ci_hi_s,
+        ),
+        yes_no(r.t_global_differs),
         if r.benefit_median_a.is_some() || r.benefit_median_b.is_some() {
             format!("{} -> {}", pc(r.benefit_median_a), pc(r.benefit_median_b))
         } else {
             "-".into()
         },
-        yes_no(r.benefit_ci_overlap),
+        match (r.benefit_diff, r.benefit_diff_ci_lo, r.benefit_diff_ci_hi) {
+            (None, ..) => "-".into(),
+            (d, Some(lo), Some(hi)) => format!("{} [{}, {}]", pc(d), pc(Some(lo)), pc(Some(hi))),
+            (d, ..) => pc(d),
+        },
+        yes_no(r.benefit_differs),
+    ]
+}
+
+/// What the table's verdict columns mean, one line each (under 100 characters).
+fn notes(boot: &Bootstrap) -> Vec<String> {
+    vec![
+        format!(
+            "B - A: difference of the medians, with its {:.0}% percentile bootstrap interval",
+            boot.level * 100.0
+        ),
+        format!(
+            "  ({} resamples, A and B resampled independently); differs: that interval excludes 0.",
+            boot.resamples
+        ),
+        "  The verdict is not whether A's and B's own intervals overlap: they can overlap while"
+            .into(),
+        "  the difference is real (Schenker and Gentleman 2001); CSV/JSON keep *_ci_overlap."
+            .into(),
+        "b B - A: the same for the benefit from medians, in percentage points (four blocks)."
+            .into(),
+        format!(
+            "No interval from fewer than {} valid repetitions on a side.",
+            boot.min_valid()
+        ),
     ]
 }
 
 /// Writes compare rows: the table shows medians in microseconds with their intervals, the
-/// relative difference (B − A) / A in percent and whether the intervals overlap ("no" = the
-/// difference is larger than the noise of either side); CSV and JSON hold every column of
-/// [`CompareRow`] in seconds and fractions.
+/// relative difference (B − A) / A in percent, the difference B − A with the bootstrap
+/// interval of the difference (`boot`'s level and resamples) and whether it excludes 0
+/// (`differs`), the same for the benefit, and notes saying so (the Markdown table as a
+/// list); CSV and JSON hold every column of [`CompareRow`] in seconds and fractions.
 ///
 /// Errors: [`ExportError`] when writing fails.
 pub fn write_compare(
     rows: &[CompareRow],
+    boot: &Bootstrap,
     format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
-    write_table(rows, format, &HEADERS, cells, out)
+    write_table(rows, format, &HEADERS, cells, out)?;
+    match format {
+        Format::Table => {
+            for line in notes(boot) {
+                writeln!(out, "{line}")?;
+            }
+        }
+        Format::Markdown => {
+            writeln!(out)?;
+            for line in notes(boot) {
+                match line.strip_prefix("  ") {
+                    Some(more) => writeln!(out, "  {more}")?,
+                    None => writeln!(out, "- {line}")?,
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::{compare, config_stats, Bootstrap};
+    use crate::analysis::{compare, config_stats_of_digests, CompareSide, LaunchDigest};
     use crate::export::test_support::{records, text};
 
     #[test]
     fn table_and_csv() {
-        let a = config_stats(&[records()], &Bootstrap::default()).unwrap();
-        let (rows, _) = compare(&a, &a);
-        let table = text(|buf| write_compare(&rows, Format::Table, buf));
+        let boot = Bootstrap::default();
+        let launches = [LaunchDigest::of(&records())];
+        let a = config_stats_of_digests(&launches, &boot).unwrap();
+        let side = CompareSide {
+            rows: &a,
+            launches: &launches,
+        };
+        let (rows, _) = compare(side, side, &boot);
+        let table = text(|buf| write_compare(&rows, &boot, Format::Table, buf));
         let line = table
             .lines()
             .find(|l| l.contains("50us") && l.contains("allreduce"))
             .unwrap();
-        // Identical sides: +0.0 %, intervals overlap, b 0.0 -> 0.0.
-        assert!(line.contains("+0.0") && line.contains("yes"), "{line}");
+        // Identical sides: +0.0 %, b 0.0 -> 0.0; 4 valid repetitions: no intervals to overlap.
+        assert!(line.contains("+0.0") && !line.contains("yes"), "{line}");
         assert!(line.contains("0.0 -> 0.0"), "{line}");
-        let csv_out = text(|buf| write_compare(&rows, Format::Csv, buf));
+        assert!(
+            table.contains("differs: that interval excludes 0"),
+            "{table}"
+        );
+        let csv_out = text(|buf| write_compare(&rows, &boot, Format::Csv, buf));
         let header = csv_out.lines().next().unwrap();
         assert!(
             header.starts_with("schema_version,op,bytes,nprocs,delay_model,"),
@@ -114,6 +180,12 @@ mod tests {
         );
         assert!(
             header.contains("t_global_median_rel_diff,t_global_ci_overlap"),
+            "{header}"
+        );
+        assert!(
+            header.contains(
+                "t_global_median_diff_ci_lo_s,t_global_median_diff_ci_hi_s,t_global_differs"
+            ),
             "{header}"
         );
         assert_eq!(csv_out.lines().count(), rows.len() + 1);

@@ -64,7 +64,7 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `benefit_of_ceiling` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 53] = [
+pub const SUMMARY_COLUMNS: [&str; 54] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -107,6 +107,7 @@ pub const SUMMARY_COLUMNS: [&str; 53] = [
     "benefit_median",
     "benefit_median_ci_lo",
     "benefit_median_ci_hi",
+    "benefit_p",
     "benefit_significant",
     "benefit_ceiling",
     "benefit_of_ceiling",

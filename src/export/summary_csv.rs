@@ -56,19 +56,19 @@ mod tests {
         assert_eq!((cell(&rec, 1, "valid"), cell(&rec, 1, "total")), ("4", "5"));
         assert_eq!(cell(&rec, 1, "benefit_median"), "");
         assert_eq!(cell(&rec, 1, "few_valid"), "true");
-        // Delayed: b = 0 and its interval holds 0, so it is not significant.
+        // Delayed: 4 valid repetitions a side, too few for an interval or a significance.
         assert_eq!(cell(&rec, 2, "delay_model"), "50us");
         assert_eq!(cell(&rec, 2, "delay_s"), "0.00005");
-        assert_eq!(cell(&rec, 2, "benefit_significant"), "false");
+        assert_eq!(cell(&rec, 2, "benefit_significant"), "");
+        assert_eq!(cell(&rec, 2, "benefit_median_ci_lo"), "");
         let ceiling: f64 = cell(&rec, 2, "benefit_ceiling").parse().unwrap();
         assert!((ceiling - 0.25).abs() < 1e-9, "{ceiling}");
         // The cost, by hand: valid t_globals 11..14 us at δ = 0 and 61..64 us at 50 us, so
         // 62.5 − 12.5 = 50 us; none on the baseline row.
         let cost: f64 = cell(&rec, 2, "cost_median_s").parse().unwrap();
         assert!((cost - 50e-6).abs() < 1e-12, "{cost}");
-        let lo: f64 = cell(&rec, 2, "cost_median_ci_lo_s").parse().unwrap();
-        let hi: f64 = cell(&rec, 2, "cost_median_ci_hi_s").parse().unwrap();
-        assert!(lo <= cost && cost <= hi && hi - lo < 10e-6, "[{lo}, {hi}]");
+        assert_eq!(cell(&rec, 2, "cost_median_ci_lo_s"), "");
+        assert_eq!(cell(&rec, 2, "cost_median_ci_hi_s"), "");
         assert_eq!(cell(&rec, 1, "cost_median_s"), "");
         // Iallreduce 1 KiB has no baseline: t0 and benefit are empty, t_global is not.
         assert_eq!(cell(&rec, 4, "t0_median_s"), "");

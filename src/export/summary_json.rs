@@ -20,12 +20,23 @@ struct Document<'a> {
     /// `posthoc` or `online`: the global times behind every row.
     global_times: &'static str,
     bootstrap: BootstrapInfo,
+    /// How `benefit_significant` is decided over the rows.
+    multiple_comparisons: MultipleComparisons,
     warnings: &'a [String],
     rows: &'a [ConfigStats],
     /// The application's own pattern per replayed site and kernel family; absent when no
     /// block replayed a capture.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     replay_patterns: Vec<crate::analysis::ReplayPatternRow>,
+}
+
+/// The control of many benefits tested at once: the procedure, its false discovery rate and
+/// the number of p-values (`benefit_p`) it was applied to.
+#[derive(Serialize)]
+struct MultipleComparisons {
+    method: &'static str,
+    false_discovery_rate: f64,
+    tests: usize,
 }
 
 #[derive(Serialize)]
@@ -39,6 +50,8 @@ struct BootstrapInfo {
 /// A pretty-printed JSON object: `schema` (`delaybench-analyze`), `schema_version`,
 /// `tool_version`, `files`, `runs` (per file: run id, MPI library, hosts, tags, git
 /// revision), `global_times` (`posthoc` or `online`), `bootstrap` (method, resamples, confidence level, seed),
+/// `multiple_comparisons` (how `benefit_significant` is decided: `method`
+/// `benjamini-hochberg`, `false_discovery_rate`, `tests` = the rows with a `benefit_p`),
 /// `warnings` (the runs' warnings), `replay_patterns` when blocks replayed a capture
 /// ([`crate::analysis::ReplayPatternRow`]) and `rows`, one object per configuration keyed by
 /// [`super::SUMMARY_COLUMNS`]: the op by name, seconds as full-precision numbers, benefits as
@@ -59,6 +72,11 @@ pub(super) fn write_summary_json(a: &Analysis, out: &mut dyn Write) -> Result<()
             resamples: a.bootstrap.resamples,
             level: a.bootstrap.level,
             seed: a.bootstrap.seed,
+        },
+        multiple_comparisons: MultipleComparisons {
+            method: "benjamini-hochberg",
+            false_discovery_rate: a.bootstrap.fdr(),
+            tests: a.rows.iter().filter(|r| r.benefit_p.is_some()).count(),
         },
         warnings: &a.warnings,
         rows: &a.rows,
@@ -100,6 +118,13 @@ mod tests {
         assert_eq!(v["runs"][0]["hosts"][0], "node0");
         assert_eq!(v["bootstrap"]["resamples"], 2000);
         assert_eq!(v["bootstrap"]["level"], 0.95);
+        assert_eq!(v["multiple_comparisons"]["method"], "benjamini-hochberg");
+        let fdr = v["multiple_comparisons"]["false_discovery_rate"]
+            .as_f64()
+            .unwrap();
+        assert!((fdr - 0.05).abs() < 1e-12, "{fdr}");
+        // Only iallreduce has no baseline; allreduce's 4 valid are too few: nothing tested.
+        assert_eq!(v["multiple_comparisons"]["tests"], 0);
         assert_eq!(v["warnings"][0], a.warnings[0]);
         let rows = v["rows"].as_array().unwrap();
         assert_eq!(rows.len(), a.rows.len());
@@ -114,13 +139,14 @@ mod tests {
         }
         assert_eq!(rows[0]["op"], "allreduce");
         assert_eq!(rows[0]["valid"], 4);
-        assert_eq!(rows[1]["benefit_significant"], false);
+        // 4 valid repetitions a side: too few for an interval or a significance.
+        assert_eq!(rows[1]["benefit_significant"], Value::Null);
         assert_eq!(rows[0]["benefit_min"], Value::Null);
         assert_eq!(rows[3]["t0_min_s"], Value::Null);
         let cost = rows[1]["cost_median_s"].as_f64().unwrap();
         assert!((cost - 50e-6).abs() < 1e-12, "{cost}");
-        assert!(rows[1]["cost_median_ci_lo_s"].as_f64().unwrap() <= cost);
-        assert!(rows[1]["cost_median_ci_hi_s"].as_f64().unwrap() >= cost);
+        assert_eq!(rows[1]["cost_median_ci_lo_s"], Value::Null);
+        assert_eq!(rows[1]["cost_median_ci_hi_s"], Value::Null);
         assert_eq!(rows[3]["cost_median_s"], Value::Null);
     }
 

@@ -196,7 +196,14 @@ pub(super) fn notes(a: &Analysis) -> Vec<String> {
         "b med: delay overlap benefit (t0 + delta - t_delta) / t_delta from medians".into(),
         "  (Niethammer et al. 2016, eq. 5); b min: the same from minima, as that paper reports it;"
             .into(),
-        "  significant no: the interval holds 0.".into(),
+        format!(
+            "  significant: b told from 0, Benjamini-Hochberg at {:.0}% false discovery rate over",
+            a.bootstrap.fdr() * 100.0
+        ),
+        format!(
+            "  the {} benefits tested here (p: twice the bootstrap share beyond 0; benefit_p).",
+            a.rows.iter().filter(|r| r.benefit_p.is_some()).count()
+        ),
         "b ceiling: min(t0, delta) / max(t0, delta) from median t0: the largest b IF t_delta >= t0"
             .into(),
         "  (delaybench's bound; !: b exceeded it, so t_delta < t0); b / ceiling: 100% = as well"
@@ -208,6 +215,11 @@ pub(super) fn notes(a: &Analysis) -> Vec<String> {
         format!(
             "*: fewer than {FEW_VALID} valid repetitions. Sampled delays: analyze --distribution."
         ),
+        format!(
+            "too few (n=..): under {} valid repetitions on a side: no interval, no significance",
+            a.bootstrap.min_valid()
+        ),
+        "  (the median's distribution-free interval needs at least 6; Le Boudec 2010).".into(),
     ];
     if a.files.len() > 1 {
         let worst = a
@@ -348,6 +360,10 @@ fn cells(r: &ConfigStats) -> Vec<String> {
         match r.benefit_significant {
             Some(true) => "yes".into(),
             Some(false) => "no".into(),
+            // A benefit without an interval: too few valid repetitions on one side.
+            None if r.benefit_median.is_some() && r.benefit_median_ci_lo.is_none() => {
+                format!("too few (n={})", r.valid.min(r.valid0))
+            }
             None => "-".into(),
         },
         match r.above_ceiling {
@@ -417,11 +433,14 @@ mod tests {
             &cells[1][..8],
             ["allreduce", "8B", "2", "1", "50us", "4/5*", "4/5*", "12.50"]
         );
-        assert!(rows[1].contains("62.50 ["), "{}", rows[1]);
-        // The cost, t_delta - t0 = 62.50 - 12.50 us; its interval follows.
-        assert!(rows[1].contains(" 50.00 ["), "{}", rows[1]);
-        // b = 0 whose interval contains 0: marked not significant; ceiling 12.5/50.
-        assert!(rows[1].contains(" no "), "{}", rows[1]);
+        // 4 valid repetitions on each side, under MIN_VALID_FOR_CI: the medians without an
+        // interval, and no significance but the reason.
+        assert!(rows[1].contains("62.50 "), "{}", rows[1]);
+        assert!(!rows[1].contains('['), "{}", rows[1]);
+        // The cost, t_delta - t0 = 62.50 - 12.50 us.
+        assert!(rows[1].contains(" 50.00 "), "{}", rows[1]);
+        assert!(rows[1].contains(" too few (n=4) "), "{}", rows[1]);
+        // Ceiling 12.5/50.
         assert!(rows[1].contains("25.0"), "{}", rows[1]);
         // No baseline: none of its repetitions, valid or measured.
         assert_eq!(

@@ -468,7 +468,8 @@ mod tests {
         let mut blocks = Vec::new();
         for p in [2, 4] {
             for &delay in delays {
-                blocks.push(testdata::block(Op::Allreduce, 8, p, delay, 4, 10e-6));
+                // 7 valid repetitions: enough for intervals (MIN_VALID_FOR_CI).
+                blocks.push(testdata::block(Op::Allreduce, 8, p, delay, 8, 10e-6));
             }
         }
         testdata::records(4, blocks)
@@ -641,6 +642,7 @@ pub(crate) mod fixtures {
             benefit_median: None,
             benefit_median_ci_lo: None,
             benefit_median_ci_hi: None,
+            benefit_p: None,
             benefit_significant: None,
             benefit_ceiling: None,
             benefit_of_ceiling: None,
