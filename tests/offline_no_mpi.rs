@@ -249,6 +249,18 @@ fn missing_files_and_filters_that_match_nothing_are_bad_input() {
         "--delay",
         "50us",
     ]);
+    // Options that do not fit together, found while the command runs, are bad input too.
+    let b = write_records(dir.path(), "b.cbor", 1e-5);
+    exits(
+        &["analyze", s(&a), s(&b), "--trend"],
+        2,
+        "take one records file",
+    );
+    exits(
+        &["analyze", s(&a), "--algorithms", "--format", "csv"],
+        2,
+        "writes --format table or json",
+    );
     // A failure while running is 1: here a figure folder below a file.
     let blocked = dir.path().join("a.cbor").join("figures");
     exits(&["man", "--dir", s(&blocked)], 1, "cannot create");

@@ -40,9 +40,11 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
     let times = times.global_times;
     if distribution || trend || overlap || truth || !timing.is_empty() {
         let [file] = &files[..] else {
-            anyhow::bail!(
+            return Err(crate::exit::BadInput(
                 "--distribution, --trend, --overlap, --timing and --truth take one records file"
-            );
+                    .into(),
+            )
+            .into());
         };
         // Each table is a per-block reduction of one pass over the timeline; CSV and
         // JSON rows then say which run they come from.
@@ -89,7 +91,12 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
                 writeln!(out)?;
             }
             f if f.exporter().is_markup() => write!(out, "{}", algorithm_table_text(&rows))?,
-            _ => anyhow::bail!("analyze --algorithms writes --format table or json"),
+            _ => {
+                return Err(crate::exit::BadInput(
+                    "analyze --algorithms writes --format table or json".into(),
+                )
+                .into())
+            }
         }
     } else if replay {
         // The application's own pattern, on its own: CSV, TSV or JSON rows.

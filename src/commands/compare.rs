@@ -63,12 +63,12 @@ fn compare_files(args: CompareArgs) -> Result<()> {
         }
     }
     if rows.is_empty() {
-        anyhow::bail!(
+        return Err(crate::exit::BadInput(format!(
             "{} and {} share no configuration (op, size, P, delay model): compare runs \
              of the same plan",
-            sa.files[0],
-            sb.files[0]
-        );
+            sa.files[0], sb.files[0]
+        ))
+        .into());
     }
     write_compare(&rows, &boot, format, &mut std::io::stdout().lock())?;
     if let Some(dir) = figures {

@@ -34,7 +34,9 @@ fn plot(args: PlotArgs) -> Result<()> {
     let out_dir = out.unwrap_or_else(|| outputs_dir(&file));
     let paths = if file.extension().is_some_and(|e| e == "csv") {
         if files.len() > 1 {
-            anyhow::bail!("plot draws one clocksync CSV at a time");
+            return Err(
+                crate::exit::BadInput("plot draws one clocksync CSV at a time".into()).into(),
+            );
         }
         let rows = read_clocksync_csv(&file)
             .with_context(|| format!("reading clocksync results {}", file.display()))?;
