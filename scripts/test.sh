@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
 # The tests: unit tests, and integration tests that launch the binary under mpirun.
+# Arguments go to `cargo test`; one choosing targets (`scripts/test.sh --test one_timeline`)
+# takes the place of --all-targets.
+# Ends with the list of tests that skipped (a missing optional part: the README's testing
+# section says what each needs), or "no test skipped"; the exit status is cargo's.
+# DELAYBENCH_TESTS_STRICT=1 makes every such skip a failure instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The tests include the Slurm tests on the emulated cluster: install Slurm and munge for them
@@ -8,4 +13,27 @@ export DELAYBENCH_SLURM="${DELAYBENCH_SLURM:-1}"
 # And SimGrid's SMPI for the simulation tests (DELAYBENCH_SIMGRID=0: they skip).
 export DELAYBENCH_SIMGRID="${DELAYBENCH_SIMGRID:-1}"
 . scripts/setup.sh
-cargo test --all-targets "$@"
+# Each skipping test appends `skipped: TEST (why)` here (tests/common/skip.rs): a fresh file
+# per run, so the list below is this run's.
+DELAYBENCH_SKIP_LOG="$(mktemp)"
+export DELAYBENCH_SKIP_LOG
+trap 'rm -f "$DELAYBENCH_SKIP_LOG"' EXIT
+# Every target unless the arguments choose some: cargo lets --all-targets override a --test.
+targets=(--all-targets)
+for arg in "$@"; do
+    case "$arg" in
+        --) break ;;
+        --lib | --bins | --bin | --bin=* | --tests | --test | --test=* | --benches | --bench | \
+            --bench=* | --examples | --example | --example=* | --doc) targets=() ;;
+    esac
+done
+status=0
+cargo test ${targets[@]+"${targets[@]}"} "$@" || status=$?
+skipped=$(($(wc -l <"$DELAYBENCH_SKIP_LOG")))
+case "$skipped" in
+    0) echo "no test skipped" ;;
+    1) echo "1 test skipped:" ;;
+    *) echo "$skipped tests skipped:" ;;
+esac
+sed 's/^skipped: /  /' "$DELAYBENCH_SKIP_LOG"
+exit "$status"

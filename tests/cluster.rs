@@ -74,15 +74,15 @@ fn run_allowing(per_host: u32, dir: &Path, name: &str, args: &[&str], codes: &[i
 
 fn permitted() -> bool {
     if std::env::var_os("DELAYBENCH_SKIP_CLUSTER").is_some() {
-        eprintln!("cluster tests skipped: DELAYBENCH_SKIP_CLUSTER is set");
+        common::skip("the cluster tests: DELAYBENCH_SKIP_CLUSTER is set");
         return false;
     }
     let out = cluster(&["check"]);
     if !out.status.success() {
-        eprintln!(
-            "cluster tests skipped: {}",
+        common::skip(&format!(
+            "the cluster tests: {}",
             String::from_utf8_lossy(&out.stderr).trim()
-        );
+        ));
     }
     out.status.success()
 }
@@ -101,7 +101,7 @@ fn two_emulated_hosts() {
         // Debian's MPICH 4.0 (UCX netmod) hangs in MPI_Finalize when UCX is limited to TCP
         // (needed here: UCX otherwise finds shared memory between the namespaces) and two
         // ranks share a core; the same hang happens on one host without namespaces.
-        eprintln!("cluster: two ranks per host skipped under MPICH (UCX TCP finalize hang)");
+        common::skip_known_limit("two ranks per host: not under MPICH (UCX TCP finalize hang)");
         return;
     }
     two_ranks_per_host_on_one_core(dir.path());

@@ -177,7 +177,8 @@ fn compare_json(file: &str, times: &str) -> Blocks {
         .collect()
 }
 
-/// `scripts/read_records.py`, or `None` (with a note) without cbor2 and numpy.
+/// `scripts/read_records.py`, or `None` (the test recorded as skipped) without python3, cbor2
+/// or numpy.
 fn python(file: &str, times: &str) -> Option<Blocks> {
     let script_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts");
     let code = format!(
@@ -193,11 +194,21 @@ fn python(file: &str, times: &str) -> Option<Blocks> {
                  float(np.median(t[valid])) if valid.any() else None])\n\
          print(json.dumps(out))"
     );
-    let out = Command::new("python3").args(["-c", &code]).output().ok()?;
+    let out = match Command::new("python3").args(["-c", &code]).output() {
+        Ok(out) => out,
+        Err(err) => {
+            common::skip(&format!("read_records.py: python3 does not run: {err}"));
+            return None;
+        }
+    };
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         if err.contains("No module named") {
-            eprintln!("skipping read_records.py: {err} (pip install cbor2 numpy)");
+            let missing = err.lines().rfind(|l| l.contains("No module named"));
+            let missing = missing.unwrap_or_default().trim();
+            common::skip(&format!(
+                "read_records.py: {missing}: pip install cbor2 numpy"
+            ));
             return None;
         }
         panic!("read_records.py failed: {err}");

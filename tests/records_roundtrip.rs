@@ -1,5 +1,7 @@
 //! Records files survive a write/read round trip, and interrupted runs are recovered.
 
+mod common;
+
 use delaybench::plan::Op;
 use delaybench::records::{
     read_records, split_block, testdata, Footer, RecordsError, RecordsStream, RecordsWriter,
@@ -196,7 +198,7 @@ fn the_python_reader_joins_chunks_and_keeps_a_partial_block() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_python {
-        eprintln!("skipped: python3 with cbor2 and numpy is not installed");
+        common::skip("python3 with cbor2 and numpy is not installed: pip install cbor2 numpy");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -2,23 +2,25 @@
 //! cases whose simulated t_delta follows from the algorithm's structure. Skipped, with a
 //! message saying how to get SimGrid, when `smpicc` is missing.
 
+mod common;
+
 use delaybench::analysis::t_global;
 use delaybench::delay::delay_matrix;
 use delaybench::records::{read_records, Block};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// True when SimGrid's tools are on PATH; else says how to get them (the test then passes
-/// without checking anything).
-fn simgrid_here(test: &str) -> bool {
+/// True when SimGrid's tools are on PATH; else records the test as skipped, saying how to
+/// get them (a failure under `DELAYBENCH_TESTS_STRICT=1`).
+fn simgrid_here() -> bool {
     let found = ["smpicc", "smpirun"].iter().all(|t| {
         std::env::var_os("PATH")
             .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(t).is_file()))
     });
     if !found {
-        eprintln!(
-            "{test}: skipped: smpicc/smpirun not found; install SimGrid with `apt-get install \
-             libsimgrid-dev` (or `DELAYBENCH_SIMGRID=1 . scripts/setup.sh`) to run it"
+        common::skip(
+            "smpicc/smpirun not found; install SimGrid with `apt-get install libsimgrid-dev` \
+             (or `DELAYBENCH_SIMGRID=1 . scripts/setup.sh`) to run it",
         );
     }
     found
@@ -86,7 +88,7 @@ fn benefit(t0: f64, td: f64, delta: f64) -> f64 {
 
 #[test]
 fn applied_delays_are_the_plan_and_ranks_wait_them_exactly() {
-    if !simgrid_here("applied_delays") {
+    if !simgrid_here() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -199,7 +201,7 @@ fn exact_case(
 /// a t_delta off by a few percent of t0 fails the test.
 #[test]
 fn binomial_bcast_from_a_late_root_adds_the_delay() {
-    if !simgrid_here("binomial_bcast") {
+    if !simgrid_here() {
         return;
     }
     for (p, t0, td, d, b) in exact_case(
@@ -231,7 +233,7 @@ fn binomial_bcast_from_a_late_root_adds_the_delay() {
 /// The flat tree: the root sends to every rank in turn; late root, same argument.
 #[test]
 fn flat_tree_bcast_from_a_late_root_adds_the_delay() {
-    if !simgrid_here("flattree_bcast") {
+    if !simgrid_here() {
         return;
     }
     for (p, t0, td, d, b) in exact_case("flat-bcast", "bcast", "smpi/bcast:flattree", "0", "5us") {
@@ -246,7 +248,7 @@ fn flat_tree_bcast_from_a_late_root_adds_the_delay() {
 /// send a rendezvous, nothing moves before rank 0 arrives, so a late rank 0 adds δ exactly.
 #[test]
 fn linear_barrier_with_a_late_root_adds_the_delay() {
-    if !simgrid_here("linear_barrier") {
+    if !simgrid_here() {
         return;
     }
     for (p, t0, td, d, b) in exact_case(
@@ -268,7 +270,7 @@ fn linear_barrier_with_a_late_root_adds_the_delay() {
 /// vector distinct) are simulated one by one. A swept algorithm is named on every block.
 #[test]
 fn distinct_repetitions_reproduce_every_repetition() {
-    if !simgrid_here("distinct_repetitions_reproduce_every_repetition") {
+    if !simgrid_here() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -326,7 +328,7 @@ fn distinct_repetitions_reproduce_every_repetition() {
 /// the `ref:*` algorithms and v-forms are refused before anything runs.
 #[test]
 fn the_library_kernels_are_simulated() {
-    if !simgrid_here("the_library_kernels_are_simulated") {
+    if !simgrid_here() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -371,7 +373,7 @@ fn the_library_kernels_are_simulated() {
 /// two hosts (a torus of fewer than 2 × 2 × 2 hosts would declare a link twice).
 #[test]
 fn built_in_platforms_hold_one_and_two_hosts() {
-    if !simgrid_here("built_in_platforms_hold_one_and_two_hosts") {
+    if !simgrid_here() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -2,6 +2,12 @@
 
 #![allow(dead_code)]
 
+mod skip;
+
+// A re-export, like the rest of `common`, that not every test crate uses.
+#[allow(unused_imports)]
+pub use skip::{skip, skip_known_limit};
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
