@@ -29,11 +29,13 @@ for arg in "$@"; do
 done
 status=0
 cargo test ${targets[@]+"${targets[@]}"} "$@" || status=$?
-skipped=$(($(wc -l <"$DELAYBENCH_SKIP_LOG")))
+# A test that skips the same part twice (once per choice of times) is listed once.
+list=$(awk '!seen[$0]++ { sub(/^skipped: /, "  "); print }' "$DELAYBENCH_SKIP_LOG")
+skipped=$(($(printf '%s' "$list" | grep -c '^' || true)))
 case "$skipped" in
     0) echo "no test skipped" ;;
     1) echo "1 test skipped:" ;;
     *) echo "$skipped tests skipped:" ;;
 esac
-sed 's/^skipped: /  /' "$DELAYBENCH_SKIP_LOG"
+[ -z "$list" ] || printf '%s\n' "$list"
 exit "$status"
