@@ -10,124 +10,15 @@
 //! replayed with the captured counts.
 
 mod common;
+#[path = "capture/support.rs"]
+mod support;
 
 use delaybench::analysis::arrivals::report;
 use delaybench::capture::{counts_hash, match_calls, read_captures, CaptureOp, WaitKind};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-
-/// The MPI compiler wrapper scripts/setup.sh chose, if it runs.
-fn mpicc() -> Option<String> {
-    let cc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
-    Command::new(&cc)
-        .arg("--version")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|_| cc)
-}
-
-/// Builds `tests/capture/NAME.c` with the MPI compiler wrapper into a fresh temporary
-/// directory; returns the directory (kept alive by the caller) and the program, or `None`
-/// (having said why the test is skipped) when there is no wrapper.
-fn build_test_program(name: &str) -> Option<(tempfile::TempDir, PathBuf)> {
-    let Some(cc) = mpicc() else {
-        common::skip("no MPI compiler wrapper (MPICC or mpicc) to build the test program");
-        return None;
-    };
-    let tmp = tempfile::tempdir().unwrap();
-    let program = tmp.path().join(name);
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/capture/{name}.c"));
-    let built = Command::new(&cc)
-        .args(["-O2", "-o"])
-        .arg(&program)
-        .arg(&source)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    Some((tmp, program))
-}
-
-/// Builds libdelaybench_capture.so (release: its per-call cost is what a user gets) with the
-/// cargo running these tests, in their target directory, and returns its path.
-fn build_capture_library() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT.get_or_init(build_once).clone()
-}
-
-fn build_once() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "delaybench-capture",
-            "--message-format=json-render-diagnostics",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cannot run cargo");
-    assert!(
-        out.status.success(),
-        "building the capture library failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| {
-            v["reason"] == "compiler-artifact" && v["target"]["name"] == "delaybench_capture"
-        })
-        .flat_map(|v| {
-            v["filenames"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|f| f.as_str().map(PathBuf::from))
-        })
-        .find(|f| f.extension().is_some_and(|e| e == "so"))
-        .expect("cargo named no libdelaybench_capture.so")
-}
-
-/// Runs `program` on `np` ranks with the library preloaded, capturing into `dir`.
-fn capture(np: u32, library: &Path, program: &Path, dir: &Path) -> std::process::Output {
-    capture_with(np, library, program, &[], dir)
-}
-
-/// [`capture`] of `program` given `args`.
-fn capture_with(
-    np: u32,
-    library: &Path,
-    program: &Path,
-    args: &[&str],
-    dir: &Path,
-) -> std::process::Output {
-    let launcher = common::launcher();
-    let mut cmd = Command::new(&launcher);
-    cmd.arg("-np").arg(np.to_string());
-    let preload = format!("LD_PRELOAD={}", library.display());
-    if launcher.contains("mpich")
-        || std::env::var("DELAYBENCH_MPI_FLAVOR").as_deref() == Ok("mpich")
-    {
-        cmd.args(["-genv", "LD_PRELOAD"]).arg(library);
-    } else {
-        cmd.args(["-x", &preload, "-x", "DELAYBENCH_CAPTURE_DIR"]);
-    }
-    cmd.arg(program)
-        .args(args)
-        .env("DELAYBENCH_CAPTURE_DIR", dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
-    common::run_mpi_job(cmd, Duration::from_secs(240))
-}
+use support::{build_capture_library, build_test_program, capture, capture_with};
 
 #[test]
 fn captured_lateness_matches_the_programmed_imbalance() {

@@ -6,11 +6,15 @@
 //!   duplicate of `MPI_COMM_WORLD` with delaybench's `offset` method (min-RTT ping-pong,
 //!   Niethammer et al. 2016; Hoefler et al. 2010) and writes the capture header,
 //! - on each flush resolves new call sites with `dladdr` and appends one chunk frame,
-//! - at `MPI_Finalize` synchronises again and writes the footer.
+//! - at `MPI_Finalize` synchronises again, when the ranks agreed that every rank still
+//!   captures, and writes the footer.
 //!
-//! The file format is `delaybench::capture`. Nothing here may crash the application:
-//! every entry point catches panics, and any error switches the capture off with one message
-//! on stderr while the calls keep passing through.
+//! The file format is `delaybench::capture`. Nothing here may crash or hang the application:
+//! every entry point catches panics, any error switches this rank's capture off with one
+//! message on stderr while the calls keep passing through, and the finalize synchronisation,
+//! which needs every rank, runs only when no rank's capture has stopped (the shim agrees on
+//! that with one allreduce first); otherwise every file that is still written gets a footer
+//! saying it was skipped.
 
 use delaybench::capture::{
     CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader, CaptureOp,
@@ -22,8 +26,9 @@ use std::collections::HashMap;
 use std::collections::HashSet;
 use std::ffi::CStr;
 use std::os::raw::{c_double, c_int};
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// One call as the shim stores it (`dbc_event` in shim.c, 64 bytes).
 #[repr(C)]
@@ -99,9 +104,76 @@ fn synchronise(t: &ShimTransport) -> CaptureSync {
     }
 }
 
+/// A failure the tests inject on one rank (`DELAYBENCH_CAPTURE_TEST_FAIL`, docs/capture.md):
+/// the failures a full or read-only disk causes, on demand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// Creating the capture directory fails.
+    Dir,
+    /// The n-th chunk frame (from 1) is torn: half of it is written, then the write fails.
+    Write(u64),
+}
+
+/// The test-only variable: `<rank>:dir` or `<rank>:write:<n>`; the fault of this `rank`, if
+/// the variable names it. A value that is neither is ignored with a message.
+fn fault(rank: usize) -> Option<Fault> {
+    let spec = std::env::var("DELAYBENCH_CAPTURE_TEST_FAIL").ok()?;
+    let parts: Vec<&str> = spec.split(':').collect();
+    let parsed = match parts.as_slice() {
+        [r, "dir"] => r.parse::<usize>().ok().map(|r| (r, Fault::Dir)),
+        [r, "write", n] => match (r.parse::<usize>(), n.parse::<u64>()) {
+            (Ok(r), Ok(n)) if n >= 1 => Some((r, Fault::Write(n))),
+            _ => None,
+        },
+        _ => None,
+    };
+    match parsed {
+        Some((r, f)) => (r == rank).then_some(f),
+        None => {
+            if rank == 0 {
+                say(&format!(
+                    "ignoring DELAYBENCH_CAPTURE_TEST_FAIL={spec}: expected RANK:dir or \
+                     RANK:write:N"
+                ));
+            }
+            None
+        }
+    }
+}
+
+/// The error of the [`Fault::Write`] frame: writes the chunk, then cuts the file in the
+/// middle of that frame, as a disk that fills up during the write leaves it.
+fn torn_write(state: &mut State, chunk: &CaptureChunk) -> String {
+    let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let before = len(&state.path);
+    let cut = state.writer.chunk(chunk).map(|()| {
+        let after = len(&state.path);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&state.path)
+            .and_then(|f| f.set_len(before + (after - before) / 2))
+    });
+    let what = match cut {
+        Ok(Ok(())) => "a torn frame".to_string(),
+        Ok(Err(e)) => format!("cannot tear the frame: {e}"),
+        Err(e) => e.to_string(),
+    };
+    format!(
+        "capture file {}: write failed ({what}, injected by DELAYBENCH_CAPTURE_TEST_FAIL)",
+        state.path.display()
+    )
+}
+
 struct State {
-    transport: ShimTransport,
     writer: CaptureWriter,
+    /// This rank's file.
+    path: PathBuf,
+    /// The MPI_Init synchronisation, which the footer repeats when the finalize one is skipped.
+    sync_init: CaptureSync,
+    /// Chunk frames written so far.
+    chunks: u64,
+    /// The test-only fault of this rank.
+    fault: Option<Fault>,
     sites: HashMap<u64, u32>,
     /// The count vectors written so far, per site: their hashes.
     vectors: HashMap<u32, HashSet<u64>>,
@@ -112,6 +184,14 @@ static STATE: Mutex<Option<State>> = Mutex::new(None);
 
 fn say(what: &str) {
     eprintln!("delaybench-capture: {what}");
+}
+
+/// This process's world rank, for the messages ([`dbc_rust_start`] sets it).
+static RANK: AtomicUsize = AtomicUsize::new(0);
+
+/// [`say`] for one rank's failure: which rank, since every rank prints its own.
+fn say_rank(what: &str) {
+    say(&format!("rank {}: {what}", RANK.load(Ordering::Relaxed)));
 }
 
 fn hostname() -> String {
@@ -155,9 +235,19 @@ fn capture_dir(stamp_s: i64, pid0: i64) -> (PathBuf, String) {
 
 fn start(rank: usize, size: usize, stamp_s: i64, pid0: i64) -> Result<State, String> {
     let transport = ShimTransport { rank, size };
+    // First, before anything on this rank can fail: every rank must take part.
     let sync_init = synchronise(&transport);
     let (dir, capture_id) = capture_dir(stamp_s, pid0);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let fault = fault(rank);
+    let created = if fault == Some(Fault::Dir) {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "injected by DELAYBENCH_CAPTURE_TEST_FAIL",
+        ))
+    } else {
+        std::fs::create_dir_all(&dir)
+    };
+    created.map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join(format!("rank{rank}.cbor"));
     let header = CaptureHeader {
         item: "capture_header".into(),
@@ -178,8 +268,11 @@ fn start(rank: usize, size: usize, stamp_s: i64, pid0: i64) -> Result<State, Str
         say(&format!("capturing into {}", dir.display()));
     }
     Ok(State {
-        transport,
         writer,
+        path,
+        sync_init,
+        chunks: 0,
+        fault,
         sites: HashMap::new(),
         vectors: HashMap::new(),
         events: 0,
@@ -190,6 +283,7 @@ fn start(rank: usize, size: usize, stamp_s: i64, pid0: i64) -> Result<State, Str
 /// Returns 0 when capturing, 1 when not (a message was printed).
 #[no_mangle]
 pub extern "C" fn dbc_rust_start(rank: c_int, size: c_int, stamp_s: i64, pid0: i64) -> c_int {
+    RANK.store(rank as usize, Ordering::Relaxed);
     let r = std::panic::catch_unwind(|| start(rank as usize, size as usize, stamp_s, pid0));
     match r {
         Ok(Ok(state)) => {
@@ -200,11 +294,11 @@ pub extern "C" fn dbc_rust_start(rank: c_int, size: c_int, stamp_s: i64, pid0: i
             1
         }
         Ok(Err(e)) => {
-            say(&format!("not capturing: {e}"));
+            say_rank(&format!("not capturing: {e}"));
             1
         }
         Err(_) => {
-            say("not capturing: internal error at MPI_Init");
+            say_rank("not capturing: internal error at MPI_Init");
             1
         }
     }
@@ -298,19 +392,22 @@ fn flush(state: &mut State, raw: &[RawEvent], counts: &[u64]) -> Result<(), Stri
         });
     }
     state.events += events.len() as u64;
-    state
-        .writer
-        .chunk(&CaptureChunk {
-            item: "capture_chunk".into(),
-            sites,
-            events,
-            counts: vectors,
-        })
-        .map_err(|e| e.to_string())
+    let chunk = CaptureChunk {
+        item: "capture_chunk".into(),
+        sites,
+        events,
+        counts: vectors,
+    };
+    state.chunks += 1;
+    if state.fault == Some(Fault::Write(state.chunks)) {
+        return Err(torn_write(state, &chunk));
+    }
+    state.writer.chunk(&chunk).map_err(|e| e.to_string())
 }
 
 /// Called by the shim with `n` buffered events and the `ncounts` entries of their count
-/// vectors.
+/// vectors. Returns 0 while capturing, 1 once this rank's capture has stopped (a message was
+/// printed; the shim then lets every call pass through).
 ///
 /// # Safety
 /// `events` points to `n` valid `dbc_event`s, `counts` to `ncounts` u64 (or is null when
@@ -321,9 +418,9 @@ pub unsafe extern "C" fn dbc_rust_flush(
     n: usize,
     counts: *const u64,
     ncounts: usize,
-) {
+) -> c_int {
     if events.is_null() || n == 0 {
-        return;
+        return 0;
     }
     // SAFETY: the caller passes n valid events.
     let raw = unsafe { std::slice::from_raw_parts(events, n) };
@@ -335,40 +432,54 @@ pub unsafe extern "C" fn dbc_rust_flush(
     };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut g = STATE.lock().map_err(|_| "lock poisoned".to_string())?;
-        match g.as_mut() {
-            Some(state) => flush(state, raw, counts),
-            None => Ok(()),
-        }
+        // None: stopped earlier, and said so then.
+        g.as_mut()
+            .map(|state| flush(state, raw, counts))
+            .transpose()
     }));
     let failed = match r {
-        Ok(Ok(())) => return,
+        Ok(Ok(Some(()))) => return 0,
+        Ok(Ok(None)) => return 1,
         Ok(Err(e)) => e,
         Err(_) => "internal error".into(),
     };
-    say(&format!("stopped writing the capture: {failed}"));
-    if let Ok(mut g) = STATE.lock() {
-        *g = None;
-    }
+    say_rank(&format!("stopped writing the capture: {failed}"));
+    // A panic above poisons the lock with the state inside: take it out all the same.
+    *STATE.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    1
 }
 
-/// Called by the shim at MPI_Finalize (after the last flush): synchronises again and
-/// writes the footer.
+/// Called by the shim at MPI_Finalize on every rank that ran [`dbc_rust_start`] (after the
+/// last flush and the agreement): `all_on` is 1 when every rank still captures, and then
+/// every rank synchronises again, whatever its own state, since the synchronisation needs
+/// them all; else none does and each footer repeats the MPI_Init synchronisation and says
+/// the finalize one was skipped. Writes this rank's footer while it still captures.
 #[no_mangle]
-pub extern "C" fn dbc_rust_finish(passed_through: u64) {
+pub extern "C" fn dbc_rust_finish(passed_through: u64, all_on: c_int, rank: c_int, size: c_int) {
+    let (rank, size) = (rank as usize, size as usize);
     let r = std::panic::catch_unwind(|| {
-        let state = STATE.lock().ok()?.take()?;
-        let sync_finalize = synchronise(&state.transport);
+        let state = STATE.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let sync_finalize = (all_on != 0).then(|| synchronise(&ShimTransport { rank, size }));
+        if sync_finalize.is_none() && rank == 0 {
+            say(
+                "a rank's capture stopped (its message above), so the MPI_Finalize clock \
+                 synchronisation is skipped: every file still written uses the MPI_Init \
+                 offsets only",
+            );
+        }
+        let state = state?;
         let footer = CaptureFooter {
             item: "capture_footer".into(),
-            sync_finalize,
+            sync_finalize: sync_finalize.unwrap_or(state.sync_init),
             events: state.events,
             passed_through,
+            finalize_sync_skipped: sync_finalize.is_none(),
         };
         Some(state.writer.finish(&footer).map_err(|e| e.to_string()))
     });
     match r {
-        Ok(Some(Err(e))) => say(&format!("cannot finish the capture: {e}")),
-        Err(_) => say("internal error at MPI_Finalize"),
+        Ok(Some(Err(e))) => say_rank(&format!("cannot finish the capture: {e}")),
+        Err(_) => say_rank("internal error at MPI_Finalize"),
         _ => {}
     }
 }

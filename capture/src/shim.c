@@ -86,7 +86,8 @@ static size_t dbc_ncounts;
 static int dbc_active;
 static double dbc_last_flush;
 static uint64_t dbc_passed;
-static MPI_Comm dbc_sync_comm = MPI_COMM_NULL;
+static MPI_Comm dbc_sync_comm = MPI_COMM_NULL; /* also: dbc_rust_start ran on every rank */
+static int dbc_rank, dbc_size;
 
 typedef struct {
     MPI_Comm comm;
@@ -100,9 +101,9 @@ static int dbc_comm_next;
 
 /* The Rust side. */
 extern int dbc_rust_start(int rank, int size, int64_t stamp_s, int64_t pid0);
-extern void dbc_rust_flush(const dbc_event *events, size_t n, const uint64_t *counts,
-                           size_t ncounts);
-extern void dbc_rust_finish(uint64_t passed_through);
+extern int dbc_rust_flush(const dbc_event *events, size_t n, const uint64_t *counts,
+                          size_t ncounts);
+extern void dbc_rust_finish(uint64_t passed_through, int all_on, int rank, int size);
 
 static inline double dbc_now(void) {
     struct timespec ts;
@@ -176,8 +177,10 @@ static void dbc_preq_flushed(void);
 static int dbc_npending; /* persistent calls' events in dbc_buf awaiting their completion */
 #endif
 
+/* A flush that fails (it said why) stops this rank's capture: the calls pass through. */
 static void dbc_flush(void) {
-    if (dbc_n > 0) dbc_rust_flush(dbc_buf, (size_t)dbc_n, dbc_counts, dbc_ncounts);
+    if (dbc_n > 0 && dbc_rust_flush(dbc_buf, (size_t)dbc_n, dbc_counts, dbc_ncounts) != 0)
+        dbc_active = 0;
     dbc_n = 0;
     dbc_ncounts = 0;
 #ifdef DBC_PERSISTENT_PREFIX
@@ -301,12 +304,13 @@ static void dbc_start(void) {
         dbc_say("cannot duplicate MPI_COMM_WORLD: not capturing");
         return;
     }
-    int rank = 0, size = 1;
-    PMPI_Comm_rank(dbc_sync_comm, &rank);
-    PMPI_Comm_size(dbc_sync_comm, &size);
+    PMPI_Comm_rank(dbc_sync_comm, &dbc_rank);
+    PMPI_Comm_size(dbc_sync_comm, &dbc_size);
     int64_t id[2] = {(int64_t)time(NULL), (int64_t)getpid()};
     PMPI_Bcast(id, 2, MPI_INT64_T, 0, dbc_sync_comm);
-    if (dbc_rust_start(rank, size, id[0], id[1]) == 0) {
+    /* Every rank synchronises in here before anything of its own can fail; a rank that then
+     * fails (its directory) keeps dbc_sync_comm for the agreement at MPI_Finalize. */
+    if (dbc_rust_start(dbc_rank, dbc_size, id[0], id[1]) == 0) {
         dbc_active = 1;
         dbc_last_flush = dbc_now();
     }
@@ -330,11 +334,19 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     return rc;
 }
 
+/* Every rank that started the capture agrees whether each still captures (MIN of an
+ * on-flag) before the finalize synchronisation, which needs every rank: rank 0 ping-pongs
+ * each peer in turn, so one rank whose capture stopped (its directory or a write failed)
+ * would leave rank 0 waiting for it forever, or, being rank 0, leave every peer waiting. If
+ * one stopped, no rank synchronises and the footers say so. */
 int MPI_Finalize(void) {
-    if (dbc_active) {
+    if (dbc_sync_comm != MPI_COMM_NULL) {
+        if (dbc_active) dbc_flush();
+        int on = dbc_active, all_on = 0;
         dbc_active = 0;
-        dbc_flush();
-        dbc_rust_finish(dbc_passed);
+        if (PMPI_Allreduce(&on, &all_on, 1, MPI_INT, MPI_MIN, dbc_sync_comm) != MPI_SUCCESS)
+            all_on = 0;
+        dbc_rust_finish(dbc_passed, all_on, dbc_rank, dbc_size);
         PMPI_Comm_free(&dbc_sync_comm);
     }
     return PMPI_Finalize();

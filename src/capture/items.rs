@@ -173,4 +173,15 @@ pub struct CaptureFooter {
     pub events: u64,
     /// Calls passed through without a record (intercommunicators, after an error).
     pub passed_through: u64,
+    /// True when the MPI_Finalize synchronisation was skipped on every rank because the
+    /// ranks agreed at MPI_Finalize that some rank's capture had stopped (its directory or a
+    /// write failed): a synchronisation needs every rank. `sync_finalize` then repeats the
+    /// MPI_Init one, so this rank's times use the MPI_Init offset only, also in readers that
+    /// predate this field. Absent (false) otherwise.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub finalize_sync_skipped: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }

@@ -13,7 +13,8 @@
 //!   the calls recorded since), and a footer frame ([`CaptureFooter`]) written at
 //!   `MPI_Finalize` with the second clock synchronisation. A rank killed midway leaves the
 //!   header and every chunk it flushed; [`read_capture`] reads those and says the footer is
-//!   missing.
+//!   missing. `gaps.rs` names what a capture's files lack for `arrivals`: ranks without a
+//!   file, files without a footer, a skipped MPI_Finalize synchronisation.
 //! - The matching (`matching.rs`, `instance.rs`): the ranks' calls as collective instances on
 //!   the global clock, each with its lateness, spread, imbalance and wait states.
 //! - By call site (`sites.rs`, `counts.rs`): the groups `arrivals` reports, the site with the
@@ -26,6 +27,7 @@
 
 mod counts;
 mod error;
+mod gaps;
 mod instance;
 mod items;
 mod matching;
@@ -38,6 +40,7 @@ mod writer;
 
 pub use counts::{bytes_per_rank, call_counts, CountsMissing};
 pub use error::CaptureFileError;
+pub use gaps::{capture_gaps, CaptureGaps, Unfinished};
 pub use instance::{Entry, Instance};
 pub use items::{
     counts_hash, CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader,

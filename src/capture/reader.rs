@@ -37,11 +37,12 @@ impl RankCapture {
     /// offset, interpolated linearly in local time between the MPI_Init and MPI_Finalize
     /// synchronisations by the clock's one interpolation ([`interpolate_offset`], as Score-P
     /// does, Knüpfer et al. 2012); only the first one when the rank did not reach
-    /// MPI_Finalize.
+    /// MPI_Finalize or the MPI_Finalize synchronisation was skipped
+    /// ([`CaptureFooter::finalize_sync_skipped`]).
     pub fn to_global(&self, t: f64) -> f64 {
         let a = self.header.sync_init;
         let offset = match &self.footer {
-            Some(f) if f.sync_finalize.local_s > a.local_s => {
+            Some(f) if !f.finalize_sync_skipped && f.sync_finalize.local_s > a.local_s => {
                 let b = f.sync_finalize;
                 interpolate_offset((a.local_s, a.offset_s), (b.local_s, b.offset_s), t)
             }
@@ -337,6 +338,7 @@ mod tests {
             },
             events: 3,
             passed_through: 0,
+            finalize_sync_skipped: false,
         })
         .unwrap();
         let r = read_capture(&path).unwrap();
@@ -344,6 +346,43 @@ mod tests {
         assert!(r.footer.is_some() && r.damage.is_none());
         // Halfway between the two synchronisations the offset is halfway: 2 s.
         assert_eq!(r.to_global(15.0), 13.0);
+    }
+
+    #[test]
+    fn a_skipped_finalize_sync_is_read_and_leaves_the_init_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rank0.cbor");
+        let w = CaptureWriter::create(&path, &header(0)).unwrap();
+        let footer = CaptureFooter {
+            item: "capture_footer".into(),
+            // What the interposer writes when skipping: the MPI_Init synchronisation again.
+            sync_finalize: header(0).sync_init,
+            events: 0,
+            passed_through: 0,
+            finalize_sync_skipped: true,
+        };
+        w.finish(&footer).unwrap();
+        let r = read_capture(&path).unwrap();
+        assert_eq!(r.footer, Some(footer));
+        assert_eq!(r.to_global(15.0), 14.0);
+        // A footer written before the field reads as not skipped.
+        #[derive(Serialize)]
+        struct OldFooter {
+            item: String,
+            sync_finalize: CaptureSync,
+            events: u64,
+            passed_through: u64,
+        }
+        let mut bytes = Vec::new();
+        let old = OldFooter {
+            item: "capture_footer".into(),
+            sync_finalize: header(0).sync_init,
+            events: 0,
+            passed_through: 0,
+        };
+        ciborium::into_writer(&old, &mut bytes).unwrap();
+        let read: CaptureFooter = ciborium::from_reader(bytes.as_slice()).unwrap();
+        assert!(!read.finalize_sync_skipped);
     }
 
     #[test]

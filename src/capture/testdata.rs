@@ -66,6 +66,7 @@ pub(crate) fn rank(
             },
             events: calls.len() as u64,
             passed_through: 0,
+            finalize_sync_skipped: false,
         }),
         damage: None,
     }

@@ -2,7 +2,7 @@
 
 use super::{finish, Run};
 use crate::analysis::arrivals::report;
-use crate::capture::{match_calls, read_captures};
+use crate::capture::{capture_gaps, match_calls, read_captures};
 use crate::cli::ArrivalsArgs;
 use crate::exit::BadInput;
 use crate::export::{write_arrivals, ExportError};
@@ -32,6 +32,11 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
     }
     let captures = read_captures(&files)?;
     let matched = match_calls(&captures)?;
+    // Which rank's file is missing or incomplete, and whether the clocks were synchronised
+    // at MPI_Finalize: the report's numbers leave those ranks' calls out.
+    for note in capture_gaps(&captures).notes() {
+        eprintln!("delaybench: warning: {note}");
+    }
     let report = report(&matched, message_time);
     let figures_dir =
         (!no_figures).then(|| figures.clone().unwrap_or_else(|| arrivals_dir(&files[0])));
