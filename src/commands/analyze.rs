@@ -1,6 +1,6 @@
 //! `delaybench analyze`: the summary of records files, or one of the tables that replace it.
 
-use super::reading::{analysis, each_block, unless_repeated};
+use super::reading::{analysis, each_block, refuse_repeated_runs};
 use super::{finish, Run};
 use crate::analysis::{
     algorithm_rows, algorithm_table_text, replay_pattern_rows, timing_row, trend_row, truth_rows,
@@ -18,7 +18,11 @@ use std::process::ExitCode;
 
 impl Run for AnalyzeArgs {
     fn run(self) -> ExitCode {
-        unless_repeated(&self.files.clone(), || finish(analyze(self)))
+        finish(
+            refuse_repeated_runs(&self.files)
+                .map_err(anyhow::Error::from)
+                .and_then(|()| analyze(self)),
+        )
     }
 }
 

@@ -1,6 +1,6 @@
 //! `delaybench compare`: the same configurations of two records files side by side.
 
-use super::reading::{analysis_of, launches, unless_repeated};
+use super::reading::{analysis_of, launches, refuse_repeated_runs};
 use super::{finish, Run};
 use crate::analysis::{compare, Analysis, CompareSide, LaunchDigest};
 
@@ -15,7 +15,11 @@ use std::process::ExitCode;
 impl Run for CompareArgs {
     fn run(self) -> ExitCode {
         let files = [self.a.clone(), self.b.clone()];
-        unless_repeated(&files, || finish(compare_files(self)))
+        finish(
+            refuse_repeated_runs(&files)
+                .map_err(anyhow::Error::from)
+                .and_then(|()| compare_files(self)),
+        )
     }
 }
 

@@ -1,6 +1,6 @@
 //! `delaybench plot`: figures of records files, of a noise file, or of a `clocksync` CSV.
 
-use super::reading::{announce_end, unless_repeated};
+use super::reading::{announce_end, refuse_repeated_runs};
 use super::{finish, Run};
 use crate::cli::PlotArgs;
 use crate::export::read_clocksync_csv;
@@ -16,7 +16,11 @@ use std::process::ExitCode;
 
 impl Run for PlotArgs {
     fn run(self) -> ExitCode {
-        unless_repeated(&self.files.clone(), || finish(plot(self)))
+        finish(
+            refuse_repeated_runs(&self.files)
+                .map_err(anyhow::Error::from)
+                .and_then(|()| plot(self)),
+        )
     }
 }
 

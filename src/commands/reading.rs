@@ -2,18 +2,19 @@
 //! saying on stderr which times were used and how the run ended.
 
 use crate::analysis::{analyze_digests, Analysis, Bootstrap, LaunchDigest};
+use crate::exit::BadInput;
 use crate::records::{Block, Header, RecordsStream, RunLabel};
 use crate::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// Refuses records files that hold one run under two names (`run.cbor` and its copy): pooled
 /// they would count every repetition twice and narrow every interval, compared they would
 /// test a run against itself. Reads each file's header only (its run id, [`RunLabel`]);
 /// files that are not records (a `clocksync` CSV, a noise file) or cannot be opened are left
-/// for the command to read and name. The message names both paths.
-pub(super) fn refuse_repeated_runs(files: &[PathBuf]) -> Result<(), String> {
+/// for the command to read and name. The message names both paths; [`BadInput`], so the
+/// command exits with 2 through [`super::finish`] like any other bad input.
+pub(super) fn refuse_repeated_runs(files: &[PathBuf]) -> Result<(), BadInput> {
     let mut seen: Vec<(String, &Path)> = Vec::new();
     for file in files {
         let Ok(stream) = RecordsStream::open(file) else {
@@ -21,28 +22,16 @@ pub(super) fn refuse_repeated_runs(files: &[PathBuf]) -> Result<(), String> {
         };
         let run_id = RunLabel::of(stream.header()).run_id;
         if let Some((_, first)) = seen.iter().find(|(id, _)| *id == run_id) {
-            return Err(format!(
+            return Err(BadInput(format!(
                 "{} and {} are the same run (run id {run_id}): give each run once; a copy of a \
                  records file is not another launch",
                 first.display(),
                 file.display()
-            ));
+            )));
         }
         seen.push((run_id, file));
     }
     Ok(())
-}
-
-/// Runs `command` unless [`refuse_repeated_runs`] refuses `files`: then says why and exits
-/// with 2, bad input, before anything else is read.
-pub(super) fn unless_repeated(files: &[PathBuf], command: impl FnOnce() -> ExitCode) -> ExitCode {
-    match refuse_repeated_runs(files) {
-        Ok(()) => command(),
-        Err(why) => {
-            eprintln!("delaybench: error: {why}");
-            ExitCode::from(2)
-        }
-    }
 }
 
 /// Reads a records file once, block by block, on the chosen global times, giving each block
