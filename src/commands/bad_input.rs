@@ -14,8 +14,9 @@ use std::error::Error;
 /// True when `error`, or one of its causes, says the input was bad: an error the command
 /// raised as [`BadInput`]; an input file missing, unreadable, damaged or not of the kind the
 /// command reads (records, noise, capture and clocksync CSV files); an output file or folder
-/// the command was told to create that already exists or cannot be created; records files that cannot be
-/// analysed or pooled together; filters that match nothing; a plan `simulate` refuses.
+/// the command was told to create that already exists or cannot be created; records files
+/// that cannot be analysed or pooled together; filters that match nothing; a plan `simulate`
+/// refuses.
 /// Anything else (a write that failed, a tool that is missing) is a failure while running.
 pub fn is_bad_input(error: &(dyn Error + 'static)) -> bool {
     causes(error).any(bad_in_itself)

@@ -8,7 +8,7 @@ use crate::plan::{Plan, Request, RunOptions};
 use crate::records::{RecordsError, RecordsWriter};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The plan every rank runs, and on rank 0 the open records file and what the end of the
@@ -46,14 +46,7 @@ pub fn agree(
                 }
                 let path = output_path(opts);
                 // Checked before the records file is created, so a refusal leaves nothing behind.
-                let outputs = EndOfRun::new(
-                    &path,
-                    opts.figures.as_deref(),
-                    opts.no_figures,
-                    opts.no_summary,
-                );
-                outputs.check()?;
-                end = Some(outputs);
+                end = Some(checked_end_of_run(opts, &path)?);
                 writer = Some(RecordsWriter::create(&path).map_err(|e| match e {
                     // Only a name the user chose may be blamed on --output.
                     RecordsError::Exists(p) if opts.output.is_none() => format!(
@@ -173,14 +166,21 @@ fn resolve(
 /// ([`RecordsWriter::check_new`]).
 fn check_outputs(opts: &RunOptions) -> Result<(), String> {
     let path = output_path(opts);
-    EndOfRun::new(
-        &path,
+    checked_end_of_run(opts, &path)?;
+    RecordsWriter::check_new(&path).map_err(|e| e.to_string())
+}
+
+/// What the end of a run with `opts` writes beside the records file `path`, checked (its
+/// folder missing or empty) before anything is created.
+fn checked_end_of_run(opts: &RunOptions, path: &Path) -> Result<EndOfRun, String> {
+    let end = EndOfRun::new(
+        path,
         opts.figures.as_deref(),
         opts.no_figures,
         opts.no_summary,
-    )
-    .check()?;
-    RecordsWriter::check_new(&path).map_err(|e| e.to_string())
+    );
+    end.check()?;
+    Ok(end)
 }
 
 fn output_path(opts: &RunOptions) -> PathBuf {
