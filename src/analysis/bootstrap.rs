@@ -175,20 +175,9 @@ impl Bootstrap {
         bd_s: &[f64],
         delay_s: f64,
     ) -> Option<Interval> {
-        let samples = [a0_s, ad_s, b0_s, bd_s];
-        if samples.iter().any(|s| s.len() < self.min_valid()) {
-            return None;
-        }
-        let sorted: Vec<Vec<f64>> = samples.iter().map(|s| sorted(s)).collect();
-        let medians: Vec<ResampleMedian> = sorted.iter().map(|s| ResampleMedian::of(s)).collect();
-        let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
-        let values = (0..self.resamples)
-            .map(|_| {
-                let [a0, ad, b0, bd] = [0, 1, 2, 3].map(|i| medians[i].draw(&mut rng));
-                benefit(b0, bd, delay_s) - benefit(a0, ad, delay_s)
-            })
-            .filter(|v| v.is_finite())
-            .collect();
+        let values = self.resamples([a0_s, ad_s, b0_s, bd_s], |[a0, ad, b0, bd]| {
+            benefit(b0, bd, delay_s) - benefit(a0, ad, delay_s)
+        })?;
         self.percentiles(values)
     }
 
@@ -210,19 +199,26 @@ impl Bootstrap {
         delayed_s: &[f64],
         stat: impl Fn(f64, f64) -> f64,
     ) -> Option<Vec<f64>> {
+        self.resamples([baseline_s, delayed_s], |[t0, td]| stat(t0, td))
+    }
+
+    /// The finite values of `stat` over the resamples of `samples`, measured apart: each
+    /// resample draws every sample's median independently, with replacement, in the order
+    /// given. `None` when any sample has fewer than [`Bootstrap::min_valid`] values.
+    fn resamples<const N: usize>(
+        &self,
+        samples: [&[f64]; N],
+        stat: impl Fn([f64; N]) -> f64,
+    ) -> Option<Vec<f64>> {
         let least = self.min_valid();
-        if baseline_s.len() < least || delayed_s.len() < least {
+        if samples.iter().any(|s| s.len() < least) {
             return None;
         }
-        let (b0, bd) = (sorted(baseline_s), sorted(delayed_s));
-        let (m0, md) = (ResampleMedian::of(&b0), ResampleMedian::of(&bd));
+        let sorted = samples.map(sorted);
+        let medians: Vec<ResampleMedian> = sorted.iter().map(|s| ResampleMedian::of(s)).collect();
         let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
         let values = (0..self.resamples)
-            .map(|_| {
-                let t0 = m0.draw(&mut rng);
-                let td = md.draw(&mut rng);
-                stat(t0, td)
-            })
+            .map(|_| stat(std::array::from_fn(|i| medians[i].draw(&mut rng))))
             .filter(|v| v.is_finite())
             .collect();
         Some(values)
