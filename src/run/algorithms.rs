@@ -11,7 +11,7 @@ use crate::plan::algorithms::{
 };
 use crate::plan::Op;
 use crate::plan::Plan;
-use crate::records::provenance::{library_line, printable};
+use crate::records::provenance::library_line;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
 use serde::Serialize;
@@ -57,13 +57,9 @@ impl Catalogue {
     pub fn discover(mpit: &Mpit) -> Result<Catalogue, MpitError> {
         let version = mpi::environment::library_version().unwrap_or_default();
         let library = Library::of_version(&version);
-        // MPI_T hands over C strings: what is printed keeps none of their control characters.
-        let found: Vec<(c_int, AlgorithmVariable)> = algorithm_variables(mpit, library)?
-            .into_iter()
-            .map(|(i, v)| (i, printable_variable(v)))
-            .collect();
+        let found: Vec<(c_int, AlgorithmVariable)> = algorithm_variables(mpit, library)?;
         let enabling = enabling_variable(mpit, library);
-        let pvar_names: Vec<String> = mpit.pvar_names().iter().map(|n| printable(n)).collect();
+        let pvar_names = mpit.pvar_names();
         let how_applied = match library {
             Library::OpenMpi => {
                 "Open MPI: coll_tuned_<op>_algorithm is read when a communicator is \
@@ -231,16 +227,6 @@ impl Catalogue {
         ));
         out
     }
-}
-
-/// `v` with its names (variable, scope, values) free of control characters ([`printable`]).
-fn printable_variable(mut v: AlgorithmVariable) -> AlgorithmVariable {
-    v.name = printable(&v.name);
-    v.scope = printable(&v.scope);
-    for x in &mut v.values {
-        x.name = printable(&x.name);
-    }
-    v
 }
 
 /// How `delaybench algorithms` prints the catalogue: plain options, filled from the command

@@ -6,6 +6,7 @@
 use crate::plan::algorithms::{
     mpich_choices, variable_kernels, AlgorithmValue, AlgorithmVariable, Library,
 };
+use crate::records::provenance::printable;
 use mpi::ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use thiserror::Error;
@@ -261,12 +262,15 @@ fn enum_items(enumtype: ffi::MPI_T_enum) -> Vec<(i32, String)> {
         .collect()
 }
 
+/// A string MPI_T wrote into `buf`, up to its NUL and without other control characters
+/// ([`printable`]): every MPI_T name, description and value enters here, so nothing printed
+/// from MPI_T carries a C terminator or a stray control byte.
 fn c_string(buf: &[c_char]) -> String {
     // SAFETY: the buffer was zeroed before the library wrote a NUL-terminated string into it,
     // so a NUL lies within it.
     let bytes: Vec<u8> = buf.iter().map(|&c| c as u8).collect();
     CStr::from_bytes_until_nul(&bytes)
-        .map(|s| s.to_string_lossy().into_owned())
+        .map(|s| printable(&s.to_string_lossy()))
         .unwrap_or_default()
 }
 
