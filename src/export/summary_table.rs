@@ -2,7 +2,7 @@
 //! the rows and notes it shares with the Markdown table.
 
 use super::ExportError;
-use crate::analysis::{Analysis, ConfigStats, FEW_VALID};
+use crate::analysis::{Analysis, ConfigStats, FEW_VALID, MIN_VALID_FOR_CI};
 use crate::plan::Op;
 use crate::timeline::Configuration;
 use crate::units::{format_bytes, format_duration};
@@ -219,7 +219,10 @@ pub(super) fn notes(a: &Analysis) -> Vec<String> {
             "too few (n=..): under {} valid repetitions on a side: no interval, no significance",
             a.bootstrap.min_valid()
         ),
-        "  (the median's distribution-free interval needs at least 6; Le Boudec 2010).".into(),
+        format!(
+            "  (the median's distribution-free interval needs at least {}; Le Boudec 2010).",
+            MIN_VALID_FOR_CI
+        ),
     ];
     if a.files.len() > 1 {
         let worst = a
