@@ -237,8 +237,9 @@ def read_raw(path):
             item = cbor2.loads(payload)
             kind = item.pop("item")
             if kind == "header":
-                if item["format_version"] != 2:
-                    raise ValueError(f"format version {item['format_version']}, expected 2")
+                # Version 3 only added the header's optional "p2p" (one-way times).
+                if item["format_version"] not in (2, 3):
+                    raise ValueError(f"format version {item['format_version']}, expected 2 or 3")
                 header = item
             elif kind == "block":
                 blocks.append(as_arrays(item))
