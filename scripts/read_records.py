@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load a delaybench records file (format version 2) with cbor2 and numpy; see
+"""Load a delaybench records file (format version 2 or 3) with cbor2 and numpy; see
 docs/records-format.md.
 
     pip install cbor2 numpy crc32c
