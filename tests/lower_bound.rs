@@ -60,7 +60,11 @@ fn no_valid_repetition_beats_its_bound_at_p_2_3_4_under_every_delay_kind() {
             "--quiet",
         ],
     );
-    let p2p = records.header.p2p.as_ref().expect("a measurement records p2p");
+    let p2p = records
+        .header
+        .p2p
+        .as_ref()
+        .expect("a measurement records p2p");
     assert_eq!(p2p.peers, vec![1, 2, 3], "rank 0 with every other rank");
     let sizes: Vec<u64> = p2p.sizes.iter().map(|s| s.bytes).collect();
     assert_eq!(sizes, vec![0, 8], "the barrier's empty message and 8 B");
@@ -159,7 +163,10 @@ fn no_valid_repetition_beats_its_bound_at_p_2_3_4_under_every_delay_kind() {
     assert!(rows >= 9, "{rows} rows with valid repetitions:\n{csv}");
     let info = offline(&["info", path.to_str().unwrap()]);
     let info = String::from_utf8_lossy(&info.stdout);
-    assert!(info.contains("p2p one-way     min RTT/2 of 30 exchanges"), "{info}");
+    assert!(
+        info.contains("p2p one-way     min RTT/2 of 30 exchanges"),
+        "{info}"
+    );
 }
 
 #[test]

@@ -123,7 +123,7 @@ pub struct ConfigStats {
     /// assumption tδ ≥ t0 (see [`benefit_ceiling`]; delaybench's own).
     pub benefit_ceiling: Option<f64>,
     /// `benefit_median / benefit_ceiling`: the part of what could be hidden that was
-    /// (1 = as well as the bound allows, 0 = nothing, < 0 = the delay cost extra).
+    /// (1 = as well as the ceiling allows, 0 = nothing, < 0 = the delay cost extra).
     pub benefit_of_ceiling: Option<f64>,
     /// Smallest and largest per-launch median t_global (equal for one launch).
     pub launch_median_min_s: Option<f64>,

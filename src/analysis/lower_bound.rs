@@ -84,9 +84,7 @@ impl ArrivalTerms {
         if p < 2 || block.counts.is_some() {
             return None;
         }
-        let ks: Vec<u32> = (0..p)
-            .map(|r| rounds(dependents(block.op, p, r)))
-            .collect();
+        let ks: Vec<u32> = (0..p).map(|r| rounds(dependents(block.op, p, r))).collect();
         let mut distinct: Vec<u32> = ks.iter().copied().filter(|&k| k > 0).collect();
         distinct.sort_unstable();
         distinct.dedup();

@@ -138,6 +138,9 @@ mod tests {
         assert!((d.library_cost_s.unwrap() - 50e-6).abs() < 1e-12);
         assert!((d.clairvoyant_cost_s.unwrap() - 35e-6).abs() < 1e-12);
         assert_eq!(got[0].library_cost_s, None, "a baseline has no cost");
-        assert!(reference_rows(&rows[..2]).is_empty(), "no ref kernel, no row");
+        assert!(
+            reference_rows(&rows[..2]).is_empty(),
+            "no ref kernel, no row"
+        );
     }
 }
