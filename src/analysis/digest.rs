@@ -1,6 +1,7 @@
-//! What `analyze` keeps of a records file: per block the configuration and its valid
-//! t_globals, never the per-rank arrays, so a file is analysed block by block in memory
-//! proportional to its valid repetitions (8 bytes each), not to its rank-repetition events.
+//! What `analyze` keeps of a records file: per block the configuration, its valid t_globals
+//! and the arrival terms of their lower bounds, never the per-rank arrays, so a file is
+//! analysed block by block in memory proportional to its valid repetitions (8 bytes each for
+//! t_global, 16 for the usual bound terms), not to its rank-repetition events.
 
 use super::lower_bound::ArrivalTerms;
 use super::valid_t_globals;
