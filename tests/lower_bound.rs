@@ -53,7 +53,7 @@ fn no_valid_repetition_beats_its_bound_at_p_2_3_4_under_every_delay_kind() {
             "20",
             // Generous, so that an oversubscribed P = 4 keeps valid repetitions.
             "--late-tolerance",
-            "200us",
+            "1ms",
             "--window",
             "5ms",
             "--no-figures",
