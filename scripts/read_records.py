@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load a delaybench records file (format version 2) with cbor2 and numpy; see
+"""Load a delaybench records file (format version 2 or 3) with cbor2 and numpy; see
 docs/records-format.md.
 
     pip install cbor2 numpy crc32c
@@ -237,8 +237,9 @@ def read_raw(path):
             item = cbor2.loads(payload)
             kind = item.pop("item")
             if kind == "header":
-                if item["format_version"] != 2:
-                    raise ValueError(f"format version {item['format_version']}, expected 2")
+                # Version 3 only added the header's optional "p2p" (one-way times).
+                if item["format_version"] not in (2, 3):
+                    raise ValueError(f"format version {item['format_version']}, expected 2 or 3")
                 header = item
             elif kind == "block":
                 blocks.append(as_arrays(item))

@@ -238,6 +238,7 @@ impl RunInfo {
                 ));
             }
         }
+        rows.push(("p2p one-way", p2p_line(h)));
         rows.push((
             "noise check",
             h.noise_check
@@ -392,6 +393,19 @@ fn or_unknown(s: &str, instead: &str) -> String {
     }
 }
 
+/// The header's point-to-point one-way times (the lower bound of t_global adds them to the
+/// last arrival), or why a file has none.
+fn p2p_line(h: &Header) -> String {
+    match (&h.p2p, &h.simulation) {
+        (Some(p), _) => p.line(),
+        (None, Some(_)) => "not measured (simulated run): no lower bound of t_global".into(),
+        (None, None) if h.format_version < 3 => {
+            "not recorded (format version 2): no lower bound of t_global".into()
+        }
+        (None, None) => "not measured: no lower bound of t_global".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,6 +421,26 @@ mod tests {
         if footer {
             w.finish(&testdata::footer(2)).unwrap();
         }
+    }
+
+    #[test]
+    fn the_one_way_times_show_or_say_why_not() {
+        let mut h = testdata::header(2);
+        assert!(p2p_line(&h).starts_with("not measured"), "{}", p2p_line(&h));
+        h.format_version = 2;
+        assert!(p2p_line(&h).contains("format version 2"));
+        h.p2p = Some(crate::records::P2pTimes {
+            exchanges: 30,
+            peers: vec![1],
+            sizes: vec![crate::records::P2pSize {
+                bytes: 8,
+                one_way_s: vec![0.25e-6],
+            }],
+        });
+        assert_eq!(
+            p2p_line(&h),
+            "min RTT/2 of 30 exchanges, rank 0 with each of 1 ranks: 8B 0.250 us"
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use thiserror::Error;
 
 /// Version of the `analyze` CSV/JSON schema (columns of [`ConfigStats`]), documented in
 /// `docs/exports.md`. Raised whenever a column is renamed, removed or changes meaning.
-pub const ANALYZE_SCHEMA_VERSION: u32 = 6;
+pub const ANALYZE_SCHEMA_VERSION: u32 = 7;
 
 /// Fewer valid repetitions than this (in the block or its baseline) mark a row `few_valid`:
 /// the median's interval is then wide and the quartiles rest on a handful of values.
@@ -123,7 +123,7 @@ pub struct ConfigStats {
     /// assumption tδ ≥ t0 (see [`benefit_ceiling`]; delaybench's own).
     pub benefit_ceiling: Option<f64>,
     /// `benefit_median / benefit_ceiling`: the part of what could be hidden that was
-    /// (1 = as well as the bound allows, 0 = nothing, < 0 = the delay cost extra).
+    /// (1 = as well as the ceiling allows, 0 = nothing, < 0 = the delay cost extra).
     pub benefit_of_ceiling: Option<f64>,
     /// Smallest and largest per-launch median t_global (equal for one launch).
     pub launch_median_min_s: Option<f64>,
@@ -143,6 +143,25 @@ pub struct ConfigStats {
     pub above_ceiling: Option<bool>,
     /// Why a delayed row has no benefit (`None` where it has one, and for baselines).
     pub benefit_na: Option<&'static str>,
+    /// The lower bound of t_global (last arrival plus one one-way point-to-point time at
+    /// this size; [`super::BoundColumns`], docs/metrics.md): median over valid repetitions,
+    /// seconds. `None` without a one-way time (format version 2, simulated runs).
+    pub bound_s: Option<f64>,
+    /// The model bound (last arrival plus ⌈log₂ P⌉ one-way times, LogP): median, seconds.
+    pub model_bound_s: Option<f64>,
+    /// Median over valid repetitions of t_global − bound, seconds.
+    pub above_bound_s: Option<f64>,
+    /// Median of t_global / bound.
+    pub above_bound_ratio: Option<f64>,
+    /// Smallest t_global − bound, seconds (below 0 only within the clocks' error).
+    pub min_above_bound_s: Option<f64>,
+    /// Median of t_global − model bound, seconds.
+    pub above_model_bound_s: Option<f64>,
+    /// Median of t_global / model bound.
+    pub above_model_bound_ratio: Option<f64>,
+    /// Valid repetitions faster than their model bound (an algorithm outside the model:
+    /// shared memory, several messages at once).
+    pub beat_model_bound_reps: Option<u32>,
 }
 
 /// Why the benefit of a block measured with `--overlap` is `n/a`: the punctual ranks
@@ -411,6 +430,11 @@ fn row(
     let count = |bs: &[&BlockDigest]| bs.iter().map(|b| b.nrep).sum::<u32>();
     let (valid, valid0) = (ts.len() as u32, t0s.len() as u32);
     let get = |f: fn(&SampleStats) -> f64| s.as_ref().map(f);
+    let k = key(block);
+    let bound = super::bound_columns(launches.iter().filter_map(|l| {
+        let b = l.blocks.iter().find(|b| key(b) == k)?;
+        Some((l.header.p2p.as_ref(), b))
+    }));
     ConfigStats {
         schema_version: ANALYZE_SCHEMA_VERSION,
         run_id: labels.run_id.clone(),
@@ -467,6 +491,14 @@ fn row(
         benefit_ceiling_min: ceiling_min,
         above_ceiling,
         benefit_na,
+        bound_s: bound.bound_s,
+        model_bound_s: bound.model_bound_s,
+        above_bound_s: bound.above_bound_s,
+        above_bound_ratio: bound.above_bound_ratio,
+        min_above_bound_s: bound.min_above_bound_s,
+        above_model_bound_s: bound.above_model_bound_s,
+        above_model_bound_ratio: bound.above_model_bound_ratio,
+        beat_model_bound_reps: bound.beat_model_bound_reps,
     }
 }
 

@@ -1,7 +1,9 @@
-//! What `analyze` keeps of a records file: per block the configuration and its valid
-//! t_globals, never the per-rank arrays, so a file is analysed block by block in memory
-//! proportional to its valid repetitions (8 bytes each), not to its rank-repetition events.
+//! What `analyze` keeps of a records file: per block the configuration, its valid t_globals
+//! and the arrival terms of their lower bounds, never the per-rank arrays, so a file is
+//! analysed block by block in memory proportional to its valid repetitions (8 bytes each for
+//! t_global, 16 for the usual bound terms), not to its rank-repetition events.
 
+use super::lower_bound::ArrivalTerms;
 use super::valid_t_globals;
 use crate::plan::Op;
 use crate::records::{Block, Footer, Header, Records, RecordsError};
@@ -32,6 +34,9 @@ pub struct BlockDigest {
     pub t_globals: Vec<f64>,
     /// The collective algorithm (`--algorithms`), empty when the run chose none.
     pub algorithm: String,
+    /// What the lower bounds of the valid repetitions need of their start times, aligned
+    /// with `t_globals` (`None` where a block has no bound: [`ArrivalTerms::of`]).
+    pub arrivals: Option<ArrivalTerms>,
 }
 
 crate::timeline::pairing::configuration!(BlockDigest);
@@ -57,6 +62,7 @@ impl BlockDigest {
             overlap: block.overlap.is_some(),
             t_globals,
             algorithm: block.algorithm_name().to_string(),
+            arrivals: ArrivalTerms::of(block),
         }
     }
 }

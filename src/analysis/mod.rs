@@ -10,9 +10,10 @@ mod config_stats;
 mod digest;
 mod fdr;
 mod launches;
+mod lower_bound;
 mod noise;
 pub mod overlap;
-mod reference_bound;
+mod reference_rows;
 mod replay_pattern;
 mod sampled;
 mod schemes;
@@ -41,8 +42,9 @@ pub use config_stats::{
 pub use digest::{BlockDigest, LaunchDigest};
 pub use fdr::benjamini_hochberg;
 pub use launches::{analyze, analyze_digests, Analysis, LaunchInfo};
+pub use lower_bound::{bound_columns, dependents, rounds, ArrivalTerms, BoundColumns};
 pub use noise::{noise_report, NoiseReport, NoiseStats};
-pub use reference_bound::{bound_rows, BoundRow};
+pub use reference_rows::{reference_rows, ReferenceRow};
 pub use replay_pattern::{replay_pattern_rows, Hidden, ReplayPatternRow};
 pub use sampled::{
     distribution, noise_amplification, noise_effect, noise_effect_t0s, rep_benefits,

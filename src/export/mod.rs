@@ -64,7 +64,7 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `benefit_of_ceiling` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 54] = [
+pub const SUMMARY_COLUMNS: [&str; 62] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -119,6 +119,14 @@ pub const SUMMARY_COLUMNS: [&str; 54] = [
     "benefit_ceiling_min",
     "above_ceiling",
     "benefit_na",
+    "bound_s",
+    "model_bound_s",
+    "above_bound_s",
+    "above_bound_ratio",
+    "min_above_bound_s",
+    "above_model_bound_s",
+    "above_model_bound_ratio",
+    "beat_model_bound_reps",
 ];
 
 /// Column names of the per-rank CSV, in order; the JSON objects have the same keys.

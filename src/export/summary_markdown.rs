@@ -13,7 +13,7 @@ use std::io::Write;
 /// Errors: [`ExportError::Io`] when writing fails.
 pub(super) fn write_summary_markdown(a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
     super::write_markdown_table(&headers(a), &grouped_rows(a), out)?;
-    if let Some((title, head, rows)) = super::summary_table::reference_bound(a) {
+    if let Some((title, head, rows)) = super::summary_table::reference_table(a) {
         writeln!(out, "\n{title}\n")?;
         super::write_markdown_table(&head, &rows, out)?;
     }

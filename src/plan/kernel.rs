@@ -44,7 +44,7 @@ pub enum Family {
     /// data is reduced into their blocks, then the blocks are gathered; order as above.
     RefPrereducedRing,
     /// The sorted linear tree on the planned arrival order of the repetition (ranks sorted by
-    /// their drawn delay), which only a benchmark knows in advance: the bound.
+    /// their drawn delay), which only a benchmark knows in advance: the clairvoyant reference.
     RefClairvoyant,
     Alltoall,
     /// `MPI_Allgather`: every rank's block to every rank.
@@ -102,7 +102,7 @@ impl Family {
             Family::RefBinomial => (51, 34, 136), // indigo
             Family::RefSortedLinearTree => (153, 153, 51), // olive
             Family::RefPrereducedRing => (136, 34, 85), // wine
-            Family::RefClairvoyant => (0, 0, 0),  // black: the bound
+            Family::RefClairvoyant => (0, 0, 0),  // black: the clairvoyant reference
             // The collectives beyond Niethammer et al.'s five (measured when named): Tol's
             // muted green, sand, rose and purple, a brown and Okabe–Ito's yellow, apart from
             // the five above and from the greys of baselines and bounds.
@@ -439,7 +439,7 @@ kernels! {
     /// Pre-reduced ring (Proficz 2018), order observed in the previous call.
     #[serde(rename = "ref:prereduced-ring")]
     RefPrereducedRing => kernel("ref:prereduced-ring", Family::RefPrereducedRing, false),
-    /// Sorted linear tree on the repetition's planned arrival order: the clairvoyant bound.
+    /// Sorted linear tree on the repetition's planned arrival order: the clairvoyant reference.
     #[serde(rename = "ref:clairvoyant")]
     RefClairvoyant => kernel("ref:clairvoyant", Family::RefClairvoyant, false),
     /// `MPI_Alltoall`.

@@ -654,6 +654,14 @@ pub(crate) mod fixtures {
             benefit_ceiling_min: None,
             above_ceiling: None,
             benefit_na: None,
+            bound_s: None,
+            model_bound_s: None,
+            above_bound_s: None,
+            above_bound_ratio: None,
+            min_above_bound_s: None,
+            above_model_bound_s: None,
+            above_model_bound_ratio: None,
+            beat_model_bound_reps: None,
         }
     }
 

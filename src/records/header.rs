@@ -10,7 +10,7 @@ impl Header {
     /// time are filled in here. `hosts`: one host name per world rank (the world size is
     /// their number). The window rule reads `fixed: W s` for a plan with a fixed window and
     /// `auto_window_rule` otherwise. The parts only some runs have (study file, noise
-    /// check, job, algorithms, simulation) are `None`; set them with struct update syntax.
+    /// check, job, algorithms, simulation, point-to-point times) are `None`; set them with struct update syntax.
     // Each argument is a part of the header only the writer knows; a struct of them would
     // repeat the header's own fields.
     #[allow(clippy::too_many_arguments)]
@@ -47,6 +47,7 @@ impl Header {
             job: None,
             algorithms: None,
             simulation: None,
+            p2p: None,
         }
     }
 }

@@ -9,6 +9,7 @@ mod header;
 pub mod job;
 pub mod noise;
 mod noise_check;
+mod p2p;
 pub mod provenance;
 mod pure_pass;
 mod reader;
@@ -23,6 +24,7 @@ pub use crate::frame::cbor::{de_error as cbor_de_error, ser_error as cbor_ser_er
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
 pub use job::{JobInfo, RankPlacement};
 pub use noise_check::{octave_counts, NoiseCheck, NOISE_OCTAVES};
+pub use p2p::{P2pSize, P2pTimes};
 pub use provenance::{Machine, Provenance, RunLabel, Tag};
 pub use pure_pass::PurePass;
 pub use reader::{read_records, Records};
@@ -52,7 +54,7 @@ pub enum RecordsError {
     Write(String),
     #[error("{path} is not a delaybench records file: {reason}")]
     NotRecords { path: String, reason: String },
-    #[error("{path} has format version {found}; this delaybench reads version {expected} (use the delaybench version that wrote it, or re-run)")]
+    #[error("{path} has format version {found}; this delaybench reads versions {} to {expected} (use the delaybench version that wrote it, or re-run)", MIN_FORMAT_VERSION)]
     Version {
         path: String,
         found: u32,

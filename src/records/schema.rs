@@ -11,8 +11,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Name in every header, so readers can tell a records file from other CBOR.
 pub const FORMAT_NAME: &str = "delaybench-records";
-/// Version of the layout described in `docs/records-format.md`.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version of the layout described in `docs/records-format.md`. Version 3 added the header's
+/// `p2p` one-way times (the lower bound of t_global); version 2 files are read as they are,
+/// without them.
+pub const FORMAT_VERSION: u32 = 3;
+/// The oldest version this delaybench reads.
+pub const MIN_FORMAT_VERSION: u32 = 2;
 
 /// Flag bit: the rank reached its start instant after that instant had passed.
 pub const FLAG_STARTED_LATE: u8 = 1;
@@ -187,6 +191,12 @@ pub struct Header {
     /// platform and the collective selector; `None` for a measurement.
     #[serde(default)]
     pub simulation: Option<super::Simulation>,
+    /// Per message size of the plan, the smallest one-way point-to-point time of a
+    /// ping-pong between rank 0 and every other rank before the blocks (the lower bound of
+    /// t_global adds it to the last arrival); absent in version 2 files and in simulated
+    /// runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p2p: Option<super::P2pTimes>,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).

@@ -4,7 +4,9 @@
 //! payload is decoded ([`super::frame`]).
 
 use super::chunk::append_chunk;
-use super::{Block, Footer, Header, Item, RecordsError, FORMAT_NAME, FORMAT_VERSION};
+use super::{
+    Block, Footer, Header, Item, RecordsError, FORMAT_NAME, FORMAT_VERSION, MIN_FORMAT_VERSION,
+};
 use crate::clock::ClockProbe;
 use crate::frame::{count_later_frames, read_frame, Frame, FrameKind, MAGIC};
 use std::fs::File;
@@ -285,7 +287,8 @@ impl FramePos {
         if h.format != FORMAT_NAME {
             return Err(self.not_records(&format!("format is '{}'", h.format)));
         }
-        if h.format_version != FORMAT_VERSION {
+        // Version 2 lacks only the header's optional `p2p`, which its readers leave absent.
+        if !(MIN_FORMAT_VERSION..=FORMAT_VERSION).contains(&h.format_version) {
             return Err(RecordsError::Version {
                 path: self.path.clone(),
                 found: h.format_version,

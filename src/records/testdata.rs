@@ -96,6 +96,7 @@ pub fn header(world_size: u32) -> Header {
         job: None,
         algorithms: None,
         simulation: None,
+        p2p: None,
     }
 }
 

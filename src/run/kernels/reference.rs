@@ -19,9 +19,9 @@
 //!   "pre-reduced ring", not the paper's pseudo-code (docs/reference-algorithms.md).
 //! - `ref:clairvoyant`: the sorted linear tree on the repetition's *planned* arrival order
 //!   (ranks sorted by their drawn delay, [`crate::delay::arrival_order`]), which only a
-//!   benchmark that injects the delays knows beforehand: the bound of the sorted linear tree,
-//!   what ordering the reduction by arrival can hide (not a lower bound on time for every
-//!   algorithm: at δ = 0 it is a chain in rank order).
+//!   benchmark that injects the delays knows beforehand: the clairvoyant reference, the
+//!   sorted linear tree with a perfect prediction (no bound on time: at δ = 0 it is a chain
+//!   in rank order; the lower bounds of t_global are `analysis::lower_bound`).
 //!
 //! The arrival order a rank's call observes: every rank sends a one-integer notice to the
 //! rank predicted to arrive last (the "collector") as soon as it enters; the collector takes

@@ -47,6 +47,7 @@ impl Runner<'_> {
             noise_check: self.noise_check.clone(),
             job: self.job.clone(),
             algorithms: self.sweep.as_ref().map(|s| s.info()),
+            p2p: self.p2p.clone(),
             ..header
         }
     }

@@ -9,6 +9,7 @@ mod configuration;
 mod detours;
 mod header;
 mod noise_check;
+mod p2p;
 
 use super::error::RunError;
 use super::hosts::Hosts;
@@ -64,6 +65,8 @@ pub struct Runner<'w> {
     noise_warned: bool,
     /// On rank 0: the job and the ranks' placement, for the header.
     job: Option<JobInfo>,
+    /// On rank 0: the point-to-point one-way times (`p2p.rs`), for the header.
+    p2p: Option<P2pTimes>,
     /// `--algorithms`, `--algorithm-from-env`: MPI_T and the library's algorithm variables.
     sweep: Option<super::algorithms::Sweep>,
     /// The algorithm the configuration being measured runs with, and its check.
@@ -115,6 +118,7 @@ impl<'w> Runner<'w> {
             noise_check: None,
             noise_warned: false,
             job: None,
+            p2p: None,
             sweep: None,
             algorithm: None,
         }
@@ -169,6 +173,8 @@ impl<'w> Runner<'w> {
                 self.reports.noise_checked(check);
             }
         }
+        interrupt::arm("the point-to-point ping-pong".into());
+        self.p2p = self.measure_p2p();
         if let Some(w) = writer.as_mut() {
             w.write_header(&self.header(&gathered, machines))?;
         }

@@ -1,7 +1,8 @@
 //! The library's allreduce beside the reference algorithms (`ref:*` kernels): per
 //! configuration the median t_global of the library's allreduce, of the fastest reference
 //! algorithm a real program could run, and of the clairvoyant one, which orders the
-//! reduction by the arrival order the benchmark planned (docs/reference-algorithms.md).
+//! reduction by the arrival order the benchmark planned (docs/reference-algorithms.md): the
+//! clairvoyant reference, not a bound (the lower bounds of t_global are `lower_bound.rs`).
 
 use super::ConfigStats;
 use crate::plan::Op;
@@ -11,7 +12,7 @@ use crate::timeline::Configuration;
 /// reference kernel. Times are median t_global of the valid repetitions, seconds; `None`
 /// where the kernel was not measured or had no valid repetition.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BoundRow {
+pub struct ReferenceRow {
     /// Bytes per rank.
     pub bytes: u64,
     pub nprocs: u32,
@@ -33,7 +34,7 @@ pub struct BoundRow {
     pub clairvoyant_cost_s: Option<f64>,
 }
 
-impl BoundRow {
+impl ReferenceRow {
     /// What the clairvoyant ordering would save over the library, seconds (negative: the
     /// library was faster).
     pub fn library_minus_clairvoyant_s(&self) -> Option<f64> {
@@ -44,7 +45,7 @@ impl BoundRow {
 /// The rows of every configuration with the `allreduce` op and at least one `ref:*` kernel,
 /// in size, P and delay order (baseline first). Empty when the run measured no reference
 /// kernel.
-pub fn bound_rows(rows: &[ConfigStats]) -> Vec<BoundRow> {
+pub fn reference_rows(rows: &[ConfigStats]) -> Vec<ReferenceRow> {
     let median = |r: &ConfigStats| r.t_global_median_s;
     let mut keys: Vec<(u64, u32, String, f64)> = rows
         .iter()
@@ -83,7 +84,7 @@ pub fn bound_rows(rows: &[ConfigStats]) -> Vec<BoundRow> {
                 .iter()
                 .find(|r| r.op == Op::RefClairvoyant && median(r).is_some());
             let cost = |r: &ConfigStats| r.cost_median_s.filter(|_| !r.is_baseline());
-            Some(BoundRow {
+            Some(ReferenceRow {
                 bytes,
                 nprocs,
                 delay_model,
@@ -124,7 +125,7 @@ mod tests {
             timed(Op::RefRing, 1024, 50e-6, Some(1.0)),
             timed(Op::Bcast, 8, 50e-6, Some(1.0)),
         ];
-        let got = bound_rows(&rows);
+        let got = reference_rows(&rows);
         assert_eq!(got.len(), 2, "{got:#?}");
         // Baseline first: the clairvoyant kernel had no valid repetition there.
         assert_eq!(got[0].delay_s, 0.0);
@@ -137,6 +138,9 @@ mod tests {
         assert!((d.library_cost_s.unwrap() - 50e-6).abs() < 1e-12);
         assert!((d.clairvoyant_cost_s.unwrap() - 35e-6).abs() < 1e-12);
         assert_eq!(got[0].library_cost_s, None, "a baseline has no cost");
-        assert!(bound_rows(&rows[..2]).is_empty(), "no ref kernel, no row");
+        assert!(
+            reference_rows(&rows[..2]).is_empty(),
+            "no ref kernel, no row"
+        );
     }
 }
