@@ -2,6 +2,7 @@
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
 mod algorithm_table;
+pub mod tuning;
 pub mod arrivals;
 mod bootstrap;
 mod compare;
