@@ -39,6 +39,12 @@ pub struct Choice {
     pub bytes: u64,
     /// The arrival pattern tuned for (`balanced`, `50us@0`).
     pub pattern: String,
+    /// The ranges of P and of message sizes (bytes, inclusive) the choice rules in the file
+    /// written; `None` above: no upper end (set by [`super::annotate`]).
+    pub p_lo: Option<u32>,
+    pub p_hi: Option<u32>,
+    pub size_lo: Option<u64>,
+    pub size_hi: Option<u64>,
     /// The algorithm the rule runs: the winner, or `default`.
     pub chosen: String,
     /// Its variable's value in the sweep (`None`: default, or a simulated sweep).
@@ -225,6 +231,10 @@ fn decide(
         nprocs: cell.nprocs,
         bytes: cell.bytes,
         pattern: pattern.into(),
+        p_lo: None,
+        p_hi: None,
+        size_lo: None,
+        size_hi: None,
         chosen: pick(chosen).map_or_else(|| DEFAULT_NAME.into(), |m| m.algorithm.clone()),
         chosen_value: if significant {
             pick(chosen).and_then(|m| m.value)

@@ -23,7 +23,7 @@ pub use choice::{choose, Cell, Choice, Tuning, TUNE_SCHEMA_VERSION};
 pub use mpich::{mpich_json, mpich_json_for_probe};
 pub use names::{library_algorithm, TuneLibrary};
 pub use openmpi::{openmpi_rules, openmpi_rules_for_probe, OpenMpiLookup};
-pub use ranges::{rules_of, Extrapolation, Rule, RuleSet};
+pub use ranges::{annotate, rules_of, Extrapolation, Rule, RuleSet};
 pub use sweep::{pattern_to_tune, patterns, read_sweep, Measured, Sweep, BALANCED};
 pub use verify::{check_rules, probes_needed, RuleCheck, Verdict, FINGERPRINT_BYTES};
 

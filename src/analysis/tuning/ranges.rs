@@ -206,6 +206,18 @@ fn library_set(op: Op, p_lo: u32, p_hi: Option<u32>) -> RuleSet {
     }
 }
 
+/// Gives every choice of `tuning` the ranges its rule in `sets` covers.
+pub fn annotate(tuning: &mut Tuning, sets: &[RuleSet]) {
+    for r in sets.iter().flat_map(|s| &s.rules) {
+        if let Some(c) = r.choice.and_then(|i| tuning.choices.get_mut(i)) {
+            c.p_lo = Some(r.p_lo);
+            c.p_hi = r.p_hi;
+            c.size_lo = Some(r.size_lo);
+            c.size_hi = r.size_hi;
+        }
+    }
+}
+
 impl RuleSet {
     /// The rule of message size `bytes` (the set covers every size from 0).
     pub fn rule_at(&self, bytes: u64) -> &Rule {
