@@ -2,7 +2,6 @@
 //! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
 
 mod algorithm_table;
-pub mod tuning;
 pub mod arrivals;
 mod bootstrap;
 mod compare;
@@ -24,6 +23,7 @@ mod tables;
 mod tglobal;
 mod trend;
 mod truth;
+pub mod tuning;
 
 pub use confidence::ci_rel_half_width;
 pub use overlap::{

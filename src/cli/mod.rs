@@ -22,9 +22,9 @@ mod plot;
 mod schemes;
 mod simulate;
 mod skew;
-mod tune;
 #[cfg(test)]
 mod tests;
+mod tune;
 
 pub use algorithms::AlgorithmsArgs;
 pub use analyze::AnalyzeArgs;

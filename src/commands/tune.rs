@@ -94,8 +94,10 @@ fn tune(args: TuneArgs) -> Result<()> {
             let mut err = std::io::stderr().lock();
             write_table(&checks, shown, &CHECK_HEADERS, check_cells, &mut err)?;
         }
-        let ignored: Vec<&RuleCheck> =
-            checks.iter().filter(|c| c.verdict == Verdict::Ignored).collect();
+        let ignored: Vec<&RuleCheck> = checks
+            .iter()
+            .filter(|c| c.verdict == Verdict::Ignored)
+            .collect();
         if !ignored.is_empty() {
             bail!(
                 "{} of {} rules were not obeyed (see the table: why)",
@@ -126,7 +128,10 @@ fn launch_env(library: TuneLibrary, file: &Path) -> Vec<String> {
     match library {
         TuneLibrary::Openmpi => vec![
             "OMPI_MCA_coll_tuned_use_dynamic_rules=1".into(),
-            format!("OMPI_MCA_coll_tuned_dynamic_rules_filename={}", abs.display()),
+            format!(
+                "OMPI_MCA_coll_tuned_dynamic_rules_filename={}",
+                abs.display()
+            ),
         ],
         TuneLibrary::Mpich => vec![format!(
             "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={}",
@@ -224,7 +229,10 @@ fn notes(t: &Tuning) -> Vec<String> {
             })
             .collect();
         out.push(if differ.is_empty() {
-            format!("the choice under {} is the same as under balanced arrivals everywhere", t.pattern)
+            format!(
+                "the choice under {} is the same as under balanced arrivals everywhere",
+                t.pattern
+            )
         } else {
             format!("differs from balanced: {}", differ.join("; "))
         });
@@ -233,7 +241,14 @@ fn notes(t: &Tuning) -> Vec<String> {
 }
 
 const CHECK_HEADERS: [&str; 8] = [
-    "op", "P", "size range", "rule", "launch", "expected", "observed", "verdict / why",
+    "op",
+    "P",
+    "size range",
+    "rule",
+    "launch",
+    "expected",
+    "observed",
+    "verdict / why",
 ];
 
 fn check_cells(c: &RuleCheck) -> Vec<String> {
@@ -259,7 +274,12 @@ fn check_cells(c: &RuleCheck) -> Vec<String> {
 
 /// Launches delaybench under the file as written and under one probe file per rule, and
 /// checks every rule.
-fn verify(args: &TuneArgs, sweep: &Sweep, tuning: &Tuning, sets: &[RuleSet]) -> Result<Vec<RuleCheck>> {
+fn verify(
+    args: &TuneArgs,
+    sweep: &Sweep,
+    tuning: &Tuning,
+    sets: &[RuleSet],
+) -> Result<Vec<RuleCheck>> {
     let launcher = args.launcher.clone().unwrap_or_else(|| {
         std::env::var("DELAYBENCH_MPIEXEC").unwrap_or_else(|_| match args.library {
             TuneLibrary::Openmpi => "mpirun".into(),
@@ -285,8 +305,9 @@ fn verify(args: &TuneArgs, sweep: &Sweep, tuning: &Tuning, sets: &[RuleSet]) -> 
     procs.sort_unstable();
     let np = *procs.last().context("nothing to verify")?;
     let mut checks = Vec::new();
-    let launches: Vec<Option<usize>> =
-        std::iter::once(None).chain((0..probes_needed(sets)).map(Some)).collect();
+    let launches: Vec<Option<usize>> = std::iter::once(None)
+        .chain((0..probes_needed(sets)).map(Some))
+        .collect();
     for probe in launches {
         let file = match probe {
             None => args.output.clone(),
@@ -303,17 +324,28 @@ fn verify(args: &TuneArgs, sweep: &Sweep, tuning: &Tuning, sets: &[RuleSet]) -> 
                 f
             }
         };
-        let records = work.join(format!(
-            "launch-{}.cbor",
-            probe.map_or(0, |k| k + 1)
-        ));
+        let records = work.join(format!("launch-{}.cbor", probe.map_or(0, |k| k + 1)));
         let procs: Vec<String> = procs.iter().map(u32::to_string).collect();
         let mut cmd = Command::new(&launcher);
         cmd.arg("-np")
             .arg(np.to_string())
             .arg(&exe)
-            .args(["--ops", &ops.join(","), "--sizes", "8", "--procs", &procs.join(",")])
-            .args(["--nrep", "2", "--warmup", "1", "--algorithm-from-env", "--no-noise-check"])
+            .args([
+                "--ops",
+                &ops.join(","),
+                "--sizes",
+                "8",
+                "--procs",
+                &procs.join(","),
+            ])
+            .args([
+                "--nrep",
+                "2",
+                "--warmup",
+                "1",
+                "--algorithm-from-env",
+                "--no-noise-check",
+            ])
             .args(["--no-figures", "--no-summary", "--quiet", "--output"])
             .arg(&records)
             .current_dir(&work)
@@ -331,7 +363,10 @@ fn verify(args: &TuneArgs, sweep: &Sweep, tuning: &Tuning, sets: &[RuleSet]) -> 
         eprintln!(
             "delaybench: verify: {} ({})",
             file.display(),
-            probe.map_or_else(|| "the file as written".to_string(), |k| format!("probe {}", k + 1))
+            probe.map_or_else(
+                || "the file as written".to_string(),
+                |k| format!("probe {}", k + 1)
+            )
         );
         run_with_deadline(cmd, Duration::from_secs(600))?;
         let rec = crate::records::read_records(&records)
@@ -343,7 +378,9 @@ fn verify(args: &TuneArgs, sweep: &Sweep, tuning: &Tuning, sets: &[RuleSet]) -> 
                 (
                     b.op,
                     b.nprocs,
-                    b.algorithm_check.as_ref().and_then(|c| c.fingerprint.clone()),
+                    b.algorithm_check
+                        .as_ref()
+                        .and_then(|c| c.fingerprint.clone()),
                 )
             })
             .collect();
@@ -356,10 +393,8 @@ fn verify(args: &TuneArgs, sweep: &Sweep, tuning: &Tuning, sets: &[RuleSet]) -> 
 /// Runs `cmd`, its output captured, and fails with its stderr when it fails or outlives
 /// `deadline` (then it is killed: it is this process's own child).
 fn run_with_deadline(mut cmd: Command, deadline: Duration) -> Result<()> {
-    let err_path: PathBuf = std::env::temp_dir().join(format!(
-        "delaybench-tune-{}-stderr.txt",
-        std::process::id()
-    ));
+    let err_path: PathBuf =
+        std::env::temp_dir().join(format!("delaybench-tune-{}-stderr.txt", std::process::id()));
     let err_file = std::fs::File::create(&err_path)?;
     let mut child = cmd
         .stdout(Stdio::null())

@@ -130,7 +130,11 @@ struct Test {
 
 /// The choices of every configuration measured under `pattern`, and the number of
 /// comparisons with `default` they were decided among.
-pub fn choices_under(measured: &[Measured], pattern: &str, boot: &Bootstrap) -> (Vec<Choice>, usize) {
+pub fn choices_under(
+    measured: &[Measured],
+    pattern: &str,
+    boot: &Bootstrap,
+) -> (Vec<Choice>, usize) {
     let mut cells: Vec<(Cell, Vec<&Measured>)> = Vec::new();
     for m in measured.iter().filter(|m| m.pattern == pattern) {
         let cell = Cell {
@@ -192,7 +196,9 @@ fn decide(
     let med = |m: &Measured| median(&m.t_globals);
     let def = algs.iter().position(|m| m.algorithm == DEFAULT_NAME);
     // The lowest median; default first so that a tie keeps it.
-    let mut order: Vec<usize> = (0..algs.len()).filter(|&j| med(algs[j]).is_some()).collect();
+    let mut order: Vec<usize> = (0..algs.len())
+        .filter(|&j| med(algs[j]).is_some())
+        .collect();
     order.sort_by(|&a, &b| {
         let (ma, mb) = (med(algs[a]).unwrap(), med(algs[b]).unwrap());
         ma.total_cmp(&mb)
@@ -268,7 +274,14 @@ pub(super) mod tests {
     use super::*;
 
     /// A measured algorithm whose n valid t_globals spread ±`spread_s` around `median_s`.
-    pub(crate) fn m(alg: &str, pattern: &str, bytes: u64, median_s: f64, spread_s: f64, n: usize) -> Measured {
+    pub(crate) fn m(
+        alg: &str,
+        pattern: &str,
+        bytes: u64,
+        median_s: f64,
+        spread_s: f64,
+        n: usize,
+    ) -> Measured {
         Measured {
             op: Op::Allreduce,
             bytes,
@@ -314,10 +327,17 @@ pub(super) mod tests {
             m("ring", "50us@0", 8, 59.8e-6, 20e-6, 8),
         ]);
         assert_eq!(c.fastest, "ring");
-        assert_eq!((c.chosen.as_str(), c.significant), ("default", false), "{c:?}");
+        assert_eq!(
+            (c.chosen.as_str(), c.significant),
+            ("default", false),
+            "{c:?}"
+        );
         assert_eq!(c.chosen_value, None);
         assert!(c.gain_ci_lo_s.unwrap() <= 0.0, "{c:?}");
-        assert_eq!(c.kept_default_because, "not significantly faster than default");
+        assert_eq!(
+            c.kept_default_because,
+            "not significantly faster than default"
+        );
     }
 
     #[test]
@@ -326,7 +346,10 @@ pub(super) mod tests {
             m("ring", "50us@0", 8, 60e-6, 1e-6, 30),
             m("default", "50us@0", 8, 60e-6, 1e-6, 30),
         ]);
-        assert_eq!((c.fastest.as_str(), c.chosen.as_str()), ("default", "default"));
+        assert_eq!(
+            (c.fastest.as_str(), c.chosen.as_str()),
+            ("default", "default")
+        );
         assert_eq!(c.kept_default_because, "default is the fastest");
     }
 

@@ -14,7 +14,7 @@
 use super::names::{library_algorithm, TuneLibrary};
 use super::openmpi::why;
 use super::ranges::{Rule, RuleSet};
-use super::{Tuning, TuneError};
+use super::{TuneError, Tuning};
 use crate::plan::Op;
 use std::fmt::Write;
 
@@ -162,7 +162,11 @@ pub fn mpich_json(sets: &[RuleSet], tuning: &Tuning, simulated: bool) -> Result<
             trim_comma(&mut out);
             out.push_str("  },\n");
         }
-        if sets.iter().filter(|s| s.op == *op).all(|s| s.p_hi.is_some()) {
+        if sets
+            .iter()
+            .filter(|s| s.op == *op)
+            .all(|s| s.p_hi.is_some())
+        {
             let _ = writeln!(out, "  \"comm_size=any\": {own},");
         }
         trim_comma(&mut out);
@@ -215,7 +219,10 @@ mod tests {
     #[test]
     fn members_keep_file_order() {
         let m = members(r#"{ "b": {"x": [1, "}"]}, "a": "q\"}" , "c": 3 }"#);
-        assert_eq!(m, [("b", r#"{"x": [1, "}"]}"#), ("a", r#""q\"}""#), ("c", "3")]);
+        assert_eq!(
+            m,
+            [("b", r#"{"x": [1, "}"]}"#), ("a", r#""q\"}""#), ("c", "3")]
+        );
         let all = members(GENERIC);
         assert_eq!(all[0].0, "collective=bcast");
         assert!(all.iter().any(|(k, _)| *k == "collective=allreduce"));
@@ -245,11 +252,20 @@ mod tests {
         let intra = &v["collective=allreduce"]["comm_type=intra"];
         let at4 = &intra["comm_size<=4"];
         let rule = &at4["avg_msg_size<=8"]["algorithm=MPIR_Allreduce_intra_recursive_doubling"];
-        assert!(rule["comment"].as_str().unwrap().contains("recursive_doubling (measured at 8 B"));
+        assert!(rule["comment"]
+            .as_str()
+            .unwrap()
+            .contains("recursive_doubling (measured at 8 B"));
         // Below and beyond the measured: MPICH's own tree; in file order the rule comes
         // after the smaller sizes and before `any`.
-        assert_eq!(at4["avg_msg_size<=7"], g["collective=allreduce"]["comm_type=intra"]);
-        assert_eq!(at4["avg_msg_size=any"], g["collective=allreduce"]["comm_type=intra"]);
+        assert_eq!(
+            at4["avg_msg_size<=7"],
+            g["collective=allreduce"]["comm_type=intra"]
+        );
+        assert_eq!(
+            at4["avg_msg_size=any"],
+            g["collective=allreduce"]["comm_type=intra"]
+        );
         assert_eq!(
             intra["comm_size=any"]["avg_msg_size=any"],
             g["collective=allreduce"]["comm_type=intra"]

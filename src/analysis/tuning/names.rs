@@ -183,14 +183,21 @@ mod tests {
 
     #[test]
     fn names_and_numbers() {
-        let a = library_algorithm(TuneLibrary::Openmpi, Op::Allreduce, "ring", Some(4), false)
-            .unwrap();
-        assert_eq!((a.openmpi, a.mpich.as_str()), (4, "algorithm=MPIR_Allreduce_intra_ring"));
+        let a =
+            library_algorithm(TuneLibrary::Openmpi, Op::Allreduce, "ring", Some(4), false).unwrap();
+        assert_eq!(
+            (a.openmpi, a.mpich.as_str()),
+            (4, "algorithm=MPIR_Allreduce_intra_ring")
+        );
         let a = library_algorithm(TuneLibrary::Openmpi, Op::Bcast, "binomial_tree", None, true)
             .unwrap();
         assert_eq!((a.name.as_str(), a.openmpi), ("binomial", 6));
-        let a = library_algorithm(TuneLibrary::Mpich, Op::Allreduce, "rab_rdb", None, true).unwrap();
-        assert_eq!(a.mpich, "algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather");
+        let a =
+            library_algorithm(TuneLibrary::Mpich, Op::Allreduce, "rab_rdb", None, true).unwrap();
+        assert_eq!(
+            a.mpich,
+            "algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather"
+        );
         let a = library_algorithm(TuneLibrary::Mpich, Op::Bcast, "nb", Some(2), false).unwrap();
         assert_eq!(a.mpich, "algorithm=MPIR_Bcast_allcomm_nb");
         let d = library_algorithm(TuneLibrary::Openmpi, Op::Bcast, "default", None, true).unwrap();
@@ -198,7 +205,10 @@ mod tests {
         let e = library_algorithm(TuneLibrary::Openmpi, Op::Allreduce, "smp_rsag", None, true)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("`smp_rsag` has no counterpart in Open MPI"), "{e}");
+        assert!(
+            e.contains("`smp_rsag` has no counterpart in Open MPI"),
+            "{e}"
+        );
         assert_eq!(openmpi_coll_id(Op::Bcast), Some(7));
         assert_eq!(openmpi_coll_id(Op::Iallreduce), None);
     }

@@ -13,7 +13,7 @@
 
 use super::names::{library_algorithm, openmpi_coll_id, TuneLibrary};
 use super::ranges::{Rule, RuleSet};
-use super::{Tuning, TuneError};
+use super::{TuneError, Tuning};
 use crate::plan::Op;
 use std::fmt::Write;
 
@@ -74,7 +74,11 @@ pub(super) fn why(rule: &Rule, tuning: &Tuning) -> String {
 ///
 /// Errors: [`TuneError::Unmapped`] for an op the file cannot hold or an algorithm without a
 /// number.
-pub fn openmpi_rules(sets: &[RuleSet], tuning: &Tuning, simulated: bool) -> Result<String, TuneError> {
+pub fn openmpi_rules(
+    sets: &[RuleSet],
+    tuning: &Tuning,
+    simulated: bool,
+) -> Result<String, TuneError> {
     let mut ops: Vec<Op> = Vec::new();
     for s in sets {
         if !ops.contains(&s.op) {
@@ -110,7 +114,8 @@ pub fn openmpi_rules(sets: &[RuleSet], tuning: &Tuning, simulated: bool) -> Resu
             let _ = writeln!(out, "{}  # {p}", set.p_lo);
             let _ = writeln!(out, "{}  # message sizes", set.rules.len());
             for r in &set.rules {
-                let alg = library_algorithm(TuneLibrary::Openmpi, op, &r.algorithm, r.value, simulated)?;
+                let alg =
+                    library_algorithm(TuneLibrary::Openmpi, op, &r.algorithm, r.value, simulated)?;
                 let _ = writeln!(
                     out,
                     "{} {} {FANINOUT} {SEGSIZE}  # {}",
@@ -250,7 +255,10 @@ mod tests {
         let text = openmpi_rules(&sets, &t, false).unwrap();
         assert!(text.starts_with('#') && !text.contains("rule-file-version"));
         // Every rule line carries what chose it.
-        assert!(text.contains("ring (measured at 8 B, P = 2, pattern 50us@0)"), "{text}");
+        assert!(
+            text.contains("ring (measured at 8 B, P = 2, pattern 50us@0)"),
+            "{text}"
+        );
         assert!(text.contains("runs run-a"), "{text}");
         let l = OpenMpiLookup::parse(&text).unwrap();
         assert_eq!(l.rules.len(), 1);
@@ -259,8 +267,16 @@ mod tests {
         assert_eq!(alg(2, 724), 4); // sqrt(8 * 65536) = 724.08
         assert_eq!(alg(2, 725), 6);
         assert_eq!(alg(2, 65536), 6);
-        assert_eq!(alg(2, 65537), 0, "beyond the largest size: the library's choice");
-        assert_eq!(alg(2, 7), 0, "below the smallest size: the library's choice");
+        assert_eq!(
+            alg(2, 65537),
+            0,
+            "beyond the largest size: the library's choice"
+        );
+        assert_eq!(
+            alg(2, 7),
+            0,
+            "below the smallest size: the library's choice"
+        );
         assert_eq!(alg(3, 8), 3, "P = 3 is nearer 4 than 2 in log space");
         assert_eq!(alg(4, 65536), 0, "default kept");
         assert_eq!(alg(5, 8), 0, "beyond the largest P: the library's choice");

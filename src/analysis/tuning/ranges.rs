@@ -85,7 +85,11 @@ fn split(points: &[u64]) -> Vec<(u64, u64)> {
 
 /// The rule sets of `tuning`, per op and P range, with `outside` for what lies beyond the
 /// measured ones. Warnings (what was extended) are pushed on `warnings`.
-pub fn rules_of(tuning: &Tuning, outside: Extrapolation, warnings: &mut Vec<String>) -> Vec<RuleSet> {
+pub fn rules_of(
+    tuning: &Tuning,
+    outside: Extrapolation,
+    warnings: &mut Vec<String>,
+) -> Vec<RuleSet> {
     let mut ops: Vec<Op> = Vec::new();
     for c in &tuning.choices {
         if !ops.contains(&c.op) {
@@ -111,11 +115,19 @@ pub fn rules_of(tuning: &Tuning, outside: Extrapolation, warnings: &mut Vec<Stri
         for (k, (&p, &(p_lo, p_hi))) in ps.iter().zip(&p_ranges).enumerate() {
             let last_p = k + 1 == ps.len();
             let p_lo = if k == 0 && extend { 1 } else { p_lo as u32 };
-            let p_hi = if last_p && extend { None } else { Some(p_hi as u32) };
+            let p_hi = if last_p && extend {
+                None
+            } else {
+                Some(p_hi as u32)
+            };
             if extend && (k == 0 && ps[0] > 1 || last_p) {
                 warnings.push(format!(
                     "{op}: the rules measured at P = {p} extend to P {} (not measured)",
-                    if last_p { format!("> {p}") } else { format!("< {p}") }
+                    if last_p {
+                        format!("> {p}")
+                    } else {
+                        format!("< {p}")
+                    }
                 ));
             }
             let mut at: Vec<(usize, &Choice)> = of_op
@@ -261,12 +273,20 @@ mod tests {
         assert_eq!(log_midpoint(8, 1024), 91); // 90.5...
         assert_eq!(log_midpoint(1024, 65536), 8192); // exact: to the larger
         assert_eq!(log_midpoint(2, 4), 3); // 2.83
-        assert_eq!(split(&[8, 1024, 65536]), [(8, 90), (91, 8191), (8192, 65536)]);
+        assert_eq!(
+            split(&[8, 1024, 65536]),
+            [(8, 90), (91, 8191), (8192, 65536)]
+        );
     }
 
     #[test]
     fn rules_cover_measured_ranges_and_stop_outside_them() {
-        let t = tuning(&[(2, 8, "ring"), (2, 1024, "default"), (4, 8, "linear"), (4, 65536, "ring")]);
+        let t = tuning(&[
+            (2, 8, "ring"),
+            (2, 1024, "default"),
+            (4, 8, "linear"),
+            (4, 65536, "ring"),
+        ]);
         let mut w = Vec::new();
         let sets = rules_of(&t, Extrapolation::Stop, &mut w);
         assert!(w.is_empty(), "{w:?}");

@@ -207,14 +207,15 @@ mod tests {
             "ring",
         );
         late.delayed_ranks = vec![0];
-        let base = testdata::with_algorithm(
-            testdata::block(Op::Allreduce, 8, 2, 0.0, 10, 10e-6),
-            "ring",
-        );
+        let base =
+            testdata::with_algorithm(testdata::block(Op::Allreduce, 8, 2, 0.0, 10, 10e-6), "ring");
         let s = sweep_of(&[base.clone(), late.clone(), base]);
         assert_eq!(patterns(&s), ["balanced", "50us@0"]);
         assert_eq!(s.measured.len(), 2);
-        assert_eq!(s.measured[0].t_globals.len(), 2 * valid_t_globals(&late).len());
+        assert_eq!(
+            s.measured[0].t_globals.len(),
+            2 * valid_t_globals(&late).len()
+        );
         assert_eq!(pattern_to_tune(&s, None).unwrap(), "50us@0");
         assert_eq!(pattern_to_tune(&s, Some("50us")).unwrap(), "50us@0");
         assert_eq!(pattern_to_tune(&s, Some("balanced")).unwrap(), "balanced");
@@ -226,7 +227,10 @@ mod tests {
         other.delayed_ranks = vec![1];
         let s = sweep_of(&[late, other]);
         let e = pattern_to_tune(&s, None).unwrap_err().to_string();
-        assert!(e.contains("50us@0, 50us@1") && e.contains("--pattern"), "{e}");
+        assert!(
+            e.contains("50us@0, 50us@1") && e.contains("--pattern"),
+            "{e}"
+        );
     }
 
     #[test]

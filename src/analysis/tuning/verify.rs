@@ -132,21 +132,33 @@ pub fn check_rules(
             .find(|(op, q, _)| *op == r.op && *q == p)
             .map(|o| o.2.clone());
         let (verdict, why) = match (&seen, &expected) {
-            (None, _) => (Verdict::Ignored, format!("the launch measured no {} block at P = {p}", r.op)),
+            (None, _) => (
+                Verdict::Ignored,
+                format!("the launch measured no {} block at P = {p}", r.op),
+            ),
             (Some(None), _) | (_, None) if !r.op.is_reduction() => (
                 Verdict::Unverifiable,
                 format!("{} computes nothing, so it has no fingerprint", r.op),
             ),
-            (Some(None), _) => (Verdict::Ignored, "the launch recorded no fingerprint".into()),
+            (Some(None), _) => (
+                Verdict::Ignored,
+                "the launch recorded no fingerprint".into(),
+            ),
             (_, None) => (
                 Verdict::Unverifiable,
-                format!("the sweep recorded no fingerprint of {} at P = {p}", r.algorithm),
+                format!(
+                    "the sweep recorded no fingerprint of {} at P = {p}",
+                    r.algorithm
+                ),
             ),
             (Some(Some(o)), Some(e)) if o == e => {
                 if r.algorithm != DEFAULT_NAME && default.as_ref() == Some(e) {
                     (
                         Verdict::Indistinguishable,
-                        format!("{} adds in the order of the library's own choice", r.algorithm),
+                        format!(
+                            "{} adds in the order of the library's own choice",
+                            r.algorithm
+                        ),
                     )
                 } else {
                     (Verdict::Obeyed, String::new())
@@ -218,15 +230,39 @@ mod tests {
         let (s, t, sets) = setup();
         assert_eq!(probes_needed(&sets), 2);
         // Probe 1 runs ring at P = 4 everywhere.
-        let ok = check_rules(&s, &t, &sets, Some(0), &[(Op::Allreduce, 4, Some("fp-ring".into()))]);
+        let ok = check_rules(
+            &s,
+            &t,
+            &sets,
+            Some(0),
+            &[(Op::Allreduce, 4, Some("fp-ring".into()))],
+        );
         assert_eq!(ok.len(), 1);
-        assert_eq!((ok[0].algorithm.as_str(), ok[0].verdict), ("ring", Verdict::Obeyed));
-        let bad = check_rules(&s, &t, &sets, Some(0), &[(Op::Allreduce, 4, Some("fp-default".into()))]);
+        assert_eq!(
+            (ok[0].algorithm.as_str(), ok[0].verdict),
+            ("ring", Verdict::Obeyed)
+        );
+        let bad = check_rules(
+            &s,
+            &t,
+            &sets,
+            Some(0),
+            &[(Op::Allreduce, 4, Some("fp-default".into()))],
+        );
         assert_eq!(bad[0].verdict, Verdict::Ignored);
         assert!(bad[0].why.contains("its own choice"), "{:?}", bad[0]);
         // The file as written: 8 KiB falls in the 64 KiB rule (from 724 B), kept at default.
-        let file = check_rules(&s, &t, &sets, None, &[(Op::Allreduce, 4, Some("fp-default".into()))]);
-        assert_eq!((file[0].algorithm.as_str(), file[0].verdict), ("default", Verdict::Obeyed));
+        let file = check_rules(
+            &s,
+            &t,
+            &sets,
+            None,
+            &[(Op::Allreduce, 4, Some("fp-default".into()))],
+        );
+        assert_eq!(
+            (file[0].algorithm.as_str(), file[0].verdict),
+            ("default", Verdict::Obeyed)
+        );
         let missing = check_rules(&s, &t, &sets, None, &[]);
         assert_eq!(missing[0].verdict, Verdict::Ignored);
     }
