@@ -206,7 +206,7 @@ fn decide(
     });
     let fastest = order.first().copied();
     let (gain, discovery) = fastest
-        .and_then(|j| test(j))
+        .and_then(test)
         .map_or((None, false), |(g, d)| (g, d));
     let significant = discovery && gain.is_some_and(|(ci, _)| ci.lo > 0.0);
     let because = match (def, fastest) {
@@ -393,13 +393,15 @@ pub(super) mod tests {
 
     #[test]
     fn the_balanced_choice_stands_beside_the_pattern() {
-        let mut s = Sweep::default();
-        s.measured = vec![
-            m("default", "balanced", 8, 10e-6, 0.5e-6, 30),
-            m("ring", "balanced", 8, 12e-6, 0.5e-6, 30),
-            m("default", "50us@0", 8, 60e-6, 1e-6, 30),
-            m("ring", "50us@0", 8, 52e-6, 1e-6, 30),
-        ];
+        let s = Sweep {
+            measured: vec![
+                m("default", "balanced", 8, 10e-6, 0.5e-6, 30),
+                m("ring", "balanced", 8, 12e-6, 0.5e-6, 30),
+                m("default", "50us@0", 8, 60e-6, 1e-6, 30),
+                m("ring", "50us@0", 8, 52e-6, 1e-6, 30),
+            ],
+            ..Sweep::default()
+        };
         let t = choose(&s, None, &Bootstrap::default()).unwrap();
         assert_eq!(t.pattern, "50us@0");
         assert_eq!(t.choices[0].chosen, "ring");

@@ -137,13 +137,13 @@ pub fn mpich_json(sets: &[RuleSet], tuning: &Tuning, simulated: bool) -> Result<
     for op in &ops {
         let (own, rest) = generic_of(*op)?;
         let key = format!("collective={}", op.name());
-        let _ = write!(out, "{}: {{\n \"comm_type=intra\": {{\n", quoted(&key));
+        let _ = writeln!(out, "{}: {{\n \"comm_type=intra\": {{", quoted(&key));
         for set in sets.iter().filter(|s| s.op == *op) {
             let test = match set.p_hi {
                 Some(h) => format!("comm_size<={h}"),
                 None => "comm_size=any".into(),
             };
-            let _ = write!(out, "  {}: {{\n", quoted(&test));
+            let _ = writeln!(out, "  {}: {{", quoted(&test));
             for r in &set.rules {
                 let test = match r.size_hi {
                     Some(h) => format!("avg_msg_size<={h}"),

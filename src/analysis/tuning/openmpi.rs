@@ -148,10 +148,12 @@ pub fn openmpi_rules_for_probe(
 /// written file selects, independently of the writer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpenMpiLookup {
-    /// Per collective id: per communicator size (in file order) its message rules
-    /// (size, algorithm).
-    pub rules: Vec<(i64, Vec<(i64, Vec<(i64, i64)>)>)>,
+    /// Per collective id: per communicator size (in file order) its message rules.
+    pub rules: Vec<(i64, Vec<CommRule>)>,
 }
+
+/// A communicator size and its message rules (message size, algorithm), in file order.
+pub type CommRule = (i64, Vec<(i64, i64)>);
 
 impl OpenMpiLookup {
     /// Parses `text` with the reader's rules (`#` comments, integers, anything else skipped).

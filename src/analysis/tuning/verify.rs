@@ -206,13 +206,15 @@ mod tests {
     use crate::analysis::Bootstrap;
 
     fn setup() -> (Sweep, Tuning, Vec<RuleSet>) {
-        let mut s = Sweep::default();
-        s.measured = vec![
-            m("default", "x", 8, 60e-6, 1e-6, 30),
-            m("ring", "x", 8, 50e-6, 1e-6, 30),
-            m("default", "x", 65536, 60e-6, 1e-6, 30),
-            m("linear", "x", 65536, 70e-6, 1e-6, 30),
-        ];
+        let s = Sweep {
+            measured: vec![
+                m("default", "x", 8, 60e-6, 1e-6, 30),
+                m("ring", "x", 8, 50e-6, 1e-6, 30),
+                m("default", "x", 65536, 60e-6, 1e-6, 30),
+                m("linear", "x", 65536, 70e-6, 1e-6, 30),
+            ],
+            ..Sweep::default()
+        };
         let (choices, comparisons) = choices_under(&s.measured, "x", &Bootstrap::default());
         let t = Tuning {
             pattern: "x".into(),
