@@ -47,9 +47,14 @@ fn tune(args: TuneArgs) -> Result<()> {
     }
     let name = args.library.version_name();
     if !sweep.simulated && !sweep.libraries.iter().any(|l| l.contains(name)) {
+        let other = if sweep.libraries.iter().any(|l| l.contains("Open MPI")) {
+            "openmpi"
+        } else {
+            "mpich"
+        };
         return Err(BadInput(format!(
             "the records were measured under {}, not {name}: their algorithm numbers and \
-             fingerprints are that library's; tune --library for it, or sweep {name}",
+             fingerprints are that library's; tune them with --library {other}, or sweep {name}",
             sweep.libraries.join(" | ")
         ))
         .into());
@@ -423,5 +428,74 @@ fn run_with_deadline(mut cmd: Command, deadline: Duration) -> Result<()> {
             "the verification launch ran longer than {} s and was stopped:\n{stderr}",
             deadline.as_secs()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::tuning::TUNE_SCHEMA_VERSION;
+    use crate::plan::Op;
+
+    fn choice(chosen: &str, balanced: &str) -> Choice {
+        Choice {
+            schema_version: TUNE_SCHEMA_VERSION,
+            op: Op::Allreduce,
+            nprocs: 4,
+            bytes: 8,
+            pattern: "50us@0".into(),
+            p_lo: Some(3),
+            p_hi: Some(4),
+            size_lo: Some(8),
+            size_hi: Some(90),
+            chosen: chosen.into(),
+            chosen_value: None,
+            fastest: chosen.into(),
+            algorithms: 2,
+            chosen_median_s: Some(50e-6),
+            default_median_s: Some(60e-6),
+            valid_fastest: 30,
+            valid_default: 30,
+            gain_s: Some(10e-6),
+            gain_ci_lo_s: Some(9e-6),
+            gain_ci_hi_s: Some(11e-6),
+            p_value: Some(0.001),
+            significant: chosen != "default",
+            kept_default_because: String::new(),
+            balanced_choice: balanced.into(),
+            chosen_fingerprint: None,
+            default_fingerprint: None,
+            run_ids: "r".into(),
+        }
+    }
+
+    fn tuning(choices: Vec<Choice>) -> Tuning {
+        Tuning {
+            pattern: "50us@0".into(),
+            patterns: vec!["balanced".into(), "50us@0".into()],
+            choices,
+            fdr: 0.05,
+            comparisons: 3,
+        }
+    }
+
+    #[test]
+    fn the_notes_say_where_the_pattern_changes_the_choice() {
+        let n = notes(&tuning(vec![choice("ring", "default")]));
+        assert!(
+            n.last()
+                .unwrap()
+                .contains("allreduce P=4 8B: ring (balanced: default)"),
+            "{n:?}"
+        );
+        let n = notes(&tuning(vec![choice("ring", "ring")]));
+        assert!(
+            n.last().unwrap().contains("the same as under balanced"),
+            "{n:?}"
+        );
+        let c = cells(&choice("ring", "default"));
+        assert_eq!(c[1], "3..4");
+        assert_eq!(c[2], "8B..90B");
+        assert_eq!(c[6], "ring 10.00 [9.00, 11.00]");
     }
 }
