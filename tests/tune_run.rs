@@ -120,7 +120,7 @@ fn forced(dir: &Path, sweep: &Path, winner: &str) -> PathBuf {
 }
 
 /// An allreduce algorithm of the sweep whose fingerprint at P = 4 differs from default's.
-fn distinguishable(sweep: &Path) -> String {
+fn distinguishable(sweep: &Path) -> Option<String> {
     let rec = read_records(sweep).unwrap();
     let fp = |name: &str| {
         rec.blocks
@@ -139,11 +139,13 @@ fn distinguishable(sweep: &Path) -> String {
         "recursive_doubling",
         "rabenseifner",
         "segmented_ring",
+        "reduce_scatter_allgather",
+        "smp",
+        "nb",
     ]
     .into_iter()
     .find(|a| fp(a).is_some_and(|f| f != default))
-    .expect("some algorithm adds in another order than default at P = 4")
-    .to_string()
+    .map(str::to_string)
 }
 
 fn check_library(lib: &str, files: &[&str]) {
@@ -220,7 +222,18 @@ fn check_library(lib: &str, files: &[&str]) {
 
     // A sweep whose allreduce winner is forced: the file holds that algorithm for every
     // allreduce rule, and the library runs it.
-    let winner = distinguishable(&swept);
+    let Some(winner) = distinguishable(&swept) else {
+        // MPICH 4.0.2's blocking allreduce algorithms all pair (0+1)+(2+3) at P = 4.
+        assert_eq!(
+            lib, "mpich",
+            "Open MPI's basic_linear adds in rank order at P = 4"
+        );
+        common::skip_known_limit(
+            "every allreduce algorithm of the sweep adds in the order of the library's own \
+             choice at P = 4, so a forced rule cannot be told from default by its fingerprint",
+        );
+        return;
+    };
     let forced = forced(dir.path(), &swept, &winner);
     let out = tune(
         dir.path(),
