@@ -162,6 +162,16 @@ impl Bootstrap {
         self.pair_ci(a, b, |ma, mb| mb - ma)
     }
 
+    /// [`Bootstrap::median_difference_ci`] with the test of "no difference" from the same
+    /// resamples: the interval of median(`b`) − median(`a`) (seconds) and the two-sided
+    /// p-value of 0, [`two_sided_p`] of the resampled differences, for a false discovery rate
+    /// over many comparisons (`delaybench tune`). `None` as [`Bootstrap::median_difference_ci`].
+    pub fn median_difference_test(&self, a: &[f64], b: &[f64]) -> Option<(Interval, f64)> {
+        let values = self.resamples([a, b], |[ma, mb]| mb - ma)?;
+        let p = two_sided_p(&values)?;
+        Some((self.percentiles(values)?, p))
+    }
+
     /// Interval of b_B − b_A, the difference of two benefits from medians (Niethammer et al.
     /// 2016, eq. 5), b_A from baseline `a0_s` and delayed `ad_s` at delay `delay_s`, b_B the
     /// same from `b0_s` and `bd_s`: the four samples were measured apart, so each resample

@@ -24,6 +24,7 @@ mod tables;
 mod tglobal;
 mod trend;
 mod truth;
+pub mod tuning;
 
 pub use confidence::ci_rel_half_width;
 pub use overlap::{

@@ -24,6 +24,7 @@ mod simulate;
 mod skew;
 #[cfg(test)]
 mod tests;
+mod tune;
 
 pub use algorithms::AlgorithmsArgs;
 pub use analyze::AnalyzeArgs;
@@ -44,6 +45,7 @@ pub use plot::PlotArgs;
 pub use schemes::SchemesArgs;
 pub use simulate::SmpiArgs;
 pub use skew::SkewArgs;
+pub use tune::TuneArgs;
 
 use clap::{Parser, Subcommand};
 
@@ -112,6 +114,11 @@ pub enum Command {
     /// ordinary records file marked as simulated (engine, version, platform, collective
     /// selector). See docs/simulate.md.
     Simulate(SmpiArgs),
+    /// The MPI library's own tuning file (Open MPI 4.1 coll_tuned rules, MPICH 4.0 selection
+    /// JSON) for an arrival pattern, from algorithm sweeps: per collective, P and message-size
+    /// range the fastest algorithm where it beats the library's own choice significantly;
+    /// --verify checks that the library obeys it. See docs/algorithms.md.
+    Tune(TuneArgs),
     /// Under MPI: exit skew of MPI_Barrier and of delaybench's dissemination barrier on the
     /// global clock (Hunold and Carpen-Amarie 2015, Figure 4).
     Skew(SkewArgs),

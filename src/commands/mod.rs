@@ -20,6 +20,7 @@ mod measure;
 mod plot;
 mod reading;
 mod simulate;
+mod tune;
 
 #[cfg(feature = "mpi")]
 mod algorithms;
@@ -36,7 +37,7 @@ mod skew;
 use crate::cli::{
     AlgorithmsArgs, AnalyzeArgs, ArrivalsArgs, CheckKernelsArgs, ClockSyncEvalArgs, CompareArgs,
     CompletionsArgs, ExportArgs, InfoArgs, ManArgs, NoiseArgs, PlotArgs, SchemesArgs, SkewArgs,
-    SmpiArgs,
+    SmpiArgs, TuneArgs,
 };
 use crate::cli::{Cli, Command};
 use crate::exit::{is_broken_pipe, said_once, BAD_INPUT_EXIT};
@@ -110,6 +111,7 @@ registry! {
         Plot(PlotArgs),
         Clocksync(ClockSyncEvalArgs),
         Simulate(SmpiArgs),
+        Tune(TuneArgs),
         Man(ManArgs),
         Completions(CompletionsArgs),
     ],
