@@ -69,6 +69,7 @@ mod xy;
 pub use arrivals::{arrivals_dir, lateness_grid, write_arrivals_figures, LatenessGrid};
 pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use compare::{write_compare_figures, Side};
+pub use index::{INFO_TXT, SUMMARY_CSV, SUMMARY_MD};
 pub use noise::write_noise_figures;
 pub use reduced::{BlockExtras, PlotRun, ValidSet};
 pub use select::{Offered, SelectError, Selection};
