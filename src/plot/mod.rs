@@ -42,6 +42,7 @@
 mod arrivals;
 mod axes;
 mod benefit;
+mod caption;
 mod clock_error;
 mod compare;
 mod context;
@@ -413,6 +414,7 @@ fn build_stamped(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Dr
             f.add_context(&selected);
         }
         f.add_context(&data.context);
+        caption::keep_relevant_warnings(f);
     }
     figs
 }
