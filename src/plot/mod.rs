@@ -41,6 +41,7 @@
 
 mod arrivals;
 mod axes;
+mod axis_kind;
 mod benefit;
 mod caption;
 mod clock_error;
@@ -415,6 +416,7 @@ fn build_stamped(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Dr
         }
         f.add_context(&data.context);
         caption::keep_relevant_warnings(f);
+        axis_kind::one_axis_kind(f);
     }
     figs
 }

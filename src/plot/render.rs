@@ -5,8 +5,8 @@
 use super::axes::{PAxis, XyRanged, YRanged};
 use super::fonts::{self, FAMILY};
 use super::layout::{
-    caption_height, grid, header_height, legend_entry_width, legend_height, legend_rows, p_label, wrap_text,
-    Log2Axis, YAxis, HEADER_PAD, LEGEND_ENTRY_GAP, LEGEND_GAP, LEGEND_PAD, LEGEND_ROW_H,
+    caption_height, grid, header_height, legend_entry_width, legend_height, legend_rows, p_label,
+    wrap_text, Log2Axis, YAxis, HEADER_PAD, LEGEND_ENTRY_GAP, LEGEND_GAP, LEGEND_PAD, LEGEND_ROW_H,
     LEGEND_SAMPLE_W, PANEL_H, PANEL_W, SUBTITLE_LINE_H, TITLE_LINE_H,
 };
 use super::spec::{FigureSpec, LegendEntry, Marker, PanelSpec, SeriesSpec, SeriesStyle};
