@@ -92,7 +92,10 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
     let mut written = 0;
     if end.summary {
         if let Some(check) = &run.launch.header.noise_check {
-            let _ = writeln!(out, "{}", check.line());
+            // At the width of the table under it.
+            for line in crate::export::wrap(&check.line(), crate::export::output_width()) {
+                let _ = writeln!(out, "{line}");
+            }
         }
         let file = path.display().to_string();
         match analyze_digests(

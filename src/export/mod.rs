@@ -54,7 +54,7 @@ pub use rep_rows::{rep_rows, RepRow};
 pub use row_stream::write_rows_streamed;
 pub use run_columns::{with_run_columns, RUN_COLUMNS};
 pub use skew::{write_skew, SkewRow};
-pub use summary_narrow::{headline_markdown, output_width, MIN_WIDTH};
+pub use summary_narrow::{headline_markdown, output_width, wrap, MIN_WIDTH};
 
 use crate::analysis::Analysis;
 use std::io::Write;

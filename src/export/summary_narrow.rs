@@ -178,6 +178,9 @@ fn verdict(r: &ConfigStats) -> String {
     if r.is_baseline() {
         return "nothing delayed".into();
     }
+    if r.t_global_median_s.is_none() {
+        return "no valid repetition".into();
+    }
     if r.t0_median_s.is_none() {
         return "no baseline".into();
     }
@@ -474,8 +477,9 @@ fn narrow_notes(a: &Analysis) -> Vec<String> {
 }
 
 /// `text` broken at spaces into lines of at most `width` characters (a word longer than the
-/// width stays whole); lines after the first are indented by two spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
+/// width stays whole); lines after the first are indented by two spaces. The notes of the
+/// default table, and the end of a run's other lines, are wrapped with it.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
