@@ -96,6 +96,56 @@ pub fn one_axis_kind(fig: &mut Drawable) {
 mod tests {
     use super::*;
 
+    use crate::plot::fixtures::empty_figure;
+    use crate::plot::layout::YAxis;
+    use crate::plot::spec::{PanelSpec, SeriesSpec, SeriesStyle};
+
+    fn panel(values: &[f64], log: bool) -> PanelSpec {
+        PanelSpec {
+            title: "p".into(),
+            y: YAxis {
+                lo: 1.0,
+                hi: 2.0,
+                log,
+            },
+            series: vec![SeriesSpec {
+                name: "s".into(),
+                style: SeriesStyle::new(false, (0, 0, 0)),
+                points: values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| (1 << i, Some(v)))
+                    .collect(),
+                intervals: Vec::new(),
+                boxes: Vec::new(),
+            }],
+        }
+    }
+
+    #[test]
+    fn panels_that_disagree_share_one_kind() {
+        // One panel spans decades (log), the other not: both go log, all values positive.
+        let mut f = empty_figure();
+        f.panels = vec![panel(&[5.0, 5000.0], true), panel(&[10.0, 20.0], false)];
+        let mut fig = Drawable::Grid(f);
+        one_axis_kind(&mut fig);
+        let Drawable::Grid(f) = &fig else {
+            unreachable!()
+        };
+        assert!(f.panels.iter().all(|p| p.y.log), "{:?}", f.panels[1].y);
+        assert!(f.panels[1].y.lo < 10.0 && f.panels[1].y.hi > 20.0);
+        // A value at or below 0 has no place on a log axis: both go linear.
+        let mut f = empty_figure();
+        f.panels = vec![panel(&[5.0, 5000.0], true), panel(&[-10.0, 20.0], false)];
+        let mut fig = Drawable::Grid(f);
+        one_axis_kind(&mut fig);
+        let Drawable::Grid(f) = &fig else {
+            unreachable!()
+        };
+        assert!(f.panels.iter().all(|p| !p.y.log));
+        assert!(f.panels[0].y.lo == 0.0 && f.panels[0].y.hi > 5000.0);
+    }
+
     #[test]
     fn ends_start_linear_axes_at_zero_and_pad_log_ones_by_a_factor() {
         assert_eq!(ends(&[10.0, 20.0], false).0, 0.0);
