@@ -20,8 +20,9 @@ pub const DELAY_COLORS: [(u8, u8, u8); 4] =
 /// Microseconds per second.
 const US: f64 = 1e6;
 
-/// Below this many valid repetitions a panel's title gives its n.
-const FEW_REPETITIONS: usize = 30;
+/// Below this many valid repetitions a panel's title gives its n (the figures that draw
+/// single repetitions: over the run, the ECDF, the heatmaps).
+pub const FEW_REPETITIONS: usize = 30;
 
 /// The (op, bytes) of `blocks` in plot order, each with its largest P: the figures that
 /// show one panel per configuration show the largest P, where effects are strongest.

@@ -7,7 +7,7 @@
 use super::heat_grids::HeatBlock;
 use super::layout::PART_SEP;
 use super::naming::DelayKey;
-use super::over_run::config_title;
+use super::over_run::{config_title, FEW_REPETITIONS};
 use super::rank_timeline::rank_names;
 use super::render::Drawable;
 use super::spec::{op_order, LegendEntry, Marker, SeriesStyle};
@@ -54,8 +54,6 @@ pub const MAX_PANELS_PER_P: usize = 4;
 const SHOW_FLOOR_US: f64 = 2.0;
 /// See [`SHOW_FLOOR_US`].
 const SHOW_FRACTION: f64 = 0.05;
-/// Below this many valid repetitions a panel's title gives its n.
-const FEW_REPETITIONS: usize = 30;
 
 /// The lateness that was not injected, µs `[rows][cols]`: per repetition, each rank's start
 /// minus its planned delay, less the earliest of those, (lateness_r − d_r) − min_k
