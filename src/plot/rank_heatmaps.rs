@@ -225,12 +225,20 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
         "one row per rank, one column per repetition (global clock)".to_string(),
         "grey: invalid repetition".to_string(),
     ];
-    for (p, shown, total, rest_us) in &left_out {
-        subtitle.push(format!(
-            "P = {p}: {shown} of {total} configurations drawn, those with the most lateness; \
-             the others' 95th percentile ≤ {} µs",
-            short_us(*rest_us)
-        ));
+    for &(p, shown, total, rest_us) in &left_out {
+        subtitle.push(if shown == 0 {
+            format!(
+                "P = {p}: no panel, none of its {total} configurations has lateness beyond the \
+                 plan (95th percentile ≤ {} µs)",
+                short_us(rest_us)
+            )
+        } else {
+            format!(
+                "P = {p}: {shown} of {total} configurations drawn, those with the most \
+                 lateness; the others' 95th percentile ≤ {} µs",
+                short_us(rest_us)
+            )
+        });
     }
     if binned {
         subtitle.push(
@@ -270,8 +278,9 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
 
 /// Per P, the configurations with lateness to show (95th percentile of `values` above
 /// [`SHOW_FLOOR_US`] or [`SHOW_FRACTION`] of `delay_s`), at most [`MAX_PANELS_PER_P`] of the
-/// largest, and at least the largest one so every P has a panel; in figure order. Also, per
-/// P that left some out: (P, drawn, configurations, the largest 95th percentile left out).
+/// largest, in figure order; a P with nothing to show gets no panel, unless no P has any (then
+/// the largest one is drawn, so the figure has a panel). Also, per P that left some out:
+/// (P, drawn, configurations, the largest 95th percentile left out).
 #[allow(clippy::type_complexity)]
 fn panels_to_show<'a>(
     blocks: &[&'a HeatBlock],
@@ -282,24 +291,39 @@ fn panels_to_show<'a>(
     let mut procs: Vec<u32> = blocks.iter().map(|h| h.nprocs).collect();
     procs.sort_unstable();
     procs.dedup();
+    // Per P its configurations, largest 95th percentile first, and how many to draw.
+    let mut per_p: Vec<(u32, Vec<(&HeatBlock, f64)>, usize)> = procs
+        .into_iter()
+        .map(|p| {
+            let mut scored: Vec<(&HeatBlock, f64)> = blocks
+                .iter()
+                .filter(|h| h.nprocs == p)
+                .map(|&h| (h, quantile(&values(h), 0.95).unwrap_or(0.0)))
+                .collect();
+            scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let shown = scored
+                .iter()
+                .take(MAX_PANELS_PER_P)
+                .filter(|s| s.1 > floor)
+                .count();
+            (p, scored, shown)
+        })
+        .collect();
+    if per_p.iter().all(|(_, _, shown)| *shown == 0) {
+        let top = per_p
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1 .1[0].1.total_cmp(&b.1 .1[0].1))
+            .map(|(i, _)| i);
+        if let Some(i) = top {
+            per_p[i].2 = 1;
+        }
+    }
     let mut kept = Vec::new();
     let mut left_out = Vec::new();
-    for p in procs {
-        let mut scored: Vec<(&HeatBlock, f64)> = blocks
-            .iter()
-            .filter(|h| h.nprocs == p)
-            .map(|&h| (h, quantile(&values(h), 0.95).unwrap_or(0.0)))
-            .collect();
-        let total = scored.len();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let shown = scored
-            .iter()
-            .take(MAX_PANELS_PER_P)
-            .filter(|s| s.1 > floor)
-            .count()
-            .max(1);
-        if shown < total {
-            left_out.push((p, shown, total, scored[shown].1));
+    for (p, scored, shown) in per_p {
+        if shown < scored.len() {
+            left_out.push((p, shown, scored.len(), scored[shown].1));
         }
         kept.extend(scored.into_iter().take(shown).map(|s| s.0));
     }
@@ -474,5 +498,25 @@ mod tests {
             &heat.values[..]
         );
         assert!(heat.values[0].abs() < 0.01);
+        // A P with nothing beyond the plan gets no panel, only a line (alltoall is measured
+        // at P = 2 only, so its heatmap is at P = 2).
+        let mut r = r.clone();
+        r.blocks
+            .extend([0.0, 50e-6].map(|d| testdata::block(Op::Alltoall, 8, 2, d, 30, 10e-6)));
+        let data = RunData::new(&r);
+        let fig = figure(
+            &data,
+            HeatKind::Lateness,
+            &DelayKey::fixed(50e-6),
+            "h".into(),
+        )
+        .unwrap();
+        assert!(fig.panels.iter().all(|p| p.title.contains("P = 4")));
+        assert!(
+            fig.subtitle
+                .contains("P = 2: no panel, none of its 1 configurations"),
+            "{}",
+            fig.subtitle
+        );
     }
 }
