@@ -127,11 +127,14 @@ fn the_default_table_fits_100_columns_and_pairs_each_blocking_kernel_with_its_no
         assert_eq!(next[0], partner, "{table}");
         assert_eq!(next[1..4], row[1..4], "{table}");
         pairs += 1;
+        // Both forms with a share hidden (on a loaded machine a side may have no valid
+        // repetition): the family's line compares them.
+        if row[6] != "-" && next[6] != "-" {
+            let line = format!("{} vs {partner}:", row[0]);
+            assert!(table.contains(&line), "{line} missing: {table}");
+        }
     }
     assert!(pairs >= 4, "{table}");
-    for family in ["allreduce vs iallreduce:", "barrier vs ibarrier:"] {
-        assert!(table.contains(family), "{family} missing: {table}");
-    }
     // A verdict in words on every row.
     let verdicts = [
         "hides",
