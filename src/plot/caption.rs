@@ -102,4 +102,31 @@ mod tests {
         assert!(named_procs("Open MPI with PMIx = 4").is_empty());
         assert!(named_procs("global clocks were 3 us apart").is_empty());
     }
+
+    #[test]
+    fn a_warning_goes_to_the_figures_of_its_p_and_the_bound_to_benefit_figures() {
+        let mut f = crate::plot::fixtures::empty_figure();
+        f.stem = "t_global_vs_p_50us".into();
+        f.procs = vec![2, 4];
+        let vs_p = Drawable::Grid(f.clone());
+        f.procs = vec![8];
+        let at_8 = Drawable::Grid(f.clone());
+        f.stem = "benefit_vs_p_50us".into();
+        let benefit = Drawable::Grid(f);
+        let over = "oversubscribed at P = 4: more measuring ranks than cores";
+        assert!(concerns(over, &vs_p) && !concerns(over, &at_8));
+        let bound = "1 configuration(s) have a benefit above its bound";
+        assert!(concerns(bound, &benefit) && !concerns(bound, &vs_p));
+        let clocks = "global clocks were up to 3.00 us apart";
+        assert!([&vs_p, &at_8, &benefit].iter().all(|f| concerns(clocks, f)));
+        let mut fig = vs_p.clone();
+        if let Drawable::Grid(f) = &mut fig {
+            f.warnings = vec![over.into(), "oversubscribed at P = 8: ...".into()];
+        }
+        keep_relevant_warnings(&mut fig);
+        let Drawable::Grid(f) = &fig else {
+            unreachable!()
+        };
+        assert_eq!(f.warnings, [over]);
+    }
 }
