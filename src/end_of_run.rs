@@ -16,13 +16,9 @@ use crate::timeline::GlobalTimes;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Name of the summary table (Markdown) in a run's folder.
-pub const SUMMARY_MD: &str = "summary.md";
-/// Name of the summary as CSV (the `analyze --format csv` columns) in a run's folder.
-pub const SUMMARY_CSV: &str = "summary.csv";
-/// Name of the run's metadata (what `delaybench info` prints) in a run's folder, so that
-/// the folder shared alone still says what was measured, where and with which build.
-pub const INFO_TXT: &str = "info.txt";
+/// The names of the summary files in a run's folder; the report page (`plot/index.rs`),
+/// which links them, holds them.
+pub use crate::plot::{INFO_TXT, SUMMARY_CSV, SUMMARY_MD};
 
 /// What the end of a run makes from its records file, and where.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,7 +92,10 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
     let mut written = 0;
     if end.summary {
         if let Some(check) = &run.launch.header.noise_check {
-            let _ = writeln!(out, "{}", check.line());
+            // At the width of the table under it.
+            for line in crate::export::wrap(&check.line(), crate::export::output_width()) {
+                let _ = writeln!(out, "{line}");
+            }
         }
         let file = path.display().to_string();
         match analyze_digests(

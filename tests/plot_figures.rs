@@ -493,3 +493,104 @@ fn compare_figures_show_both_runs_with_intervals() {
         }
     }
 }
+
+/// The texts of an SVG with their y positions (pixels from the top), in document order.
+fn svg_texts(svg: &str) -> Vec<(f64, String)> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let y = t.split(" y=\"").nth(1)?.split('"').next()?.parse().ok()?;
+            let body = t.split_once('>')?.1.split("</text>").next()?;
+            Some((y, body.trim().to_string()))
+        })
+        .collect()
+}
+
+/// Panel titles among `texts`: `op, size, P = n` and what follows.
+fn panel_titles(texts: &[(f64, String)]) -> Vec<&str> {
+    texts
+        .iter()
+        .map(|t| t.1.as_str())
+        .filter(|t| {
+            t.contains(", P = ") && Op::ALL.iter().any(|op| t.starts_with(&format!("{op},")))
+        })
+        .collect()
+}
+
+#[test]
+fn the_lateness_heatmap_shows_what_was_not_injected_in_few_panels_per_p() {
+    let mut r = small_records();
+    // Rank 3 of the delayed allreduce 1 KiB at P = 8 starts 20 us after the plan, every time.
+    for b in r.blocks.iter_mut() {
+        if (b.op, b.bytes, b.nprocs) == (Op::Allreduce, 1024, 8) && b.delay_s > 0.0 {
+            for rep in 0..b.nrep as usize {
+                b.t_start_global_s.0[rep * 8 + 3] += 20e-6;
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_figures_of_run(PlotRun::of(&r), dir.path(), Stat::Median, None).unwrap();
+    let svg = std::fs::read_to_string(dir.path().join("rank_lateness_50us.svg")).unwrap();
+    let texts = svg_texts(&svg);
+    assert!(
+        texts[0].1.starts_with("Lateness not injected"),
+        "{}",
+        texts[0].1
+    );
+    // Only the configuration with lateness beyond the plan; the other five are counted.
+    let titles = panel_titles(&texts);
+    assert_eq!(titles.len(), 1, "{titles:?}");
+    assert!(
+        titles[0].starts_with("allreduce, 1 KiB, P = 8"),
+        "{titles:?}"
+    );
+    // 8 repetitions, one invalid: the panel gives its n.
+    assert!(titles[0].ends_with(", n = 7"), "{titles:?}");
+    assert!(svg.contains("P = 8: 1 of 6 configurations drawn"), "{svg}");
+    // The exit heatmap keeps a panel per configuration, each saying its P.
+    let exit = std::fs::read_to_string(dir.path().join("rank_exit_50us.svg")).unwrap();
+    assert_eq!(panel_titles(&svg_texts(&exit)).len(), 6);
+}
+
+#[test]
+fn over_the_run_says_what_its_x_axis_is_and_warnings_are_a_caption() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = write_figures_of_run(
+        PlotRun::of(&small_records()),
+        dir.path(),
+        Stat::Median,
+        None,
+    )
+    .unwrap();
+    let over = std::fs::read_to_string(dir.path().join("t_global_over_run.svg")).unwrap();
+    let texts = svg_texts(&over);
+    assert_eq!(
+        texts[0].1,
+        "t_global of every valid repetition, block by block"
+    );
+    assert!(over.contains("index within its block"), "{over}");
+    assert!(panel_titles(&texts).iter().all(|t| t.ends_with(", n = 7")));
+    // The records have no footer: the interrupted run's warning concerns every figure, and
+    // sits under the panels, not above them.
+    for (stem, svg) in svgs(&written) {
+        let texts = svg_texts(&svg);
+        let warning = texts
+            .iter()
+            .find(|t| t.1.starts_with("warning: interrupted run"))
+            .unwrap_or_else(|| panic!("{stem} lacks the warning"));
+        let lowest_title = panel_titles(&texts).len().checked_sub(1).map(|_| {
+            texts
+                .iter()
+                .filter(|t| panel_titles(std::slice::from_ref(t)).len() == 1)
+                .map(|t| t.0)
+                .fold(0.0, f64::max)
+        });
+        if let Some(y) = lowest_title {
+            assert!(
+                warning.0 > y,
+                "{stem}: warning at {} above a panel at {y}",
+                warning.0
+            );
+        }
+    }
+}

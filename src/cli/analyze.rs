@@ -1,6 +1,6 @@
 //! The arguments of `delaybench analyze`.
 
-use super::groups::{BootstrapArgs, TimesArgs};
+use super::groups::{BootstrapArgs, SelectArgs, TimesArgs};
 use crate::analysis::TimingMethod;
 use crate::export::{Format, TABLES};
 use clap::Args;
@@ -14,8 +14,16 @@ pub struct AnalyzeArgs {
     pub files: Vec<PathBuf>,
     #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
     pub format: Format,
+    /// The summary table with every column (valid counts, t_delta, the benefit b of
+    /// Niethammer et al. 2016 with its significance and ceiling, outliers, the reference and
+    /// replay tables) instead of the narrow answer; `--format table` only (the other formats
+    /// always hold every column).
+    #[arg(long)]
+    pub wide: bool,
     #[command(flatten)]
     pub bootstrap: BootstrapArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
     /// Instead of the summary, the distribution of the per-repetition delay overlap
     /// benefit and the noise amplification of blocks with sampled delays.
     #[arg(long)]

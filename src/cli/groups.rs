@@ -7,19 +7,21 @@ use crate::plan::Op;
 use crate::timeline::GlobalTimes;
 use clap::Args;
 
-/// Which configurations `plot` draws; each option left out selects all of its dimension.
+/// Which configurations `plot` draws and `analyze` shows; each option left out selects all
+/// of its dimension. One value or a list, so `--op` and `--size`; the measurement's plural
+/// spellings (`--ops`, `--sizes`) are accepted too (hidden aliases).
 #[derive(Debug, Clone, Args)]
 pub struct SelectArgs {
-    /// Draw only these kernels, comma-separated (allreduce,iallreduce).
-    #[arg(long = "op", value_delimiter = ',', value_parser = parse_op, value_name = "OPS")]
+    /// Only these kernels, comma-separated (allreduce,iallreduce).
+    #[arg(long = "op", alias = "ops", value_delimiter = ',', value_parser = parse_op, value_name = "OPS")]
     pub ops: Vec<Op>,
-    /// Draw only these message sizes with units (8,1KiB); barriers are kept.
-    #[arg(long = "size", value_delimiter = ',', value_parser = crate::units::parse_size_bytes, value_name = "SIZES")]
+    /// Only these message sizes with units (8,1KiB); barriers are kept.
+    #[arg(long = "size", alias = "sizes", value_delimiter = ',', value_parser = crate::units::parse_size_bytes, value_name = "SIZES")]
     pub sizes: Vec<u64>,
-    /// Draw only these process counts P (2,4).
+    /// Only these process counts P (2,4).
     #[arg(long = "procs", value_delimiter = ',', value_name = "P")]
     pub procs: Vec<u32>,
-    /// Draw only these delay models, in the grammar of the measurement's --delay (50us,exp:20us);
+    /// Only these delay models, in the grammar of the measurement's --delay (50us,exp:20us);
     /// the undelayed baseline is always kept.
     #[arg(long = "delay", value_parser = parse_delays, allow_hyphen_values = true, value_name = "DELAYS")]
     pub delays: Option<DelayList>,

@@ -13,7 +13,8 @@ pub struct PlotArgs {
     pub files: Vec<PathBuf>,
     /// Directory for the figures [default: the first file's folder, beside it with its
     /// stem: `results/run.cbor` → `results/run/`].
-    #[arg(long, value_name = "DIR")]
+    /// (`--figures`, as the measurement names its folder; `--out` stays accepted.)
+    #[arg(long = "figures", alias = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Statistic of the valid repetitions to plot.
     #[arg(long, value_enum, default_value = "median")]

@@ -1,7 +1,8 @@
 //! `delaybench analyze`: the summary of records files, or one of the tables that replace it.
 
-use super::reading::{analysis, each_block, refuse_repeated_runs};
+use super::reading::{analysis, analysis_of, each_block, launches, refuse_repeated_runs};
 use super::{finish, Run};
+use crate::analysis::Bootstrap;
 use crate::analysis::{
     algorithm_rows, algorithm_table_text, replay_pattern_rows, timing_row, trend_row, truth_rows,
     Analysis, DistributionRows, OverlapRows,
@@ -9,11 +10,15 @@ use crate::analysis::{
 use crate::cli::AnalyzeArgs;
 use crate::export::{
     with_run_columns, write_distribution, write_overlap, write_serde_rows, write_summary,
-    write_timing, write_trend, write_truth, Format,
+    write_summary_wide, write_timing, write_trend, write_truth, Format,
 };
+use crate::plot::{Offered, Selection};
 use crate::records::RunLabel;
+use crate::records::{Block, Header};
+use crate::timeline::GlobalTimes;
 use anyhow::{Context, Result};
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 impl Run for AnalyzeArgs {
@@ -38,8 +43,11 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
         truth,
         algorithms,
         replay,
+        wide,
+        select,
         times,
     } = args;
+    let select = select.selection();
     let out = &mut std::io::stdout().lock();
     let times = times.global_times;
     if distribution || trend || overlap || truth || !timing.is_empty() {
@@ -54,7 +62,7 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
         // JSON rows then say which run they come from.
         if truth {
             let mut rows = Vec::new();
-            let header = each_block(file, times, |h, b| {
+            let header = each_selected(file, times, &select, |h, b| {
                 if let Some(spec) = &h.plan.emulate_clock {
                     rows.extend(truth_rows(spec, &b));
                 }
@@ -66,28 +74,30 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
             with_run_columns(&run, format, out, |w| write_truth(&rows, format, w))?;
         } else if distribution {
             let mut rows = DistributionRows::default();
-            let run = RunLabel::of(&each_block(file, times, |_, b| rows.add(&b))?);
+            let run = RunLabel::of(&each_selected(file, times, &select, |_, b| rows.add(&b))?);
             let rows = rows.finish();
             with_run_columns(&run, format, out, |w| write_distribution(&rows, format, w))?;
         } else if trend {
             let mut rows = Vec::new();
-            let run = RunLabel::of(&each_block(file, times, |_, b| rows.extend(trend_row(&b)))?);
+            let run = RunLabel::of(&each_selected(file, times, &select, |_, b| {
+                rows.extend(trend_row(&b))
+            })?);
             with_run_columns(&run, format, out, |w| write_trend(&rows, format, w))?;
         } else if overlap {
             let mut rows = OverlapRows::default();
-            let run = RunLabel::of(&each_block(file, times, |_, b| rows.add(&b))?);
+            let run = RunLabel::of(&each_selected(file, times, &select, |_, b| rows.add(&b))?);
             let rows = rows.finish();
             with_run_columns(&run, format, out, |w| write_overlap(&rows, format, w))?;
         } else {
             let mut rows = Vec::new();
-            let run = RunLabel::of(&each_block(file, times, |_, b| {
+            let run = RunLabel::of(&each_selected(file, times, &select, |_, b| {
                 rows.push(timing_row(&b, &timing))
             })?);
             with_run_columns(&run, format, out, |w| write_timing(&rows, format, w))?;
         }
     } else if algorithms {
         // Which algorithm hid the late rank: winners per (op, size, P, delay).
-        let a = analysis(&files, bootstrap.bootstrap(), times)?;
+        let a = selected_analysis(&files, bootstrap.bootstrap(), times, &select)?;
         let rows = algorithm_rows(&a.rows);
         match format {
             Format::Json => {
@@ -104,21 +114,29 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
         }
     } else if replay {
         // The application's own pattern, on its own: CSV, TSV or JSON rows.
-        let a = analysis(&files, bootstrap.bootstrap(), times)?;
+        let a = selected_analysis(&files, bootstrap.bootstrap(), times, &select)?;
         let rows = replay_pattern_rows(&a.rows);
         if rows.is_empty() {
             eprintln!("delaybench: no block replayed a capture (--delay replay:CAPTURE@SITE)");
         }
         if format.exporter().is_markup() {
-            // The summary's own section.
-            write_summary(&a, format, out)?
+            // The summary's own section, which only the table with every column has.
+            if format == Format::Table {
+                write_summary_wide(&a, out)?
+            } else {
+                write_summary(&a, format, out)?
+            }
         } else {
             write_serde_rows(&rows, format, out)?
         }
     } else {
-        let a = analysis(&files, bootstrap.bootstrap(), times)?;
+        let a = selected_analysis(&files, bootstrap.bootstrap(), times, &select)?;
         warn_outside(&a, format);
-        write_summary(&a, format, out)?;
+        if wide && format == Format::Table {
+            write_summary_wide(&a, out)?;
+        } else {
+            write_summary(&a, format, out)?;
+        }
     }
     Ok(())
 }
@@ -131,4 +149,52 @@ fn warn_outside(a: &Analysis, format: Format) {
             eprintln!("delaybench: warning: {w}");
         }
     }
+}
+
+/// [`each_block`] of the blocks `select` keeps (`analyze --op/--size/--procs/--delay`), the
+/// others skipped as they are read; then the values asked for are checked against the
+/// file's configurations.
+///
+/// Errors: as [`each_block`], and [`crate::plot::SelectError::NoMatch`] (bad input, exit 2)
+/// naming what the file has.
+fn each_selected(
+    file: &Path,
+    times: GlobalTimes,
+    select: &Selection,
+    mut each: impl FnMut(&Header, Block),
+) -> Result<Header> {
+    let mut offered = Offered::default();
+    let header = each_block(file, times, |h, b| {
+        offered.add(&b);
+        if select.keeps_block(&b) {
+            each(h, b)
+        }
+    })?;
+    select.check(&offered)?;
+    Ok(header)
+}
+
+/// The analysis of the blocks of `files` that `select` keeps: every launch's values checked
+/// against its configurations, then the others dropped before any statistic is computed.
+///
+/// Errors: as [`super::reading::analysis`], and [`crate::plot::SelectError::NoMatch`].
+fn selected_analysis(
+    files: &[PathBuf],
+    boot: Bootstrap,
+    times: GlobalTimes,
+    select: &Selection,
+) -> Result<Analysis> {
+    if select.is_everything() {
+        return analysis(files, boot, times);
+    }
+    let mut launches = launches(files, times)?;
+    for launch in &mut launches {
+        let mut offered = Offered::default();
+        for b in &launch.blocks {
+            offered.add_digest(b);
+        }
+        select.check(&offered)?;
+        launch.blocks.retain(|b| select.keeps(b));
+    }
+    analysis_of(files, &launches, boot)
 }

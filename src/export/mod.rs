@@ -28,6 +28,7 @@ mod skew;
 mod summary_csv;
 mod summary_json;
 mod summary_markdown;
+mod summary_narrow;
 mod summary_table;
 #[cfg(test)]
 mod summary_tsv;
@@ -53,6 +54,7 @@ pub use rep_rows::{rep_rows, RepRow};
 pub use row_stream::write_rows_streamed;
 pub use run_columns::{with_run_columns, RUN_COLUMNS};
 pub use skew::{write_skew, SkewRow};
+pub use summary_narrow::{headline_markdown, output_width, wrap, MIN_WIDTH};
 
 use crate::analysis::Analysis;
 use std::io::Write;
@@ -213,6 +215,14 @@ pub fn write_summary(
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     format.exporter().write_summary(analysis, out)
+}
+
+/// The summary table with every column (`analyze --wide`): the table that
+/// [`write_summary`] printed for [`Format::Table`] before the narrow one became the default.
+///
+/// Errors: [`ExportError::Io`] when writing fails.
+pub fn write_summary_wide(analysis: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
+    summary_table::write_summary_table(analysis, out)
 }
 
 /// What one exported row stands for (`delaybench export --rows`).

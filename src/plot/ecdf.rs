@@ -76,8 +76,15 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<XyFigure> 
             median(&ts)?;
             let adds = t0 + delay_s * US;
             let (lo, hi, log) = span(t0s.iter().chain(&ts).copied().chain([adds]), false);
+            // An empirical distribution of a few points is a staircase: say how few.
+            let n = t0s.len().min(ts.len());
+            let title = if n < super::over_run::FEW_REPETITIONS {
+                format!("{}, n = {n}", config_title(op, bytes, p))
+            } else {
+                config_title(op, bytes, p)
+            };
             Some(XyPanel {
-                title: config_title(op, bytes, p),
+                title,
                 x: XyAxis {
                     lo,
                     hi,

@@ -1,5 +1,7 @@
-//! The report page: `index.md` next to the figures, listing every figure with its caption and
-//! the run's metadata, so a directory of figures can be shared and read on its own.
+//! The report page: `index.md` next to the figures. It opens with the answer (the headline
+//! table of `analyze`), names the run (id, build revision, tags), links every file of the
+//! folder, then gives the run's metadata, its warnings and every figure with its caption, so
+//! a folder can be shared and read on its own. Plain UTF-8 without control characters.
 
 use super::render::Drawable;
 use super::{PlotError, RunData, Stat};
@@ -8,10 +10,75 @@ use crate::units::format_duration;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+/// Name of the summary table (Markdown, every column) in a run's folder.
+pub const SUMMARY_MD: &str = "summary.md";
+/// Name of the summary as CSV (the `analyze --format csv` columns) in a run's folder.
+pub const SUMMARY_CSV: &str = "summary.csv";
+/// Name of the run's metadata (what `delaybench info` prints) in a run's folder, so that
+/// the folder shared alone still says what was measured, where and with which build.
+pub const INFO_TXT: &str = "info.txt";
+
 /// The Markdown of the report page for `figures` (PNG links) drawn from `data`.
-pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> String {
+/// `others` are the folder's files besides the figures, by name ([`SUMMARY_MD`],
+/// [`SUMMARY_CSV`], [`INFO_TXT`]), linked with the figures.
+pub fn index_markdown(
+    data: &RunData,
+    figures: &[Drawable],
+    stat: Stat,
+    others: &[String],
+) -> String {
     let h = &data.run.launch.header;
-    let mut md = String::from("# delaybench figures\n\n## Run\n\n");
+    let p = &h.provenance;
+    let mut md = String::from("# delaybench run\n\n");
+    let dirty = match p.git_dirty {
+        Some(true) => " (with local changes)",
+        _ => "",
+    };
+    let tags = crate::records::provenance::tags_cell(&p.tags);
+    let _ = writeln!(
+        md,
+        "Run `{}`, delaybench {} at git revision `{}`{dirty}; tags: {}.\n",
+        printable(&p.run_id),
+        printable(&h.tool_version),
+        printable(&p.git_revision),
+        if tags.is_empty() {
+            "none".to_string()
+        } else {
+            printable(&tags)
+        }
+    );
+    md.push_str("## The answer\n\n");
+    let answer =
+        crate::export::headline_markdown(&data.stats, crate::analysis::Bootstrap::default().level);
+    md.push_str(&printable(&answer));
+    let _ = write!(
+        md,
+        "\nt0: median t_global without the delay; cost: t_delta - t0 from medians; delay \
+         hidden: (t0 + delta - t_delta) / delta; [..]: 95 % bootstrap intervals; *: fewer \
+         than {} valid repetitions. Every column: {SUMMARY_MD}, {SUMMARY_CSV} (`delaybench \
+         analyze --wide`).\n\n",
+        crate::analysis::FEW_VALID
+    );
+    md.push_str("## Files\n\n");
+    for name in others {
+        let what = match name.as_str() {
+            SUMMARY_MD => "the analysis with every column (Markdown)",
+            SUMMARY_CSV => "the analysis as CSV, one row per configuration",
+            INFO_TXT => "the run's metadata (`delaybench info`)",
+            _ => "",
+        };
+        let sep = if what.is_empty() { "" } else { ": " };
+        let _ = writeln!(md, "- [{name}]({name}){sep}{what}");
+    }
+    for f in figures {
+        let _ = writeln!(
+            md,
+            "- [{stem}.png]({stem}.png), [{stem}.svg]({stem}.svg): {}",
+            printable(f.title()),
+            stem = f.stem()
+        );
+    }
+    md.push_str("\n## Run\n\n");
     let mut hosts: Vec<&str> = h.hosts.iter().map(String::as_str).collect();
     hosts.dedup();
     let plan = &h.plan;
@@ -43,7 +110,16 @@ pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> Strin
             format!("{} per configuration, {} warm-up", plan.nrep, plan.warmup),
         ),
         ("statistic", stat.describe().to_string()),
-        ("global times", data.run.launch.correction.describe()),
+        // The description starts with its own name; the row's name says it already.
+        (
+            "global times",
+            data.run
+                .launch
+                .correction
+                .describe()
+                .trim_start_matches("global times: ")
+                .to_string(),
+        ),
         (
             "complete",
             if data.run.launch.complete {
@@ -65,7 +141,7 @@ pub fn index_markdown(data: &RunData, figures: &[Drawable], stat: Stat) -> Strin
         md.push_str("None.\n");
     }
     for w in &data.warnings {
-        let _ = writeln!(md, "- {w}");
+        let _ = writeln!(md, "- {}", printable(w));
     }
     md.push_str("\n## Figures\n\n");
     for f in figures {
@@ -92,9 +168,18 @@ pub fn write_index(
     dir: &Path,
 ) -> Result<PathBuf, PlotError> {
     let path = dir.join("index.md");
-    std::fs::write(&path, index_markdown(data, figures, stat)).map_err(|e| PlotError::Write {
-        path: path.clone(),
-        reason: e.to_string(),
+    // The summary files are written before the figures (end of run); a folder of `plot`
+    // may have none of them.
+    let others: Vec<String> = [SUMMARY_MD, SUMMARY_CSV, INFO_TXT]
+        .iter()
+        .filter(|n| dir.join(n).is_file())
+        .map(|n| n.to_string())
+        .collect();
+    std::fs::write(&path, index_markdown(data, figures, stat, &others)).map_err(|e| {
+        PlotError::Write {
+            path: path.clone(),
+            reason: e.to_string(),
+        }
     })?;
     Ok(path)
 }
@@ -119,7 +204,7 @@ mod tests {
             .iter()
             .flat_map(|&k| super::super::build(k, &data, Stat::Median))
             .collect();
-        let md = index_markdown(&data, &figs, Stat::Median);
+        let md = index_markdown(&data, &figs, Stat::Median, &["summary.csv".to_string()]);
         assert!(md.contains("| ranks / hosts | 2 on 1 (node0) |"), "{md}");
         assert!(md.contains("- interrupted run"), "{md}");
         for f in &figs {
@@ -130,5 +215,23 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("(t_global_over_run.png)"));
+        // The answer first: the headline table right under the run's identity line.
+        let answer = md.find("## The answer").unwrap();
+        assert!(answer < md.find("## Files").unwrap() && answer < md.find("## Run\n").unwrap());
+        assert!(md.contains("| op | size | P | delay | t0 (us) |"), "{md}");
+        assert!(md.contains("| allreduce | 8B | 2 | 50us |"), "{md}");
+        let h = &data.run.launch.header.provenance;
+        assert!(md.contains(&format!("Run `{}`", h.run_id)), "{md}");
+        assert!(
+            md.contains(&format!("git revision `{}`", h.git_revision)),
+            "{md}"
+        );
+        assert!(md.contains("tags: system=test"), "{md}");
+        assert!(md.contains("- [summary.csv](summary.csv): "), "{md}");
+        assert!(!md.contains("| global times | global times"), "{md}");
+        assert!(
+            !md.chars().any(|c| c.is_control() && c != '\n'),
+            "a control character in the page"
+        );
     }
 }

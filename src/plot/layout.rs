@@ -392,6 +392,16 @@ pub fn legend_entry_width(text_w: u32) -> u32 {
     LEGEND_SAMPLE_W + LEGEND_GAP + text_w
 }
 
+/// Height of the caption area under the legend holding `lines` lines of warnings (none
+/// without warnings).
+pub fn caption_height(lines: usize) -> u32 {
+    if lines == 0 {
+        0
+    } else {
+        2 * HEADER_PAD + lines as u32 * SUBTITLE_LINE_H
+    }
+}
+
 /// Height in pixels of a legend with `rows` rows (0 rows: no legend band).
 pub fn legend_height(rows: usize) -> u32 {
     if rows == 0 {

@@ -41,7 +41,9 @@
 
 mod arrivals;
 mod axes;
+mod axis_kind;
 mod benefit;
+mod caption;
 mod clock_error;
 mod compare;
 mod context;
@@ -69,6 +71,7 @@ mod xy;
 pub use arrivals::{arrivals_dir, lateness_grid, write_arrivals_figures, LatenessGrid};
 pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use compare::{write_compare_figures, Side};
+pub use index::{INFO_TXT, SUMMARY_CSV, SUMMARY_MD};
 pub use noise::write_noise_figures;
 pub use reduced::{BlockExtras, PlotRun, ValidSet};
 pub use select::{Offered, SelectError, Selection};
@@ -412,6 +415,8 @@ fn build_stamped(kind: FigureKind, data: &RunData, stat: Stat) -> Vec<render::Dr
             f.add_context(&selected);
         }
         f.add_context(&data.context);
+        caption::keep_relevant_warnings(f);
+        axis_kind::one_axis_kind(f);
     }
     figs
 }

@@ -20,6 +20,10 @@ pub const DELAY_COLORS: [(u8, u8, u8); 4] =
 /// Microseconds per second.
 const US: f64 = 1e6;
 
+/// Below this many valid repetitions a panel's title gives its n (the figures that draw
+/// single repetitions: over the run, the ECDF, the heatmaps).
+pub const FEW_REPETITIONS: usize = 30;
+
 /// The (op, bytes) of `blocks` in plot order, each with its largest P: the figures that
 /// show one panel per configuration show the largest P, where effects are strongest.
 pub fn largest_p_configs(blocks: &[BlockDigest]) -> Vec<(Op, u64, u32)> {
@@ -104,8 +108,16 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
             );
             // An empty panel must say why, or it reads as a drawing fault.
             let mut title = config_title(op, bytes, p);
+            // The sparser of its series, when too few for a smooth picture.
+            let n = mine
+                .iter()
+                .map(|(b, _)| b.t_globals.len())
+                .min()
+                .unwrap_or(0);
             if lines.iter().all(|l| l.points.is_empty()) {
                 title.push_str(": no valid repetition");
+            } else if n < FEW_REPETITIONS {
+                title.push_str(&format!(", n = {n}"));
             }
             XyPanel {
                 title,
@@ -142,9 +154,10 @@ pub fn figure(data: &RunData) -> Option<XyFigure> {
     }));
     Some(XyFigure {
         stem: "t_global_over_run".into(),
-        title: "t_global of every valid repetition over the run".into(),
+        title: "t_global of every valid repetition, block by block".into(),
         subtitle: [
-            "one dot per repetition, in measurement order",
+            "x: the repetition's index within its block (blocks were measured one after another)",
+            "n: valid repetitions of the sparser series, when under 30",
             "a slope means clocks drift apart (or the system changes)",
             "invalid repetitions left out",
         ]
@@ -186,7 +199,9 @@ mod tests {
         let data = RunData::new(&r);
         let fig = figure(&data).unwrap();
         assert_eq!(fig.panels.len(), 2);
-        assert_eq!(fig.panels[0].title, "allreduce, 8 B, P = 4");
+        // 4 valid repetitions of 5 (under 30): the title gives n.
+        assert_eq!(fig.panels[0].title, "allreduce, 8 B, P = 4, n = 4");
+        assert!(fig.title.contains("block by block") && fig.subtitle.contains("within its block"));
         let lines = &fig.panels[0].lines;
         assert_eq!(lines.len(), 2, "baseline and δ");
         // testdata: repetition 1 is invalid; rep 3 takes 10 us · 1.3 (+ 50 us when delayed).
@@ -211,6 +226,6 @@ mod tests {
             fig.panels[1].title,
             "iallreduce, 8 B, P = 4: no valid repetition"
         );
-        assert_eq!(fig.panels[0].title, "allreduce, 8 B, P = 4");
+        assert_eq!(fig.panels[0].title, "allreduce, 8 B, P = 4, n = 4");
     }
 }

@@ -7,7 +7,7 @@
 use super::heat_grids::HeatBlock;
 use super::layout::PART_SEP;
 use super::naming::DelayKey;
-use super::over_run::config_title;
+use super::over_run::{config_title, FEW_REPETITIONS};
 use super::rank_timeline::rank_names;
 use super::render::Drawable;
 use super::spec::{op_order, LegendEntry, Marker, SeriesStyle};
@@ -46,6 +46,65 @@ impl HeatKind {
     }
 }
 
+/// Most panels a lateness heatmap draws per P: the configurations with the most lateness
+/// that was not injected; the others are named by count in the subtitle.
+pub const MAX_PANELS_PER_P: usize = 4;
+/// A configuration has lateness to show when the 95th percentile of its cells exceeds this
+/// many µs or [`SHOW_FRACTION`] of δ, whichever is larger.
+const SHOW_FLOOR_US: f64 = 2.0;
+/// See [`SHOW_FLOOR_US`].
+const SHOW_FRACTION: f64 = 0.05;
+
+/// The lateness that was not injected, µs `[rows][cols]`: per repetition, each rank's start
+/// minus its planned delay, less the earliest of those, (lateness_r − d_r) − min_k
+/// (lateness_k − d_k) (the earliest start cancels). 0 everywhere means every rank started
+/// exactly as planned. `None` where the planned delays are not known per cell: a sampled
+/// model, a rank set drawn per repetition, or a binned grid.
+fn not_injected(h: &HeatBlock, fixed: bool) -> Option<Vec<f32>> {
+    if !fixed || h.delayed_ranks.is_empty() || h.rank_step != 1 || h.rep_step != 1 {
+        return None;
+    }
+    let delay_us = (h.delay_s * 1e6) as f32;
+    let planned = |row: usize| {
+        if h.delayed_ranks.contains(&(row as u32)) {
+            delay_us
+        } else {
+            0.0
+        }
+    };
+    let mut out = vec![f32::NAN; h.rows * h.cols];
+    for col in 0..h.cols {
+        let shifted = |row: usize| h.lateness_us[row * h.cols + col] - planned(row);
+        let first = (0..h.rows)
+            .map(shifted)
+            .filter(|v| v.is_finite())
+            .fold(f32::INFINITY, f32::min);
+        if first.is_finite() {
+            for row in 0..h.rows {
+                out[row * h.cols + col] = shifted(row) - first;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The `q` quantile (nearest rank) of the finite values of `values`.
+fn quantile(values: &[f32], q: f64) -> Option<f64> {
+    let mut v: Vec<f32> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f32::total_cmp);
+    v.get(((v.len().saturating_sub(1)) as f64 * q).round() as usize)
+        .map(|&x| f64::from(x))
+}
+
+/// Valid repetitions of an unbinned grid: the columns with a value.
+fn valid_columns(h: &HeatBlock) -> Option<usize> {
+    (h.rep_step == 1).then(|| {
+        (0..h.cols)
+            .filter(|&c| (0..h.rows).any(|r| !h.lateness_us[r * h.cols + c].is_nan()))
+            .count()
+    })
+}
+
 /// The heatmap of `kind` for delay model `key`, or `None` without a block of that model.
 pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> Option<XyFigure> {
     let mut blocks: Vec<&HeatBlock> = data
@@ -59,9 +118,28 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
         return None;
     }
     blocks.sort_by_key(|h| (op_order(h.op), h.bytes));
+    // Lateness on the scale of what was not injected where the plan says who was late by
+    // how much; the raw lateness otherwise.
+    let planned = kind == HeatKind::Lateness
+        && blocks
+            .iter()
+            .all(|h| not_injected(h, key.is_fixed()).is_some());
+    let values = |h: &HeatBlock| -> Vec<f32> {
+        if planned {
+            not_injected(h, true).unwrap_or_default()
+        } else {
+            kind.values(h).to_vec()
+        }
+    };
+    let mut left_out = Vec::new();
+    if kind == HeatKind::Lateness {
+        let (kept, out) = panels_to_show(&blocks, &values, key.delay_s);
+        blocks = kept;
+        left_out = out;
+    }
     let mut all: Vec<f32> = blocks
         .iter()
-        .flat_map(|h| kind.values(h).iter().copied())
+        .flat_map(|h| values(h))
         .filter(|v| v.is_finite())
         .collect();
     all.sort_by(f32::total_cmp);
@@ -75,15 +153,21 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
         HeatKind::Lateness => 0.0,
         HeatKind::Exit => at(1.0 - SCALE_QUANTILE).unwrap_or(0.0).max(0.0),
     };
-    let hi = at(SCALE_QUANTILE).unwrap_or(1.0).max(lo + 1e-3);
+    // What was not injected is often near 0: a floor keeps noise from filling the scale.
+    let floor = if planned { SHOW_FLOOR_US } else { 1e-3 };
+    let hi = at(SCALE_QUANTILE).unwrap_or(1.0).max(lo + floor);
     let binned = blocks.iter().any(|h| h.rank_step > 1 || h.rep_step > 1);
     let panels = blocks
         .iter()
         .map(|h| {
             let p = h.nprocs as usize;
             let late: Vec<usize> = h.delayed_ranks.iter().map(|&r| r as usize).collect();
+            let n = valid_columns(h).filter(|&n| n < FEW_REPETITIONS);
             XyPanel {
-                title: config_title(h.op, h.bytes, h.nprocs),
+                title: match n {
+                    Some(n) => format!("{}, n = {n}", config_title(h.op, h.bytes, h.nprocs)),
+                    None => config_title(h.op, h.bytes, h.nprocs),
+                },
                 x: XyAxis {
                     lo: -0.5,
                     hi: f64::from(h.nrep) - 0.5,
@@ -111,7 +195,7 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
                     x_step: h.rep_step as f64,
                     y0: -0.5,
                     y_step: h.rank_step as f64,
-                    values: kind.values(h).to_vec(),
+                    values: values(h),
                     lo,
                     hi,
                 }),
@@ -119,11 +203,19 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
         })
         .collect();
     let what = match kind {
+        HeatKind::Lateness if planned => "Lateness not injected",
         HeatKind::Lateness => "Lateness",
         HeatKind::Exit => "Exit time",
     };
     let colour = match kind {
-        HeatKind::Lateness => "colour: the rank's start − the repetition's earliest start",
+        HeatKind::Lateness if planned => {
+            "colour: the rank's start − its planned delay − the repetition's earliest such \
+             start (0: as planned; the injected δ itself is taken out)"
+        }
+        HeatKind::Lateness => {
+            "colour: the rank's start − the repetition's earliest start (the planned delays \
+             are not known per cell: sampled, drawn per repetition or binned)"
+        }
         HeatKind::Exit => {
             "colour: the rank's end − the repetition's earliest start (the column's largest is t_global)"
         }
@@ -133,6 +225,21 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
         "one row per rank, one column per repetition (global clock)".to_string(),
         "grey: invalid repetition".to_string(),
     ];
+    for &(p, shown, total, rest_us) in &left_out {
+        subtitle.push(if shown == 0 {
+            format!(
+                "P = {p}: no panel, none of its {total} configurations has lateness beyond the \
+                 plan (95th percentile ≤ {} µs)",
+                short_us(rest_us)
+            )
+        } else {
+            format!(
+                "P = {p}: {shown} of {total} configurations drawn, those with the most \
+                 lateness; the others' 95th percentile ≤ {} µs",
+                short_us(rest_us)
+            )
+        });
+    }
     if binned {
         subtitle.push(
             "large blocks binned: a cell shows the largest value of its ranks and repetitions"
@@ -167,6 +274,61 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
         panels,
         legend,
     })
+}
+
+/// Per P, the configurations with lateness to show (95th percentile of `values` above
+/// [`SHOW_FLOOR_US`] or [`SHOW_FRACTION`] of `delay_s`), at most [`MAX_PANELS_PER_P`] of the
+/// largest, in figure order; a P with nothing to show gets no panel, unless no P has any (then
+/// the largest one is drawn, so the figure has a panel). Also, per P that left some out:
+/// (P, drawn, configurations, the largest 95th percentile left out).
+#[allow(clippy::type_complexity)]
+fn panels_to_show<'a>(
+    blocks: &[&'a HeatBlock],
+    values: &dyn Fn(&HeatBlock) -> Vec<f32>,
+    delay_s: f64,
+) -> (Vec<&'a HeatBlock>, Vec<(u32, usize, usize, f64)>) {
+    let floor = SHOW_FLOOR_US.max(SHOW_FRACTION * delay_s * 1e6);
+    let mut procs: Vec<u32> = blocks.iter().map(|h| h.nprocs).collect();
+    procs.sort_unstable();
+    procs.dedup();
+    // Per P its configurations, largest 95th percentile first, and how many to draw.
+    let mut per_p: Vec<(u32, Vec<(&HeatBlock, f64)>, usize)> = procs
+        .into_iter()
+        .map(|p| {
+            let mut scored: Vec<(&HeatBlock, f64)> = blocks
+                .iter()
+                .filter(|h| h.nprocs == p)
+                .map(|&h| (h, quantile(&values(h), 0.95).unwrap_or(0.0)))
+                .collect();
+            scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let shown = scored
+                .iter()
+                .take(MAX_PANELS_PER_P)
+                .filter(|s| s.1 > floor)
+                .count();
+            (p, scored, shown)
+        })
+        .collect();
+    if per_p.iter().all(|(_, _, shown)| *shown == 0) {
+        let top = per_p
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1 .1[0].1.total_cmp(&b.1 .1[0].1))
+            .map(|(i, _)| i);
+        if let Some(i) = top {
+            per_p[i].2 = 1;
+        }
+    }
+    let mut kept = Vec::new();
+    let mut left_out = Vec::new();
+    for (p, scored, shown) in per_p {
+        if shown < scored.len() {
+            left_out.push((p, shown, scored.len(), scored[shown].1));
+        }
+        kept.extend(scored.into_iter().take(shown).map(|s| s.0));
+    }
+    kept.sort_by_key(|h| (h.nprocs, op_order(h.op), h.bytes));
+    (kept, left_out)
 }
 
 /// `v` µs with about three significant digits: `0`, `1.37`, `13.7`, `137`.
@@ -228,10 +390,31 @@ mod tests {
         for kind in [HeatKind::Lateness, HeatKind::Exit] {
             let fig = figure(&data, kind, &key, "h".into()).unwrap();
             let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
-            assert_eq!(
-                titles,
-                vec!["allreduce, 8 B, P = 4", "iallreduce, 8 B, P = 4"]
-            );
+            // testdata: one invalid repetition of 30, so n = 29 in the titles.
+            match kind {
+                HeatKind::Exit => assert_eq!(
+                    titles,
+                    vec![
+                        "allreduce, 8 B, P = 4, n = 29",
+                        "iallreduce, 8 B, P = 4, n = 29"
+                    ]
+                ),
+                // Every rank started as planned: nothing to show but one panel for P = 4,
+                // and the subtitle says what was left out.
+                HeatKind::Lateness => {
+                    assert_eq!(titles, vec!["allreduce, 8 B, P = 4, n = 29"]);
+                    assert!(
+                        fig.title.starts_with("Lateness not injected"),
+                        "{}",
+                        fig.title
+                    );
+                    assert!(
+                        fig.subtitle.contains("P = 4: 1 of 2 configurations drawn"),
+                        "{}",
+                        fig.subtitle
+                    );
+                }
+            }
             for panel in &fig.panels {
                 let heat = panel.heat.as_ref().unwrap();
                 assert_eq!((heat.rows, heat.cols), (4, 30), "P × nrep");
@@ -247,9 +430,93 @@ mod tests {
             }
         }
         let late = figure(&data, HeatKind::Lateness, &key, "h".into()).unwrap();
-        // The late rank 0 sets the top of the lateness scale: 50 us.
-        assert!((late.panels[0].heat.as_ref().unwrap().hi - 50.0).abs() < 1e-3);
-        assert_eq!(late.legend[2].label, "25.0 µs");
+        // The planned 50 us of rank 0 is taken out: every cell is 0, and the scale is the
+        // floor that keeps noise from filling it.
+        let heat = late.panels[0].heat.as_ref().unwrap();
+        assert!(heat
+            .values
+            .iter()
+            .filter(|v| v.is_finite())
+            .all(|&v| v.abs() < 1e-3));
+        assert!((heat.hi - SHOW_FLOOR_US).abs() < 1e-9);
+        assert_eq!(late.legend[2].label, "1.00 µs");
         assert!(figure(&data, HeatKind::Exit, &DelayKey::fixed(1e-6), "h".into()).is_none());
+    }
+
+    #[test]
+    fn lateness_beyond_the_plan_is_shown_per_p_worst_first() {
+        let mut blocks = Vec::new();
+        for op in [
+            Op::Allreduce,
+            Op::Iallreduce,
+            Op::Bcast,
+            Op::Ibcast,
+            Op::Reduce,
+            Op::Ireduce,
+        ] {
+            for d in [0.0, 50e-6] {
+                blocks.push(testdata::block(op, 8, 4, d, 30, 10e-6));
+            }
+        }
+        let mut r = testdata::records(4, blocks);
+        // Rank 2 of bcast starts 20 us late in every repetition: not injected.
+        for b in r
+            .blocks
+            .iter_mut()
+            .filter(|b| b.op == Op::Bcast && b.delay_s > 0.0)
+        {
+            for rep in 0..b.nrep as usize {
+                b.t_start_global_s.0[rep * 4 + 2] += 20e-6;
+            }
+        }
+        let data = RunData::new(&r);
+        let fig = figure(
+            &data,
+            HeatKind::Lateness,
+            &DelayKey::fixed(50e-6),
+            "h".into(),
+        )
+        .unwrap();
+        // Only bcast has lateness to show; the others are counted in the subtitle.
+        assert_eq!(
+            fig.panels.len(),
+            1,
+            "{:?}",
+            fig.panels.iter().map(|p| &p.title).collect::<Vec<_>>()
+        );
+        assert!(fig.panels[0].title.starts_with("bcast, 8 B, P = 4"));
+        assert!(
+            fig.subtitle.contains("P = 4: 1 of 6 configurations drawn"),
+            "{}",
+            fig.subtitle
+        );
+        let heat = fig.panels[0].heat.as_ref().unwrap();
+        // Row 2, first valid column: 20 us beyond the plan; the late rank 0 shows 0.
+        assert!(
+            (heat.values[2 * heat.cols] - 20.0).abs() < 0.01,
+            "{:?}",
+            &heat.values[..]
+        );
+        assert!(heat.values[0].abs() < 0.01);
+        // A P with nothing beyond the plan gets no panel, only a line (alltoall is measured
+        // at P = 2 only, so its heatmap is at P = 2).
+        let mut r = r.clone();
+        r.blocks
+            .extend([0.0, 50e-6].map(|d| testdata::block(Op::Alltoall, 8, 2, d, 30, 10e-6)));
+        let data = RunData::new(&r);
+        let fig = figure(
+            &data,
+            HeatKind::Lateness,
+            &DelayKey::fixed(50e-6),
+            "h".into(),
+        )
+        .unwrap();
+        assert!(fig.panels.iter().all(|p| p.title.contains("P = 4")));
+        assert!(
+            fig.subtitle
+                .contains("P = 2: no panel, none of its 1 configurations"),
+            "{}",
+            fig.subtitle
+        );
     }
 }

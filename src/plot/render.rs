@@ -5,8 +5,8 @@
 use super::axes::{PAxis, XyRanged, YRanged};
 use super::fonts::{self, FAMILY};
 use super::layout::{
-    grid, header_height, legend_entry_width, legend_height, legend_rows, p_label, wrap_text,
-    Log2Axis, YAxis, HEADER_PAD, LEGEND_ENTRY_GAP, LEGEND_GAP, LEGEND_PAD, LEGEND_ROW_H,
+    caption_height, grid, header_height, legend_entry_width, legend_height, legend_rows, p_label,
+    wrap_text, Log2Axis, YAxis, HEADER_PAD, LEGEND_ENTRY_GAP, LEGEND_GAP, LEGEND_PAD, LEGEND_ROW_H,
     LEGEND_SAMPLE_W, PANEL_H, PANEL_W, SUBTITLE_LINE_H, TITLE_LINE_H,
 };
 use super::spec::{FigureSpec, LegendEntry, Marker, PanelSpec, SeriesSpec, SeriesStyle};
@@ -172,7 +172,8 @@ struct Layout {
     size: (u32, u32),
     title: Vec<String>,
     subtitle: Vec<String>,
-    /// The run's warnings, wrapped, drawn under the subtitle in the note colour.
+    /// The warnings about the figure's data, wrapped, drawn in the caption area under the
+    /// legend in the note colour.
     warnings: Vec<String>,
     header_h: u32,
     /// Legend entry indices per legend row.
@@ -201,7 +202,7 @@ impl Layout {
                 })
             })
             .collect();
-        let header_h = header_height(title.len(), subtitle.len() + warnings.len());
+        let header_h = header_height(title.len(), subtitle.len());
         let widths: Vec<u32> = spec
             .legend()
             .iter()
@@ -211,7 +212,10 @@ impl Layout {
         Layout {
             size: (
                 width,
-                header_h + rows as u32 * PANEL_H + legend_height(legend.len()),
+                header_h
+                    + rows as u32 * PANEL_H
+                    + legend_height(legend.len())
+                    + caption_height(warnings.len()),
             ),
             title,
             subtitle,
@@ -279,16 +283,20 @@ fn draw<DB: DrawingBackend>(
         ))?;
         y += SUBTITLE_LINE_H as i32;
     }
+    let (rows, cols) = grid(fig.panel_count().max(1));
+    let (panels_area, below) = rest.split_vertically(rows as u32 * PANEL_H);
+    let (legend_area, caption) = below.split_vertically(legend_height(layout.legend.len()));
+    // The warnings about this figure's data: a caption under the legend, not a banner over
+    // the panels.
+    let mut y = HEADER_PAD as i32;
     for line in &layout.warnings {
-        header.draw(&Text::new(
+        caption.draw(&Text::new(
             line.clone(),
             (w as i32 / 2, y),
             font(SUBTITLE_SIZE).color(&NOTE_COLOR).pos(center),
         ))?;
         y += SUBTITLE_LINE_H as i32;
     }
-    let (rows, cols) = grid(fig.panel_count().max(1));
-    let (panels_area, legend_area) = rest.split_vertically(rows as u32 * PANEL_H);
     let areas = panels_area.split_evenly((rows, cols));
     match fig {
         Drawable::Grid(spec) => draw_grid(&areas, spec)?,

@@ -257,6 +257,20 @@ impl Offered {
         }
     }
 
+    /// Notes the configuration of a block's digest (`analyze` reads digests, not blocks).
+    pub fn add_digest(&mut self, block: &BlockDigest) {
+        let c = Config {
+            op: block.op,
+            bytes: block.bytes,
+            nprocs: block.nprocs,
+            delay_model: block.delay_model.clone(),
+            delay_s: block.delay_s,
+        };
+        if !self.configs.contains(&c) {
+            self.configs.push(c);
+        }
+    }
+
     /// The message sizes of kernels with a payload, ascending.
     fn sizes(&self) -> Vec<u64> {
         let mut sizes: Vec<u64> = self

@@ -21,7 +21,8 @@ impl MarkupExporter for Table {
     }
 
     fn summary(&self, a: &Analysis, out: &mut dyn Write) -> Result<(), ExportError> {
-        super::super::summary_table::write_summary_table(a, out)
+        // The answer at a glance; every column is `analyze --wide` (`write_summary_wide`).
+        super::super::summary_narrow::write_narrow_summary(a, super::super::output_width(), out)
     }
 }
 

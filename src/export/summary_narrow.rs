@@ -1,0 +1,628 @@
+//! The answer at a glance: the default table of `delaybench analyze` and of the end of a run.
+//! Per (op, size, P, δ) it says what the undelayed operation took, what the late arrival cost
+//! and which share of the delay was hidden, in words as well as numbers, with the blocking,
+//! nonblocking and persistent forms of one family side by side and a line per family saying
+//! which form hid more. It fits [`MIN_WIDTH`] columns; `analyze --wide` prints every column
+//! (the table of `summary_table.rs`), and the CSV and JSON keep their names and values.
+
+use super::ExportError;
+use crate::analysis::{Analysis, ConfigStats, FEW_VALID, MIN_VALID_FOR_CI};
+use crate::plan::kernel::Form;
+use crate::plan::Op;
+use crate::timeline::Configuration;
+use crate::units::{format_bytes, format_duration};
+use std::io::Write;
+
+/// The narrowest width (columns) the default table and its notes are laid out for: rows stay
+/// under 90 columns, which leaves room for one more short column, and notes are wrapped at
+/// the width.
+pub const MIN_WIDTH: usize = 100;
+
+/// The width to lay the default table out for: `COLUMNS` when set to a number, else the
+/// terminal's width when standard output is a terminal (comfy-table's probe), never less than
+/// [`MIN_WIDTH`] (a narrower terminal wraps the rows rather than losing columns).
+pub fn output_width() -> usize {
+    use std::io::IsTerminal;
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok());
+    let terminal = || {
+        std::io::stdout()
+            .is_terminal()
+            .then(|| comfy_table::Table::new().width().map(usize::from))
+            .flatten()
+    };
+    columns
+        .or_else(terminal)
+        .map_or(MIN_WIDTH, |w| w.max(MIN_WIDTH))
+}
+
+/// Writes the narrow summary of `a` for a terminal `width` columns wide (at least
+/// [`MIN_WIDTH`] is assumed): the table, a line per kernel family comparing its forms, then
+/// notes and warnings wrapped at the width. The summary of [`super::formats::Table`].
+///
+/// Errors: [`ExportError::Io`] when writing fails.
+pub(super) fn write_narrow_summary(
+    a: &Analysis,
+    width: usize,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let width = width.max(MIN_WIDTH);
+    // A simulated run says so above its table (`delaybench simulate`).
+    for run in a
+        .runs
+        .iter()
+        .filter(|r| r.mpi_library.starts_with("simulated"))
+    {
+        writeln!(out, "{}", run.mpi_library)?;
+    }
+    super::write_plain_table(
+        &headline_headers(a.bootstrap.level),
+        headline_rows(&a.rows),
+        out,
+    )?;
+    let families = family_lines(&a.rows);
+    if !families.is_empty() {
+        writeln!(out, "\nBlocking and nonblocking forms side by side:")?;
+        for line in &families {
+            for l in wrap(line, width) {
+                writeln!(out, "{l}")?;
+            }
+        }
+    }
+    writeln!(out)?;
+    for line in narrow_notes(a) {
+        for l in wrap(&line, width) {
+            writeln!(out, "{l}")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The headline table as GitHub-flavoured Markdown (the report page opens with it), followed
+/// by the family lines as a list: the rows of [`write_narrow_summary`] of `rows`, intervals
+/// at `level` (0.95 for 95 %).
+pub fn headline_markdown(rows: &[ConfigStats], level: f64) -> String {
+    let mut buf = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = super::write_markdown_table(&headline_headers(level), &headline_rows(rows), &mut buf);
+    let mut md = String::from_utf8_lossy(&buf).into_owned();
+    let families = family_lines(rows);
+    if !families.is_empty() {
+        md.push('\n');
+        for line in families {
+            md.push_str(&format!("- {line}\n"));
+        }
+    }
+    md
+}
+
+/// Column headers, two lines each, broken between words; the interval's level is `level`.
+fn headline_headers(level: f64) -> Vec<String> {
+    let level = format!("{:.0}%", level * 100.0);
+    vec![
+        "op".into(),
+        "size".into(),
+        "P".into(),
+        "delay".into(),
+        "t0\n(us)".into(),
+        format!("cost td-t0 (us)\n[{level} CI]"),
+        format!("delay hidden\n(%) [{level} CI]"),
+        "above\nbound (us)".into(),
+        "verdict".into(),
+    ]
+}
+
+/// The rows shown, in table order: by family (the order of the figures), algorithm, size, P
+/// and delay, then form, so a family's blocking, nonblocking and persistent rows of one
+/// configuration are adjacent. A baseline shows only where nothing of its configuration was
+/// delayed (elsewhere it is the t0 of the delayed rows).
+fn shown(rows: &[ConfigStats]) -> Vec<&ConfigStats> {
+    let mut shown: Vec<&ConfigStats> = rows
+        .iter()
+        .filter(|r| {
+            !r.is_baseline()
+                || !rows
+                    .iter()
+                    .any(|d| !d.is_baseline() && d.baseline_key() == r.baseline_key())
+        })
+        .collect();
+    shown.sort_by(|x, y| {
+        (x.op.family(), &x.algorithm, x.bytes, x.nprocs)
+            .cmp(&(y.op.family(), &y.algorithm, y.bytes, y.nprocs))
+            .then(x.delay_s.total_cmp(&y.delay_s))
+            .then(x.delay_model.cmp(&y.delay_model))
+            .then(x.op.form().cmp(&y.op.form()))
+            .then(op_index(x.op).cmp(&op_index(y.op)))
+    });
+    shown
+}
+
+fn op_index(op: Op) -> usize {
+    Op::ALL.iter().position(|&o| o == op).unwrap_or(usize::MAX)
+}
+
+/// The cells of every shown row.
+fn headline_rows(rows: &[ConfigStats]) -> Vec<Vec<String>> {
+    shown(rows).into_iter().map(cells).collect()
+}
+
+/// The share of δ that was hidden, 1 − cost/δ = (t0 + δ − tδ) / δ, with its interval from the
+/// cost's interval (the same resamples): `(value, lo, hi)` as fractions. `None` for a baseline,
+/// without a baseline, and for overlap mode and sampled delays, where δ is no single delay a
+/// late rank brought (their `benefit_na`).
+fn hidden(r: &ConfigStats) -> Option<(f64, Option<(f64, f64)>)> {
+    if r.delay_s <= 0.0 || r.benefit_na.is_some() {
+        return None;
+    }
+    let share = |cost: f64| 1.0 - cost / r.delay_s;
+    let value = share(r.cost_median_s?);
+    let ci = r
+        .cost_median_ci_lo_s
+        .zip(r.cost_median_ci_hi_s)
+        // A larger cost is a smaller share: the bounds swap.
+        .map(|(lo, hi)| (share(hi), share(lo)));
+    Some((value, ci))
+}
+
+/// An interval of the share hidden wider than this (a fraction of δ) decides nothing: the
+/// verdict says `inconclusive` rather than reading its point estimate.
+const WIDE_INTERVAL: f64 = 0.5;
+
+/// The verdict of a row in a few words, from the interval of the share hidden: `hides 62 %`,
+/// `costs full delay` (0 in the interval), `hides all` (100 % in it), `costs extra` (the
+/// interval below 0: more than δ), `inconclusive` (wider than [`WIDE_INTERVAL`]), `too few
+/// (n=3)` (no interval), and why there is none otherwise. `*` marks fewer than
+/// [`FEW_VALID`] valid repetitions on a side.
+fn verdict(r: &ConfigStats) -> String {
+    if r.is_baseline() {
+        return "nothing delayed".into();
+    }
+    if r.t_global_median_s.is_none() {
+        return "no valid repetition".into();
+    }
+    if r.t0_median_s.is_none() {
+        return "no baseline".into();
+    }
+    if let Some(why) = r.benefit_na {
+        return if why.starts_with("overlap") {
+            "overlap: --overlap".into()
+        } else if why.starts_with("sampled") {
+            "sampled: --distribution".into()
+        } else {
+            "-".into()
+        };
+    }
+    let Some((value, ci)) = hidden(r) else {
+        return "-".into();
+    };
+    let few = if r.valid.min(r.valid0) < FEW_VALID {
+        " *"
+    } else {
+        ""
+    };
+    let Some((lo, hi)) = ci else {
+        return format!("too few (n={})", r.valid.min(r.valid0));
+    };
+    let words = if hi < 0.0 {
+        "costs extra".to_string()
+    } else if lo > 1.0 {
+        "faster than t0".to_string()
+    } else if hi - lo > WIDE_INTERVAL {
+        "inconclusive".to_string()
+    } else if lo <= 0.0 {
+        "costs full delay".to_string()
+    } else if hi >= 1.0 {
+        "hides all".to_string()
+    } else if value < 0.005 {
+        "hides < 1 %".to_string()
+    } else {
+        format!("hides {:.0} %", value * 100.0)
+    };
+    format!("{words}{few}")
+}
+
+/// Microseconds with three or four significant digits: 0.90, 34.8, 1234.
+fn short_us(s: Option<f64>) -> String {
+    s.map_or_else(
+        || "-".into(),
+        |s| {
+            let us = s * 1e6;
+            match us.abs() {
+                a if a < 10.0 => format!("{us:.2}"),
+                a if a < 1000.0 => format!("{us:.1}"),
+                _ => format!("{us:.0}"),
+            }
+        },
+    )
+}
+
+fn cells(r: &ConfigStats) -> Vec<String> {
+    let cost = match (
+        r.cost_median_s,
+        r.cost_median_ci_lo_s,
+        r.cost_median_ci_hi_s,
+    ) {
+        (None, ..) => "-".to_string(),
+        (v, Some(lo), Some(hi)) => format!(
+            "{} [{}, {}]",
+            short_us(v),
+            short_us(Some(lo)),
+            short_us(Some(hi))
+        ),
+        (v, ..) => short_us(v),
+    };
+    // `-0` would read as a sign where there is none.
+    let pct = |x: f64| {
+        let p = (x * 100.0).round();
+        if p == 0.0 {
+            "0".to_string()
+        } else {
+            format!("{p:.0}")
+        }
+    };
+    let share = match hidden(r) {
+        None => "-".to_string(),
+        Some((v, Some((lo, hi)))) => format!("{} [{}, {}]", pct(v), pct(lo), pct(hi)),
+        Some((v, None)) => pct(v),
+    };
+    vec![
+        // A run that swept algorithms (`--algorithms`) names each row's: `allreduce [ring]`.
+        if r.algorithm.is_empty() {
+            r.op.name().to_string()
+        } else {
+            format!("{} [{}]", r.op.name(), r.algorithm)
+        },
+        if r.op.has_payload() {
+            format_bytes(r.bytes)
+        } else {
+            "-".into()
+        },
+        r.nprocs.to_string(),
+        if r.is_baseline() {
+            "0".into()
+        } else if r.delay_model.is_empty() {
+            format_duration(r.delay_s)
+        } else {
+            r.delay_model.clone()
+        },
+        // A baseline row's t0 is its own median.
+        short_us(if r.is_baseline() {
+            r.t_global_median_s
+        } else {
+            r.t0_median_s
+        }),
+        cost,
+        share,
+        short_us(r.above_bound_s),
+        verdict(r),
+    ]
+}
+
+/// One comparison of a family's form with its blocking form at one configuration.
+struct Pair<'a> {
+    blocking: &'a ConfigStats,
+    other: &'a ConfigStats,
+}
+
+impl Pair<'_> {
+    /// The shares hidden by the blocking and the other form.
+    fn shares(&self) -> Option<(f64, f64)> {
+        Some((hidden(self.blocking)?.0, hidden(self.other)?.0))
+    }
+
+    /// True when the two cost intervals do not overlap; `None` without both intervals.
+    fn apart(&self) -> Option<bool> {
+        let ci = |r: &ConfigStats| r.cost_median_ci_lo_s.zip(r.cost_median_ci_hi_s);
+        let (a, b) = (ci(self.blocking)?, ci(self.other)?);
+        Some(a.1 < b.0 || b.1 < a.0)
+    }
+
+    /// `8B P=4 50us`.
+    fn config(&self) -> String {
+        let r = self.other;
+        let size = if r.op.has_payload() {
+            format!("{} ", format_bytes(r.bytes))
+        } else {
+            String::new()
+        };
+        format!("{size}P={} {}", r.nprocs, r.delay_model)
+    }
+}
+
+/// One line per (family, non-blocking or persistent form) with a blocking form measured at
+/// the same (size, P, delay, algorithm): in how many configurations each form hid the larger
+/// share of the delay, and where their cost intervals lie apart (a difference beyond the
+/// noise; overlapping intervals can still hide one, Schenker and Gentleman 2001, so `compare`
+/// tests a difference by its own interval).
+fn family_lines(rows: &[ConfigStats]) -> Vec<String> {
+    let shown = shown(rows);
+    let mut lines = Vec::new();
+    let mut others: Vec<Op> = shown
+        .iter()
+        .map(|r| r.op)
+        .filter(|op| op.form() != Form::Blocking)
+        .collect();
+    others.sort_by_key(|&op| (op.family(), op.form(), op_index(op)));
+    others.dedup();
+    for op in others {
+        let blocking = op.family().blocking();
+        let pairs: Vec<Pair> = shown
+            .iter()
+            .filter(|r| r.op == op && !r.is_baseline())
+            .filter_map(|&other| {
+                let blocking = shown.iter().find(|b| {
+                    b.op == blocking
+                        && b.bytes == other.bytes
+                        && b.nprocs == other.nprocs
+                        && b.algorithm == other.algorithm
+                        && b.delay_model == other.delay_model
+                })?;
+                Some(Pair { blocking, other })
+            })
+            .filter(|p| p.shares().is_some())
+            .collect();
+        if pairs.is_empty() {
+            continue;
+        }
+        lines.push(family_line(blocking, op, &pairs));
+    }
+    lines
+}
+
+/// The line of [`family_lines`] for `other` against `blocking`.
+fn family_line(blocking: Op, other: Op, pairs: &[Pair]) -> String {
+    let more = |p: &Pair| p.shares().is_some_and(|(b, o)| o > b);
+    let n_other = pairs.iter().filter(|p| more(p)).count();
+    let n_blocking = pairs.len() - n_other;
+    let (winner, loser, wins) = if n_other > n_blocking {
+        (other, blocking, n_other)
+    } else {
+        (blocking, other, n_blocking)
+    };
+    let apart: Vec<&Pair> = pairs.iter().filter(|p| p.apart() == Some(true)).collect();
+    let untested = pairs.iter().filter(|p| p.apart().is_none()).count();
+    let mut line = format!("{} vs {}: ", blocking.name(), other.name());
+    if n_other == n_blocking {
+        line.push_str(&format!(
+            "each hides more in {wins} of {} configurations",
+            pairs.len()
+        ));
+    } else {
+        line.push_str(&format!(
+            "{} hides more in {wins} of {} configurations",
+            winner.name(),
+            pairs.len()
+        ));
+        if wins < pairs.len() {
+            line.push_str(&format!(", {} in {}", loser.name(), pairs.len() - wins));
+        }
+    }
+    if apart.is_empty() {
+        line.push_str("; the cost intervals overlap in every one, so no difference is shown");
+    } else {
+        let shown: Vec<String> = apart
+            .iter()
+            .take(4)
+            .map(|p| {
+                let (b, o) = p.shares().unwrap_or_default();
+                let who = if o > b { other } else { blocking };
+                format!(
+                    "{}: {} ({:.0} % vs {:.0} %)",
+                    p.config(),
+                    who.name(),
+                    o.max(b) * 100.0,
+                    o.min(b) * 100.0
+                )
+            })
+            .collect();
+        let more = if apart.len() > 4 { ", ..." } else { "" };
+        line.push_str(&format!(
+            "; the cost intervals lie apart in {}: {}{more}",
+            apart.len(),
+            shown.join(", ")
+        ));
+    }
+    if untested > 0 {
+        line.push_str(&format!(" ({untested} without intervals: too few)"));
+    }
+    line.push('.');
+    line
+}
+
+/// What the columns mean and which statistic each uses, then the runs' warnings, one note
+/// per entry (wrapped by the writer).
+fn narrow_notes(a: &Analysis) -> Vec<String> {
+    let level = format!("{:.0}%", a.bootstrap.level * 100.0);
+    let mut lines = vec![
+        format!(
+            "t0: median t_global without the delay; cost: t_delta - t0 from medians, what the \
+             late arrival cost; [..]: {level} percentile bootstrap interval ({} resamples).",
+            a.bootstrap.resamples
+        ),
+        "above bound: median t_global minus the lower bound (last arrival + one one-way \
+         point-to-point time of the size; Culler et al. 1993), what any algorithm must take; \
+         - where the file has no one-way time."
+            .into(),
+        "delay hidden: (t0 + delta - t_delta) / delta, the share of the delay the operation \
+         absorbed: 100% = it cost nothing, 0% = it cost the full delay, below 0 = it cost more."
+            .into(),
+        format!(
+            "verdict: from the interval of delay hidden; too few (n=..): under {} valid \
+             repetitions on a side, no interval (at least {MIN_VALID_FOR_CI}: Le Boudec 2010); \
+             *: fewer than {FEW_VALID} valid.",
+            a.bootstrap.min_valid()
+        ),
+    ];
+    if !family_lines(&a.rows).is_empty() {
+        lines.push(
+            "Forms side by side: the cost intervals lie apart when they do not overlap, a \
+             conservative test (overlapping intervals can still differ; Schenker and Gentleman \
+             2001); compare A B tests a difference by its own interval."
+                .into(),
+        );
+    }
+    let mut more = vec![
+        "the benefit b of Niethammer et al. 2016",
+        "valid counts",
+        "outliers",
+    ];
+    if super::summary_table::reference_table(a).is_some() {
+        more.push("the reference algorithms' table");
+    }
+    if super::summary_table::replay_patterns(a).is_some() {
+        more.push("the replayed pattern's table");
+    }
+    lines.push(format!(
+        "Every column ({}): analyze --wide; --format csv or json for the numbers.",
+        more.join(", ")
+    ));
+    lines.extend(a.warnings.iter().map(|w| format!("warning: {w}")));
+    lines
+}
+
+/// `text` broken at spaces into lines of at most `width` characters (a word longer than the
+/// width stays whole); lines after the first are indented by two spaces. The notes of the
+/// default table, and the end of a run's other lines, are wrapped with it.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let indent = if lines.is_empty() { 0 } else { 2 };
+        if !line.is_empty() && indent + line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| if i == 0 { l } else { format!("  {l}") })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::test_support::{analysis, text};
+
+    fn lines(a: &Analysis, width: usize) -> Vec<String> {
+        text(|buf| write_narrow_summary(a, width, buf))
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The analysis of the test records with an allreduce and its iallreduce at the same
+    /// configuration, both with intervals.
+    fn paired() -> Analysis {
+        let mut a = analysis();
+        let mut b = a
+            .rows
+            .iter()
+            .find(|r| r.op == Op::Allreduce && !r.is_baseline())
+            .unwrap()
+            .clone();
+        b.cost_median_s = Some(40e-6);
+        b.cost_median_ci_lo_s = Some(38e-6);
+        b.cost_median_ci_hi_s = Some(42e-6);
+        b.valid = 40;
+        b.valid0 = 40;
+        let mut nb = b.clone();
+        nb.op = Op::Iallreduce;
+        nb.cost_median_s = Some(20e-6);
+        nb.cost_median_ci_lo_s = Some(18e-6);
+        nb.cost_median_ci_hi_s = Some(22e-6);
+        a.rows.retain(|r| r.op == Op::Barrier);
+        a.rows.push(b);
+        a.rows.push(nb);
+        a
+    }
+
+    #[test]
+    fn fits_the_width_and_headers_break_between_words() {
+        let mut a = paired();
+        a.warnings = vec!["x ".repeat(200)];
+        for width in [100, 140] {
+            for l in lines(&a, width) {
+                assert!(l.chars().count() <= width, "{} > {width}: {l}", l.len());
+            }
+        }
+        // The rows, bound column included, fit 100 columns without wrapping.
+        let table = lines(&a, 100);
+        assert!(
+            table.iter().take(8).all(|l| l.chars().count() <= 100),
+            "{table:#?}"
+        );
+        for h in headline_headers(0.95) {
+            for part in h.split('\n') {
+                assert!(!part.ends_with('-'), "{h}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_forms_of_a_family_are_side_by_side_with_a_verdict() {
+        let a = paired();
+        let rows = headline_rows(&a.rows);
+        let ops: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(ops, ["barrier", "allreduce", "iallreduce"]);
+        // δ = 50 us, cost 40 us [38, 42]: hidden 20 % [16, 24].
+        assert_eq!(rows[1][6], "20 [16, 24]");
+        assert_eq!(rows[1][7], "-", "no one-way time, no bound");
+        assert_eq!(rows[1][8], "hides 20 %");
+        assert_eq!(rows[2][8], "hides 60 %");
+        let fam = family_lines(&a.rows);
+        assert_eq!(fam.len(), 1, "{fam:?}");
+        assert!(
+            fam[0].starts_with("allreduce vs iallreduce: iallreduce hides more in 1 of 1")
+                && fam[0].contains("apart in 1: 8B P=2 50us: iallreduce (60 % vs 20 %)"),
+            "{}",
+            fam[0]
+        );
+    }
+
+    #[test]
+    fn verdicts_follow_the_interval() {
+        let a = paired();
+        let mut r = a.rows[1].clone();
+        let mut say = |lo: f64, hi: f64| {
+            r.cost_median_ci_lo_s = Some(lo * 1e-6);
+            r.cost_median_ci_hi_s = Some(hi * 1e-6);
+            verdict(&r)
+        };
+        assert_eq!(say(45.0, 55.0), "costs full delay");
+        assert_eq!(say(-2.0, 5.0), "hides all");
+        assert_eq!(say(51.0, 60.0), "costs extra");
+        assert_eq!(say(10.0, 45.0), "inconclusive");
+        r.cost_median_ci_lo_s = None;
+        r.valid = 4;
+        assert_eq!(verdict(&r), "too few (n=4)");
+    }
+
+    #[test]
+    fn wrap_keeps_words_whole() {
+        let w = wrap("aaa bbb ccc ddd", 8);
+        assert_eq!(w, ["aaa bbb", "  ccc", "  ddd"]);
+        assert_eq!(wrap("", 8), [""]);
+    }
+
+    #[test]
+    fn markdown_has_the_same_rows() {
+        let a = paired();
+        let md = headline_markdown(&a.rows, 0.95);
+        assert!(
+            md.starts_with("| op | size | P | delay | t0 (us) |"),
+            "{md}"
+        );
+        assert!(md.contains("| iallreduce |"), "{md}");
+        assert!(md.contains("- allreduce vs iallreduce"), "{md}");
+    }
+}
