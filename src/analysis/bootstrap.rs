@@ -162,6 +162,16 @@ impl Bootstrap {
         self.pair_ci(a, b, |ma, mb| mb - ma)
     }
 
+    /// [`Bootstrap::median_difference_ci`] with the test of "no difference" from the same
+    /// resamples: the interval and the two-sided p-value of median(`b`) − median(`a`) = 0
+    /// ([`two_sided_p`]), for deciding many differences at once under a false discovery
+    /// rate. `None` as [`Bootstrap::median_difference_ci`].
+    pub fn median_difference_test(&self, a: &[f64], b: &[f64]) -> Option<(Interval, f64)> {
+        let values = self.pair_resamples(a, b, |ma, mb| mb - ma)?;
+        let p = two_sided_p(&values)?;
+        Some((self.percentiles(values)?, p))
+    }
+
     /// Interval of b_B − b_A, the difference of two benefits from medians (Niethammer et al.
     /// 2016, eq. 5), b_A from baseline `a0_s` and delayed `ad_s` at delay `delay_s`, b_B the
     /// same from `b0_s` and `bd_s`: the four samples were measured apart, so each resample
@@ -179,6 +189,23 @@ impl Bootstrap {
             benefit(b0, bd, delay_s) - benefit(a0, ad, delay_s)
         })?;
         self.percentiles(values)
+    }
+
+    /// [`Bootstrap::benefit_difference_ci`] with the two-sided p-value of b_B − b_A = 0 from
+    /// the same resamples ([`two_sided_p`]). `None` as [`Bootstrap::benefit_difference_ci`].
+    pub fn benefit_difference_test(
+        &self,
+        a0_s: &[f64],
+        ad_s: &[f64],
+        b0_s: &[f64],
+        bd_s: &[f64],
+        delay_s: f64,
+    ) -> Option<(Interval, f64)> {
+        let values = self.resamples([a0_s, ad_s, b0_s, bd_s], |[a0, ad, b0, bd]| {
+            benefit(b0, bd, delay_s) - benefit(a0, ad, delay_s)
+        })?;
+        let p = two_sided_p(&values)?;
+        Some((self.percentiles(values)?, p))
     }
 
     /// Interval of `stat(t0, tδ)` of the medians of two independent samples, each resampled

@@ -1,6 +1,6 @@
 //! `delaybench analyze`: the summary of records files, or one of the tables that replace it.
 
-use super::reading::{analysis, each_block, refuse_repeated_runs};
+use super::reading::{analysis, analysis_of, each_block, launches, refuse_repeated_runs};
 use super::{finish, Run};
 use crate::analysis::{
     algorithm_rows, algorithm_table_text, replay_pattern_rows, timing_row, trend_row, truth_rows,
@@ -87,14 +87,17 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
         }
     } else if algorithms {
         // Which algorithm hid the late rank: winners per (op, size, P, delay).
-        let a = analysis(&files, bootstrap.bootstrap(), times)?;
-        let rows = algorithm_rows(&a.rows);
+        let launches = launches(&files, times)?;
+        let a = analysis_of(&files, &launches, bootstrap.bootstrap())?;
+        let rows = algorithm_rows(&a.rows, &launches, &a.bootstrap);
         match format {
             Format::Json => {
                 serde_json::to_writer_pretty(&mut *out, &rows)?;
                 writeln!(out)?;
             }
-            f if f.exporter().is_markup() => write!(out, "{}", algorithm_table_text(&rows))?,
+            f if f.exporter().is_markup() => {
+                write!(out, "{}", algorithm_table_text(&rows, &a.bootstrap))?
+            }
             _ => {
                 return Err(crate::exit::BadInput(
                     "analyze --algorithms writes --format table or json".into(),
