@@ -38,6 +38,23 @@ pub fn skip_known_limit(why: &str) {
     record(&test_name(), why);
 }
 
+/// Records why the emulated cluster cannot be built here, `why` being the stderr of
+/// `scripts/cluster.sh check` or `scripts/slurm-cluster.sh check`: a [`skip_known_limit`]
+/// when this host lacks a privilege or kernel feature no package gives (root; network, UTS,
+/// time and mount namespaces, which containers and chroots may refuse; cgroups for
+/// slurmd), else a [`skip`] (a missing tool, which scripts/setup.sh installs).
+///
+/// The limits are recognised by the scripts' own messages (`needs root`, `does not permit`,
+/// `needs /sys/fs/cgroup`), which say so beside each `check`.
+pub fn skip_cluster(why: &str) {
+    const HOST_LIMITS: [&str; 3] = ["needs root", "does not permit", "needs /sys/fs/cgroup"];
+    if HOST_LIMITS.iter().any(|m| why.contains(m)) {
+        skip_known_limit(why);
+    } else {
+        skip(why);
+    }
+}
+
 /// `CRATE::TEST`: libtest runs each test on a thread named for it (with `--test-threads=1`
 /// too); the crate is the test target, as `common` is compiled into each.
 fn test_name() -> String {
