@@ -33,9 +33,10 @@ pub fn skip(why: &str) {
 /// Records, like [`skip`], a part that cannot run on this host or MPI library whatever is
 /// installed (a known hang of one MPI library, a host with more memory than the check can
 /// exhaust). Never a failure, not even under `DELAYBENCH_TESTS_STRICT=1`: no package would
-/// make it run.
+/// make it run. Its line says `known limit:` before `why`, so that a strict run's list tells
+/// these from the skips it would have failed.
 pub fn skip_known_limit(why: &str) {
-    record(&test_name(), why);
+    record(&test_name(), &format!("known limit: {why}"));
 }
 
 /// Records why the emulated cluster cannot be built here, `why` being the stderr of
