@@ -17,6 +17,22 @@
 #   DELAYBENCH_SIMGRID=1  Debian's libsimgrid-dev too (apt-get, when smpicc is missing):
 #                       SimGrid's SMPI for `delaybench simulate` and tests/simulate_smpi.rs;
 #                       without it those tests skip and `simulate` says how to get it.
+#   DELAYBENCH_CLUSTER=1  the tools of the emulated cluster (scripts/cluster.sh: ip from
+#                       iproute2; unshare, nsenter and taskset from util-linux), for
+#                       tests/cluster.rs and tests/slurm.rs. Root and namespaces no package
+#                       gives: without them those tests record a known limit.
+#   DELAYBENCH_APPS=1   Debian's lammps, lammps-examples and hpcc too (apt-get, when lmp,
+#                       the melt example or hpcc is missing): real applications under the
+#                       capture (tests/capture_apps.rs, tests/capture_ground_truth.rs).
+#                       Debian builds both for Open MPI: under MPICH those tests record a
+#                       known limit.
+#   DELAYBENCH_PYTHON=1   python3 with cbor2, numpy and crc32c for scripts/read_records.py
+#                       (tests/one_timeline.rs, tests/records_roundtrip.rs): `pip install`
+#                       when python3 cannot import them, Debian's python3-cbor2,
+#                       python3-numpy and python3-crc32c when pip refuses (Debian's own
+#                       python3 is externally managed); a failure is said and returned.
+#   DELAYBENCH_MAN=1    man-db (apt-get, when man is missing), for tests/man_page.rs's
+#                       rendering of the manual page.
 #
 # Exports: MPICC (read by rsmpi's build), DELAYBENCH_MPIEXEC (the launcher: mpirun or
 # mpiexec), DELAYBENCH_MPI_FLAVOR (openmpi, mpich or other), CARGO_TARGET_DIR for a named
@@ -39,6 +55,13 @@ apt_install() {
     say "installing $* with apt-get"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+# Whether python3 imports every module named.
+_python_has() {
+    local imports
+    imports=$(printf 'import %s; ' "$@")
+    python3 -c "$imports" >/dev/null 2>&1
 }
 
 _delaybench_setup() {
@@ -83,6 +106,35 @@ _delaybench_setup() {
     if [ "${DELAYBENCH_SIMGRID:-0}" = 1 ]; then
         command -v smpicc >/dev/null 2>&1 && command -v smpirun >/dev/null 2>&1 || missing+=(libsimgrid-dev)
     fi
+    if [ "${DELAYBENCH_CLUSTER:-0}" = 1 ]; then
+        command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+        for tool in unshare nsenter taskset; do
+            command -v "$tool" >/dev/null 2>&1 || { missing+=(util-linux); break; }
+        done
+    fi
+    if [ "${DELAYBENCH_APPS:-0}" = 1 ]; then
+        command -v lmp >/dev/null 2>&1 || missing+=(lammps)
+        [ -f /usr/share/lammps/examples/melt/in.melt ] || missing+=(lammps-examples)
+        command -v hpcc >/dev/null 2>&1 || missing+=(hpcc)
+    fi
+    python_modules=(cbor2 numpy crc32c)
+    if [ "${DELAYBENCH_PYTHON:-0}" = 1 ]; then
+        command -v python3 >/dev/null 2>&1 || missing+=(python3)
+        if command -v python3 >/dev/null 2>&1 && ! _python_has "${python_modules[@]}"; then
+            # pip first: it serves whichever python3 is on PATH (a pyenv or venv one too).
+            # Debian's own python3 refuses it (externally managed): its packages then.
+            if ! pip_err=$(python3 -m pip install --quiet "${python_modules[@]}" 2>&1); then
+                say "pip install ${python_modules[*]} failed: $(printf '%s\n' "$pip_err" | tail -n 2 | tr '\n' ' ')"
+                if [ "$(readlink -f "$(command -v python3)")" = "$(readlink -f /usr/bin/python3)" ]; then
+                    say "using Debian's packages instead"
+                    missing+=(python3-cbor2 python3-numpy python3-crc32c)
+                fi
+            fi
+        fi
+    fi
+    if [ "${DELAYBENCH_MAN:-0}" = 1 ]; then
+        command -v man >/dev/null 2>&1 || missing+=(man-db)
+    fi
     command -v make >/dev/null 2>&1 || missing+=(make)
     if libclang=$(find_libclang); then
         say "libclang for bindgen: $libclang"
@@ -97,6 +149,10 @@ _delaybench_setup() {
             say "missing: ${missing[*]} and no apt-get here; install them with your package manager."
             return 1
         fi
+    fi
+    if [ "${DELAYBENCH_PYTHON:-0}" = 1 ] && ! _python_has "${python_modules[@]}"; then
+        say "python3 ($(command -v python3)) still cannot import ${python_modules[*]}: install them for it (python3 -m pip install ${python_modules[*]}), or set DELAYBENCH_PYTHON=0 to leave out the tests of scripts/read_records.py"
+        return 1
     fi
     if [ -z "${libclang:-}" ]; then
         libclang=$(find_libclang) || {
@@ -138,8 +194,8 @@ _delaybench_setup() {
 }
 
 if ! _delaybench_setup; then
-    unset -f _delaybench_setup
+    unset -f _delaybench_setup _python_has
     # shellcheck disable=SC2317
     return 1 2>/dev/null || exit 1
 fi
-unset -f _delaybench_setup
+unset -f _delaybench_setup _python_has

@@ -67,19 +67,18 @@ fn assert_the_others_complete(captures: &[RankCapture], failed: u32) {
 }
 
 /// `delaybench arrivals DIR`: succeeds, prints the report, and its stderr contains each of
-/// `named`.
-fn assert_arrivals_names(dir: &Path, named: &[&str]) {
+/// `named`; returns its stdout.
+fn assert_arrivals_names(dir: &Path, named: &[&str]) -> String {
     let out = common::offline(&["arrivals", dir.to_str().unwrap(), "--no-figures"]);
     let text = common::text(&out);
     assert!(out.status.success(), "{text}");
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("wait_nxn"),
-        "{text}"
-    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(stdout.contains("wait_nxn"), "{text}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     for n in named {
         assert!(stderr.contains(n), "{n:?} not in: {text}");
     }
+    stdout
 }
 
 #[test]
@@ -171,7 +170,7 @@ fn a_rank_whose_write_fails_midway_neither_hangs_nor_stops_the_others() {
         matched.instances.len()
     );
 
-    assert_arrivals_names(
+    let table = assert_arrivals_names(
         &dir,
         &[
             &format!("rank {failed}'s file"),
@@ -179,5 +178,12 @@ fn a_rank_whose_write_fails_midway_neither_hangs_nor_stops_the_others() {
             "torn frame",
             "MPI_Finalize clock synchronisation was skipped",
         ],
+    );
+    // The table says what happened to the rank: its capture stopped, not the application.
+    assert!(
+        table.contains(&format!(
+            "ranks [{failed}]: the capture stopped before MPI_Finalize"
+        )) && !table.contains("did not reach"),
+        "{table}"
     );
 }

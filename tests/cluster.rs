@@ -79,7 +79,7 @@ fn permitted() -> bool {
     }
     let out = cluster(&["check"]);
     if !out.status.success() {
-        common::skip(&format!(
+        common::skip_cluster(&format!(
             "the cluster tests: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         ));

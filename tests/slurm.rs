@@ -78,7 +78,7 @@ fn permitted() -> bool {
     }
     let out = slurm(&["check"]);
     if !out.status.success() {
-        common::skip(&format!(
+        common::skip_cluster(&format!(
             "the Slurm tests: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         ));

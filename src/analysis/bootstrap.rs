@@ -191,6 +191,23 @@ impl Bootstrap {
         self.percentiles(values)
     }
 
+    /// [`Bootstrap::benefit_difference_ci`] with the two-sided p-value of b_B − b_A = 0 from
+    /// the same resamples ([`two_sided_p`]). `None` as [`Bootstrap::benefit_difference_ci`].
+    pub fn benefit_difference_test(
+        &self,
+        a0_s: &[f64],
+        ad_s: &[f64],
+        b0_s: &[f64],
+        bd_s: &[f64],
+        delay_s: f64,
+    ) -> Option<(Interval, f64)> {
+        let values = self.resamples([a0_s, ad_s, b0_s, bd_s], |[a0, ad, b0, bd]| {
+            benefit(b0, bd, delay_s) - benefit(a0, ad, delay_s)
+        })?;
+        let p = two_sided_p(&values)?;
+        Some((self.percentiles(values)?, p))
+    }
+
     /// Interval of `stat(t0, tδ)` of the medians of two independent samples, each resampled
     /// with replacement, the baseline's median drawn first in every resample.
     fn pair_ci(

@@ -33,7 +33,9 @@ pub use overlap::{
 };
 mod warnings;
 
-pub use algorithm_table::{algorithm_rows, algorithm_table_text, AlgorithmRow, Winner};
+pub use algorithm_table::{
+    algorithm_rows, algorithm_table_text, AlgorithmRow, Decision, Winner, ALGORITHMS_SCHEMA_VERSION,
+};
 pub use bootstrap::{two_sided_p, Bootstrap, Interval, MIN_RESAMPLES, MIN_VALID_FOR_CI};
 pub use compare::{compare, CompareRow, CompareSide, Unmatched, COMPARE_SCHEMA_VERSION};
 pub use config_stats::{

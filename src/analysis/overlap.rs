@@ -128,9 +128,13 @@ pub struct DelayHidden {
     /// `hidden_s / δ` (1 = the whole delay hidden).
     pub fraction: f64,
     /// Percentile bootstrap interval of `fraction` (delayed and baseline repetitions
-    /// resampled independently); `None` with fewer than two repetitions on either side.
+    /// resampled independently); `None` with fewer than [`Bootstrap::min_valid`]
+    /// repetitions (6 at 95 %, [`super::MIN_VALID_FOR_CI`]) on either side, where an
+    /// interval would cover far less than its level claims.
     pub ci_lo: Option<f64>,
     pub ci_hi: Option<f64>,
+    /// Repetitions of the smaller side, delayed or baseline: the n the interval rests on.
+    pub n: u32,
     /// The punctual ranks the means run over (the same on both sides).
     pub ranks: u32,
 }
@@ -151,13 +155,18 @@ pub fn delay_hidden(
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let hidden = delay_s - (mean(delayed) - mean(baseline));
-    let ci = boot.mean_difference_ci(delayed, baseline);
+    let n = delayed.len().min(baseline.len());
+    // As for the medians' intervals: below the minimum, no interval (and so no claim).
+    let ci = (n >= boot.min_valid())
+        .then(|| boot.mean_difference_ci(delayed, baseline))
+        .flatten();
     Some(DelayHidden {
         hidden_s: hidden,
         fraction: hidden / delay_s,
         // hidden falls as the difference grows: the interval's ends swap.
         ci_lo: ci.map(|c| (delay_s - c.hi) / delay_s),
         ci_hi: ci.map(|c| (delay_s - c.lo) / delay_s),
+        n: n as u32,
         ranks,
     })
 }
@@ -208,9 +217,13 @@ pub struct OverlapRow {
     pub hidden_delay_s: Option<f64>,
     /// `hidden_delay_s / δ` (1 = the whole late arrival hidden).
     pub hidden_fraction: Option<f64>,
-    /// Bootstrap interval of `hidden_fraction`.
+    /// Bootstrap interval of `hidden_fraction`; empty with fewer than
+    /// [`super::MIN_VALID_FOR_CI`] valid repetitions in the block or its baseline.
     pub hidden_ci_lo: Option<f64>,
     pub hidden_ci_hi: Option<f64>,
+    /// Valid repetitions of the smaller side (block or baseline) behind the delay hidden
+    /// ([`DelayHidden::n`]); the table says `too few (n=K)` when it is below the minimum.
+    pub hidden_n: Option<u32>,
     /// Why the delay hidden is `n/a`.
     pub hidden_na: Option<&'static str>,
 }
@@ -388,6 +401,7 @@ impl OverlapRow {
             hidden_fraction: h.map(|h| h.fraction),
             hidden_ci_lo: h.and_then(|h| h.ci_lo),
             hidden_ci_hi: h.and_then(|h| h.ci_hi),
+            hidden_n: h.map(|h| h.n),
             hidden_na: hidden.err(),
             ..self
         }
@@ -453,6 +467,7 @@ pub fn overlap_row(block: &Block, baseline: Option<&MpiTimes>) -> Option<Overlap
         hidden_fraction: None,
         hidden_ci_lo: None,
         hidden_ci_hi: None,
+        hidden_n: None,
         hidden_na: None,
     };
     Some(row.with_hidden(hidden))
@@ -654,6 +669,22 @@ mod tests {
         let row = overlap_row(&late, None).unwrap();
         assert_eq!(row.hidden_fraction, None);
         assert_eq!(row.hidden_na, Some(NA_NO_BASELINE));
+    }
+
+    #[test]
+    fn delay_hidden_has_no_interval_below_the_minimum_of_valid_repetitions() {
+        let boot = Bootstrap::default();
+        let waits = |n: usize, base: f64| -> Vec<f64> {
+            (0..n).map(|i| base + (i % 5) as f64 * 1e-6).collect()
+        };
+        // Five baseline repetitions: a fraction, but no interval.
+        let h = delay_hidden(50e-6, &waits(40, 27e-6), &waits(5, 2e-6), 1, &boot).unwrap();
+        assert!(close(h.fraction, 0.5), "{h:?}");
+        assert_eq!((h.ci_lo, h.ci_hi, h.n), (None, None, 5));
+        // Six: the interval.
+        let h = delay_hidden(50e-6, &waits(40, 27e-6), &waits(6, 2e-6), 1, &boot).unwrap();
+        assert!(h.ci_lo.is_some() && h.ci_hi.is_some() && h.n == 6, "{h:?}");
+        assert_eq!(crate::analysis::MIN_VALID_FOR_CI, 6);
     }
 
     #[test]

@@ -2,11 +2,11 @@
 
 use super::reading::{analysis, analysis_of, each_block, launches, refuse_repeated_runs};
 use super::{finish, Run};
-use crate::analysis::Bootstrap;
 use crate::analysis::{
     algorithm_rows, algorithm_table_text, replay_pattern_rows, timing_row, trend_row, truth_rows,
     Analysis, DistributionRows, OverlapRows,
 };
+use crate::analysis::{Bootstrap, LaunchDigest};
 use crate::cli::AnalyzeArgs;
 use crate::export::{
     with_run_columns, write_distribution, write_overlap, write_serde_rows, write_summary,
@@ -97,14 +97,17 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
         }
     } else if algorithms {
         // Which algorithm hid the late rank: winners per (op, size, P, delay).
-        let a = selected_analysis(&files, bootstrap.bootstrap(), times, &select)?;
-        let rows = algorithm_rows(&a.rows);
+        let launches = selected_launches(&files, times, &select)?;
+        let a = analysis_of(&files, &launches, bootstrap.bootstrap())?;
+        let rows = algorithm_rows(&a.rows, &launches, &a.bootstrap);
         match format {
             Format::Json => {
                 serde_json::to_writer_pretty(&mut *out, &rows)?;
                 writeln!(out)?;
             }
-            f if f.exporter().is_markup() => write!(out, "{}", algorithm_table_text(&rows))?,
+            f if f.exporter().is_markup() => {
+                write!(out, "{}", algorithm_table_text(&rows, &a.bootstrap))?
+            }
             _ => {
                 return Err(crate::exit::BadInput(
                     "analyze --algorithms writes --format table or json".into(),
@@ -187,7 +190,20 @@ fn selected_analysis(
     if select.is_everything() {
         return analysis(files, boot, times);
     }
+    analysis_of(files, &selected_launches(files, times, select)?, boot)
+}
+
+/// The files' launches with only the blocks `select` keeps; an error when a filter matches
+/// nothing a launch offers (it lists what the file has).
+fn selected_launches(
+    files: &[PathBuf],
+    times: GlobalTimes,
+    select: &Selection,
+) -> Result<Vec<LaunchDigest>> {
     let mut launches = launches(files, times)?;
+    if select.is_everything() {
+        return Ok(launches);
+    }
     for launch in &mut launches {
         let mut offered = Offered::default();
         for b in &launch.blocks {
@@ -196,5 +212,5 @@ fn selected_analysis(
         select.check(&offered)?;
         launch.blocks.retain(|b| select.keeps(b));
     }
-    analysis_of(files, &launches, boot)
+    Ok(launches)
 }

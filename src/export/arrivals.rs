@@ -293,7 +293,7 @@ fn write_tables(r: &ArrivalsReport, out: &mut dyn Write) -> Result<(), ExportErr
     if !r.unfinished_ranks.is_empty() {
         writeln!(
             out,
-            "ranks {:?} did not reach MPI_Finalize: their times use the MPI_Init clock offset only",
+            "ranks {:?}: the capture stopped before MPI_Finalize (a write failed or the rank was killed; the file is incomplete, without a footer): their times use the MPI_Init clock offset only",
             r.unfinished_ranks
         )?;
     }

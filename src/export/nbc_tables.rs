@@ -129,7 +129,14 @@ pub fn write_overlap(
                     lo * 100.0,
                     hi * 100.0
                 ),
-                _ => format!("{} ({:.0}%)", us(h), f * 100.0),
+                // Below the minimum for an interval: say so, not a bare point that reads
+                // as settled.
+                _ => match r.hidden_n {
+                    Some(n) if (n as usize) < crate::analysis::MIN_VALID_FOR_CI => {
+                        format!("{} ({:.0}%) too few (n={n})", us(h), f * 100.0)
+                    }
+                    _ => format!("{} ({:.0}%)", us(h), f * 100.0),
+                },
             },
             _ => na(),
         });
@@ -173,4 +180,50 @@ pub fn write_timing(
         c
     };
     write_table(rows, format, &TIMING_HEADERS, cells, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::overlap::overlap_rows;
+    use crate::records::testdata::{self, overlap_block, Parts};
+    use crate::records::Records;
+
+    /// The `--overlap` table of a late arrival on 2 ranks and its baseline, `nrep`
+    /// repetitions each.
+    fn table(nrep: u32) -> String {
+        let block = |delay: f64| {
+            overlap_block(
+                Op::Iallreduce,
+                2,
+                nrep,
+                delay,
+                move |rep, rank| {
+                    let late = if rank == 0 { delay } else { 0.0 };
+                    Parts::simple(late, (2 + rep % 3) as f64 * 1e-6)
+                },
+                Some(vec![5e-6; 2]),
+            )
+        };
+        let records = Records {
+            header: testdata::header(2),
+            blocks: vec![block(0.0), block(50e-6)],
+            footer: None,
+            truncated: false,
+        };
+        let mut out = Vec::new();
+        write_overlap(&overlap_rows(&records), Format::Table, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_delay_hidden_below_the_minimum_of_repetitions_says_too_few() {
+        let few = table(5);
+        assert!(few.contains("(100%) too few (n=5)"), "{few}");
+        let enough = table(6);
+        assert!(
+            !enough.contains("too few") && enough.contains("(100%) ["),
+            "{enough}"
+        );
+    }
 }

@@ -186,6 +186,7 @@ mod tests {
             hidden_fraction: hidden,
             hidden_ci_lo: None,
             hidden_ci_hi: None,
+            hidden_n: None,
             hidden_na: None,
         }
     }

@@ -6,7 +6,7 @@ mod skip;
 
 // A re-export, like the rest of `common`, that not every test crate uses.
 #[allow(unused_imports)]
-pub use skip::{skip, skip_known_limit};
+pub use skip::{skip, skip_cluster, skip_known_limit};
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

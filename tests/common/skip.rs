@@ -33,9 +33,27 @@ pub fn skip(why: &str) {
 /// Records, like [`skip`], a part that cannot run on this host or MPI library whatever is
 /// installed (a known hang of one MPI library, a host with more memory than the check can
 /// exhaust). Never a failure, not even under `DELAYBENCH_TESTS_STRICT=1`: no package would
-/// make it run.
+/// make it run. Its line says `known limit:` before `why`, so that a strict run's list tells
+/// these from the skips it would have failed.
 pub fn skip_known_limit(why: &str) {
-    record(&test_name(), why);
+    record(&test_name(), &format!("known limit: {why}"));
+}
+
+/// Records why the emulated cluster cannot be built here, `why` being the stderr of
+/// `scripts/cluster.sh check` or `scripts/slurm-cluster.sh check`: a [`skip_known_limit`]
+/// when this host lacks a privilege or kernel feature no package gives (root; network, UTS,
+/// time and mount namespaces, which containers and chroots may refuse; cgroups for
+/// slurmd), else a [`skip`] (a missing tool, which scripts/setup.sh installs).
+///
+/// The limits are recognised by the scripts' own messages (`needs root`, `does not permit`,
+/// `needs /sys/fs/cgroup`), which say so beside each `check`.
+pub fn skip_cluster(why: &str) {
+    const HOST_LIMITS: [&str; 3] = ["needs root", "does not permit", "needs /sys/fs/cgroup"];
+    if HOST_LIMITS.iter().any(|m| why.contains(m)) {
+        skip_known_limit(why);
+    } else {
+        skip(why);
+    }
 }
 
 /// `CRATE::TEST`: libtest runs each test on a thread named for it (with `--test-threads=1`
