@@ -3,6 +3,7 @@
 
 mod algorithm_table;
 pub mod arrivals;
+pub mod causes;
 mod bootstrap;
 mod compare;
 mod confidence;
