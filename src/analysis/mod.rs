@@ -3,8 +3,8 @@
 
 mod algorithm_table;
 pub mod arrivals;
-pub mod causes;
 mod bootstrap;
+pub mod causes;
 mod compare;
 mod confidence;
 mod config_stats;

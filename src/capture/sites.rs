@@ -156,7 +156,10 @@ fn module_file(module: &str, argv0: Option<&Path>, search: &[PathBuf]) -> Option
 /// without line information there.
 fn line_of(loader: &addr2line::Loader, probe: u64) -> Option<(Option<String>, String)> {
     let loc = loader.find_location(probe).ok()??;
-    let file = Path::new(loc.file?).file_name()?.to_string_lossy().into_owned();
+    let file = Path::new(loc.file?)
+        .file_name()?
+        .to_string_lossy()
+        .into_owned();
     let at = format!("{file}:{}", loc.line?);
     let function = loader.find_frames(probe).ok().and_then(|mut frames| {
         let f = frames.next().ok()??;
@@ -198,7 +201,10 @@ mod tests {
 
     #[test]
     fn sites_read_as_code_when_they_can() {
-        assert_eq!(demangle("_ZN9LAMMPS_NS6Verlet3runEi"), "LAMMPS_NS::Verlet::run");
+        assert_eq!(
+            demangle("_ZN9LAMMPS_NS6Verlet3runEi"),
+            "LAMMPS_NS::Verlet::run"
+        );
         assert_eq!(demangle("main"), "main");
         let mut caps = vec![rank(0, 1, 0.0, &[(Allreduce, -1, 1.0, 2.0)])];
         caps[0].sites[0].symbol = Some("_ZN2ns4stepEv".into());

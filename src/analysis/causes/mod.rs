@@ -165,8 +165,11 @@ impl<'a> Causes<'a> {
                         None => row.direct_s += s.s,
                         Some(v) => {
                             row.propagated_s += s.s;
-                            *vias.entry((rank, region)).or_default().entry(v).or_default() +=
-                                s.s;
+                            *vias
+                                .entry((rank, region))
+                                .or_default()
+                                .entry(v)
+                                .or_default() += s.s;
                         }
                     }
                 }
@@ -189,7 +192,8 @@ impl<'a> Causes<'a> {
                 } else {
                     0.0
                 };
-                let mut via: Vec<(u32, f64)> = vias.remove(&key).unwrap_or_default().into_iter().collect();
+                let mut via: Vec<(u32, f64)> =
+                    vias.remove(&key).unwrap_or_default().into_iter().collect();
                 via.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 row.via = via;
                 row

@@ -24,7 +24,11 @@ fn key(s: &str) -> String {
 }
 
 fn assert_sum(r: &CausesReport, m: &Matched) {
-    let measured: f64 = m.instances.iter().map(|i| i.waits().iter().sum::<f64>()).sum();
+    let measured: f64 = m
+        .instances
+        .iter()
+        .map(|i| i.waits().iter().sum::<f64>())
+        .sum();
     let costs: f64 = r.causes.iter().map(|c| c.direct_s + c.propagated_s).sum();
     assert!((r.wait_total_s - measured).abs() < 1e-9, "{r:?}");
     assert!((costs + r.unexplained_s - measured).abs() < 1e-9, "{r:?}");
@@ -35,9 +39,24 @@ fn assert_sum(r: &CausesReport, m: &Matched) {
 fn a_late_rank_is_the_direct_cause_and_the_costs_sum_to_the_waiting() {
     // Rank 2 spends 0.3 s and then 0.5 s longer than the others before each allreduce.
     let caps = two_sites(vec![
-        rank(0, 3, 0.0, &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)]),
-        rank(1, 3, 5.0, &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)]),
-        rank(2, 3, -1.0, &[(Allreduce, -1, 1.3, 1.31), (Allreduce, -1, 2.5, 2.6)]),
+        rank(
+            0,
+            3,
+            0.0,
+            &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
+        ),
+        rank(
+            1,
+            3,
+            5.0,
+            &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
+        ),
+        rank(
+            2,
+            3,
+            -1.0,
+            &[(Allreduce, -1, 1.3, 1.31), (Allreduce, -1, 2.5, 2.6)],
+        ),
     ]);
     let m = match_calls(&caps).unwrap();
     let mut c = Causes::new(&caps, &m, &key);
@@ -46,13 +65,19 @@ fn a_late_rank_is_the_direct_cause_and_the_costs_sum_to_the_waiting() {
     assert!(r.unexplained_s.abs() < 1e-9);
     assert_eq!(r.causes.len(), 2);
     let top = &r.causes[0];
-    assert_eq!((top.rank, top.region_label.as_str()), (2, "app+0x10 → app+0x20"));
+    assert_eq!(
+        (top.rank, top.region_label.as_str()),
+        (2, "app+0x10 → app+0x20")
+    );
     assert!((top.direct_s - 1.0).abs() < 1e-9 && top.propagated_s.abs() < 1e-12);
     assert!((top.delay_s - 0.5).abs() < 1e-9 && top.calls == 1);
     assert!((r.causes[1].direct_s - 0.6).abs() < 1e-9);
     assert_eq!(r.causes[1].region_label, "MPI_Init → app+0x10");
     let h = r.headline().unwrap();
-    assert!(h.starts_with("rank 2 in `app+0x10 → app+0x20` caused 62 % of all waiting: 1s direct"), "{h}");
+    assert!(
+        h.starts_with("rank 2 in `app+0x10 → app+0x20` caused 62 % of all waiting: 1s direct"),
+        "{h}"
+    );
     assert_eq!(r.calls[1][0].kind, CauseKind::Direct);
     assert_eq!(r.calls[1][2].kind, CauseKind::None);
     // Removing rank 2's excess in the second region (capped at the others' median) leaves
@@ -62,7 +87,10 @@ fn a_late_rank_is_the_direct_cause_and_the_costs_sum_to_the_waiting() {
     assert!((w.wait_before_s - 1.6).abs() < 1e-9);
     assert!((w.wait_after_s - 0.6).abs() < 1e-9, "{w:?}");
     assert!((w.removed_s - 0.5).abs() < 1e-9);
-    assert!((w.wall_before_s - w.wall_after_s - 0.5).abs() < 1e-9, "{w:?}");
+    assert!(
+        (w.wall_before_s - w.wall_after_s - 0.5).abs() < 1e-9,
+        "{w:?}"
+    );
     assert!(c.what_if(7, 0).is_err());
 }
 
@@ -70,9 +98,24 @@ fn a_late_rank_is_the_direct_cause_and_the_costs_sum_to_the_waiting() {
 fn unchanged_regions_give_back_the_captured_times() {
     // A region that is nobody's excess (rank 0's, the earliest) changes nothing.
     let caps = two_sites(vec![
-        rank(0, 3, 0.0, &[(Bcast, 1, 1.0, 1.4), (Allreduce, -1, 2.0, 2.6)]),
-        rank(1, 3, 0.0, &[(Bcast, 1, 1.2, 1.25), (Allreduce, -1, 2.4, 2.6)]),
-        rank(2, 3, 0.0, &[(Bcast, 1, 1.1, 1.3), (Allreduce, -1, 2.1, 2.6)]),
+        rank(
+            0,
+            3,
+            0.0,
+            &[(Bcast, 1, 1.0, 1.4), (Allreduce, -1, 2.0, 2.6)],
+        ),
+        rank(
+            1,
+            3,
+            0.0,
+            &[(Bcast, 1, 1.2, 1.25), (Allreduce, -1, 2.4, 2.6)],
+        ),
+        rank(
+            2,
+            3,
+            0.0,
+            &[(Bcast, 1, 1.1, 1.3), (Allreduce, -1, 2.1, 2.6)],
+        ),
     ]);
     let m = match_calls(&caps).unwrap();
     let mut c = Causes::new(&caps, &m, &key);
@@ -89,9 +132,24 @@ fn waiting_behind_a_held_root_goes_back_to_the_late_sender() {
     // Early Reduce counts no wait: rank 2 sent at once). At the allreduce the root arrives
     // last, after a normal region: the waiting there is rank 1's, propagated through 0.
     let caps = two_sites(vec![
-        rank(0, 3, 0.0, &[(Reduce, 0, 1.0, 1.6), (Allreduce, -1, 1.7, 1.8)]),
-        rank(1, 3, 0.0, &[(Reduce, 0, 1.5, 1.55), (Allreduce, -1, 1.65, 1.8)]),
-        rank(2, 3, 0.0, &[(Reduce, 0, 1.0, 1.05), (Allreduce, -1, 1.15, 1.8)]),
+        rank(
+            0,
+            3,
+            0.0,
+            &[(Reduce, 0, 1.0, 1.6), (Allreduce, -1, 1.7, 1.8)],
+        ),
+        rank(
+            1,
+            3,
+            0.0,
+            &[(Reduce, 0, 1.5, 1.55), (Allreduce, -1, 1.65, 1.8)],
+        ),
+        rank(
+            2,
+            3,
+            0.0,
+            &[(Reduce, 0, 1.0, 1.05), (Allreduce, -1, 1.15, 1.8)],
+        ),
     ]);
     let m = match_calls(&caps).unwrap();
     let c = Causes::new(&caps, &m, &key);
@@ -99,8 +157,14 @@ fn waiting_behind_a_held_root_goes_back_to_the_late_sender() {
     assert_sum(r, &m);
     assert_eq!(r.causes.len(), 1, "{r:?}");
     let top = &r.causes[0];
-    assert_eq!((top.rank, top.region_label.as_str()), (1, "MPI_Init → app+0x10"));
-    assert!((top.propagated_s - 0.55).abs() < 1e-9 && top.direct_s.abs() < 1e-12, "{top:?}");
+    assert_eq!(
+        (top.rank, top.region_label.as_str()),
+        (1, "MPI_Init → app+0x10")
+    );
+    assert!(
+        (top.propagated_s - 0.55).abs() < 1e-9 && top.direct_s.abs() < 1e-12,
+        "{top:?}"
+    );
     assert_eq!(top.via, vec![(0, top.propagated_s)]);
     assert!((r.unexplained_s - 0.05).abs() < 1e-9);
     assert_eq!(r.calls[1][2].kind, CauseKind::Propagated);
@@ -116,8 +180,18 @@ fn a_late_start_with_no_waiting_behind_it_is_unexplained() {
     // Rank 1 leaves the first barrier 0.4 s after the others (a slow exit, not waiting):
     // the 0.4 s it then makes them wait at the second is unexplained.
     let caps = two_sites(vec![
-        rank(0, 2, 0.0, &[(Barrier, -1, 1.0, 1.1), (Barrier, -1, 1.2, 1.6)]),
-        rank(1, 2, 0.0, &[(Barrier, -1, 1.0, 1.5), (Barrier, -1, 1.6, 1.7)]),
+        rank(
+            0,
+            2,
+            0.0,
+            &[(Barrier, -1, 1.0, 1.1), (Barrier, -1, 1.2, 1.6)],
+        ),
+        rank(
+            1,
+            2,
+            0.0,
+            &[(Barrier, -1, 1.0, 1.5), (Barrier, -1, 1.6, 1.7)],
+        ),
     ]);
     let m = match_calls(&caps).unwrap();
     let r = Causes::new(&caps, &m, &key).report;
