@@ -6,16 +6,23 @@
 //! caused by the member c whose arrival ends it ([`causer`]): the last to enter at N×N and
 //! barriers, the root for a Late Broadcast, for an Early Reduce the latest non-root (the
 //! root's call cannot end before every contribution is in), for an Early Scan the latest of
-//! ranks 0..=k. With x the start of each rank's region before the call and d its duration,
-//! a_c − a_k = (d_c − d_k) + (x_c − x_k), and w_k is split, in this order, into:
+//! ranks 0..=k. Each rank's entry is a = L + s + d: L the release time in its previous call
+//! (its entry there plus its holding, [`blocking`]), s its service time there (exit minus
+//! L: the collective's own work, and on an oversubscribed node the wait for a core), d its
+//! region since. So a_c − a_k = (d_c − d_k) + (s_c − s_k) + (L_c − L_k), and w_k is split,
+//! in this order, into:
 //! - the *direct cost* min(w_k, max(0, d_c − d_k)) given to (c, c's region): c spent that
 //!   much longer in its region than k in k's (the *delay*, Böhme et al.'s short-term cost);
-//! - the *propagated cost*: what is left, up to the time c itself was held in its previous
-//!   call ([`blocking`]: c arrived late because it had waited), given to the causes of that
-//!   earlier holding in their proportions (Böhme et al.'s long-term cost; `via` names the
+//! - a direct cost up to max(0, s_c − s_k) given to (c, `inside` its previous call): c left
+//!   that call later than k without having waited longer (Böhme et al. count the time in
+//!   an MPI call outside its wait states as its call path's delay);
+//! - the *propagated cost*: what is left, up to max(0, L_c − L_k) and to c's holding in its
+//!   previous call (c arrived late because it had waited longer than k), given to the causes
+//!   of that holding in their proportions (Böhme et al.'s long-term cost; `via` names the
 //!   rank through which it came);
-//! - the remainder, *unexplained*: c started its region late for reasons the capture does
-//!   not show (a slower call, point-to-point messages, clock error).
+//! - the remainder, *unexplained*: c entered its previous call late for reasons the capture
+//!   does not show (point-to-point messages, a call whose instance misses a member, clock
+//!   error).
 //!
 //! A rank's holding time in a call, b_k = min(max(0, a_c − a_k), its time in the call), is
 //! what propagates: it is w_k except at an Early Reduce's root, where Scalasca counts only
@@ -127,19 +134,36 @@ pub fn attribute(m: &Matched, r: &Regions, order: &[usize]) -> Attribution {
             let (rk, pk) = r.call(m, i, k);
             let (rc, pc) = r.call(m, i, c);
             let (ck, cc) = (r.calls[&rk][pk], r.calls[&rc][pc]);
-            let prev = pc.checked_sub(1).map(|p| held[&rc][p].as_slice());
-            let d = cc.region_s() - ck.region_s();
-            let culprit = Culprit::Region {
-                rank: rc,
-                region: cc.region,
+            let prev = pc
+                .checked_sub(1)
+                .map_or(&[][..], |p| held[&rc][p].as_slice());
+            let (lc, sc) = release(m, r, rc, pc);
+            let (lk, sk) = release(m, r, rk, pk);
+            let terms = Terms {
+                region: Culprit::Region {
+                    rank: rc,
+                    region: cc.region,
+                },
+                d: cc.region_s() - ck.region_s(),
+                inside: pc.checked_sub(1).map(|p| Culprit::Region {
+                    rank: rc,
+                    region: r.calls[&rc][p].inside,
+                }),
+                sigma: sc - sk,
+                lambda: lc - lk,
+                rc,
             };
             if w[k] > 0.0 {
-                waits[i][k] = explain(culprit, rc, d, prev.unwrap_or(&[]), w[k]);
-                let e = excess.entry(culprit).or_insert(0.0);
-                *e = e.max(d.max(0.0));
+                waits[i][k] = explain(&terms, prev, w[k]);
+                let e = excess.entry(terms.region).or_insert(0.0);
+                *e = e.max(terms.d.max(0.0));
+                if let Some(inside) = terms.inside {
+                    let e = excess.entry(inside).or_insert(0.0);
+                    *e = e.max(terms.sigma.max(0.0));
+                }
             }
             if b > 0.0 {
-                holds.push((rk, pk, explain(culprit, rc, d, prev.unwrap_or(&[]), b)));
+                holds.push((rk, pk, explain(&terms, prev, b)));
             }
         }
         // Written after the instance: no member's holding here explains another's.
@@ -155,23 +179,62 @@ pub fn attribute(m: &Matched, r: &Regions, order: &[usize]) -> Attribution {
     Attribution { waits, delays }
 }
 
-/// Splits `t` seconds of waiting for `culprit` (rank `rc`, whose region was `d` seconds
-/// longer than the waiter's) into direct, propagated (in the proportions of `prev`, the
-/// shares of `rc`'s holding in its previous call) and unexplained shares (module docs).
-fn explain(culprit: Culprit, rc: u32, d: f64, prev: &[Share], t: f64) -> Vec<Share> {
+/// What a causer's lateness over a waiter is made of (module docs).
+struct Terms {
+    /// The causer's region before the call.
+    region: Culprit,
+    /// d_c − d_k, seconds.
+    d: f64,
+    /// The causer's previous call as a region, None without one.
+    inside: Option<Culprit>,
+    /// s_c − s_k, seconds.
+    sigma: f64,
+    /// L_c − L_k, seconds.
+    lambda: f64,
+    /// The causer's world rank.
+    rc: u32,
+}
+
+/// A rank's release time L and service time s in the call before its call at `pos`
+/// (module docs), seconds; (its region's start, 0) for its first call.
+fn release(m: &Matched, r: &Regions, rank: u32, pos: usize) -> (f64, f64) {
+    let list = &r.calls[&rank];
+    let Some(p) = pos.checked_sub(1) else {
+        return (list[pos].region_start_s, 0.0);
+    };
+    let prev = list[p];
+    let held = prev
+        .instance
+        .map_or(0.0, |i| blocking(&m.instances[i], prev.member));
+    let l = prev.enter_s + held;
+    (l, (prev.exit_s - l).max(0.0))
+}
+
+/// Splits `t` seconds of waiting into direct (region, then inside the previous call),
+/// propagated (in the proportions of `prev`, the shares of the causer's holding in its
+/// previous call) and unexplained shares (module docs).
+fn explain(terms: &Terms, prev: &[Share], t: f64) -> Vec<Share> {
     let mut out: BTreeMap<(Culprit, Option<u32>), f64> = BTreeMap::new();
-    let direct = t.min(d.max(0.0));
-    if direct > 0.0 {
-        out.insert((culprit, None), direct);
+    let mut rest = t;
+    let mut give = |culprit: Culprit, limit: f64, rest: &mut f64| {
+        let s = rest.min(limit.max(0.0));
+        // Rounding of equal times is no cause.
+        if s > 1e-12 {
+            *out.entry((culprit, None)).or_insert(0.0) += s;
+            *rest -= s;
+        }
+    };
+    give(terms.region, terms.d, &mut rest);
+    if let Some(inside) = terms.inside {
+        give(inside, terms.sigma, &mut rest);
     }
-    let mut rest = t - direct;
     let held: f64 = prev.iter().map(|s| s.s).sum();
-    if rest > 0.0 && held > 0.0 {
-        let p = rest.min(held);
+    if rest > 0.0 && held > 0.0 && terms.lambda > 0.0 {
+        let p = rest.min(held).min(terms.lambda);
         for s in prev {
             let via = match s.culprit {
                 Culprit::Unexplained => None,
-                Culprit::Region { .. } => s.via.or(Some(rc)),
+                Culprit::Region { .. } => s.via.or(Some(terms.rc)),
             };
             *out.entry((s.culprit, via)).or_insert(0.0) += s.s * p / held;
         }

@@ -12,6 +12,10 @@ use std::collections::{BTreeMap, HashMap};
 /// The start of every rank's first region.
 pub const INIT_SITE: &str = "MPI_Init";
 
+/// The `from` of the pseudo-region that is a call itself: the time a rank spent in a
+/// collective after what it waited for (its service time), which can hold others too.
+pub const INSIDE: &str = "inside";
+
 /// A region's name: the call sites that open and close it (site keys, `module+0xoffset`,
 /// or [`INIT_SITE`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -23,8 +27,12 @@ pub struct RegionName {
 }
 
 impl RegionName {
-    /// `from → to` with each site given by `name` (a site key to its readable name).
+    /// `from → to` with each site given by `name` (a site key to its readable name);
+    /// `inside to` for a call itself.
     pub fn label(&self, name: &dyn Fn(&str) -> String) -> String {
+        if self.from == INSIDE {
+            return format!("{INSIDE} {}", name(&self.to));
+        }
         format!("{} → {}", name(&self.from), name(&self.to))
     }
 }
@@ -42,6 +50,8 @@ pub struct RankCall {
     pub exit_s: f64,
     /// The region before the call (index into [`Regions::names`]).
     pub region: usize,
+    /// The call itself as a region (`inside site`, index into [`Regions::names`]).
+    pub inside: usize,
     /// Where that region started: the previous call's exit, or the capture's start.
     pub region_start_s: f64,
 }
@@ -104,13 +114,19 @@ pub fn regions(captures: &[RankCapture], m: &Matched) -> Regions {
                 .get(e.site as usize)
                 .map(|s| s.key())
                 .unwrap_or_else(|| "?".into());
-            let name = RegionName {
+            let mut intern = |name: RegionName| {
+                *ids.entry(name.clone()).or_insert_with(|| {
+                    names.push(name);
+                    names.len() - 1
+                })
+            };
+            let inside = intern(RegionName {
+                from: INSIDE.into(),
+                to: to.clone(),
+            });
+            let region = intern(RegionName {
                 from: std::mem::replace(&mut from, to.clone()),
                 to,
-            };
-            let region = *ids.entry(name.clone()).or_insert_with(|| {
-                names.push(name);
-                names.len() - 1
             });
             let instance = by_key.get(&key).copied();
             let member = instance
@@ -131,6 +147,7 @@ pub fn regions(captures: &[RankCapture], m: &Matched) -> Regions {
                 enter_s,
                 exit_s,
                 region,
+                inside,
                 region_start_s: start,
             });
             start = exit_s;
