@@ -46,11 +46,13 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
     let name = |key: &str| names.get(key).cloned().unwrap_or_else(|| key.to_owned());
     let mut causes = Causes::new(&captures, &matched, &name);
     let asked = if what_if.is_empty() {
-        // The largest cause, when there is one.
+        // The largest cause that is a region between calls (the what-if shortens regions,
+        // not the time inside a call), when there is one.
         causes
             .report
             .causes
-            .first()
+            .iter()
+            .find(|c| causes.is_region(c.region))
             .map(|c| (c.rank, c.region))
             .into_iter()
             .collect()

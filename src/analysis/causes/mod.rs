@@ -236,7 +236,7 @@ impl<'a> Causes<'a> {
             .is_some_and(|l| l.iter().any(|c| c.region == region));
         if !known {
             return Err(format!(
-                "rank {rank} has no region {region}: the causes table's rank and region columns name them (0..{} regions, ranks {:?})",
+                "rank {rank} has no region {region} between calls: the causes table's rank and region columns name them (0..{} regions, ranks {:?}; an `inside` region is a call's own time, which a what-if does not change)",
                 self.report.regions.len(),
                 self.regions.calls.keys().collect::<Vec<_>>()
             ));
@@ -245,6 +245,14 @@ impl<'a> Causes<'a> {
         w.region_label = self.report.regions[region].clone();
         self.report.what_if.push(w);
         Ok(self.report.what_if.last().expect("just pushed"))
+    }
+
+    /// Whether region `region` is a region between calls (not the inside of a call).
+    pub fn is_region(&self, region: usize) -> bool {
+        self.regions
+            .names
+            .get(region)
+            .is_some_and(|n| n.from != regions::INSIDE)
     }
 
     /// The regions and calls the report was built on.
