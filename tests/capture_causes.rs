@@ -199,7 +199,7 @@ fn a_fixed_slow_rank_is_named_with_its_region_and_the_what_if_predicts_the_balan
     );
     let calls_csv = common::offline(&[
         "arrivals",
-        &d,
+        d,
         "--no-figures",
         "--rows",
         "calls",
@@ -220,7 +220,7 @@ fn a_fixed_slow_rank_is_named_with_its_region_and_the_what_if_predicts_the_balan
     );
     let rows = common::offline(&[
         "arrivals",
-        &d,
+        d,
         "--no-figures",
         "--rows",
         "causes",
