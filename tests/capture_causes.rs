@@ -382,3 +382,60 @@ fn without_imbalance_little_is_attributed() {
         );
     }
 }
+
+#[test]
+fn a_skewed_clock_on_the_slow_rank_leaves_the_cause_in_place() {
+    // scripts/eval/tail/skew.c makes rank 3's clocks 50 ms ahead and 50 ppm fast; the
+    // capture's clock synchronisation must take that out before the causes are found.
+    let Some((tmp, program)) = build() else {
+        return;
+    };
+    let skew = tmp.path().join("libskew.so");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/eval/tail/skew.c");
+    let Ok(built) = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&skew)
+        .arg(&source)
+        .arg("-ldl")
+        .output()
+    else {
+        common::skip("no C compiler (cc) for the clock-skew shim");
+        return;
+    };
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let library = build_capture_library();
+    let both = PathBuf::from(format!("{}:{}", skew.display(), library.display()));
+    let dir = tmp.path().join("capture");
+    let out = {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        support::capture_env(
+            NP,
+            &both,
+            &program,
+            &["direct", ITERATIONS, DELAY_US],
+            &dir,
+            &[
+                ("SKEW_RANKS", "3"),
+                ("SKEW_OFFSET_S", "0.05"),
+                ("SKEW_PPM", "50"),
+            ],
+            std::time::Duration::from_secs(240),
+        )
+    };
+    assert!(out.status.success(), "{}", common::text(&out));
+    let captures = read_captures(&[dir]).unwrap();
+    let m = match_calls(&captures).unwrap();
+    let c = causes(&captures, &m);
+    show("skewed", &c.report);
+    assert_sum(&c.report, &m);
+    let top = &c.report.causes[0];
+    assert_eq!(top.rank, 3, "{:?}", c.report.causes);
+    assert!(top.share > 0.6, "{top:?}");
+    // 50 ms of uncorrected offset would make rank 3 look 50 ms late at every call.
+    let per_call = top.delay_s / top.calls.max(1) as f64;
+    assert!(per_call < 0.04, "{per_call} s of delay per call");
+}
