@@ -666,4 +666,50 @@ mod tests {
         .unwrap();
         assert_eq!(String::from_utf8(out).unwrap().lines().count(), 3);
     }
+
+    #[test]
+    fn causes_give_a_table_with_the_headline_and_rows_in_csv() {
+        use crate::analysis::causes::CauseRow;
+        let mut c = no_causes();
+        c.wait_total_s = 2e-3;
+        c.attributed_s = 1.5e-3;
+        c.unexplained_s = 0.5e-3;
+        c.regions = vec!["a → b".into()];
+        c.causes = vec![CauseRow {
+            rank: 3,
+            region: 0,
+            region_label: "a → b".into(),
+            delay_s: 1e-3,
+            direct_s: 1e-3,
+            propagated_s: 0.5e-3,
+            share: 0.75,
+            calls: 2,
+            via: vec![(0, 0.5e-3)],
+        }];
+        let write = |f, rows, top| {
+            let mut out = Vec::new();
+            write_arrivals(&empty(), &report(), &c, f, rows, top, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let table = write(Format::Table, ArrivalsRows::Sites, 10);
+        assert!(
+            table.contains(
+                "rank 3 in `a → b` caused 75 % of all waiting: 1ms direct, 500us through rank 0"
+            ),
+            "{table}"
+        );
+        assert!(table.contains("0.500 ms unexplained (25.0 %"), "{table}");
+        assert!(write(Format::Table, ArrivalsRows::Sites, 0).contains("1 more causes"));
+        let csv = write(Format::Csv, ArrivalsRows::Causes, 10);
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "rank,region,region_label,delay_s,direct_s,propagated_s,share,calls,via"
+        );
+        assert!(lines.next().unwrap().ends_with(",2,0:5e-4"), "{csv}");
+        let json: serde_json::Value =
+            serde_json::from_str(&write(Format::Json, ArrivalsRows::Sites, 10)).unwrap();
+        assert_eq!(json["causes"]["causes"][0]["rank"], 3);
+        assert_eq!(json["sites"][0]["calls"], 3);
+    }
 }
