@@ -12,8 +12,10 @@ pub struct ArrivalsArgs {
     pub files: Vec<PathBuf>,
     #[arg(long, value_parser = Format::parser(ARRIVALS), default_value = "table")]
     pub format: Format,
-    /// The CSV's rows: per site, per rank, or per call and rank (`calls`: site, op, comm,
-    /// call, rank, comm_rank, enter_s, lateness_s, wait_s; CSV or JSON).
+    /// The CSV's rows: per site, per rank, per call and rank (`calls`: site, op, comm,
+    /// call, rank, comm_rank, enter_s, lateness_s, wait_s, cause_rank, cause_region,
+    /// cause_kind; CSV or JSON), or per cause (`causes`: rank and region that made others
+    /// wait, with delay and direct and propagated costs).
     #[arg(long, value_enum, default_value = "sites")]
     pub rows: crate::export::ArrivalsRows,
     /// Time of one message on this machine for the imbalance factors (`2us`) [default:
