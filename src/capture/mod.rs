@@ -49,5 +49,5 @@ pub use items::{
 pub use matching::{match_calls, MatchError, Matched};
 pub use op::{CaptureOp, WaitKind};
 pub use reader::{is_capture_header, read_capture, read_captures, RankCapture};
-pub use sites::{busiest_site, by_site, site_lateness, wait_total, SiteKey};
+pub use sites::{busiest_site, by_site, demangle, site_lateness, site_names, wait_total, SiteKey};
 pub use writer::CaptureWriter;

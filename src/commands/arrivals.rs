@@ -2,7 +2,8 @@
 
 use super::{finish, Run};
 use crate::analysis::arrivals::report;
-use crate::capture::{capture_gaps, match_calls, read_captures};
+use crate::analysis::causes::Causes;
+use crate::capture::{capture_gaps, match_calls, read_captures, site_names};
 use crate::cli::ArrivalsArgs;
 use crate::exit::BadInput;
 use crate::export::{write_arrivals, ExportError};
@@ -25,6 +26,9 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
         message_time,
         figures,
         no_figures,
+        top,
+        what_if,
+        modules,
     } = args;
     // A folder the user named must take the figures: refused before anything is read.
     if let Some(dir) = &figures {
@@ -38,13 +42,35 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
         eprintln!("delaybench: warning: {note}");
     }
     let report = report(&matched, message_time);
+    let names = site_names(&captures, &modules);
+    let name = |key: &str| names.get(key).cloned().unwrap_or_else(|| key.to_owned());
+    let mut causes = Causes::new(&captures, &matched, &name);
+    let asked = if what_if.is_empty() {
+        // The largest cause that is a region between calls (the what-if shortens regions,
+        // not the time inside a call), when there is one.
+        causes
+            .report
+            .causes
+            .iter()
+            .find(|c| causes.is_region(c.region))
+            .map(|c| (c.rank, c.region))
+            .into_iter()
+            .collect()
+    } else {
+        what_if
+    };
+    for (rank, region) in asked {
+        causes.what_if(rank, region).map_err(BadInput)?;
+    }
     let figures_dir =
         (!no_figures).then(|| figures.clone().unwrap_or_else(|| arrivals_dir(&files[0])));
     match write_arrivals(
         &matched,
         &report,
+        &causes.report,
         format,
         rows,
+        top,
         &mut std::io::stdout().lock(),
     ) {
         Err(ExportError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}

@@ -1,9 +1,11 @@
 //! The writers of `delaybench arrivals`: the per-site and per-rank tables of
-//! [`ArrivalsReport`] as a plain table, CSV (one flat row per site, or per rank) or JSON
-//! (the whole report).
+//! [`ArrivalsReport`] and the causes of the waiting ([`CausesReport`]) as a plain table,
+//! CSV (one flat row per site, per rank, per call and rank, or per cause) or JSON (the
+//! whole report).
 
 use super::{write_plain_table, write_serde_rows, ExportError, Format};
 use crate::analysis::arrivals::{ArrivalsReport, SiteRow};
+use crate::analysis::causes::{CauseKind, CauseRow, CausesReport};
 use serde::Serialize;
 use std::io::Write;
 
@@ -15,8 +17,10 @@ pub enum ArrivalsRows {
     /// One row per world rank.
     Ranks,
     /// One row per call and rank (`call_rows`): the data of a rank × call heatmap and of
-    /// the spread over the run.
+    /// the spread over the run, with the cause of each wait.
     Calls,
+    /// One row per (rank, region) that caused waiting (`cause_rows`), the largest first.
+    Causes,
 }
 
 /// One rank's part of one collective instance, for `--rows calls`.
@@ -40,12 +44,19 @@ pub struct CallRow<'a> {
     pub lateness_s: f64,
     /// Waiting time by the operation's wait state, seconds.
     pub wait_s: f64,
+    /// World rank of the cause of the largest share of this wait (empty: none named).
+    pub cause_rank: Option<u32>,
+    /// Its region (`from → to`; empty: none named).
+    pub cause_region: Option<&'a str>,
+    /// `direct`, `propagated`, `unexplained`, or `none` (no waiting).
+    pub cause_kind: CauseKind,
 }
 
-/// The rows of `--rows calls`: every rank of every matched instance, in call order.
-pub fn call_rows(m: &crate::capture::Matched) -> Vec<CallRow<'_>> {
+/// The rows of `--rows calls`: every rank of every matched instance, in call order, with
+/// the cause of its waiting from `causes` (the report of the same `m`).
+pub fn call_rows<'a>(m: &'a crate::capture::Matched, causes: &'a CausesReport) -> Vec<CallRow<'a>> {
     let mut rows = Vec::new();
-    for inst in &m.instances {
+    for (i, inst) in m.instances.iter().enumerate() {
         let late = inst.lateness();
         let waits = inst.waits();
         for (k, e) in inst.entries.iter().enumerate() {
@@ -59,10 +70,62 @@ pub fn call_rows(m: &crate::capture::Matched) -> Vec<CallRow<'_>> {
                 enter_s: e.enter_s,
                 lateness_s: late[k],
                 wait_s: waits[k],
+                cause_rank: causes.calls.get(i).and_then(|c| c[k].rank),
+                cause_region: causes
+                    .calls
+                    .get(i)
+                    .and_then(|c| c[k].region)
+                    .map(|r| causes.regions[r].as_str()),
+                cause_kind: causes.calls.get(i).map_or(CauseKind::None, |c| c[k].kind),
             });
         }
     }
     rows
+}
+
+/// A cause row for CSV and JSON rows: `via` as `rank:seconds` separated by spaces.
+#[derive(Debug, Serialize)]
+struct CauseCsv<'a> {
+    rank: u32,
+    region: usize,
+    region_label: &'a str,
+    delay_s: f64,
+    direct_s: f64,
+    propagated_s: f64,
+    share: f64,
+    calls: usize,
+    via: String,
+}
+
+fn cause_rows(c: &CausesReport) -> Vec<CauseCsv<'_>> {
+    c.causes
+        .iter()
+        .map(|r: &CauseRow| CauseCsv {
+            rank: r.rank,
+            region: r.region,
+            region_label: &r.region_label,
+            delay_s: r.delay_s,
+            direct_s: r.direct_s,
+            propagated_s: r.propagated_s,
+            share: r.share,
+            calls: r.calls,
+            via: r
+                .via
+                .iter()
+                .map(|(k, s)| format!("{k}:{s:e}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        })
+        .collect()
+}
+
+/// The whole report as `--format json` writes it: the arrivals report's fields, then the
+/// causes.
+#[derive(Serialize)]
+struct FullJson<'a> {
+    #[serde(flatten)]
+    report: &'a ArrivalsReport,
+    causes: &'a CausesReport,
 }
 
 /// A site row with its lists flattened for CSV: `last_ranks` as `rank:calls` separated by
@@ -138,28 +201,41 @@ fn us(s: f64) -> String {
     format!("{:.1}", s * 1e6)
 }
 
-/// Writes the report `r` of the matched calls `m` (`--rows calls` writes `m`'s calls).
+/// Writes the report `r` of the matched calls `m` and the causes `c` of their waiting
+/// (`--rows calls` writes `m`'s calls; the plain table lists the `top` largest causes).
 ///
 /// # Errors
 /// [`ExportError`] when writing fails.
 pub fn write_arrivals(
     m: &crate::capture::Matched,
     r: &ArrivalsReport,
+    c: &CausesReport,
     format: Format,
     rows: ArrivalsRows,
+    top: usize,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
     let markup = format.exporter().is_markup();
     match (format, rows) {
         (Format::Json, ArrivalsRows::Sites | ArrivalsRows::Ranks) => {
-            serde_json::to_writer_pretty(&mut *out, r)?;
+            let full = FullJson {
+                report: r,
+                causes: c,
+            };
+            serde_json::to_writer_pretty(&mut *out, &full)?;
             writeln!(out)?;
             Ok(())
         }
         // Too many rows for a readable table: CSV.
-        (_, ArrivalsRows::Calls) if markup => write_serde_rows(&call_rows(m), Format::Csv, out),
-        (_, ArrivalsRows::Calls) => write_serde_rows(&call_rows(m), format, out),
-        (_, ArrivalsRows::Sites | ArrivalsRows::Ranks) if markup => write_tables(r, out),
+        (_, ArrivalsRows::Calls) if markup => write_serde_rows(&call_rows(m, c), Format::Csv, out),
+        (_, ArrivalsRows::Calls) => write_serde_rows(&call_rows(m, c), format, out),
+        (_, ArrivalsRows::Causes) if markup => write_causes_table(c, usize::MAX, out),
+        (_, ArrivalsRows::Causes) => write_serde_rows(&cause_rows(c), format, out),
+        (_, ArrivalsRows::Sites | ArrivalsRows::Ranks) if markup => {
+            write_tables(r, out)?;
+            writeln!(out)?;
+            write_causes_table(c, top, out)
+        }
         (_, ArrivalsRows::Ranks) => write_serde_rows(&r.ranks, format, out),
         (_, ArrivalsRows::Sites) => {
             let rows: Vec<SiteCsv> = r
@@ -300,6 +376,92 @@ fn write_tables(r: &ArrivalsReport, out: &mut dyn Write) -> Result<(), ExportErr
     Ok(())
 }
 
+/// The causes table (the `top` largest), the headline, the what-ifs and what the capture
+/// cannot see.
+fn write_causes_table(
+    c: &CausesReport,
+    top: usize,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let ms = |s: f64| format!("{:.3}", s * 1e3);
+    let rows = c
+        .causes
+        .iter()
+        .take(top)
+        .map(|k| {
+            vec![
+                k.rank.to_string(),
+                k.region.to_string(),
+                k.region_label.clone(),
+                ms(k.delay_s),
+                ms(k.direct_s),
+                ms(k.propagated_s),
+                k.via
+                    .iter()
+                    .take(3)
+                    .map(|(r, s)| format!("{r}:{}", ms(*s)))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                format!("{:.1}", k.share * 100.0),
+            ]
+        })
+        .collect();
+    write_plain_table(
+        &[
+            "cause rank",
+            "region",
+            "from → to",
+            "delay ms",
+            "direct ms",
+            "propagated ms",
+            "through rank:ms",
+            "waiting %",
+        ],
+        rows,
+        out,
+    )?;
+    if c.causes.len() > top {
+        writeln!(
+            out,
+            "{} more causes (--top N, or --rows causes for all)",
+            c.causes.len() - top
+        )?;
+    }
+    let share = |s: f64| {
+        if c.wait_total_s > 0.0 {
+            s / c.wait_total_s * 100.0
+        } else {
+            0.0
+        }
+    };
+    writeln!(
+        out,
+        "\nwaiting {} ms: {} ms attributed ({:.1} %), {} ms unexplained ({:.1} %; point-to-point messages are not captured)",
+        ms(c.wait_total_s),
+        ms(c.attributed_s),
+        share(c.attributed_s),
+        ms(c.unexplained_s),
+        share(c.unexplained_s),
+    )?;
+    if let Some(h) = c.headline() {
+        writeln!(out, "{h}")?;
+    }
+    for w in &c.what_if {
+        writeln!(
+            out,
+            "what if rank {} in `{}` took the other ranks' median (−{} ms): waiting {} → {} ms, wall time {:.6} → {:.6} s (a model of the collectives only)",
+            w.rank,
+            w.region_label,
+            ms(w.removed_s),
+            ms(w.wait_before_s),
+            ms(w.wait_after_s),
+            w.wall_before_s,
+            w.wall_after_s,
+        )?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,6 +508,18 @@ mod tests {
         }
     }
 
+    fn no_causes() -> CausesReport {
+        CausesReport {
+            wait_total_s: 0.0,
+            attributed_s: 0.0,
+            unexplained_s: 0.0,
+            causes: vec![],
+            regions: vec![],
+            what_if: vec![],
+            calls: vec![],
+        }
+    }
+
     fn empty() -> crate::capture::Matched {
         crate::capture::Matched {
             instances: vec![],
@@ -366,7 +540,16 @@ mod tests {
         r.sites[0].count_vectors = 1;
         let write = |r: &ArrivalsReport, f| {
             let mut out = Vec::new();
-            write_arrivals(&empty(), r, f, ArrivalsRows::Sites, &mut out).unwrap();
+            write_arrivals(
+                &empty(),
+                r,
+                &no_causes(),
+                f,
+                ArrivalsRows::Sites,
+                10,
+                &mut out,
+            )
+            .unwrap();
             String::from_utf8(out).unwrap()
         };
         let table = write(&r, Format::Table);
@@ -400,8 +583,10 @@ mod tests {
         write_arrivals(
             &empty(),
             &report(),
+            &no_causes(),
             Format::Csv,
             ArrivalsRows::Sites,
+            10,
             &mut out,
         )
         .unwrap();
@@ -414,8 +599,10 @@ mod tests {
         write_arrivals(
             &empty(),
             &report(),
+            &no_causes(),
             Format::Json,
             ArrivalsRows::Sites,
+            10,
             &mut out,
         )
         .unwrap();
@@ -426,8 +613,10 @@ mod tests {
         write_arrivals(
             &empty(),
             &report(),
+            &no_causes(),
             Format::Table,
             ArrivalsRows::Sites,
+            10,
             &mut out,
         )
         .unwrap();
@@ -456,7 +645,8 @@ mod tests {
             index: 0,
             entries: vec![entry(0, 1.0), entry(1, 1.25)],
         });
-        let rows = call_rows(&m);
+        let none = no_causes();
+        let rows = call_rows(&m, &none);
         assert_eq!(rows.len(), 2);
         assert_eq!(
             (rows[1].rank, rows[1].lateness_s, rows[1].wait_s),
@@ -464,7 +654,62 @@ mod tests {
         );
         assert_eq!((rows[0].lateness_s, rows[0].wait_s), (0.0, 0.25));
         let mut out = Vec::new();
-        write_arrivals(&m, &report(), Format::Csv, ArrivalsRows::Calls, &mut out).unwrap();
+        write_arrivals(
+            &m,
+            &report(),
+            &no_causes(),
+            Format::Csv,
+            ArrivalsRows::Calls,
+            10,
+            &mut out,
+        )
+        .unwrap();
         assert_eq!(String::from_utf8(out).unwrap().lines().count(), 3);
+    }
+
+    #[test]
+    fn causes_give_a_table_with_the_headline_and_rows_in_csv() {
+        use crate::analysis::causes::CauseRow;
+        let mut c = no_causes();
+        c.wait_total_s = 2e-3;
+        c.attributed_s = 1.5e-3;
+        c.unexplained_s = 0.5e-3;
+        c.regions = vec!["a → b".into()];
+        c.causes = vec![CauseRow {
+            rank: 3,
+            region: 0,
+            region_label: "a → b".into(),
+            delay_s: 1e-3,
+            direct_s: 1e-3,
+            propagated_s: 0.5e-3,
+            share: 0.75,
+            calls: 2,
+            via: vec![(0, 0.5e-3)],
+        }];
+        let write = |f, rows, top| {
+            let mut out = Vec::new();
+            write_arrivals(&empty(), &report(), &c, f, rows, top, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let table = write(Format::Table, ArrivalsRows::Sites, 10);
+        assert!(
+            table.contains(
+                "rank 3 in `a → b` caused 75 % of all waiting: 1ms direct, 500us through rank 0"
+            ),
+            "{table}"
+        );
+        assert!(table.contains("0.500 ms unexplained (25.0 %"), "{table}");
+        assert!(write(Format::Table, ArrivalsRows::Sites, 0).contains("1 more causes"));
+        let csv = write(Format::Csv, ArrivalsRows::Causes, 10);
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "rank,region,region_label,delay_s,direct_s,propagated_s,share,calls,via"
+        );
+        assert!(lines.next().unwrap().ends_with(",2,0:5e-4"), "{csv}");
+        let json: serde_json::Value =
+            serde_json::from_str(&write(Format::Json, ArrivalsRows::Sites, 10)).unwrap();
+        assert_eq!(json["causes"]["causes"][0]["rank"], 3);
+        assert_eq!(json["sites"][0]["calls"], 3);
     }
 }

@@ -1,0 +1,249 @@
+//! Delays and their costs (Böhme, Geimer, Wolf, Arnold, Wylie and Schulz 2010): every
+//! second of collective waiting given to the (rank, region) whose excess time made someone
+//! wait, directly or through a chain of waiting ranks, or to a named remainder.
+//!
+//! At an instance, member k's waiting w_k (Scalasca's wait state, [`Instance::waits`]) is
+//! caused by the member c whose arrival ends it ([`causer`]): the last to enter at N×N and
+//! barriers, the root for a Late Broadcast, for an Early Reduce the latest non-root (the
+//! root's call cannot end before every contribution is in), for an Early Scan the latest of
+//! ranks 0..=k. Each rank's entry is a = L + s + d: L the release time in its previous call
+//! (its entry there plus its holding, [`blocking`]), s its service time there (exit minus
+//! L: the collective's own work, and on an oversubscribed node the wait for a core), d its
+//! region since. So a_c − a_k = (d_c − d_k) + (s_c − s_k) + (L_c − L_k), and w_k is split,
+//! in this order, into:
+//! - the *direct cost* min(w_k, max(0, d_c − d_k)) given to (c, c's region): c spent that
+//!   much longer in its region than k in k's (the *delay*, Böhme et al.'s short-term cost);
+//! - a direct cost up to max(0, s_c − s_k) given to (c, `inside` its previous call): c left
+//!   that call later than k without having waited longer (Böhme et al. count the time in
+//!   an MPI call outside its wait states as its call path's delay);
+//! - the *propagated cost*: what is left, up to max(0, L_c − L_k) and to c's holding in its
+//!   previous call (c arrived late because it had waited longer than k), given to the causes
+//!   of that holding in their proportions (Böhme et al.'s long-term cost; `via` names the
+//!   rank through which it came);
+//! - the remainder, *unexplained*: c entered its previous call late for reasons the capture
+//!   does not show (point-to-point messages, a call whose instance misses a member, clock
+//!   error).
+//!
+//! A rank's holding time in a call, b_k = min(max(0, a_c − a_k), its time in the call), is
+//! what propagates: it is w_k except at an Early Reduce's root, where Scalasca counts only
+//! the wait for the first sender but the root leaves after the last. The shares of w_k sum
+//! to w_k exactly, so attributed + unexplained = total waiting.
+//!
+//! [`Instance::waits`]: crate::capture::Instance::waits
+
+use super::regions::Regions;
+use crate::capture::{Instance, Matched, WaitKind};
+use std::collections::BTreeMap;
+
+/// Who a share of waiting is given to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Culprit {
+    /// A rank's region (index into `Regions::names`).
+    Region {
+        /// World rank.
+        rank: u32,
+        /// Region index.
+        region: usize,
+    },
+    /// Waiting the capture does not explain (module docs).
+    Unexplained,
+}
+
+/// One share of a waiting time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Share {
+    /// Who it is given to.
+    pub culprit: Culprit,
+    /// None for a direct cost; for a propagated one the world rank through which it came
+    /// (the first rank held by the culprit's delay).
+    pub via: Option<u32>,
+    /// Seconds.
+    pub s: f64,
+}
+
+/// The member (by communicator rank) whose arrival ends member `k`'s holding in the call,
+/// None when `k` depends on no one else (module docs; nonblocking initiations wait for
+/// nothing, non-roots of an Early Reduce and the root of a Late Broadcast leave on their own).
+pub fn causer(inst: &Instance, k: usize) -> Option<usize> {
+    let n = inst.entries.len();
+    let root = usize::try_from(inst.root).ok().filter(|&r| r < n);
+    let latest = |range: &mut dyn Iterator<Item = usize>| {
+        range.max_by(|&a, &b| {
+            inst.entries[a]
+                .enter_s
+                .total_cmp(&inst.entries[b].enter_s)
+                // Equal entries: the lower rank, so a tie names one rank reproducibly.
+                .then(b.cmp(&a))
+        })
+    };
+    let c = match inst.op.wait_kind()? {
+        WaitKind::WaitNxN | WaitKind::WaitBarrier => latest(&mut (0..n)),
+        WaitKind::LateBroadcast => root.filter(|&r| r != k),
+        WaitKind::EarlyReduce if root == Some(k) => latest(&mut (0..n).filter(|&j| j != k)),
+        WaitKind::EarlyReduce => None,
+        WaitKind::EarlyScan => latest(&mut (0..=k)),
+    }?;
+    (c != k && inst.entries[c].enter_s > inst.entries[k].enter_s).then_some(c)
+}
+
+/// Member `k`'s holding time in the call, seconds: how long after its entry the causer
+/// entered, at most its own time in the call; 0 without a causer.
+pub fn blocking(inst: &Instance, k: usize) -> f64 {
+    causer(inst, k).map_or(0.0, |c| {
+        let e = &inst.entries[k];
+        (inst.entries[c].enter_s - e.enter_s)
+            .min(e.exit_s - e.enter_s)
+            .max(0.0)
+    })
+}
+
+/// The attribution of every wait of a capture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribution {
+    /// Per instance and member: the shares of its waiting, summing to it (empty when it
+    /// did not wait).
+    pub waits: Vec<Vec<Vec<Share>>>,
+    /// Per culprit region: its delay, seconds (per instance, the largest excess
+    /// max(0, d_c − d_k) over the members it made wait, summed over instances), and the
+    /// instances at which it caused waiting.
+    pub delays: BTreeMap<Culprit, (f64, usize)>,
+}
+
+/// Attributes every wait of `m` (module docs).
+pub fn attribute(m: &Matched, r: &Regions, order: &[usize]) -> Attribution {
+    // Per rank and call position: the shares of that call's holding time.
+    let mut held: BTreeMap<u32, Vec<Vec<Share>>> = r
+        .calls
+        .iter()
+        .map(|(&rank, list)| (rank, vec![Vec::new(); list.len()]))
+        .collect();
+    let mut waits: Vec<Vec<Vec<Share>>> = m
+        .instances
+        .iter()
+        .map(|i| vec![Vec::new(); i.entries.len()])
+        .collect();
+    let mut delays: BTreeMap<Culprit, (f64, usize)> = BTreeMap::new();
+    for &i in order {
+        let inst = &m.instances[i];
+        let w = inst.waits();
+        let mut excess: BTreeMap<Culprit, f64> = BTreeMap::new();
+        let mut holds = Vec::new();
+        for k in 0..inst.entries.len() {
+            let Some(c) = causer(inst, k) else { continue };
+            let b = blocking(inst, k);
+            let (rk, pk) = r.call(m, i, k);
+            let (rc, pc) = r.call(m, i, c);
+            let (ck, cc) = (r.calls[&rk][pk], r.calls[&rc][pc]);
+            let prev = pc
+                .checked_sub(1)
+                .map_or(&[][..], |p| held[&rc][p].as_slice());
+            let (lc, sc) = release(m, r, rc, pc);
+            let (lk, sk) = release(m, r, rk, pk);
+            let terms = Terms {
+                region: Culprit::Region {
+                    rank: rc,
+                    region: cc.region,
+                },
+                d: cc.region_s() - ck.region_s(),
+                inside: pc.checked_sub(1).map(|p| Culprit::Region {
+                    rank: rc,
+                    region: r.calls[&rc][p].inside,
+                }),
+                sigma: sc - sk,
+                lambda: lc - lk,
+                rc,
+            };
+            if w[k] > 0.0 {
+                waits[i][k] = explain(&terms, prev, w[k]);
+                let e = excess.entry(terms.region).or_insert(0.0);
+                *e = e.max(terms.d.max(0.0));
+                if let Some(inside) = terms.inside {
+                    let e = excess.entry(inside).or_insert(0.0);
+                    *e = e.max(terms.sigma.max(0.0));
+                }
+            }
+            if b > 0.0 {
+                holds.push((rk, pk, explain(&terms, prev, b)));
+            }
+        }
+        // Written after the instance: no member's holding here explains another's.
+        for (rk, pk, shares) in holds {
+            held.get_mut(&rk).expect("every rank has a list")[pk] = shares;
+        }
+        for (culprit, e) in excess {
+            let entry = delays.entry(culprit).or_insert((0.0, 0));
+            entry.0 += e;
+            entry.1 += 1;
+        }
+    }
+    Attribution { waits, delays }
+}
+
+/// What a causer's lateness over a waiter is made of (module docs).
+struct Terms {
+    /// The causer's region before the call.
+    region: Culprit,
+    /// d_c − d_k, seconds.
+    d: f64,
+    /// The causer's previous call as a region, None without one.
+    inside: Option<Culprit>,
+    /// s_c − s_k, seconds.
+    sigma: f64,
+    /// L_c − L_k, seconds.
+    lambda: f64,
+    /// The causer's world rank.
+    rc: u32,
+}
+
+/// A rank's release time L and service time s in the call before its call at `pos`
+/// (module docs), seconds; (its region's start, 0) for its first call.
+fn release(m: &Matched, r: &Regions, rank: u32, pos: usize) -> (f64, f64) {
+    let list = &r.calls[&rank];
+    let Some(p) = pos.checked_sub(1) else {
+        return (list[pos].region_start_s, 0.0);
+    };
+    let prev = list[p];
+    let held = prev
+        .instance
+        .map_or(0.0, |i| blocking(&m.instances[i], prev.member));
+    let l = prev.enter_s + held;
+    (l, (prev.exit_s - l).max(0.0))
+}
+
+/// Splits `t` seconds of waiting into direct (region, then inside the previous call),
+/// propagated (in the proportions of `prev`, the shares of the causer's holding in its
+/// previous call) and unexplained shares (module docs).
+fn explain(terms: &Terms, prev: &[Share], t: f64) -> Vec<Share> {
+    let mut out: BTreeMap<(Culprit, Option<u32>), f64> = BTreeMap::new();
+    let mut rest = t;
+    let mut give = |culprit: Culprit, limit: f64, rest: &mut f64| {
+        let s = rest.min(limit.max(0.0));
+        // Rounding of equal times is no cause.
+        if s > 1e-12 {
+            *out.entry((culprit, None)).or_insert(0.0) += s;
+            *rest -= s;
+        }
+    };
+    give(terms.region, terms.d, &mut rest);
+    if let Some(inside) = terms.inside {
+        give(inside, terms.sigma, &mut rest);
+    }
+    let held: f64 = prev.iter().map(|s| s.s).sum();
+    if rest > 0.0 && held > 0.0 && terms.lambda > 0.0 {
+        let p = rest.min(held).min(terms.lambda);
+        for s in prev {
+            let via = match s.culprit {
+                Culprit::Unexplained => None,
+                Culprit::Region { .. } => s.via.or(Some(terms.rc)),
+            };
+            *out.entry((s.culprit, via)).or_insert(0.0) += s.s * p / held;
+        }
+        rest -= p;
+    }
+    if rest > 0.0 {
+        *out.entry((Culprit::Unexplained, None)).or_insert(0.0) += rest;
+    }
+    out.into_iter()
+        .map(|((culprit, via), s)| Share { culprit, via, s })
+        .collect()
+}

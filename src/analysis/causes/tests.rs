@@ -1,0 +1,236 @@
+use super::*;
+use crate::capture::testdata::rank;
+use crate::capture::{match_calls, CaptureOp, CaptureSite};
+use CaptureOp::*;
+
+/// Gives the second call of every rank its own site (`app+0x20`), so the regions are
+/// `MPI_Init → app+0x10` and `app+0x10 → app+0x20`.
+fn two_sites(mut caps: Vec<RankCapture>) -> Vec<RankCapture> {
+    for c in &mut caps {
+        c.sites.push(CaptureSite {
+            id: 1,
+            module: "app".into(),
+            offset: 0x20,
+            symbol: None,
+            symbol_offset: 0,
+        });
+        c.events[1].site = 1;
+    }
+    caps
+}
+
+fn key(s: &str) -> String {
+    s.to_owned()
+}
+
+fn assert_sum(r: &CausesReport, m: &Matched) {
+    let measured: f64 = m
+        .instances
+        .iter()
+        .map(|i| i.waits().iter().sum::<f64>())
+        .sum();
+    let costs: f64 = r.causes.iter().map(|c| c.direct_s + c.propagated_s).sum();
+    assert!((r.wait_total_s - measured).abs() < 1e-9, "{r:?}");
+    assert!((costs + r.unexplained_s - measured).abs() < 1e-9, "{r:?}");
+    assert!((r.attributed_s - costs).abs() < 1e-9);
+}
+
+#[test]
+fn a_late_rank_is_the_direct_cause_and_the_costs_sum_to_the_waiting() {
+    // Rank 2 spends 0.3 s and then 0.5 s longer than the others before each allreduce.
+    let caps = two_sites(vec![
+        rank(
+            0,
+            3,
+            0.0,
+            &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
+        ),
+        rank(
+            1,
+            3,
+            5.0,
+            &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
+        ),
+        rank(
+            2,
+            3,
+            -1.0,
+            &[(Allreduce, -1, 1.3, 1.31), (Allreduce, -1, 2.5, 2.6)],
+        ),
+    ]);
+    let m = match_calls(&caps).unwrap();
+    let mut c = Causes::new(&caps, &m, &key);
+    let r = &c.report;
+    assert_sum(r, &m);
+    assert!(r.unexplained_s.abs() < 1e-9);
+    assert_eq!(r.causes.len(), 2);
+    let top = &r.causes[0];
+    assert_eq!(
+        (top.rank, top.region_label.as_str()),
+        (2, "app+0x10 → app+0x20")
+    );
+    assert!((top.direct_s - 1.0).abs() < 1e-9 && top.propagated_s.abs() < 1e-12);
+    assert!((top.delay_s - 0.5).abs() < 1e-9 && top.calls == 1);
+    assert!((r.causes[1].direct_s - 0.6).abs() < 1e-9);
+    assert_eq!(r.causes[1].region_label, "MPI_Init → app+0x10");
+    let h = r.headline().unwrap();
+    assert!(
+        h.starts_with("rank 2 in `app+0x10 → app+0x20` caused 62 % of all waiting: 1s direct"),
+        "{h}"
+    );
+    assert_eq!(r.calls[1][0].kind, CauseKind::Direct);
+    assert_eq!(r.calls[1][2].kind, CauseKind::None);
+    // Removing rank 2's excess in the second region (capped at the others' median) leaves
+    // the first call's waiting only, and the run ends 0.5 s earlier.
+    let region = top.region;
+    let w = c.what_if(2, region).unwrap().clone();
+    assert!((w.wait_before_s - 1.6).abs() < 1e-9);
+    assert!((w.wait_after_s - 0.6).abs() < 1e-9, "{w:?}");
+    assert!((w.removed_s - 0.5).abs() < 1e-9);
+    assert!(
+        (w.wall_before_s - w.wall_after_s - 0.5).abs() < 1e-9,
+        "{w:?}"
+    );
+    assert!(c.what_if(7, 0).is_err());
+}
+
+#[test]
+fn unchanged_regions_give_back_the_captured_times() {
+    // A region that is nobody's excess (rank 0's, the earliest) changes nothing.
+    let caps = two_sites(vec![
+        rank(
+            0,
+            3,
+            0.0,
+            &[(Bcast, 1, 1.0, 1.4), (Allreduce, -1, 2.0, 2.6)],
+        ),
+        rank(
+            1,
+            3,
+            0.0,
+            &[(Bcast, 1, 1.2, 1.25), (Allreduce, -1, 2.4, 2.6)],
+        ),
+        rank(
+            2,
+            3,
+            0.0,
+            &[(Bcast, 1, 1.1, 1.3), (Allreduce, -1, 2.1, 2.6)],
+        ),
+    ]);
+    let m = match_calls(&caps).unwrap();
+    let mut c = Causes::new(&caps, &m, &key);
+    assert_sum(&c.report, &m);
+    let first = c.regions().calls[&0][0].region;
+    let w = c.what_if(0, first).unwrap();
+    assert!((w.wait_after_s - w.wait_before_s).abs() < 1e-12, "{w:?}");
+    assert!((w.wall_after_s - w.wall_before_s).abs() < 1e-12, "{w:?}");
+    assert_eq!(w.removed_s, 0.0);
+}
+
+#[test]
+fn waiting_behind_a_held_root_goes_back_to_the_late_sender() {
+    // Reduce to root 0: rank 1 enters 0.5 s late; the root is held until then (Scalasca's
+    // Early Reduce counts no wait: rank 2 sent at once). At the allreduce the root arrives
+    // last, after a normal region and as long in the reduce after the last arrival as the
+    // others: the waiting there is rank 1's, propagated through 0.
+    let caps = two_sites(vec![
+        rank(
+            0,
+            3,
+            0.0,
+            &[(Reduce, 0, 1.0, 1.55), (Allreduce, -1, 1.65, 1.8)],
+        ),
+        rank(
+            1,
+            3,
+            0.0,
+            &[(Reduce, 0, 1.5, 1.55), (Allreduce, -1, 1.65, 1.8)],
+        ),
+        rank(
+            2,
+            3,
+            0.0,
+            &[(Reduce, 0, 1.0, 1.05), (Allreduce, -1, 1.15, 1.8)],
+        ),
+    ]);
+    let m = match_calls(&caps).unwrap();
+    let c = Causes::new(&caps, &m, &key);
+    let r = &c.report;
+    assert_sum(r, &m);
+    assert_eq!(r.causes.len(), 1, "{r:?}");
+    let top = &r.causes[0];
+    assert_eq!(
+        (top.rank, top.region_label.as_str()),
+        (1, "MPI_Init → app+0x10")
+    );
+    assert!(
+        (top.propagated_s - 0.5).abs() < 1e-9 && top.direct_s.abs() < 1e-12,
+        "{top:?}"
+    );
+    assert_eq!(top.via, vec![(0, top.propagated_s)]);
+    assert!(r.unexplained_s.abs() < 1e-9);
+    assert_eq!(r.calls[1][2].kind, CauseKind::Propagated);
+    assert_eq!(r.calls[1][2].rank, Some(1));
+    assert!(r.headline().unwrap().contains("through rank 0"));
+    // The root's holding: the latest non-root.
+    assert_eq!(causer(&m.instances[0], 0), Some(1));
+    assert!((blocking(&m.instances[0], 0) - 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn a_slow_exit_is_the_calls_own_cost_and_a_start_nothing_explains_is_unexplained() {
+    // Rank 1 leaves the first barrier 0.4 s after the others without having waited longer
+    // (its service time): the 0.4 s it then makes rank 0 wait at the second is `inside`
+    // the first barrier.
+    let caps = two_sites(vec![
+        rank(
+            0,
+            2,
+            0.0,
+            &[(Barrier, -1, 1.0, 1.1), (Barrier, -1, 1.2, 1.6)],
+        ),
+        rank(
+            1,
+            2,
+            0.0,
+            &[(Barrier, -1, 1.0, 1.5), (Barrier, -1, 1.6, 1.7)],
+        ),
+    ]);
+    let m = match_calls(&caps).unwrap();
+    let r = Causes::new(&caps, &m, &key).report;
+    assert_sum(&r, &m);
+    assert_eq!(r.causes.len(), 1, "{r:?}");
+    assert_eq!(
+        (r.causes[0].rank, r.causes[0].region_label.as_str()),
+        (1, "inside app+0x10")
+    );
+    assert!((r.causes[0].direct_s - 0.4).abs() < 1e-9);
+    assert_eq!(r.calls[1][0].kind, CauseKind::Direct);
+
+    // Rank 1 enters the first barrier late with nothing before it that the capture shows
+    // (its region equals rank 0's from a later start): unexplained.
+    let caps = two_sites(vec![
+        rank(
+            0,
+            2,
+            0.0,
+            &[(Barrier, -1, 1.0, 1.5), (Barrier, -1, 2.0, 2.1)],
+        ),
+        rank(
+            1,
+            2,
+            -0.5,
+            &[(Barrier, -1, 1.5, 1.5), (Barrier, -1, 2.0, 2.1)],
+        ),
+    ]);
+    let mut m = match_calls(&caps).unwrap();
+    m.instances.truncate(1);
+    let mut caps = caps;
+    for c in &mut caps {
+        c.header.t_start_s = 0.5;
+    }
+    let r = Causes::new(&caps, &m, &key).report;
+    assert_sum(&r, &m);
+    assert!((r.unexplained_s - 0.5).abs() < 1e-9, "{r:?}");
+    assert_eq!(r.calls[0][0].kind, CauseKind::Unexplained);
+}

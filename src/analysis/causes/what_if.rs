@@ -1,0 +1,151 @@
+//! What-if: the captured instances re-timed with one (rank, region)'s excess removed, in
+//! the spirit of the what-if analysis of stragglers of Lin et al. (2025, "Understanding
+//! Stragglers in Large Model Training Using What-if Analysis").
+//!
+//! Each occurrence of the region on that rank is capped at the median of the other
+//! members' regions before the same call (their time since their own previous call), so
+//! only the excess over a typical rank is removed. Then every call is replayed in causal
+//! order: a rank enters at its previous call's new exit plus its (capped) region; it leaves
+//! after its holding time ([`super::attribution::blocking`], recomputed from the new
+//! arrivals it depends on, less the part it did not wait for in the capture: an eager
+//! send) plus its time in the call after the holding, as captured. Unchanged regions give
+//! back the captured times exactly.
+//!
+//! A model of the collectives only: point-to-point messages, computation that depends on
+//! the data, and the MPI library's progress are not captured and are taken as they were.
+
+use super::attribution::causer;
+use super::regions::Regions;
+use crate::capture::{Instance, Matched};
+use serde::Serialize;
+
+/// The outcome of one what-if.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WhatIf {
+    /// World rank whose region was shortened.
+    pub rank: u32,
+    /// Region index.
+    pub region: usize,
+    /// The region's readable name.
+    pub region_label: String,
+    /// Time removed from the region, summed over its occurrences, seconds.
+    pub removed_s: f64,
+    /// Total waiting as captured, seconds.
+    pub wait_before_s: f64,
+    /// Total waiting re-timed, seconds.
+    pub wait_after_s: f64,
+    /// Wall time as captured (first capture start to last exit), seconds.
+    pub wall_before_s: f64,
+    /// Wall time re-timed, seconds.
+    pub wall_after_s: f64,
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    super::super::stats::median(&v)
+}
+
+/// Re-times `m` with `rank`'s region `region` capped (module docs); `order` is
+/// [`super::regions::causal_order`]. Returns the new total waiting and wall time as a
+/// [`WhatIf`] without its label.
+pub fn what_if(m: &Matched, r: &Regions, order: &[usize], rank: u32, region: usize) -> WhatIf {
+    // Per rank and position: the new exit, filled in the rank's order.
+    let mut exits: std::collections::BTreeMap<u32, Vec<f64>> =
+        r.calls.keys().map(|&k| (k, Vec::new())).collect();
+    let mut removed = 0.0;
+    let mut instances: Vec<Instance> = m.instances.clone();
+    // New region duration of a rank's call at `pos` (capped when it is the chosen one).
+    let duration = |rk: u32, pos: usize, removed: &mut f64| -> f64 {
+        let call = r.calls[&rk][pos];
+        let d = call.region_s();
+        if rk != rank || call.region != region {
+            return d;
+        }
+        let Some(i) = call.instance else { return d };
+        let others: Vec<f64> = (0..m.instances[i].entries.len())
+            .filter(|&k| k != call.member)
+            .map(|k| {
+                let (ro, po) = r.call(m, i, k);
+                r.calls[&ro][po].region_s()
+            })
+            .collect();
+        match median(others) {
+            Some(cap) if cap < d => {
+                *removed += d - cap;
+                cap
+            }
+            _ => d,
+        }
+    };
+    // Advances a rank's new exits up to (not including) `pos`: the calls without an
+    // instance in between keep their time in the call.
+    let advance = |exits: &mut Vec<f64>, rk: u32, pos: usize, removed: &mut f64| {
+        while exits.len() < pos {
+            let q = exits.len();
+            let call = r.calls[&rk][q];
+            let start = q.checked_sub(1).map_or(call.region_start_s, |p| exits[p]);
+            exits.push(start + duration(rk, q, removed) + (call.exit_s - call.enter_s));
+        }
+    };
+    for &i in order {
+        let n = m.instances[i].entries.len();
+        let mut enter = vec![0.0; n];
+        for (k, e) in enter.iter_mut().enumerate() {
+            let (rk, pk) = r.call(m, i, k);
+            let list = exits.get_mut(&rk).expect("every rank has a list");
+            advance(list, rk, pk, &mut removed);
+            let start = pk
+                .checked_sub(1)
+                .map_or(r.calls[&rk][pk].region_start_s, |p| list[p]);
+            *e = start + duration(rk, pk, &mut removed);
+        }
+        let old = &m.instances[i];
+        let mut new = old.clone();
+        for (k, e) in new.entries.iter_mut().enumerate() {
+            e.enter_s = enter[k];
+        }
+        for k in 0..n {
+            let o = &old.entries[k];
+            let in_call = o.exit_s - o.enter_s;
+            let gap_old = causer(old, k).map_or(0.0, |c| old.entries[c].enter_s - o.enter_s);
+            let held_old = gap_old.min(in_call).max(0.0);
+            let held_new = causer(&new, k).map_or(0.0, |c| enter[c] - enter[k]);
+            // The part of the gap the rank did not wait for in the capture (it left first).
+            let unwaited = (gap_old - in_call).max(0.0);
+            let held = (held_new - unwaited).max(0.0);
+            let exit = enter[k] + held + (in_call - held_old);
+            new.entries[k].exit_s = exit;
+            let (rk, pk) = r.call(m, i, k);
+            let list = exits.get_mut(&rk).expect("every rank has a list");
+            debug_assert_eq!(list.len(), pk);
+            list.push(exit);
+        }
+        instances[i] = new;
+    }
+    let mut last_old = f64::NEG_INFINITY;
+    let mut last_new = f64::NEG_INFINITY;
+    for (rk, list) in &r.calls {
+        let new = exits.get_mut(rk).expect("every rank has a list");
+        advance(new, *rk, list.len(), &mut removed);
+        if let (Some(o), Some(n)) = (list.last(), new.last()) {
+            last_old = last_old.max(o.exit_s);
+            last_new = last_new.max(*n);
+        }
+    }
+    let total = |v: &[Instance]| v.iter().map(|i| i.waits().iter().sum::<f64>()).sum::<f64>();
+    let shift = if last_old.is_finite() {
+        last_new - last_old
+    } else {
+        0.0
+    };
+    WhatIf {
+        rank,
+        region,
+        region_label: String::new(),
+        removed_s: removed,
+        wait_before_s: total(&m.instances),
+        wait_after_s: total(&instances),
+        wall_before_s: m.wall_s,
+        wall_after_s: m.wall_s + shift,
+    }
+}

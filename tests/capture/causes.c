@@ -1,0 +1,76 @@
+/* Known causes of waiting for tests/capture_causes.rs. Usage: causes MODE ITERATIONS DELAY_US
+ * [TRUTH_FILE]. Every rank computes (busy-waits) 50 us before each collective; the slow
+ * rank adds DELAY_US in the region named below:
+ *   direct  rank 3 before each MPI_Allreduce but the first (whose region starts at the
+ *           barrier: one region is slow; DELAY_US 0: no imbalance);
+ *   random  a rank drawn per iteration (the same generator on every rank) before each
+ *           MPI_Allreduce; rank 0 writes the drawn rank, one line per iteration, to TRUTH_FILE;
+ *   chain   rank 2 before an MPI_Reduce to root 0, followed by an MPI_Allreduce: the root is
+ *           held in the reduce and arrives last at the allreduce;
+ *   two     rank 1 before the first MPI_Allreduce of an iteration, rank 2 (DELAY_US / 2)
+ *           before the second.
+ * One MPI_Barrier comes first (call 0 on MPI_COMM_WORLD). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void compute(double us) {
+    double until = now() + us * 1e-6;
+    while (now() < until) {
+    }
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc < 4) {
+        if (rank == 0)
+            fprintf(stderr, "usage: causes direct|random|chain|two ITERATIONS DELAY_US [TRUTH]\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const char *mode = argv[1];
+    int n = atoi(argv[2]);
+    double delay = atof(argv[3]);
+    FILE *truth = NULL;
+    if (rank == 0 && argc > 4)
+        truth = fopen(argv[4], "w");
+    unsigned seed = 12345;
+    double x = 1.0, y = 0.0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(mode, "direct") == 0) {
+            compute(50 + (rank == 3 && i > 0 ? delay : 0));
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        } else if (strcmp(mode, "random") == 0) {
+            int slow = rand_r(&seed) % size;
+            if (truth)
+                fprintf(truth, "%d\n", slow);
+            compute(50 + (rank == slow ? delay : 0));
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        } else if (strcmp(mode, "chain") == 0) {
+            compute(50 + (rank == 2 ? delay : 0));
+            MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            compute(50);
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        } else {
+            compute(50 + (rank == 1 ? delay : 0));
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            compute(50 + (rank == 2 ? delay / 2 : 0));
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        }
+    }
+    if (truth)
+        fclose(truth);
+    MPI_Finalize();
+    return 0;
+}
