@@ -12,6 +12,7 @@ pub struct AnalyzeArgs {
     /// Records files written by measurement runs of one plan.
     #[arg(required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
+    /// Output: a table for reading, or CSV, TSV, JSON, Markdown (or Parquet, with --output).
     #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
     pub format: Format,
     #[command(flatten)]

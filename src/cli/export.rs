@@ -10,6 +10,7 @@ use std::path::PathBuf;
 pub struct ExportArgs {
     /// Records file written by a measurement run.
     pub file: PathBuf,
+    /// Output format of the rows (Parquet needs --output).
     #[arg(long, value_parser = Format::parser(EXPORTS), default_value = "csv")]
     pub format: Format,
     #[command(flatten)]
