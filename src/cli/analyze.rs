@@ -2,7 +2,7 @@
 
 use super::groups::{BootstrapArgs, TimesArgs};
 use crate::analysis::TimingMethod;
-use crate::export::{Format, TABLES};
+use crate::export::{Format, ANALYSES};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -13,7 +13,7 @@ pub struct AnalyzeArgs {
     #[arg(required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
     /// Output: a table for reading, or CSV, TSV, JSON, Markdown (or Parquet, with --output).
-    #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
+    #[arg(long, value_parser = Format::parser(ANALYSES), default_value = "table")]
     pub format: Format,
     #[command(flatten)]
     pub bootstrap: BootstrapArgs,
@@ -53,4 +53,7 @@ pub struct AnalyzeArgs {
     pub replay: bool,
     #[command(flatten)]
     pub times: TimesArgs,
+    /// File to write [default: standard output; Parquet needs one]. Never overwritten.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }

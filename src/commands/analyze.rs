@@ -39,8 +39,9 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
         algorithms,
         replay,
         times,
+        output,
     } = args;
-    let out = &mut std::io::stdout().lock();
+    let out = &mut format.output(output.as_deref())?;
     let times = times.global_times;
     if distribution || trend || overlap || truth || !timing.is_empty() {
         let [file] = &files[..] else {

@@ -9,6 +9,8 @@ mod csv_rows;
 mod json_rows;
 mod jsonl_rows;
 mod markdown;
+#[cfg_attr(not(feature = "parquet"), path = "parquet_off.rs")]
+mod parquet_rows;
 mod table;
 mod tsv_rows;
 
@@ -16,6 +18,7 @@ pub use csv_rows::{Csv, Delimited, CSV};
 pub use json_rows::Json;
 pub use jsonl_rows::JsonLines;
 pub use markdown::{write_markdown_table, Markdown};
+pub use parquet_rows::PARQUET;
 pub use table::{write_plain_table, Table};
 pub use tsv_rows::{Tsv, TSV};
 
@@ -62,9 +65,38 @@ formats! {
     Jsonl => &JsonLines,
     /// GitHub-flavoured Markdown table, for reports and issues.
     Markdown => &Markdown,
+    /// Apache Parquet: typed columns (seconds as DOUBLE), compressed; a file, never a
+    /// terminal (`--output`).
+    Parquet => &PARQUET,
 }
 
 impl Format {
+    /// Where a command writes this format: the file `path` (created, never overwritten), or
+    /// standard output. Parquet is binary and its readers want a file, so it needs a path.
+    ///
+    /// Errors: [`crate::exit::BadInput`] (exit status 2) when Parquet has no path, or the
+    /// file exists or cannot be created.
+    pub fn output(
+        self,
+        path: Option<&std::path::Path>,
+    ) -> Result<Box<dyn std::io::Write>, crate::exit::BadInput> {
+        match path {
+            None if self == Format::Parquet => Err(crate::exit::BadInput(
+                "--format parquet writes a binary file: give it with --output FILE.parquet"
+                    .into(),
+            )),
+            None => Ok(Box::new(std::io::stdout().lock())),
+            Some(path) => std::fs::File::create_new(path)
+                .map(|f| Box::new(std::io::BufWriter::new(f)) as Box<dyn std::io::Write>)
+                .map_err(|e| {
+                    crate::exit::BadInput(format!(
+                        "cannot create {}: {e} (outputs are never overwritten: give a new name)",
+                        path.display()
+                    ))
+                }),
+        }
+    }
+
     /// The `--format` parser of a command that offers `choices`: any other name is refused
     /// at parse time (exit status 2, the choices listed), as a `value_enum` would.
     pub fn parser(choices: Choices) -> FormatParser {
@@ -108,6 +140,22 @@ pub const TABLES: Choices = Choices {
     text_alias: false,
 };
 
+/// `analyze`: the tables of [`TABLES`], and Parquet for data frames.
+pub const ANALYSES: Choices = Choices {
+    formats: &[
+        TABLES.formats[0],
+        TABLES.formats[1],
+        TABLES.formats[2],
+        TABLES.formats[3],
+        TABLES.formats[4],
+        (
+            Format::Parquet,
+            "Apache Parquet (needs --output): the CSV's columns, typed, for data frames",
+        ),
+    ],
+    text_alias: false,
+};
+
 /// `export`: many rows, for programs.
 pub const EXPORTS: Choices = Choices {
     formats: &[
@@ -123,6 +171,11 @@ pub const EXPORTS: Choices = Choices {
             Format::Jsonl,
             "JSON Lines (jsonlines.org): one object per row and line, nothing else; each line \
              parses alone (`pandas.read_json(..., lines=True)`, `jq -c`)",
+        ),
+        (
+            Format::Parquet,
+            "Apache Parquet (needs --output): typed columns, seconds as DOUBLE, compressed, \
+             for pandas, polars, DuckDB and R",
         ),
     ],
     text_alias: false,
@@ -278,7 +331,7 @@ mod tests {
     #[test]
     fn each_format_is_in_some_command() {
         for &format in Format::value_variants() {
-            let offered = [TABLES, EXPORTS, ARRIVALS, INFO, ALGORITHMS]
+            let offered = [TABLES, ANALYSES, EXPORTS, ARRIVALS, INFO, ALGORITHMS]
                 .iter()
                 .any(|c| c.formats.iter().any(|(f, _)| *f == format));
             assert!(offered, "{format:?} is offered by no command");
