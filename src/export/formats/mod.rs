@@ -82,8 +82,7 @@ impl Format {
     ) -> Result<Box<dyn std::io::Write>, crate::exit::BadInput> {
         match path {
             None if self == Format::Parquet => Err(crate::exit::BadInput(
-                "--format parquet writes a binary file: give it with --output FILE.parquet"
-                    .into(),
+                "--format parquet writes a binary file: give it with --output FILE.parquet".into(),
             )),
             None => Ok(Box::new(std::io::stdout().lock())),
             Some(path) => std::fs::File::create_new(path)
@@ -259,7 +258,7 @@ impl TypedValueParser for FormatParser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::test_support::{analysis, records, text};
+    use crate::export::test_support::{analysis, records};
     use crate::export::{write_rows, write_rows_streamed, ExportRows, RowsSpec};
     use crate::records::{RecordsError, RunLabel};
 
@@ -272,6 +271,22 @@ mod tests {
     /// Every format of the registry has an exporter of its own that writes every kind of
     /// rows: a table, the streamed per-rank and per-repetition export, the summary, and the
     /// run's columns in front of a table.
+    /// What an exporter wrote into memory.
+    fn bytes(f: impl FnOnce(&mut Vec<u8>) -> Result<(), crate::export::ExportError>) -> Vec<u8> {
+        let mut buf = Vec::new();
+        f(&mut buf).expect("export into memory");
+        buf
+    }
+
+    /// An output as text: the text formats as written, Parquet (binary) read back into
+    /// `name=value` cells, one row per line.
+    fn shown(format: Format, raw: &[u8]) -> String {
+        if format == Format::Parquet {
+            return parquet_rows::as_text(raw);
+        }
+        String::from_utf8(raw.to_vec()).expect("text formats are UTF-8")
+    }
+
     #[test]
     fn every_registry_entry_is_complete() {
         let r = records();
@@ -293,7 +308,8 @@ mod tests {
             ];
             let spec = RowsSpec::table(&["op", "t (us)"]);
             let cells = |x: &Timed| vec![x.op.into(), (x.t_s * 1e6).to_string()];
-            let table = text(|b| write_rows(&rows, e, &spec, cells, b));
+            let raw = bytes(|b| write_rows(&rows, e, &spec, cells, b));
+            let table = shown(format, &raw);
             assert!(
                 table.contains("allreduce") && table.contains("bcast"),
                 "{format:?}: {table}"
@@ -302,7 +318,8 @@ mod tests {
             if !e.is_markup() {
                 for kind in [ExportRows::Rank, ExportRows::Rep] {
                     let blocks = r.blocks.iter().map(Ok::<_, RecordsError>);
-                    let out = text(|b| write_rows_streamed(&run, blocks, kind, format, b));
+                    let out = bytes(|b| write_rows_streamed(&run, blocks, kind, format, b));
+                    let out = shown(format, &out);
                     assert!(
                         out.contains("allreduce") && out.contains("iallreduce"),
                         "{format:?} {kind:?}"
@@ -310,13 +327,13 @@ mod tests {
                 }
             }
             // The summary.
-            let summary = text(|b| e.write_summary(&a, b));
+            let summary = shown(format, &bytes(|b| e.write_summary(&a, b)));
             assert!(summary.contains("allreduce"), "{format:?}: {summary}");
             // The run's columns: kept by the data formats, at least the table itself.
             let mut with = Vec::new();
-            e.prepend_columns(&[("run_id", "id-1")], table.as_bytes(), &mut with)
+            e.prepend_columns(&[("run_id", "id-1")], &raw, &mut with)
                 .unwrap();
-            let with = String::from_utf8(with).unwrap();
+            let with = shown(format, &with);
             assert!(with.contains("allreduce"), "{format:?}: {with}");
             assert_eq!(with.contains("id-1"), !e.is_markup(), "{format:?}: {with}");
             // An exporter of its own: no two entries write the same table.

@@ -175,10 +175,19 @@ impl<'a> ParquetTable<'a> {
                     self.cells.push(vec![Cell::Null; row]);
                     self.names.len() - 1
                 }
-                None => return Err(failed(format!("column `{name}` appeared after the first row group"))),
+                None => {
+                    return Err(failed(format!(
+                        "column `{name}` appeared after the first row group"
+                    )))
+                }
             };
-            self.kinds[k] = merge(self.kinds[k], &cell, self.writer.is_some())
-                .ok_or_else(|| failed(format!("column `{}`: {cell:?} is not a {:?}", self.names[k], self.kinds[k])))?;
+            self.kinds[k] =
+                merge(self.kinds[k], &cell, self.writer.is_some()).ok_or_else(|| {
+                    failed(format!(
+                        "column `{}`: {cell:?} is not a {:?}",
+                        self.names[k], self.kinds[k]
+                    ))
+                })?;
             self.cells[k].push(cell);
         }
         for column in &mut self.cells {
@@ -203,7 +212,10 @@ impl<'a> ParquetTable<'a> {
             let mut group = writer.next_row_group().map_err(failed)?;
             for (k, column) in self.cells.iter_mut().enumerate() {
                 let kind = self.kinds[k].unwrap_or(Kind::Text);
-                let mut w = group.next_column().map_err(failed)?.expect("one writer per column");
+                let mut w = group
+                    .next_column()
+                    .map_err(failed)?
+                    .expect("one writer per column");
                 write_column(&mut w, kind, column).map_err(failed)?;
                 w.close().map_err(failed)?;
                 column.clear();
@@ -252,8 +264,12 @@ impl<'a> ParquetTable<'a> {
             .set_key_value_metadata(Some(vec![version]))
             .set_created_by(format!("delaybench {}", env!("CARGO_PKG_VERSION")))
             .build();
-        parquet::file::writer::SerializedFileWriter::new(Vec::new(), Arc::new(schema), Arc::new(props))
-            .map_err(failed)
+        parquet::file::writer::SerializedFileWriter::new(
+            Vec::new(),
+            Arc::new(schema),
+            Arc::new(props),
+        )
+        .map_err(failed)
     }
 
     /// Writes the last row group and the footer.
@@ -299,12 +315,25 @@ fn write_column(
     let levels: Vec<i16> = cells.iter().map(|c| i16::from(*c != Cell::Null)).collect();
     match kind {
         Kind::Bool => {
-            let v: Vec<bool> = cells.iter().filter_map(|c| match c { Cell::Bool(b) => Some(*b), _ => None }).collect();
+            let v: Vec<bool> = cells
+                .iter()
+                .filter_map(|c| match c {
+                    Cell::Bool(b) => Some(*b),
+                    _ => None,
+                })
+                .collect();
             w.typed::<BoolType>().write_batch(&v, Some(&levels), None)?;
         }
         Kind::Int => {
-            let v: Vec<i64> = cells.iter().filter_map(|c| match c { Cell::Int(i) => Some(*i), _ => None }).collect();
-            w.typed::<Int64Type>().write_batch(&v, Some(&levels), None)?;
+            let v: Vec<i64> = cells
+                .iter()
+                .filter_map(|c| match c {
+                    Cell::Int(i) => Some(*i),
+                    _ => None,
+                })
+                .collect();
+            w.typed::<Int64Type>()
+                .write_batch(&v, Some(&levels), None)?;
         }
         Kind::Float => {
             let v: Vec<f64> = cells
@@ -315,7 +344,8 @@ fn write_column(
                     _ => None,
                 })
                 .collect();
-            w.typed::<DoubleType>().write_batch(&v, Some(&levels), None)?;
+            w.typed::<DoubleType>()
+                .write_batch(&v, Some(&levels), None)?;
         }
         Kind::Text => {
             let v: Vec<ByteArray> = cells
@@ -325,7 +355,8 @@ fn write_column(
                     _ => None,
                 })
                 .collect();
-            w.typed::<ByteArrayType>().write_batch(&v, Some(&levels), None)?;
+            w.typed::<ByteArrayType>()
+                .write_batch(&v, Some(&levels), None)?;
         }
     }
     Ok(())
@@ -343,7 +374,12 @@ impl RowExporter for Parquet {
         spec: &RowsSpec<'_>,
         out: &'a mut dyn Write,
     ) -> Result<Box<dyn RowSink + 'a>, ExportError> {
-        let names = spec.columns.unwrap_or(&[]).iter().map(ToString::to_string).collect();
+        let names = spec
+            .columns
+            .unwrap_or(&[])
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         Ok(Box::new(ParquetSink {
             table: ParquetTable::new(names, out),
             json: Vec::new(),
@@ -359,14 +395,20 @@ impl RowExporter for Parquet {
         out: &mut dyn Write,
     ) -> Result<(), ExportError> {
         use parquet::file::reader::{FileReader, SerializedFileReader};
-        let reader = SerializedFileReader::new(bytes::Bytes::copy_from_slice(table)).map_err(failed)?;
+        let reader =
+            SerializedFileReader::new(bytes::Bytes::copy_from_slice(table)).map_err(failed)?;
         let names = front.iter().map(|(k, _)| k.to_string()).collect();
         let mut t = ParquetTable::new(names, out);
         for row in reader.get_row_iter(None).map_err(failed)? {
             let row = row.map_err(failed)?;
-            let mut fields: Vec<(String, Cell)> =
-                front.iter().map(|(k, v)| (k.to_string(), Cell::Text(v.to_string()))).collect();
-            fields.extend(row.get_column_iter().map(|(name, f)| (name.clone(), field_cell(f))));
+            let mut fields: Vec<(String, Cell)> = front
+                .iter()
+                .map(|(k, v)| (k.to_string(), Cell::Text(v.to_string())))
+                .collect();
+            fields.extend(
+                row.get_column_iter()
+                    .map(|(name, f)| (name.clone(), field_cell(f))),
+            );
             t.push(fields)?;
         }
         t.close()
@@ -396,5 +438,93 @@ impl RowSink for ParquetSink<'_> {
 
     fn close(self: Box<Self>) -> Result<(), ExportError> {
         self.table.close()
+    }
+}
+
+/// A Parquet file read back as text: each row's cells as `name=value`, one row per line
+/// (what the tests compare).
+///
+/// Panics: when `raw` is not a Parquet file.
+#[cfg(test)]
+pub fn as_text(raw: &[u8]) -> String {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(bytes::Bytes::copy_from_slice(raw)).expect("Parquet");
+    let mut out = String::new();
+    for row in reader.get_row_iter(None).expect("rows") {
+        let row = row.expect("a row");
+        let cells: Vec<String> = row
+            .get_column_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_come_back_typed_and_in_row_groups() {
+        let mut raw = Vec::new();
+        let mut t = ParquetTable::new(vec!["n".into(), "t_s".into()], &mut raw);
+        let rows = ROW_GROUP_ROWS + 3;
+        for i in 0..rows {
+            let t_s = if i == 1 {
+                Cell::Null
+            } else {
+                Cell::Float(i as f64 * 1e-6)
+            };
+            let name = Cell::Text(format!("r{}", i % 2));
+            t.push(vec![
+                ("n".into(), Cell::Int(i as i64)),
+                ("t_s".into(), t_s),
+                ("name".into(), name),
+            ])
+            .unwrap();
+        }
+        t.close().unwrap();
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        let reader = SerializedFileReader::new(bytes::Bytes::from(raw)).unwrap();
+        let meta = reader.metadata();
+        assert_eq!(meta.num_row_groups(), 2);
+        assert_eq!(meta.file_metadata().num_rows(), rows as i64);
+        let schema = meta.file_metadata().schema_descr();
+        let types: Vec<_> = schema.columns().iter().map(|c| c.physical_type()).collect();
+        use parquet::basic::Type;
+        assert_eq!(types, [Type::INT64, Type::DOUBLE, Type::BYTE_ARRAY]);
+        let back: Vec<Vec<Cell>> = reader
+            .get_row_iter(None)
+            .unwrap()
+            .take(3)
+            .map(|r| {
+                r.unwrap()
+                    .get_column_iter()
+                    .map(|(_, f)| field_cell(f))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(back[1], [Cell::Int(1), Cell::Null, Cell::Text("r1".into())]);
+        assert_eq!(
+            back[2],
+            [Cell::Int(2), Cell::Float(2e-6), Cell::Text("r0".into())]
+        );
+    }
+
+    #[test]
+    fn a_value_of_another_type_is_refused_once_the_schema_is_written() {
+        assert_eq!(
+            merge(Some(Kind::Int), &Cell::Float(0.5), false),
+            Some(Some(Kind::Float))
+        );
+        assert_eq!(merge(Some(Kind::Int), &Cell::Float(0.5), true), None);
+        assert_eq!(
+            merge(Some(Kind::Float), &Cell::Int(1), true),
+            Some(Some(Kind::Float))
+        );
+        assert_eq!(merge(Some(Kind::Text), &Cell::Bool(true), false), None);
+        assert_eq!(merge(None, &Cell::Null, true), Some(None));
     }
 }
