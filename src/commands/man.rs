@@ -155,7 +155,7 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
     (
         "The arrivals of an application, captured with the PMPI library:",
-        "LD_PRELOAD=libdelaybench_capture.so mpirun -np 8 ./app\n\
+        "mpirun -np 8 -x LD_PRELOAD=libdelaybench_capture.so -x DELAYBENCH_CAPTURE_DIR=capture ./app\n\
          delaybench arrivals capture/",
     ),
 ];
