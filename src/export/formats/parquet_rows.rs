@@ -93,21 +93,25 @@ impl<'de> serde::Deserialize<'de> for Cell {
     }
 }
 
-/// A row's fields in serde order, as (name, cell).
+/// A row's fields in serde order, as (name, cell); the names borrow from the JSON text
+/// (serde field names have nothing to unescape), so a row allocates only its strings.
 #[derive(Debug, Default)]
-struct Fields(Vec<(String, Cell)>);
+struct Fields<'a>(Vec<(&'a str, Cell)>);
 
-impl<'de> serde::Deserialize<'de> for Fields {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Fields, D::Error> {
+impl<'de> serde::Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Fields<'de>, D::Error> {
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Fields;
+            type Value = Fields<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a JSON object")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Fields, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Fields<'de>, A::Error> {
                 let mut out = Vec::new();
-                while let Some((k, v)) = a.next_entry::<String, Cell>()? {
+                while let Some((k, v)) = a.next_entry::<&'de str, Cell>()? {
                     out.push((k, v));
                 }
                 Ok(Fields(out))
@@ -164,13 +168,22 @@ impl<'a> ParquetTable<'a> {
     ///
     /// Errors: a column unknown once the schema is written, a value of another type than
     /// its column's, or writing fails.
-    pub fn push(&mut self, fields: Vec<(String, Cell)>) -> Result<(), ExportError> {
+    pub fn push<K: AsRef<str>>(
+        &mut self,
+        fields: impl IntoIterator<Item = (K, Cell)>,
+    ) -> Result<(), ExportError> {
         let row = self.cells.first().map_or(0, Vec::len);
-        for (name, cell) in fields {
-            let k = match self.names.iter().position(|n| *n == name) {
+        for (i, (name, cell)) in fields.into_iter().enumerate() {
+            let name = name.as_ref();
+            // Rows of one kind give their fields in the columns' order: try that first.
+            let at = match self.names.get(i) {
+                Some(n) if n == name => Some(i),
+                _ => self.names.iter().position(|n| n == name),
+            };
+            let k = match at {
                 Some(k) => k,
                 None if self.writer.is_none() => {
-                    self.names.push(name);
+                    self.names.push(name.to_string());
                     self.kinds.push(None);
                     self.cells.push(vec![Cell::Null; row]);
                     self.names.len() - 1
@@ -259,7 +272,16 @@ impl<'a> ParquetTable<'a> {
             "delaybench.version".to_string(),
             crate::build_info::version_line().to_string(),
         );
-        let props = parquet::file::properties::WriterProperties::builder()
+        let mut props = parquet::file::properties::WriterProperties::builder();
+        // Seconds rarely repeat: a dictionary of them is tried, found too large and dropped
+        // at a cost; the other columns (names, counts, flags) repeat and gain by it.
+        for (name, kind) in self.names.iter().zip(&self.kinds) {
+            if *kind == Some(Kind::Float) {
+                let path = parquet::schema::types::ColumnPath::from(name.as_str());
+                props = props.set_column_dictionary_enabled(path, false);
+            }
+        }
+        let props = props
             .set_compression(Compression::SNAPPY)
             .set_key_value_metadata(Some(vec![version]))
             .set_created_by(format!("delaybench {}", env!("CARGO_PKG_VERSION")))
@@ -433,7 +455,8 @@ impl RowSink for ParquetSink<'_> {
         self.json.clear();
         row.write_json(&mut self.json)?;
         let Fields(fields) = serde_json::from_slice(&self.json)?;
-        self.table.push(fields)
+        self.table.push(fields)?;
+        Ok(())
     }
 
     fn close(self: Box<Self>) -> Result<(), ExportError> {
@@ -479,9 +502,9 @@ mod tests {
             };
             let name = Cell::Text(format!("r{}", i % 2));
             t.push(vec![
-                ("n".into(), Cell::Int(i as i64)),
-                ("t_s".into(), t_s),
-                ("name".into(), name),
+                ("n", Cell::Int(i as i64)),
+                ("t_s", t_s),
+                ("name", name),
             ])
             .unwrap();
         }
