@@ -4,23 +4,34 @@
 # beside its records (results/<name>.cbor and results/<name>/; never overwritten). Extra
 # arguments go to delaybench, e.g.
 #   NP=8 scripts/run.sh --ops allreduce,iallreduce --delay 50us,200us
+# A first argument --install-man also installs the manual pages into ~/.local/share/man.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 NP="${NP:-4}"
 cargo build --release --quiet
 exe="${CARGO_TARGET_DIR:-target}/release/delaybench"
-# The manual pages for this user (man delaybench, man delaybench-analyze). man looks in
-# ~/.local/share/man when ~/.local/bin is on PATH; otherwise MANPATH has to name it.
-manroot="${XDG_DATA_HOME:-$HOME/.local/share}/man"
-if "$exe" man --dir "$manroot/man1" >/dev/null; then
-    if command -v man >/dev/null && man -w delaybench >/dev/null 2>&1; then
-        echo "run: manual pages in $manroot/man1 (man delaybench)" >&2
+# With --install-man (first argument) the manual pages go into this user's man folders
+# (man delaybench, man delaybench-analyze, man delaybench-metrics): a change outside the
+# repository, so only when asked. man looks in ~/.local/share/man when ~/.local/bin is on
+# PATH; otherwise MANPATH has to name it.
+if [ "${1:-}" = "--install-man" ]; then
+    shift
+    manroot="${XDG_DATA_HOME:-$HOME/.local/share}/man"
+    pages=$(mktemp -d)
+    if "$exe" man --dir "$pages" >/dev/null \
+        && mkdir -p "$manroot/man1" "$manroot/man7" \
+        && mv "$pages"/*.1 "$manroot/man1/" && mv "$pages"/*.7 "$manroot/man7/"; then
+        if command -v man >/dev/null && man -w delaybench >/dev/null 2>&1; then
+            echo "run: installed the manual pages in $manroot/man1 and man7 (man delaybench)" >&2
+        else
+            echo "run: installed the manual pages in $manroot/man1 and man7" \
+                "(MANPATH=$manroot: man delaybench)" >&2
+        fi
     else
-        echo "run: manual pages in $manroot/man1 (MANPATH=$manroot: man delaybench)" >&2
+        echo "run: could not install the manual pages in $manroot; delaybench man prints them" >&2
     fi
-else
-    echo "run: could not install the manual pages in $manroot/man1; delaybench man prints them" >&2
+    rm -rf "$pages"
 fi
 mkdir -p results
 out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ)-$$.cbor"

@@ -2,7 +2,7 @@
 
 use super::groups::{BootstrapArgs, SelectArgs, TimesArgs};
 use crate::analysis::TimingMethod;
-use crate::export::{Format, TABLES};
+use crate::export::{Format, ANALYSES};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -12,7 +12,8 @@ pub struct AnalyzeArgs {
     /// Records files written by measurement runs of one plan.
     #[arg(required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
-    #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
+    /// Output: a table for reading, or CSV, TSV, JSON, Markdown (or Parquet, with --output).
+    #[arg(long, value_parser = Format::parser(ANALYSES), default_value = "table")]
     pub format: Format,
     /// The summary table with every column (valid counts, t_delta, the benefit b of
     /// Niethammer et al. 2016 with its significance and ceiling, outliers, the reference and
@@ -60,4 +61,7 @@ pub struct AnalyzeArgs {
     pub replay: bool,
     #[command(flatten)]
     pub times: TimesArgs,
+    /// File to write [default: standard output; Parquet needs one]. Never overwritten.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }

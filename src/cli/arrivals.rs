@@ -10,6 +10,7 @@ pub struct ArrivalsArgs {
     /// The capture's per-rank files, or its directory.
     #[arg(required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
+    /// Output: plain tables for reading, CSV rows (see --rows) or one JSON document.
     #[arg(long, value_parser = Format::parser(ARRIVALS), default_value = "table")]
     pub format: Format,
     /// The CSV's rows: per site, per rank, per call and rank (`calls`: site, op, comm,

@@ -2,6 +2,7 @@
 //! `--simulate` the event-driven simulator's options and the plan they make.
 
 use super::clock_args::ClockArgs;
+use super::headings::SIMULATION;
 use super::parsers::{parse_duration_s, parse_positive_duration};
 use crate::clock::ClockSyncMethod;
 use crate::export::{Format, TABLES};
@@ -36,6 +37,7 @@ pub struct ClockSyncEvalArgs {
     /// --track-every 1s`.
     #[arg(long, value_parser = parse_positive_duration)]
     pub track_every: Option<f64>,
+    /// Clock: monotonic (clock_gettime CLOCK_MONOTONIC) or wtime (MPI_Wtime).
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
     #[command(flatten)]
@@ -54,7 +56,7 @@ pub struct ClockSyncEvalArgs {
     /// Offline, without mpirun: run the methods in the event-driven virtual-time simulator
     /// (P from --procs, default 2,16,128,1024) and print error vs P and vs time after the
     /// sync, median and spread over --seeds runs.
-    #[arg(long)]
+    #[arg(long, help_heading = SIMULATION)]
     pub simulate: bool,
     #[command(flatten)]
     pub sim: SimulateArgs,
@@ -65,42 +67,42 @@ pub struct ClockSyncEvalArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SimulateArgs {
     /// --simulate: runs (seeds) per method and P; the table gives median, min and max.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, help_heading = SIMULATION, hide_short_help = true)]
     pub seeds: u32,
     /// --simulate: seed of the first run (clocks, links, delays).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, help_heading = SIMULATION, hide_short_help = true)]
     pub sim_seed: u64,
     /// --simulate: base one-way latency.
-    #[arg(long, value_parser = parse_duration_s, default_value = "1us")]
+    #[arg(long, value_parser = parse_duration_s, default_value = "1us", help_heading = SIMULATION, hide_short_help = true)]
     pub sim_latency: f64,
     /// --simulate: extra one-way latency per hierarchy level between two ranks (highest
     /// differing bit of their numbers).
-    #[arg(long, value_parser = parse_duration_s, default_value = "250ns")]
+    #[arg(long, value_parser = parse_duration_s, default_value = "250ns", help_heading = SIMULATION, hide_short_help = true)]
     pub sim_level_latency: f64,
     /// --simulate: fixed extra latency per link direction, uniform up to this (asymmetry).
-    #[arg(long, value_parser = parse_duration_s, default_value = "200ns")]
+    #[arg(long, value_parser = parse_duration_s, default_value = "200ns", help_heading = SIMULATION, hide_short_help = true)]
     pub sim_link_spread: f64,
     /// --simulate: extra latency of every message towards the lower rank (systematic
     /// asymmetry, which a ping-pong midpoint cannot see).
-    #[arg(long, value_parser = parse_duration_s, default_value = "100ns")]
+    #[arg(long, value_parser = parse_duration_s, default_value = "100ns", help_heading = SIMULATION, hide_short_help = true)]
     pub sim_uplink_extra: f64,
     /// --simulate: random extra latency per message, uniform up to this.
-    #[arg(long, value_parser = parse_duration_s, default_value = "200ns")]
+    #[arg(long, value_parser = parse_duration_s, default_value = "200ns", help_heading = SIMULATION, hide_short_help = true)]
     pub sim_jitter: f64,
     /// --simulate: probability of a noise spike per message.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, help_heading = SIMULATION, hide_short_help = true)]
     pub sim_spike_prob: f64,
     /// --simulate: largest extra delay of a spike.
-    #[arg(long, value_parser = parse_duration_s, default_value = "20us")]
+    #[arg(long, value_parser = parse_duration_s, default_value = "20us", help_heading = SIMULATION, hide_short_help = true)]
     pub sim_spike: f64,
     /// --simulate: clock offsets uniform within ± this (unless --emulate-clock is given).
-    #[arg(long, value_parser = parse_duration_s, default_value = "1ms")]
+    #[arg(long, value_parser = parse_duration_s, default_value = "1ms", help_heading = SIMULATION, hide_short_help = true)]
     pub sim_offset: f64,
     /// --simulate: clock skews uniform within ± this many ppm (unless --emulate-clock).
-    #[arg(long, default_value_t = 20.0)]
+    #[arg(long, default_value_t = 20.0, help_heading = SIMULATION, hide_short_help = true)]
     pub sim_skew_ppm: f64,
     /// --simulate: OS threads running seeds side by side.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, help_heading = SIMULATION, hide_short_help = true)]
     pub sim_threads: usize,
 }
 

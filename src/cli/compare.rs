@@ -12,6 +12,7 @@ pub struct CompareArgs {
     pub a: PathBuf,
     /// Records file B, compared with A.
     pub b: PathBuf,
+    /// Output: a table for reading, or CSV, TSV, JSON, Markdown.
     #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
     pub format: Format,
     /// Also draw the comparison (median t_global and benefit of A and B vs P, with

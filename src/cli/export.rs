@@ -10,6 +10,7 @@ use std::path::PathBuf;
 pub struct ExportArgs {
     /// Records file written by a measurement run.
     pub file: PathBuf,
+    /// Output format of the rows (Parquet needs --output).
     #[arg(long, value_parser = Format::parser(EXPORTS), default_value = "csv")]
     pub format: Format,
     #[command(flatten)]
@@ -17,4 +18,7 @@ pub struct ExportArgs {
     /// One row per rank and repetition (`rank`), or per repetition with t_global (`rep`).
     #[arg(long, value_enum, default_value = "rank")]
     pub rows: ExportRows,
+    /// File to write [default: standard output; Parquet needs one]. Never overwritten.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }

@@ -46,9 +46,11 @@ impl SelectArgs {
 /// Which global times an offline command reads, the same option for every command.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct TimesArgs {
-    /// Global times: `posthoc` recomputes them after the run by interpolating each rank's
-    /// offset between its drift-tracking probes (Becker et al. 2008), and decides validity on
-    /// them; runs without probes keep their online times. `online`: as recorded during the run.
+    /// Global times: recomputed after the run (`posthoc`) or as recorded (`online`).
+    ///
+    /// `posthoc` recomputes them by interpolating each rank's offset between its
+    /// drift-tracking probes (Becker et al. 2008), and decides validity on them; runs without
+    /// probes keep their online times. `online`: as recorded during the run.
     #[arg(long, value_enum, default_value = "posthoc")]
     pub global_times: GlobalTimes,
 }

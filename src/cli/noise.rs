@@ -32,6 +32,7 @@ pub struct NoiseArgs {
     pub clock_sync: ClockSyncMethod,
     #[command(flatten)]
     pub params: ClockArgs,
+    /// Clock: monotonic (clock_gettime CLOCK_MONOTONIC) or wtime (MPI_Wtime).
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
     /// Noise file [default: `results/noise-<UTC time, µs>-<pid>.cbor`]. Never overwritten.

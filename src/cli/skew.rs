@@ -22,6 +22,7 @@ pub struct SkewArgs {
     pub clock_sync: ClockSyncMethod,
     #[command(flatten)]
     pub params: ClockArgs,
+    /// Clock: monotonic (clock_gettime CLOCK_MONOTONIC) or wtime (MPI_Wtime).
     #[arg(long, value_enum, default_value = "monotonic")]
     pub clock: ClockSource,
     /// Output on stdout: table, csv, tsv, json or markdown.

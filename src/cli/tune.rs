@@ -49,6 +49,8 @@ pub struct TuneArgs {
     /// this one].
     #[arg(long, value_name = "PATH", requires = "verify")]
     pub verify_exe: Option<PathBuf>,
+    /// Output of the decision table: a table for reading, or rows as CSV, TSV, JSON, JSON
+    /// Lines or Markdown (the tuning file itself goes to --output).
     #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
     pub format: Format,
     #[command(flatten)]

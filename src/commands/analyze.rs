@@ -46,9 +46,10 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
         wide,
         select,
         times,
+        output,
     } = args;
     let select = select.selection();
-    let out = &mut std::io::stdout().lock();
+    let out = &mut format.output(output.as_deref())?;
     let times = times.global_times;
     if distribution || trend || overlap || truth || !timing.is_empty() {
         let [file] = &files[..] else {

@@ -23,7 +23,9 @@ fn export_file(args: ExportArgs) -> Result<()> {
         format,
         rows,
         times,
+        output,
     } = args;
+    let out = &mut format.output(output.as_deref())?;
     if is_noise_file(&file) {
         // A noise file holds detours, not blocks: one row per detour.
         let run = read_noise(&file).with_context(|| format!("reading {}", file.display()))?;
@@ -31,20 +33,25 @@ fn export_file(args: ExportArgs) -> Result<()> {
             "delaybench: {} is a noise file: one row per detour, global times as recorded",
             file.display()
         );
-        write_noise_detours(&run, format, &mut std::io::stdout().lock())?;
+        write_noise_detours(&run, format, out)?;
     } else {
-        export(&file, times.global_times, rows, format)?;
+        export(&file, times.global_times, rows, format, out)?;
     }
     Ok(())
 }
 
 /// Exports a records file one block at a time: memory holds one block, not the file. A read
 /// error keeps the message it had when the file was read whole.
-fn export(file: &Path, times: GlobalTimes, rows: ExportRows, format: Format) -> Result<()> {
+fn export(
+    file: &Path,
+    times: GlobalTimes,
+    rows: ExportRows,
+    format: Format,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
     let reading = || format!("reading {}", file.display());
     let mut timeline = Timeline::open(file, times).with_context(reading)?;
     let run = RunLabel::of(timeline.header());
-    let out = &mut std::io::stdout().lock();
     match write_rows_streamed(&run, timeline.by_ref(), rows, format, out) {
         Err(ExportError::Records(e)) => return Err(anyhow::Error::new(e).context(reading())),
         other => other?,

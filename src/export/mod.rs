@@ -43,7 +43,7 @@ pub use exporter::{
 };
 pub use formats::{
     write_markdown_table, write_plain_table, Choices, Csv, Delimited, Format, FormatParser, Json,
-    JsonLines, Markdown, Table, Tsv, ALGORITHMS, ARRIVALS, EXPORTS, INFO, TABLES,
+    JsonLines, Markdown, Table, Tsv, ALGORITHMS, ANALYSES, ARRIVALS, EXPORTS, INFO, TABLES,
 };
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use noise::{write_noise_detours, write_noise_report, DetourRow};

@@ -33,23 +33,23 @@ pub struct SmpiArgs {
     #[arg(long, value_parser = parse_delays, default_value = "50us", allow_hyphen_values = true)]
     pub delay: Delays,
     /// OS-noise detours: not simulated yet; given, the command stops with an error.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub detour: Option<DetourArg>,
     /// Repetitions per configuration. Without noise every repetition of a block gives the
-    /// same t_global, so a few suffice (docs/simulate.md).
+    /// same t_global, so a few suffice.
     #[arg(long, short = 'i', default_value_t = 100)]
     pub nrep: u32,
     /// Simulate every repetition, even those whose delays repeat an earlier one's. By
     /// default each distinct delay vector is simulated once (plus 2 copies that check the
     /// simulation repeats itself): without noise the others would give the same times.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub every_repetition: bool,
     /// Warm-up calls per block before the first window (at least 2 are made).
-    #[arg(long, short = 'x', default_value_t = 10)]
+    #[arg(long, short = 'x', default_value_t = 10, hide_short_help = true)]
     pub warmup: u32,
     /// Window per repetition (e.g. 500us) or `auto` (2 x the 90th percentile of the slowest
     /// rank's warm-up time + 1.1 x the largest delay + 20us).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", hide_short_help = true)]
     pub window: String,
     /// Seed of the delay streams [default: drawn and recorded].
     #[arg(long)]
@@ -60,15 +60,15 @@ pub struct SmpiArgs {
     pub platform: String,
     /// With a platform file: the hosts the ranks run on, one name per line (`name:N` for N
     /// ranks), as smpirun's -hostfile; rank i of every P runs on the i-th entry.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub hostfile: Option<PathBuf>,
     /// MPI ranks per simulated host of a built-in platform (several ranks of a host talk over
     /// its loopback link).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), hide_short_help = true)]
     pub ranks_per_host: u32,
     /// SMPI's collective selector (`smpi/coll-selector`): default, mpich, ompi, mvapich2,
     /// impi, intel.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub coll_selector: Option<String>,
     /// Collective algorithms to sweep, by SMPI's names (e.g. rdb,lr,redbcast for allreduce;
     /// binomial_tree,flattree for bcast): one simulation and one records file per algorithm,
@@ -76,7 +76,7 @@ pub struct SmpiArgs {
     #[arg(long, value_delimiter = ',')]
     pub algorithms: Vec<String>,
     /// Further SimGrid options, `key:value` (repeatable), e.g. `--cfg smpi/bcast:binomial_tree`.
-    #[arg(long = "cfg", value_name = "KEY:VALUE")]
+    #[arg(long = "cfg", value_name = "KEY:VALUE", hide_short_help = true)]
     pub cfg: Vec<String>,
     /// Measure this machine (ping-pong latency and bandwidth on 2 MPI ranks, mpirun) and
     /// write the `local` platform from them, then stop.
@@ -92,10 +92,10 @@ pub struct SmpiArgs {
     #[arg(long)]
     pub no_figures: bool,
     /// Print no summary table and write no summary files at the end.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_summary: bool,
     /// Keep the simulator's work files (plan, delays, output, logs) and say where.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub keep_files: bool,
 }
 

@@ -9,6 +9,8 @@ mod csv_rows;
 mod json_rows;
 mod jsonl_rows;
 mod markdown;
+#[cfg_attr(not(feature = "parquet"), path = "parquet_off.rs")]
+mod parquet_rows;
 mod table;
 mod tsv_rows;
 
@@ -16,6 +18,7 @@ pub use csv_rows::{Csv, Delimited, CSV};
 pub use json_rows::Json;
 pub use jsonl_rows::JsonLines;
 pub use markdown::{write_markdown_table, Markdown};
+pub use parquet_rows::PARQUET;
 pub use table::{write_plain_table, Table};
 pub use tsv_rows::{Tsv, TSV};
 
@@ -62,9 +65,37 @@ formats! {
     Jsonl => &JsonLines,
     /// GitHub-flavoured Markdown table, for reports and issues.
     Markdown => &Markdown,
+    /// Apache Parquet: typed columns (seconds as DOUBLE), compressed; a file, never a
+    /// terminal (`--output`).
+    Parquet => &PARQUET,
 }
 
 impl Format {
+    /// Where a command writes this format: the file `path` (created, never overwritten), or
+    /// standard output. Parquet is binary and its readers want a file, so it needs a path.
+    ///
+    /// Errors: [`crate::exit::BadInput`] (exit status 2) when Parquet has no path, or the
+    /// file exists or cannot be created.
+    pub fn output(
+        self,
+        path: Option<&std::path::Path>,
+    ) -> Result<Box<dyn std::io::Write>, crate::exit::BadInput> {
+        match path {
+            None if self == Format::Parquet => Err(crate::exit::BadInput(
+                "--format parquet writes a binary file: give it with --output FILE.parquet".into(),
+            )),
+            None => Ok(Box::new(std::io::stdout().lock())),
+            Some(path) => std::fs::File::create_new(path)
+                .map(|f| Box::new(std::io::BufWriter::new(f)) as Box<dyn std::io::Write>)
+                .map_err(|e| {
+                    crate::exit::BadInput(format!(
+                        "cannot create {}: {e} (outputs are never overwritten: give a new name)",
+                        path.display()
+                    ))
+                }),
+        }
+    }
+
     /// The `--format` parser of a command that offers `choices`: any other name is refused
     /// at parse time (exit status 2, the choices listed), as a `value_enum` would.
     pub fn parser(choices: Choices) -> FormatParser {
@@ -108,6 +139,22 @@ pub const TABLES: Choices = Choices {
     text_alias: false,
 };
 
+/// `analyze`: the tables of [`TABLES`], and Parquet for data frames.
+pub const ANALYSES: Choices = Choices {
+    formats: &[
+        TABLES.formats[0],
+        TABLES.formats[1],
+        TABLES.formats[2],
+        TABLES.formats[3],
+        TABLES.formats[4],
+        (
+            Format::Parquet,
+            "Apache Parquet (needs --output): the CSV's columns, typed, for data frames",
+        ),
+    ],
+    text_alias: false,
+};
+
 /// `export`: many rows, for programs.
 pub const EXPORTS: Choices = Choices {
     formats: &[
@@ -123,6 +170,11 @@ pub const EXPORTS: Choices = Choices {
             Format::Jsonl,
             "JSON Lines (jsonlines.org): one object per row and line, nothing else; each line \
              parses alone (`pandas.read_json(..., lines=True)`, `jq -c`)",
+        ),
+        (
+            Format::Parquet,
+            "Apache Parquet (needs --output): typed columns, seconds as DOUBLE, compressed, \
+             for pandas, polars, DuckDB and R",
         ),
     ],
     text_alias: false,
@@ -206,7 +258,7 @@ impl TypedValueParser for FormatParser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::test_support::{analysis, records, text};
+    use crate::export::test_support::{analysis, records};
     use crate::export::{write_rows, write_rows_streamed, ExportRows, RowsSpec};
     use crate::records::{RecordsError, RunLabel};
 
@@ -219,6 +271,25 @@ mod tests {
     /// Every format of the registry has an exporter of its own that writes every kind of
     /// rows: a table, the streamed per-rank and per-repetition export, the summary, and the
     /// run's columns in front of a table.
+    /// What an exporter wrote into memory.
+    fn bytes(f: impl FnOnce(&mut Vec<u8>) -> Result<(), crate::export::ExportError>) -> Vec<u8> {
+        let mut buf = Vec::new();
+        f(&mut buf).expect("export into memory");
+        buf
+    }
+
+    /// An output as text: the text formats as written, Parquet (binary) read back into
+    /// `name=value` cells, one row per line.
+    fn shown(format: Format, raw: &[u8]) -> String {
+        #[cfg(feature = "parquet")]
+        if format == Format::Parquet {
+            return parquet_rows::as_text(raw);
+        }
+        // Without the feature no Parquet reaches here (the test skips it above).
+        let _ = format;
+        String::from_utf8(raw.to_vec()).expect("text formats are UTF-8")
+    }
+
     #[test]
     fn every_registry_entry_is_complete() {
         let r = records();
@@ -227,6 +298,15 @@ mod tests {
         let mut tables: Vec<String> = Vec::new();
         for &format in Format::value_variants() {
             let e = format.exporter();
+            if cfg!(not(feature = "parquet")) && format == Format::Parquet {
+                // A build without the feature names the format and refuses to write it.
+                let refused = e.open(&RowsSpec::serde(), &mut Vec::new()).err();
+                assert!(
+                    refused.is_some_and(|r| r.to_string().contains("--features parquet")),
+                    "Parquet without the feature"
+                );
+                continue;
+            }
             // A table of two rows with cells.
             let rows = [
                 Timed {
@@ -240,7 +320,8 @@ mod tests {
             ];
             let spec = RowsSpec::table(&["op", "t (us)"]);
             let cells = |x: &Timed| vec![x.op.into(), (x.t_s * 1e6).to_string()];
-            let table = text(|b| write_rows(&rows, e, &spec, cells, b));
+            let raw = bytes(|b| write_rows(&rows, e, &spec, cells, b));
+            let table = shown(format, &raw);
             assert!(
                 table.contains("allreduce") && table.contains("bcast"),
                 "{format:?}: {table}"
@@ -249,7 +330,8 @@ mod tests {
             if !e.is_markup() {
                 for kind in [ExportRows::Rank, ExportRows::Rep] {
                     let blocks = r.blocks.iter().map(Ok::<_, RecordsError>);
-                    let out = text(|b| write_rows_streamed(&run, blocks, kind, format, b));
+                    let out = bytes(|b| write_rows_streamed(&run, blocks, kind, format, b));
+                    let out = shown(format, &out);
                     assert!(
                         out.contains("allreduce") && out.contains("iallreduce"),
                         "{format:?} {kind:?}"
@@ -257,13 +339,13 @@ mod tests {
                 }
             }
             // The summary.
-            let summary = text(|b| e.write_summary(&a, b));
+            let summary = shown(format, &bytes(|b| e.write_summary(&a, b)));
             assert!(summary.contains("allreduce"), "{format:?}: {summary}");
             // The run's columns: kept by the data formats, at least the table itself.
             let mut with = Vec::new();
-            e.prepend_columns(&[("run_id", "id-1")], table.as_bytes(), &mut with)
+            e.prepend_columns(&[("run_id", "id-1")], &raw, &mut with)
                 .unwrap();
-            let with = String::from_utf8(with).unwrap();
+            let with = shown(format, &with);
             assert!(with.contains("allreduce"), "{format:?}: {with}");
             assert_eq!(with.contains("id-1"), !e.is_markup(), "{format:?}: {with}");
             // An exporter of its own: no two entries write the same table.
@@ -278,7 +360,7 @@ mod tests {
     #[test]
     fn each_format_is_in_some_command() {
         for &format in Format::value_variants() {
-            let offered = [TABLES, EXPORTS, ARRIVALS, INFO, ALGORITHMS]
+            let offered = [TABLES, ANALYSES, EXPORTS, ARRIVALS, INFO, ALGORITHMS]
                 .iter()
                 .any(|c| c.formats.iter().any(|(f, _)| *f == format));
             assert!(offered, "{format:?} is offered by no command");
