@@ -372,12 +372,13 @@ fn without_imbalance_little_is_attributed() {
     let c = causes(&captures, &m);
     show("balanced", &c.report);
     assert_sum(&c.report, &m);
-    // The noise of a loaded node only: no cause costs a tenth of the slow cases' delay per
-    // call (on a quiet node it is microseconds; a rank waiting for a core costs ms here).
+    // The noise of a loaded node only: no cause costs a quarter of the slow cases' 20 ms
+    // delay per call (on a quiet node it is microseconds; a rank waiting for a core costs a
+    // scheduler slice, and MPICH's busy polling with 4 ranks on 2 cores makes that 4 ms).
     let calls = m.instances.len() as f64;
     for k in &c.report.causes {
         assert!(
-            k.direct_s + k.propagated_s < 2e-3 * calls,
+            k.direct_s + k.propagated_s < 5e-3 * calls,
             "{k:?} over {calls} calls"
         );
     }
