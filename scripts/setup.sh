@@ -120,6 +120,12 @@ _delaybench_setup() {
     python_modules=(cbor2 numpy crc32c)
     if [ "${DELAYBENCH_PYTHON:-0}" = 1 ]; then
         command -v python3 >/dev/null 2>&1 || missing+=(python3)
+        # pyarrow too, for the Parquet test's second reader, where pip can install it (Debian
+        # packages no python3-pyarrow, so with Debian's python3 that part is a known limit).
+        if command -v python3 >/dev/null 2>&1 && ! _python_has pyarrow; then
+            python3 -m pip install --quiet pyarrow >/dev/null 2>&1 ||
+                say "pip install pyarrow failed: the Parquet test reads its file with the parquet crate only"
+        fi
         if command -v python3 >/dev/null 2>&1 && ! _python_has "${python_modules[@]}"; then
             # pip first: it serves whichever python3 is on PATH (a pyenv or venv one too).
             # Debian's own python3 refuses it (externally managed): its packages then.

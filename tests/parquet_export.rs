@@ -173,7 +173,12 @@ fn parquet_holds_the_csv_rows_with_typed_columns() {
     if !py.status.success() {
         let err = String::from_utf8_lossy(&py.stderr);
         if err.contains("No module named") {
-            common::skip("reading with pyarrow: pyarrow is not installed");
+            // scripts/setup.sh installs it with pip where pip may install; Debian's python3
+            // has no package of it, so it is a limit of such a host, not a missing part.
+            common::skip_known_limit(
+                "reading with pyarrow: pyarrow is not installed (pip install pyarrow; Debian \
+                 packages none for its python3); the parquet crate read the file",
+            );
             return;
         }
         panic!("pyarrow failed: {err}");
