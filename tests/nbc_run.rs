@@ -249,8 +249,10 @@ fn adaptive_repetitions_stop_early_when_quiet_and_run_to_the_maximum_when_noisy(
         "64KiB",
         "--nrep-min",
         "10",
+        // Room for a quiet run on a loaded 2-core host (it stopped unconverged at 40 once in
+        // CI), still short of the ~85 the noisy run needs.
         "--nrep-max",
-        "40",
+        "60",
         "--ci-rel",
         "0.2",
         // Only valid repetitions count; on a loaded machine a 1 us late-start tolerance
@@ -264,7 +266,7 @@ fn adaptive_repetitions_stop_early_when_quiet_and_run_to_the_maximum_when_noisy(
     let quiet = run(dir.path(), "quiet.cbor", &quiet_args);
     for (delay, reached, converged) in ends(&quiet) {
         assert!(
-            converged && reached < 40,
+            converged && reached < 60,
             "quiet δ={delay}: stopped at {reached}"
         );
     }
@@ -274,7 +276,7 @@ fn adaptive_repetitions_stop_early_when_quiet_and_run_to_the_maximum_when_noisy(
     noisy_args.extend(["--delay", "exp:1ms"]);
     let noisy = run(dir.path(), "noisy.cbor", &noisy_args);
     let (_, reached, converged) = ends(&noisy)[1];
-    assert!(!converged && reached == 40, "noisy: stopped at {reached}");
+    assert!(!converged && reached == 60, "noisy: stopped at {reached}");
     // It is the spread that kept it going, not a lack of valid repetitions.
     let b = &noisy.blocks[1];
     let valid = (0..b.nrep as usize).filter(|&i| b.rep_valid(i)).count();
