@@ -166,7 +166,8 @@ mod tests {
         let cost_b = boot.cost_ci(&b0, &bd).unwrap();
         let cost_o = boot.cost_ci(&o0, &od).unwrap();
         assert!(cost_b.overlaps(&cost_o), "{cost_b:?} {cost_o:?}");
-        let t = test_forms(&[[&b0, &bd, &o0, &od]], &boot);
+        let four: FormSamples = [&b0, &bd, &o0, &od];
+        let t = test_forms(&[four], &boot);
         let (interval, p, significant) = t[0].unwrap();
         assert!(interval.lo > 0.0, "{interval:?}");
         assert!(p < 0.05, "{p}");
@@ -174,7 +175,8 @@ mod tests {
         // The same samples with the other form's centre moved onto the blocking form's: no
         // difference.
         let same = spread(110e-6, 0.1e-6, 201);
-        let t = test_forms(&[[&b0, &bd, &o0, &same]], &boot);
+        let four: FormSamples = [&b0, &bd, &o0, &same];
+        let t = test_forms(&[four], &boot);
         assert!(!t[0].unwrap().2, "{t:?}");
     }
 
@@ -186,9 +188,9 @@ mod tests {
         let far = spread(130e-6, 0.1e-6, 201);
         let few = spread(110e-6, 0.1e-6, 3);
         let samples: Vec<FormSamples> = vec![
-            [&b0, &bd, &b0, &far],
-            [&b0, &bd, &b0, &few],
-            [&b0, &bd, &b0, &bd],
+            [&b0[..], &bd[..], &b0[..], &far[..]],
+            [&b0[..], &bd[..], &b0[..], &few[..]],
+            [&b0[..], &bd[..], &b0[..], &bd[..]],
         ];
         let t = test_forms(&samples, &boot);
         assert!(t[0].unwrap().2, "{t:?}");
