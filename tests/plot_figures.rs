@@ -551,7 +551,10 @@ fn the_lateness_heatmap_shows_what_was_not_injected_in_few_panels_per_p() {
     // the rest.
     let exit = std::fs::read_to_string(dir.path().join("rank_exit_50us.svg")).unwrap();
     assert_eq!(panel_titles(&svg_texts(&exit)).len(), 4);
-    assert!(exit.contains("P = 8: 4 of 6 configurations drawn"), "{exit}");
+    assert!(
+        exit.contains("P = 8: 4 of 6 configurations drawn"),
+        "{exit}"
+    );
 }
 
 #[test]
@@ -577,7 +580,9 @@ fn the_exit_heatmap_draws_the_latest_exits_in_few_panels_per_p() {
         "{titles:?}"
     );
     assert!(
-        titles.iter().any(|t| t.starts_with("iallreduce, 8 B, P = 8")),
+        titles
+            .iter()
+            .any(|t| t.starts_with("iallreduce, 8 B, P = 8")),
         "{titles:?}"
     );
     assert!(

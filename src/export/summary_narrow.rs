@@ -562,7 +562,11 @@ mod tests {
 
     /// A hand-made test of `other` against `blocking`, significant or not, its interval the
     /// difference of their cost intervals' bounds.
-    fn difference(blocking: &ConfigStats, other: &ConfigStats, significant: bool) -> FamilyDifference {
+    fn difference(
+        blocking: &ConfigStats,
+        other: &ConfigStats,
+        significant: bool,
+    ) -> FamilyDifference {
         FamilyDifference {
             blocking: blocking.op,
             other: other.op,
@@ -616,9 +620,8 @@ mod tests {
         assert_eq!(fam.len(), 1, "{fam:?}");
         assert!(
             fam[0].starts_with("allreduce vs iallreduce: iallreduce hides more in 1 of 1")
-                && fam[0].contains(
-                    "differ significantly in 1: 8B P=2 50us: iallreduce (60 % vs 20 %)"
-                ),
+                && fam[0]
+                    .contains("differ significantly in 1: 8B P=2 50us: iallreduce (60 % vs 20 %)"),
             "{}",
             fam[0]
         );
@@ -646,7 +649,11 @@ mod tests {
         nb.cost_median_ci_hi_s = Some(22e-6);
         a.family_differences[0].significant = false;
         let fam = family_lines(&a.rows, &a.family_differences);
-        assert!(fam[0].ends_with("differ significantly in none."), "{}", fam[0]);
+        assert!(
+            fam[0].ends_with("differ significantly in none."),
+            "{}",
+            fam[0]
+        );
         // No test at all: counted as untested.
         a.family_differences.clear();
         let fam = family_lines(&a.rows, &a.family_differences);
