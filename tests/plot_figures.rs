@@ -547,9 +547,48 @@ fn the_lateness_heatmap_shows_what_was_not_injected_in_few_panels_per_p() {
     // 8 repetitions, one invalid: the panel gives its n.
     assert!(titles[0].ends_with(", n = 7"), "{titles:?}");
     assert!(svg.contains("P = 8: 1 of 6 configurations drawn"), "{svg}");
-    // The exit heatmap keeps a panel per configuration, each saying its P.
+    // The exit heatmap draws at most four panels per P too, each saying its P, and counts
+    // the rest.
     let exit = std::fs::read_to_string(dir.path().join("rank_exit_50us.svg")).unwrap();
-    assert_eq!(panel_titles(&svg_texts(&exit)).len(), 6);
+    assert_eq!(panel_titles(&svg_texts(&exit)).len(), 4);
+    assert!(
+        exit.contains("P = 8: 4 of 6 configurations drawn"),
+        "{exit}"
+    );
+}
+
+#[test]
+fn the_exit_heatmap_draws_the_latest_exits_in_few_panels_per_p() {
+    let mut r = small_records();
+    // Every rank of the delayed iallreduce 8 B at P = 8 leaves 200 us late, every time: the
+    // latest exits of the run, so it is drawn.
+    for b in r.blocks.iter_mut() {
+        if (b.op, b.bytes, b.nprocs) == (Op::Iallreduce, 8, 8) && b.delay_s > 0.0 {
+            for v in b.t_end_global_s.0.iter_mut() {
+                *v += 200e-6;
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_figures_of_run(PlotRun::of(&r), dir.path(), Stat::Median, None).unwrap();
+    let svg = std::fs::read_to_string(dir.path().join("rank_exit_50us.svg")).unwrap();
+    let texts = svg_texts(&svg);
+    assert!(texts[0].1.starts_with("Exit time"), "{}", texts[0].1);
+    let titles = panel_titles(&texts);
+    assert!(
+        (1..=4).contains(&titles.len()) && titles.iter().all(|t| t.contains("P = 8")),
+        "{titles:?}"
+    );
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.starts_with("iallreduce, 8 B, P = 8")),
+        "{titles:?}"
+    );
+    assert!(
+        svg.contains("configurations drawn, those with the latest exits"),
+        "{svg}"
+    );
 }
 
 #[test]

@@ -208,6 +208,27 @@ impl Bootstrap {
         Some((self.percentiles(values)?, p))
     }
 
+    /// Interval of cost_B − cost_A, the difference of two costs of a late arrival from
+    /// medians (tδ − t0 of each, seconds), cost_A from baseline `a0_s` and delayed `ad_s`,
+    /// cost_B the same from `b0_s` and `bd_s`, with the two-sided p-value of 0
+    /// ([`two_sided_p`]) from the same resamples: the four samples were measured apart, so
+    /// each resample draws all four independently (in that order), as
+    /// [`Bootstrap::benefit_difference_test`] does. `None` when any has fewer than
+    /// [`Bootstrap::min_valid`] values.
+    pub fn cost_difference_test(
+        &self,
+        a0_s: &[f64],
+        ad_s: &[f64],
+        b0_s: &[f64],
+        bd_s: &[f64],
+    ) -> Option<(Interval, f64)> {
+        let values = self.resamples([a0_s, ad_s, b0_s, bd_s], |[a0, ad, b0, bd]| {
+            (bd - b0) - (ad - a0)
+        })?;
+        let p = two_sided_p(&values)?;
+        Some((self.percentiles(values)?, p))
+    }
+
     /// Interval of `stat(t0, tδ)` of the medians of two independent samples, each resampled
     /// with replacement, the baseline's median drawn first in every resample.
     fn pair_ci(

@@ -3,7 +3,8 @@
 //! runs' warnings.
 
 use super::{
-    config_stats_of_digests, launch_warnings, AnalysisError, Bootstrap, ConfigStats, LaunchDigest,
+    config_stats_of_digests, family_differences, launch_warnings, AnalysisError, Bootstrap,
+    ConfigStats, FamilyDifference, LaunchDigest,
 };
 use crate::records::{Records, RunLabel};
 use serde::Serialize;
@@ -25,6 +26,10 @@ pub struct Analysis {
     pub global_times: &'static str,
     /// Per launch, in the order of `files`: what identifies it (the `runs` of the JSON).
     pub runs: Vec<LaunchInfo>,
+    /// Each tested comparison of a family's nonblocking or persistent form with its blocking
+    /// form at one configuration ([`family_differences`]), decided on the difference of the
+    /// two costs with the false discovery rate controlled over all of them.
+    pub family_differences: Vec<FamilyDifference>,
 }
 
 /// One launch of an analysis as the `analyze` JSON lists it under `runs`.
@@ -135,7 +140,9 @@ pub fn analyze_digests(
         .zip(launches)
         .map(|(f, l)| LaunchInfo::of(f, l))
         .collect();
+    let family_differences = family_differences(launches, &rows, &bootstrap);
     Ok(Analysis {
+        family_differences,
         runs,
         files: files.to_vec(),
         bootstrap,

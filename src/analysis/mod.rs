@@ -9,6 +9,7 @@ mod compare;
 mod confidence;
 mod config_stats;
 mod digest;
+mod family_differences;
 mod fdr;
 mod launches;
 mod lower_bound;
@@ -44,6 +45,9 @@ pub use config_stats::{
     ConfigStats, LaunchLabels, ANALYZE_SCHEMA_VERSION, FEW_VALID,
 };
 pub use digest::{BlockDigest, LaunchDigest};
+pub use family_differences::{
+    family_differences, form_pairs, test_forms, FamilyDifference, FormSamples,
+};
 pub use fdr::benjamini_hochberg;
 pub use launches::{analyze, analyze_digests, Analysis, LaunchInfo};
 pub use lower_bound::{bound_columns, dependents, rounds, ArrivalTerms, BoundColumns};

@@ -6,7 +6,7 @@
 //! (the table of `summary_table.rs`), and the CSV and JSON keep their names and values.
 
 use super::ExportError;
-use crate::analysis::{Analysis, ConfigStats, FEW_VALID, MIN_VALID_FOR_CI};
+use crate::analysis::{Analysis, ConfigStats, FamilyDifference, FEW_VALID, MIN_VALID_FOR_CI};
 use crate::plan::kernel::Form;
 use crate::plan::Op;
 use crate::timeline::Configuration;
@@ -61,7 +61,7 @@ pub(super) fn write_narrow_summary(
         headline_rows(&a.rows),
         out,
     )?;
-    let families = family_lines(&a.rows);
+    let families = family_lines(&a.rows, &a.family_differences);
     if !families.is_empty() {
         writeln!(out, "\nBlocking and nonblocking forms side by side:")?;
         for line in &families {
@@ -82,13 +82,18 @@ pub(super) fn write_narrow_summary(
 
 /// The headline table as GitHub-flavoured Markdown (the report page opens with it), followed
 /// by the family lines as a list: the rows of [`write_narrow_summary`] of `rows`, intervals
-/// at `level` (0.95 for 95 %).
-pub fn headline_markdown(rows: &[ConfigStats], level: f64) -> String {
+/// at `level` (0.95 for 95 %), the forms' differences decided by `differences`
+/// ([`crate::analysis::family_differences`] of the same rows).
+pub fn headline_markdown(
+    rows: &[ConfigStats],
+    differences: &[FamilyDifference],
+    level: f64,
+) -> String {
     let mut buf = Vec::new();
     // Writing into memory cannot fail.
     let _ = super::write_markdown_table(&headline_headers(level), &headline_rows(rows), &mut buf);
     let mut md = String::from_utf8_lossy(&buf).into_owned();
-    let families = family_lines(rows);
+    let families = family_lines(rows, differences);
     if !families.is_empty() {
         md.push('\n');
         for line in families {
@@ -304,6 +309,8 @@ fn cells(r: &ConfigStats) -> Vec<String> {
 struct Pair<'a> {
     blocking: &'a ConfigStats,
     other: &'a ConfigStats,
+    /// The test of the difference of their costs, `None` where there was none (too few).
+    difference: Option<&'a FamilyDifference>,
 }
 
 impl Pair<'_> {
@@ -312,11 +319,10 @@ impl Pair<'_> {
         Some((hidden(self.blocking)?.0, hidden(self.other)?.0))
     }
 
-    /// True when the two cost intervals do not overlap; `None` without both intervals.
-    fn apart(&self) -> Option<bool> {
-        let ci = |r: &ConfigStats| r.cost_median_ci_lo_s.zip(r.cost_median_ci_hi_s);
-        let (a, b) = (ci(self.blocking)?, ci(self.other)?);
-        Some(a.1 < b.0 || b.1 < a.0)
+    /// True when the two costs differ significantly (the interval of their difference,
+    /// false discoveries controlled over every comparison); `None` without a test.
+    fn differs(&self) -> Option<bool> {
+        self.difference.map(|d| d.significant)
     }
 
     /// `8B P=4 50us`.
@@ -333,10 +339,10 @@ impl Pair<'_> {
 
 /// One line per (family, non-blocking or persistent form) with a blocking form measured at
 /// the same (size, P, delay, algorithm): in how many configurations each form hid the larger
-/// share of the delay, and where their cost intervals lie apart (a difference beyond the
-/// noise; overlapping intervals can still hide one, Schenker and Gentleman 2001, so `compare`
-/// tests a difference by its own interval).
-fn family_lines(rows: &[ConfigStats]) -> Vec<String> {
+/// share of the delay, and where their costs differ beyond the noise by `differences` (the
+/// interval of the difference of the two costs, not the overlap of the two intervals, which
+/// misses real differences: Schenker and Gentleman 2001).
+fn family_lines(rows: &[ConfigStats], differences: &[FamilyDifference]) -> Vec<String> {
     let shown = shown(rows);
     let mut lines = Vec::new();
     let mut others: Vec<Op> = shown
@@ -359,7 +365,12 @@ fn family_lines(rows: &[ConfigStats]) -> Vec<String> {
                         && b.algorithm == other.algorithm
                         && b.delay_model == other.delay_model
                 })?;
-                Some(Pair { blocking, other })
+                let difference = differences.iter().find(|d| d.is_of(other));
+                Some(Pair {
+                    blocking,
+                    other,
+                    difference,
+                })
             })
             .filter(|p| p.shares().is_some())
             .collect();
@@ -381,8 +392,8 @@ fn family_line(blocking: Op, other: Op, pairs: &[Pair]) -> String {
     } else {
         (blocking, other, n_blocking)
     };
-    let apart: Vec<&Pair> = pairs.iter().filter(|p| p.apart() == Some(true)).collect();
-    let untested = pairs.iter().filter(|p| p.apart().is_none()).count();
+    let differ: Vec<&Pair> = pairs.iter().filter(|p| p.differs() == Some(true)).collect();
+    let untested = pairs.iter().filter(|p| p.differs().is_none()).count();
     let mut line = format!("{} vs {}: ", blocking.name(), other.name());
     if n_other == n_blocking {
         line.push_str(&format!(
@@ -399,10 +410,10 @@ fn family_line(blocking: Op, other: Op, pairs: &[Pair]) -> String {
             line.push_str(&format!(", {} in {}", loser.name(), pairs.len() - wins));
         }
     }
-    if apart.is_empty() {
-        line.push_str("; the cost intervals overlap in every one, so no difference is shown");
+    if differ.is_empty() {
+        line.push_str("; their costs differ significantly in none");
     } else {
-        let shown: Vec<String> = apart
+        let shown: Vec<String> = differ
             .iter()
             .take(4)
             .map(|p| {
@@ -417,15 +428,15 @@ fn family_line(blocking: Op, other: Op, pairs: &[Pair]) -> String {
                 )
             })
             .collect();
-        let more = if apart.len() > 4 { ", ..." } else { "" };
+        let more = if differ.len() > 4 { ", ..." } else { "" };
         line.push_str(&format!(
-            "; the cost intervals lie apart in {}: {}{more}",
-            apart.len(),
+            "; their costs differ significantly in {}: {}{more}",
+            differ.len(),
             shown.join(", ")
         ));
     }
     if untested > 0 {
-        line.push_str(&format!(" ({untested} without intervals: too few)"));
+        line.push_str(&format!(" ({untested} untested: too few)"));
     }
     line.push('.');
     line
@@ -455,13 +466,15 @@ fn narrow_notes(a: &Analysis) -> Vec<String> {
             a.bootstrap.min_valid()
         ),
     ];
-    if !family_lines(&a.rows).is_empty() {
-        lines.push(
-            "Forms side by side: the cost intervals lie apart when they do not overlap, a \
-             conservative test (overlapping intervals can still differ; Schenker and Gentleman \
-             2001); compare A B tests a difference by its own interval."
-                .into(),
-        );
+    if !family_lines(&a.rows, &a.family_differences).is_empty() {
+        lines.push(format!(
+            "Forms side by side: two forms' costs differ significantly where the bootstrap \
+             test of the difference of their costs (t_delta - t0 of each, the four samples \
+             resampled independently) rejects no difference, the false discovery rate held at \
+             {:.0}% over every comparison (Benjamini and Hochberg 1995); their two cost \
+             intervals may overlap even so (Schenker and Gentleman 2001).",
+            a.bootstrap.fdr() * 100.0
+        ));
     }
     let mut more = vec![
         "the benefit b of Niethammer et al. 2016",
@@ -540,10 +553,34 @@ mod tests {
         nb.cost_median_s = Some(20e-6);
         nb.cost_median_ci_lo_s = Some(18e-6);
         nb.cost_median_ci_hi_s = Some(22e-6);
+        a.family_differences = vec![difference(&b, &nb, true)];
         a.rows.retain(|r| r.op == Op::Barrier);
         a.rows.push(b);
         a.rows.push(nb);
         a
+    }
+
+    /// A hand-made test of `other` against `blocking`, significant or not, its interval the
+    /// difference of their cost intervals' bounds.
+    fn difference(
+        blocking: &ConfigStats,
+        other: &ConfigStats,
+        significant: bool,
+    ) -> FamilyDifference {
+        FamilyDifference {
+            blocking: blocking.op,
+            other: other.op,
+            bytes: other.bytes,
+            nprocs: other.nprocs,
+            delay_model: other.delay_model.clone(),
+            algorithm: other.algorithm.clone(),
+            interval: crate::analysis::Interval {
+                lo: other.cost_median_ci_lo_s.unwrap() - blocking.cost_median_ci_hi_s.unwrap(),
+                hi: other.cost_median_ci_hi_s.unwrap() - blocking.cost_median_ci_lo_s.unwrap(),
+            },
+            p: if significant { 0.001 } else { 0.4 },
+            significant,
+        }
     }
 
     #[test]
@@ -579,14 +616,50 @@ mod tests {
         assert_eq!(rows[1][7], "-", "no one-way time, no bound");
         assert_eq!(rows[1][8], "hides 20 %");
         assert_eq!(rows[2][8], "hides 60 %");
-        let fam = family_lines(&a.rows);
+        let fam = family_lines(&a.rows, &a.family_differences);
         assert_eq!(fam.len(), 1, "{fam:?}");
         assert!(
             fam[0].starts_with("allreduce vs iallreduce: iallreduce hides more in 1 of 1")
-                && fam[0].contains("apart in 1: 8B P=2 50us: iallreduce (60 % vs 20 %)"),
+                && fam[0]
+                    .contains("differ significantly in 1: 8B P=2 50us: iallreduce (60 % vs 20 %)"),
             "{}",
             fam[0]
         );
+    }
+
+    #[test]
+    fn the_forms_differ_by_the_test_of_the_difference_not_by_overlap() {
+        let mut a = paired();
+        // Overlapping cost intervals, [38, 42] and [36, 44] us, with a significant
+        // difference: reported as a difference.
+        let nb = a.rows.iter_mut().find(|r| r.op == Op::Iallreduce).unwrap();
+        nb.cost_median_s = Some(37e-6);
+        nb.cost_median_ci_lo_s = Some(36e-6);
+        nb.cost_median_ci_hi_s = Some(44e-6);
+        let fam = family_lines(&a.rows, &a.family_differences);
+        assert!(
+            fam[0].contains("differ significantly in 1: 8B P=2 50us: iallreduce (26 % vs 20 %)"),
+            "{}",
+            fam[0]
+        );
+        // Intervals apart but the test (after false discovery control) not significant: no
+        // difference.
+        let nb = a.rows.iter_mut().find(|r| r.op == Op::Iallreduce).unwrap();
+        nb.cost_median_ci_lo_s = Some(18e-6);
+        nb.cost_median_ci_hi_s = Some(22e-6);
+        a.family_differences[0].significant = false;
+        let fam = family_lines(&a.rows, &a.family_differences);
+        assert!(
+            fam[0].ends_with("differ significantly in none."),
+            "{}",
+            fam[0]
+        );
+        // No test at all: counted as untested.
+        a.family_differences.clear();
+        let fam = family_lines(&a.rows, &a.family_differences);
+        assert!(fam[0].ends_with("(1 untested: too few)."), "{}", fam[0]);
+        let notes = narrow_notes(&a).join("\n");
+        assert!(notes.contains("Benjamini and Hochberg 1995"), "{notes}");
     }
 
     #[test]
@@ -617,7 +690,7 @@ mod tests {
     #[test]
     fn markdown_has_the_same_rows() {
         let a = paired();
-        let md = headline_markdown(&a.rows, 0.95);
+        let md = headline_markdown(&a.rows, &a.family_differences, 0.95);
         assert!(
             md.starts_with("| op | size | P | delay | t0 (us) |"),
             "{md}"

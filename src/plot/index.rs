@@ -48,8 +48,14 @@ pub fn index_markdown(
         }
     );
     md.push_str("## The answer\n\n");
-    let answer =
-        crate::export::headline_markdown(&data.stats, crate::analysis::Bootstrap::default().level);
+    let boot = crate::analysis::Bootstrap::default();
+    let launches = if data.launches.is_empty() {
+        std::slice::from_ref(&data.run.launch)
+    } else {
+        &data.launches[..]
+    };
+    let differences = crate::analysis::family_differences(launches, &data.stats, &boot);
+    let answer = crate::export::headline_markdown(&data.stats, &differences, boot.level);
     md.push_str(&printable(&answer));
     let _ = write!(
         md,

@@ -1,6 +1,6 @@
 //! Rank × repetition heatmaps of one delay model: per rank and repetition its lateness
-//! (start − the repetition's earliest start) or its exit time (end − the earliest start), one
-//! panel per kernel and size at the largest P. A late rank is a bright row; a rank that
+//! (start − the repetition's earliest start) or its exit time (end − the earliest start), a
+//! panel per kernel and size at the largest P, at most [`MAX_PANELS_PER_P`] per P (the worst). A late rank is a bright row; a rank that
 //! waits for it shows in the exit map; drift, warm-up or a noisy neighbour show as columns
 //! or stripes that a median hides.
 
@@ -46,8 +46,10 @@ impl HeatKind {
     }
 }
 
-/// Most panels a lateness heatmap draws per P: the configurations with the most lateness
-/// that was not injected; the others are named by count in the subtitle.
+/// Most panels a heatmap draws per P: the configurations with the most lateness that was
+/// not injected (the lateness map) or the latest exits (the exit map); the others are named
+/// by count in the subtitle. A run of every kernel would otherwise draw one panel per
+/// configuration, 26 on `scripts/run.sh`'s, each too small to read.
 pub const MAX_PANELS_PER_P: usize = 4;
 /// A configuration has lateness to show when the 95th percentile of its cells exceeds this
 /// many µs or [`SHOW_FRACTION`] of δ, whichever is larger.
@@ -131,12 +133,14 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
             kind.values(h).to_vec()
         }
     };
-    let mut left_out = Vec::new();
-    if kind == HeatKind::Lateness {
-        let (kept, out) = panels_to_show(&blocks, &values, key.delay_s);
-        blocks = kept;
-        left_out = out;
-    }
+    // Lateness must exceed a floor to be worth a panel; every exit map has something to
+    // show (the operation itself), so only the cap applies.
+    let floor = match kind {
+        HeatKind::Lateness => SHOW_FLOOR_US.max(SHOW_FRACTION * key.delay_s * 1e6),
+        HeatKind::Exit => f64::NEG_INFINITY,
+    };
+    let (kept, left_out) = panels_to_show(&blocks, &values, floor);
+    blocks = kept;
     let mut all: Vec<f32> = blocks
         .iter()
         .flat_map(|h| values(h))
@@ -225,6 +229,10 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
         "one row per rank, one column per repetition (global clock)".to_string(),
         "grey: invalid repetition".to_string(),
     ];
+    let most = match kind {
+        HeatKind::Lateness => "the most lateness",
+        HeatKind::Exit => "the latest exits",
+    };
     for &(p, shown, total, rest_us) in &left_out {
         subtitle.push(if shown == 0 {
             format!(
@@ -234,8 +242,8 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
             )
         } else {
             format!(
-                "P = {p}: {shown} of {total} configurations drawn, those with the most \
-                 lateness; the others' 95th percentile ≤ {} µs",
+                "P = {p}: {shown} of {total} configurations drawn, those with {most}; the \
+                 others' 95th percentile ≤ {} µs",
                 short_us(rest_us)
             )
         });
@@ -276,18 +284,16 @@ pub fn figure(data: &RunData, kind: HeatKind, key: &DelayKey, stem: String) -> O
     })
 }
 
-/// Per P, the configurations with lateness to show (95th percentile of `values` above
-/// [`SHOW_FLOOR_US`] or [`SHOW_FRACTION`] of `delay_s`), at most [`MAX_PANELS_PER_P`] of the
-/// largest, in figure order; a P with nothing to show gets no panel, unless no P has any (then
+/// Per P, the configurations with something to show (95th percentile of `values`, µs, above
+/// `floor`), at most [`MAX_PANELS_PER_P`] of the largest, in figure order; a P with nothing to show gets no panel, unless no P has any (then
 /// the largest one is drawn, so the figure has a panel). Also, per P that left some out:
 /// (P, drawn, configurations, the largest 95th percentile left out).
 #[allow(clippy::type_complexity)]
 fn panels_to_show<'a>(
     blocks: &[&'a HeatBlock],
     values: &dyn Fn(&HeatBlock) -> Vec<f32>,
-    delay_s: f64,
+    floor: f64,
 ) -> (Vec<&'a HeatBlock>, Vec<(u32, usize, usize, f64)>) {
-    let floor = SHOW_FLOOR_US.max(SHOW_FRACTION * delay_s * 1e6);
     let mut procs: Vec<u32> = blocks.iter().map(|h| h.nprocs).collect();
     procs.sort_unstable();
     procs.dedup();
@@ -498,6 +504,37 @@ mod tests {
             &heat.values[..]
         );
         assert!(heat.values[0].abs() < 0.01);
+        // The exit map draws the four configurations with the latest exits of the six, in
+        // figure order: ireduce, whose every rank leaves 40 us later, is among them.
+        let mut late_exit = r.clone();
+        for b in late_exit
+            .blocks
+            .iter_mut()
+            .filter(|b| b.op == Op::Ireduce && b.delay_s > 0.0)
+        {
+            for v in b.t_end_global_s.0.iter_mut() {
+                *v += 40e-6;
+            }
+        }
+        let exit = figure(
+            &RunData::new(&late_exit),
+            HeatKind::Exit,
+            &DelayKey::fixed(50e-6),
+            "h".into(),
+        )
+        .unwrap();
+        let titles: Vec<&str> = exit.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(titles.len(), MAX_PANELS_PER_P, "{titles:?}");
+        assert!(
+            titles.iter().any(|t| t.starts_with("ireduce, 8 B, P = 4")),
+            "{titles:?}"
+        );
+        assert!(
+            exit.subtitle
+                .contains("P = 4: 4 of 6 configurations drawn, those with the latest exits"),
+            "{}",
+            exit.subtitle
+        );
         // A P with nothing beyond the plan gets no panel, only a line (alltoall is measured
         // at P = 2 only, so its heatmap is at P = 2).
         let mut r = r.clone();
