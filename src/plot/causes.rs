@@ -20,14 +20,26 @@ const MAX_CAUSES: usize = 12;
 const DIRECT: (u8, u8, u8) = COLORS[0];
 const PROPAGATED: (u8, u8, u8) = COLORS[1];
 
+/// A site's name for a bar: its file and line when the capture's debug information gave
+/// them (`causes.c:64` of `main (causes.c:64)`), else its symbol and offset
+/// ([`short_name`]).
+fn site_name(label: &str) -> String {
+    let line = label
+        .strip_suffix(')')
+        .and_then(|l| l.rsplit_once(" ("))
+        .map(|(_, inner)| inner)
+        .filter(|inner| inner.contains(':') && !inner.contains("+0x"));
+    line.map_or_else(|| short_name(label), str::to_owned)
+}
+
 /// A region's name for a figure: each of its two sites shortened (`a+0x1 → b+0x2`).
 fn region_name(label: &str) -> String {
     match label.split_once(" → ") {
-        Some((from, to)) => format!("{} → {}", short_name(from), short_name(to)),
+        Some((from, to)) => format!("{} → {}", site_name(from), site_name(to)),
         None => match label.split_once(' ') {
             // `inside SITE`: the time in a call itself.
-            Some((inside, site)) => format!("{inside} {}", short_name(site)),
-            None => short_name(label),
+            Some((inside, site)) => format!("{inside} {}", site_name(site)),
+            None => site_name(label),
         },
     }
 }
@@ -172,7 +184,16 @@ mod tests {
         // Rank 3: one direct bar; rank 2: direct then propagated, stacked.
         assert_eq!(p.bars.len(), 3);
         assert_eq!(p.y_names[1], "rank 3 main+0x3 → step+0x2");
-        assert!(p.bars.iter().any(|b| b.x0 == 10.0 && b.x1 == 30.0));
+        assert!(p
+            .bars
+            .iter()
+            .any(|b| (b.x0 - 10.0).abs() < 1e-9 && (b.x1 - 30.0).abs() < 1e-9));
+        assert_eq!(
+            region_name("main (causes.c:64) → main (causes.c:62)"),
+            "causes.c:64 → causes.c:62"
+        );
+        assert_eq!(region_name("inside main (causes.c:62)"), "inside causes.c:62");
+        assert_eq!(region_name("MPI_Init → app+0x10"), "MPI_Init → app+0x10");
         assert!(f.subtitle.starts_with("rank 3 in `"), "{}", f.subtitle);
         let dir = tempfile::tempdir().unwrap();
         let paths = super::super::render::write_all(
