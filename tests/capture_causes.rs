@@ -189,7 +189,10 @@ fn a_fixed_slow_rank_is_named_with_its_region_and_the_what_if_predicts_the_balan
     let drawn = common::offline(&["arrivals", d, "--figures", figs.to_str().unwrap()]);
     assert!(drawn.status.success(), "{}", common::text(&drawn));
     let svg = std::fs::read_to_string(figs.join("arrival_causes.svg")).unwrap();
-    assert!(svg.contains("rank 3 "), "the top cause is not named in arrival_causes.svg");
+    assert!(
+        svg.contains("rank 3 "),
+        "the top cause is not named in arrival_causes.svg"
+    );
     assert!(figs.join("arrival_causes.png").is_file());
     let calls_csv = common::offline(&[
         "arrivals",
@@ -230,7 +233,12 @@ fn a_fixed_slow_rank_is_named_with_its_region_and_the_what_if_predicts_the_balan
 /// What the what-if predicts for `c`'s (rank, region) against the
 /// waiting `balanced` measured: (predicted s, measured s, bound s); the bound is 20 % of
 /// the measured waiting or 50 µs per call, whichever is larger.
-fn what_if_against(c: &mut Causes, rank: u32, region: usize, balanced: &Matched) -> (f64, f64, f64) {
+fn what_if_against(
+    c: &mut Causes,
+    rank: u32,
+    region: usize,
+    balanced: &Matched,
+) -> (f64, f64, f64) {
     let predicted = c.what_if(rank, region).unwrap().clone();
     let measured: f64 = balanced
         .instances

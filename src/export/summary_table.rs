@@ -191,7 +191,11 @@ pub(super) fn replay_patterns(a: &Analysis) -> Option<(String, Vec<String>, Vec<
 /// read again from the path the records name, and a line says when it is not readable).
 pub(super) fn replay_causes(a: &Analysis) -> Vec<String> {
     let mut labels: Vec<&str> = Vec::new();
-    for r in a.rows.iter().filter(|r| r.delay_model.starts_with("replay:")) {
+    for r in a
+        .rows
+        .iter()
+        .filter(|r| r.delay_model.starts_with("replay:"))
+    {
         if !labels.contains(&r.delay_model.as_str()) {
             labels.push(&r.delay_model);
         }

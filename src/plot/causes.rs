@@ -192,7 +192,10 @@ mod tests {
             region_name("main (causes.c:64) → main (causes.c:62)"),
             "causes.c:64 → causes.c:62"
         );
-        assert_eq!(region_name("inside main (causes.c:62)"), "inside causes.c:62");
+        assert_eq!(
+            region_name("inside main (causes.c:62)"),
+            "inside causes.c:62"
+        );
         assert_eq!(region_name("MPI_Init → app+0x10"), "MPI_Init → app+0x10");
         assert!(f.subtitle.starts_with("rank 3 in `"), "{}", f.subtitle);
         let dir = tempfile::tempdir().unwrap();
@@ -201,7 +204,9 @@ mod tests {
             dir.path(),
         )
         .unwrap();
-        let svg = paths.iter().find(|p| p.extension().is_some_and(|e| e == "svg"));
+        let svg = paths
+            .iter()
+            .find(|p| p.extension().is_some_and(|e| e == "svg"));
         let svg = std::fs::read_to_string(svg.unwrap()).unwrap();
         assert!(svg.contains("rank 3 main+0x3"), "the top cause is named");
         let none = CausesReport {

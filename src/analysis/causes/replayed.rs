@@ -11,7 +11,7 @@
 use super::attribution::{attribute, causer, Culprit};
 use super::regions::{causal_order, regions};
 use crate::capture::{
-    match_calls, read_captures, site_names, CaptureFileError, Matched, MatchError,
+    match_calls, read_captures, site_names, CaptureFileError, MatchError, Matched,
 };
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -213,9 +213,24 @@ mod tests {
         // Rank 2 is late by 0.3 s at the first allreduce (site app+0x10) and 0.5 s at the
         // second (app+0x20), each time from its own region.
         let mut caps = vec![
-            rank(0, 3, 0.0, &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)]),
-            rank(1, 3, 5.0, &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)]),
-            rank(2, 3, -1.0, &[(Allreduce, -1, 1.3, 1.31), (Allreduce, -1, 2.5, 2.6)]),
+            rank(
+                0,
+                3,
+                0.0,
+                &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
+            ),
+            rank(
+                1,
+                3,
+                5.0,
+                &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
+            ),
+            rank(
+                2,
+                3,
+                -1.0,
+                &[(Allreduce, -1, 1.3, 1.31), (Allreduce, -1, 2.5, 2.6)],
+            ),
         ];
         for c in &mut caps {
             c.sites.push(CaptureSite {
@@ -236,7 +251,10 @@ mod tests {
         assert_eq!(r.cause_rank, Some(2));
         // The region between the two sites (each named as the capture's sites read).
         let (from, to) = r.region_label.split_once(" → ").unwrap();
-        assert!(from.contains("app+0x10") && to.contains("app+0x20"), "{r:?}");
+        assert!(
+            from.contains("app+0x10") && to.contains("app+0x20"),
+            "{r:?}"
+        );
         assert!((r.share - 1.0).abs() < 1e-9);
         assert!(late_rank_causes(&caps, &m, "elsewhere+0x1").is_empty());
     }
