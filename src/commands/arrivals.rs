@@ -81,7 +81,7 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
         if let Err(e) = fresh_figures_dir(&dir) {
             eprintln!("delaybench: warning: no figures: {e}");
         } else {
-            for p in write_arrivals_figures(&matched, &report, &dir)? {
+            for p in write_arrivals_figures(&matched, &report, &causes.report, &dir)? {
                 eprintln!("delaybench: figure {}", p.display());
             }
         }

@@ -37,6 +37,9 @@ pub(super) fn write_summary_table(a: &Analysis, out: &mut dyn Write) -> Result<(
     if let Some((title, head, rows)) = replay_patterns(a) {
         writeln!(out, "\n{title}")?;
         super::write_plain_table(&head, rows, out)?;
+        for line in replay_causes(a) {
+            writeln!(out, "{line}")?;
+        }
     }
     for line in notes(a) {
         writeln!(out, "{line}")?;
@@ -181,6 +184,36 @@ pub(super) fn replay_patterns(a: &Analysis) -> Option<(String, Vec<String>, Vec<
                  the blocking one's; docs/capture.md):"
         .to_string();
     Some((title, head, body))
+}
+
+/// Below the replay table: per replayed capture site, which cause each late rank's
+/// lateness came from in the capture (`analysis::causes::replay_cause_line`; the capture is
+/// read again from the path the records name, and a line says when it is not readable).
+pub(super) fn replay_causes(a: &Analysis) -> Vec<String> {
+    let mut labels: Vec<&str> = Vec::new();
+    for r in a
+        .rows
+        .iter()
+        .filter(|r| r.delay_model.starts_with("replay:"))
+    {
+        if !labels.contains(&r.delay_model.as_str()) {
+            labels.push(&r.delay_model);
+        }
+    }
+    if labels.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![
+        "Causes of the replayed lateness in the capture (per late rank: the (rank, region) that \
+         caused most of the waiting it made, Böhme et al. 2010; arrivals CAPTURE for all):"
+            .to_string(),
+    ];
+    lines.extend(
+        labels
+            .iter()
+            .map(|l| format!("  {}", crate::analysis::causes::replay_cause_line(l, 3))),
+    );
+    lines
 }
 
 /// What the columns mean, then the warnings, one line each (under 100 characters, apart

@@ -10,6 +10,8 @@
 //!   than [`MAX_CALLS`] calls are binned, a cell holding the largest lateness of its calls.
 //! - `arrival_waiting`: the waiting time per call site (ms, summed over calls and ranks) as
 //!   horizontal bars coloured by Scalasca's wait state (Geimer et al. 2010).
+//! - `arrival_causes` (`causes.rs`): who made everyone wait, the largest causes split into
+//!   direct and propagated costs.
 
 use super::clock_error::COLORS;
 use super::layout::PART_SEP;
@@ -20,6 +22,7 @@ use super::thin::{thin_scatter, MAX_POINTS};
 use super::xy::{heat_color, Bar, HeatGrid, Join, XyAxis, XyFigure, XyLine, XyPanel};
 use super::PlotError;
 use crate::analysis::arrivals::ArrivalsReport;
+use crate::analysis::causes::CausesReport;
 use crate::capture::{Entry, Instance, Matched};
 use std::path::{Path, PathBuf};
 
@@ -123,7 +126,8 @@ fn color(i: usize) -> (u8, u8, u8) {
     COLORS[i % COLORS.len()]
 }
 
-fn subtitle(m: &Matched) -> String {
+/// The capture in one line: ranks, calls, wall time.
+pub(super) fn subtitle(m: &Matched) -> String {
     format!(
         "{} ranks, {} collective calls matched, wall time {:.3} s{}",
         m.world_size,
@@ -140,7 +144,7 @@ fn subtitle(m: &Matched) -> String {
 /// A site's name for a figure: its symbol and offset when it has one (`step+0x4` of
 /// `step+0x4 (app+0x10)`), else its key, cut to [`MAX_NAME`] characters keeping the end
 /// (the offset).
-fn short_name(label: &str) -> String {
+pub(super) fn short_name(label: &str) -> String {
     let label = label.split_once(" (").map_or(label, |(symbol, _)| symbol);
     let n = label.chars().count();
     if n <= MAX_NAME {
@@ -514,19 +518,22 @@ fn wait_state_name(w: &str) -> &'static str {
     }
 }
 
-/// Writes `arrival_spread`, `arrival_lateness` and `arrival_waiting` (PNG and SVG) into
-/// `out_dir` (created if missing) and returns the paths; a figure without data is left out.
+/// Writes `arrival_spread`, `arrival_lateness`, `arrival_waiting` and `arrival_causes`
+/// (of `c`, the causes of `m`'s waiting; PNG and SVG) into `out_dir` (created if missing)
+/// and returns the paths; a figure without data is left out.
 ///
 /// Errors: [`PlotError::CreateDir`] and those of writing a figure.
 pub fn write_arrivals_figures(
     m: &Matched,
     r: &ArrivalsReport,
+    c: &CausesReport,
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>, PlotError> {
     let figs: Vec<Drawable> = [
         spread_figure(m, r),
         lateness_figure(m, r),
         waiting_figure(m, r),
+        super::causes::causes_figure(m, c),
     ]
     .into_iter()
     .flatten()
@@ -655,7 +662,17 @@ mod tests {
         // The last bin holds the last bcast alone: rank 0 late by 5 µs.
         assert!((w.lateness_us[w.cols - 1] - 5.0).abs() < 1e-3);
         let dir = tempfile::tempdir().unwrap();
-        let paths = write_arrivals_figures(&m, &r, &dir.path().join("figs")).unwrap();
+        // No cause named: `arrival_causes` is left out (its own tests draw it).
+        let c = CausesReport {
+            wait_total_s: 0.0,
+            attributed_s: 0.0,
+            unexplained_s: 0.0,
+            causes: vec![],
+            regions: vec![],
+            what_if: vec![],
+            calls: vec![],
+        };
+        let paths = write_arrivals_figures(&m, &r, &c, &dir.path().join("figs")).unwrap();
         assert_eq!(paths.len(), 6);
         for p in &paths {
             assert!(
@@ -668,7 +685,7 @@ mod tests {
             instances: vec![],
             ..matched()
         };
-        let none = write_arrivals_figures(&empty, &report(&empty, None), dir.path()).unwrap();
+        let none = write_arrivals_figures(&empty, &report(&empty, None), &c, dir.path()).unwrap();
         assert!(none.is_empty());
     }
 

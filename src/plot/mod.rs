@@ -30,7 +30,7 @@
 //! the configurations every figure draws. `compare A B --figures DIR` draws two runs side by
 //! side ([`write_compare_figures`]).
 //! `delaybench arrivals` draws a capture's arrival spread, rank × call lateness and waiting
-//! per call site ([`write_arrivals_figures`]).
+//! per call site and who made everyone wait ([`write_arrivals_figures`]).
 //!
 //! P (or the size) is on a log2 axis with a labelled tick at every value measured (thinned
 //! when labels would collide); tick labels carry the host count, `P (hosts)`, when the P span
@@ -44,6 +44,7 @@ mod axes;
 mod axis_kind;
 mod benefit;
 mod caption;
+mod causes;
 mod clock_error;
 mod compare;
 mod context;

@@ -1,8 +1,9 @@
 /* Known causes of waiting for tests/capture_causes.rs. Usage: causes MODE ITERATIONS DELAY_US
  * [TRUTH_FILE]. Every rank computes (busy-waits) 50 us before each collective; the slow
  * rank adds DELAY_US in the region named below:
- *   direct  rank 3 before each MPI_Allreduce but the first (whose region starts at the
- *           barrier: one region is slow; DELAY_US 0: no imbalance);
+ *   direct  the last rank (rank 3 of 4, rank 1 of 2) before each MPI_Allreduce but the
+ *           first (whose region starts at the barrier: one region is slow; DELAY_US 0: no
+ *           imbalance);
  *   random  a rank drawn per iteration (the same generator on every rank) before each
  *           MPI_Allreduce; rank 0 writes the drawn rank, one line per iteration, to TRUTH_FILE;
  *   chain   rank 2 before an MPI_Reduce to root 0, followed by an MPI_Allreduce: the root is
@@ -49,7 +50,7 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < n; i++) {
         if (strcmp(mode, "direct") == 0) {
-            compute(50 + (rank == 3 && i > 0 ? delay : 0));
+            compute(50 + (rank == size - 1 && i > 0 ? delay : 0));
             MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         } else if (strcmp(mode, "random") == 0) {
             int slow = rand_r(&seed) % size;

@@ -6,6 +6,8 @@
 //!   Arnold, Wylie and Schulz (2010): every second of waiting given to one (rank, region)
 //!   or to the remainder, *unexplained*.
 //! - `what_if.rs`: the instances re-timed with one region's excess removed (Lin et al. 2025).
+//! - `replayed.rs`: for `analyze` of a replay, the top cause of each late rank's lateness at
+//!   the replayed site, from the capture's attribution.
 //!
 //! What the capture sees: the collectives (blocking ones, persistent ones from start to
 //! completion; a nonblocking initiation waits for nothing, and the waiting in its
@@ -15,10 +17,15 @@
 
 mod attribution;
 mod regions;
+mod replayed;
 mod what_if;
 
 pub use attribution::{attribute, blocking, causer, Attribution, Culprit, Share};
 pub use regions::{causal_order, regions, RankCall, RegionName, Regions, INIT_SITE};
+pub use replayed::{
+    late_rank_causes, parse_replay_label, replay_cause_line, replay_causes, LateRankCause,
+    ReplayCausesError,
+};
 pub use what_if::WhatIf;
 
 use crate::capture::{Matched, RankCapture};
