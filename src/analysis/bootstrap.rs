@@ -185,10 +185,9 @@ impl Bootstrap {
         bd_s: &[f64],
         delay_s: f64,
     ) -> Option<Interval> {
-        let values = self.resamples([a0_s, ad_s, b0_s, bd_s], |[a0, ad, b0, bd]| {
-            benefit(b0, bd, delay_s) - benefit(a0, ad, delay_s)
-        })?;
-        self.percentiles(values)
+        // The same resamples as the test; its p-value is the only extra work.
+        self.benefit_difference_test(a0_s, ad_s, b0_s, bd_s, delay_s)
+            .map(|(interval, _)| interval)
     }
 
     /// [`Bootstrap::benefit_difference_ci`] with the two-sided p-value of b_B − b_A = 0 from
