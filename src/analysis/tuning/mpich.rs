@@ -11,7 +11,7 @@
 //! outside the measured ranges. The reader ignores the keys of an algorithm's object that
 //! its parameters do not name, so each rule's `comment` goes there.
 
-use super::names::{library_algorithm, TuneLibrary};
+use super::names::{library_algorithm, mpich_restrictions, TuneLibrary};
 use super::openmpi::why;
 use super::ranges::{Rule, RuleSet};
 use super::{TuneError, Tuning};
@@ -109,17 +109,29 @@ fn generic_of(op: Op) -> Result<(String, Vec<(String, String)>), TuneError> {
     Ok((intra.ok_or_else(missing)?, rest))
 }
 
-/// One rule's object: its algorithm with the comment, or MPICH's own tree.
+/// One rule's object: its algorithm with the comment, or MPICH's own tree. An algorithm
+/// with conditions ([`mpich_restrictions`]) sits behind MPICH's tests of them, and every
+/// call outside them goes to MPICH's own tree, as MPICH's own file does: without them a
+/// Rabenseifner allreduce chosen for 8 B aborted MPICH 4.0.2 on a one-element reduction.
 fn rule_json(r: &Rule, tuning: &Tuning, simulated: bool, own: &str) -> Result<String, TuneError> {
     let alg = library_algorithm(TuneLibrary::Mpich, r.op, &r.algorithm, r.value, simulated)?;
     if alg.mpich.is_empty() {
         return Ok(own.to_string());
     }
-    Ok(format!(
+    let mut object = format!(
         "{{{}: {{\"comment\": {}}}}}",
         quoted(&alg.mpich),
         quoted(&why(r, tuning))
-    ))
+    );
+    for restriction in mpich_restrictions(r.op, &alg.name).iter().rev() {
+        let (admit, other) = restriction.tests();
+        object = if restriction.excluded_first() {
+            format!("{{{}: {own}, {}: {object}}}", quoted(other), quoted(admit))
+        } else {
+            format!("{{{}: {object}, {}: {own}}}", quoted(admit), quoted(other))
+        };
+    }
+    Ok(object)
 }
 
 /// The selection file of `sets` (from [`super::rules_of`] of `tuning`).
@@ -226,6 +238,39 @@ mod tests {
         let all = members(GENERIC);
         assert_eq!(all[0].0, "collective=bcast");
         assert!(all.iter().any(|(k, _)| *k == "collective=allreduce"));
+    }
+
+    #[test]
+    fn rabenseifner_is_guarded_as_mpich_guards_it() {
+        let mut measured = vec![m("default", "x", 8, 60e-6, 1e-6, 30)];
+        let mut w = m("reduce_scatter_allgather", "x", 8, 50e-6, 1e-6, 30);
+        w.value = Some(3);
+        measured.push(w);
+        let (choices, comparisons) = choices_under(&measured, "x", &Bootstrap::default());
+        let t = Tuning {
+            pattern: "x".into(),
+            patterns: vec!["x".into()],
+            choices,
+            fdr: 0.05,
+            comparisons,
+        };
+        let sets = rules_of(&t, Extrapolation::Stop, &mut Vec::new());
+        let (text, _) = mpich_json_for_probe(&sets, &t, false, 0).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).expect(&text);
+        let g: serde_json::Value = serde_json::from_str(GENERIC).unwrap();
+        let own = &g["collective=allreduce"]["comm_type=intra"];
+        let rule =
+            &v["collective=allreduce"]["comm_type=intra"]["comm_size<=4"]["avg_msg_size=any"];
+        // A user-defined operation or fewer elements than pof2: MPICH's own tree.
+        assert_eq!(&rule["is_op_built_in=no"], own);
+        assert_eq!(&rule["is_op_built_in=yes"]["count<pow2"], own);
+        let alg = &rule["is_op_built_in=yes"]["count=any"];
+        assert!(alg["algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather"].is_object());
+        // MPICH tries tests in file order: the exclusion must come before `count=any`.
+        let block = &text[text
+            .find("\"is_op_built_in=yes\": {\"count<pow2\"")
+            .expect(&text)..];
+        assert!(block.find("count<pow2").unwrap() < block.find("count=any").unwrap());
     }
 
     #[test]

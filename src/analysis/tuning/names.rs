@@ -112,6 +112,57 @@ fn from_smpi(library: TuneLibrary, op: Op, smpi: &str) -> Option<&'static str> {
     })
 }
 
+/// A condition MPICH 4.0 puts on an algorithm (`restrictions:` in
+/// src/mpi/coll/coll_algorithms.txt of v4.0.2). Selected through the JSON file, an
+/// algorithm is run without its fallback check, so a call outside its condition fails
+/// inside MPICH (the Rabenseifner allreduce asserts `count >= pof2`): the file guards each
+/// such algorithm with the test that MPICH's own tree uses, as [`MpichRestriction::tests`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MpichRestriction {
+    /// `size-ge-pof2`: at least as many elements as the largest power of two ≤ P.
+    SizeGePof2,
+    /// `builtin-op`: a predefined reduction operation.
+    BuiltinOp,
+    /// `commutative`: a commutative operation.
+    Commutative,
+    /// `parent-comm`: a communicator with a node hierarchy (the SMP algorithms).
+    ParentComm,
+}
+
+impl MpichRestriction {
+    /// The (test that admits the algorithm, test that catches every other call) keys of
+    /// MPICH's selection JSON (src/mpi/coll/src/csel.c of v4.0.2).
+    pub fn tests(self) -> (&'static str, &'static str) {
+        match self {
+            MpichRestriction::SizeGePof2 => ("count=any", "count<pow2"),
+            MpichRestriction::BuiltinOp => ("is_op_built_in=yes", "is_op_built_in=no"),
+            MpichRestriction::Commutative => ("is_commutative=yes", "is_commutative=no"),
+            MpichRestriction::ParentComm => ("comm_hierarchy=parent", "comm_hierarchy=any"),
+        }
+    }
+
+    /// Whether the admitting test must come second: `count<pow2` is the only test of
+    /// the count against pof2 that MPICH has, so the exclusion is tried first and the
+    /// algorithm sits under `count=any` (the order of MPICH's own tree).
+    pub fn excluded_first(self) -> bool {
+        self == MpichRestriction::SizeGePof2
+    }
+}
+
+/// The conditions MPICH 4.0.2 puts on intra-communicator algorithm `name` of `op`
+/// (coll_algorithms.txt), in the order the file nests them, outermost first.
+pub fn mpich_restrictions(op: Op, name: &str) -> &'static [MpichRestriction] {
+    use MpichRestriction::*;
+    match (op, name) {
+        (Op::Allreduce, "reduce_scatter_allgather") | (Op::Reduce, "reduce_scatter_gather") => {
+            &[BuiltinOp, SizeGePof2]
+        }
+        (Op::Allreduce | Op::Reduce, "smp") => &[Commutative, ParentComm],
+        (Op::Barrier | Op::Bcast, "smp") => &[ParentComm],
+        _ => &[],
+    }
+}
+
 /// An algorithm as the tuning file names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LibraryAlgorithm {
@@ -210,6 +261,11 @@ mod tests {
             "{e}"
         );
         assert_eq!(openmpi_coll_id(Op::Bcast), Some(7));
+        assert_eq!(
+            mpich_restrictions(Op::Allreduce, "reduce_scatter_allgather"),
+            [MpichRestriction::BuiltinOp, MpichRestriction::SizeGePof2]
+        );
+        assert!(mpich_restrictions(Op::Allreduce, "recursive_doubling").is_empty());
         assert_eq!(openmpi_coll_id(Op::Iallreduce), None);
     }
 }
