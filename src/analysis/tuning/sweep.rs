@@ -48,12 +48,16 @@ pub struct Sweep {
     pub simulated: bool,
 }
 
-/// The arrival pattern of `block`: [`BALANCED`] without delay, else `MODEL@RANKS`.
+/// The arrival pattern of `block`: [`BALANCED`] without delay, else `MODEL@RANKS`; a
+/// captured application's replayed site, `replay:CAPTURE@SITE`, as its label alone.
 pub fn pattern_of(block: &Block) -> String {
     if block.delay_s == 0.0 && block.delayed_ranks.is_empty() {
         return BALANCED.into();
     }
-    if block.delayed_ranks.is_empty() {
+    // A replay delays every rank by its captured lateness whatever `--delay-rank` says
+    // (docs/capture.md), so the block's late ranks (rank 0 by default) are not its pattern,
+    // and `--pattern` takes the label the records and `analyze` show.
+    if block.delayed_ranks.is_empty() || block.delay_model.starts_with("replay:") {
         return block.delay_model.clone();
     }
     let ranks: Vec<String> = block.delayed_ranks.iter().map(u32::to_string).collect();
@@ -230,6 +234,30 @@ mod tests {
         assert!(
             e.contains("50us@0, 50us@1") && e.contains("--pattern"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_replayed_site_s_pattern_is_its_label() {
+        let mut late = testdata::with_algorithm(
+            testdata::block(Op::Allreduce, 65536, 2, 100e-6, 10, 10e-6),
+            "ring",
+        );
+        late.delay_model = "replay:capture@tune_app+0x1234".into();
+        late.delayed_ranks = vec![0];
+        let base = testdata::with_algorithm(
+            testdata::block(Op::Allreduce, 65536, 2, 0.0, 10, 10e-6),
+            "ring",
+        );
+        let s = sweep_of(&[base, late]);
+        assert_eq!(patterns(&s), ["balanced", "replay:capture@tune_app+0x1234"]);
+        assert_eq!(
+            pattern_to_tune(&s, Some("replay:capture@tune_app+0x1234")).unwrap(),
+            "replay:capture@tune_app+0x1234"
+        );
+        assert_eq!(
+            pattern_to_tune(&s, None).unwrap(),
+            "replay:capture@tune_app+0x1234"
         );
     }
 
