@@ -21,6 +21,9 @@
 #         same rounds: an A/B comparison of two builds under the same noise
 #     -o  output directory                   default results/accuracy-<UTC time>
 #     -t  tools                              default "db-treefit db-hca db-jk rm-hca3 rm-jk"
+#         db-METHOD@WINDOW (db-treefit@10ms, db-hca3@auto) sets delaybench's window (default
+#         1ms) and nrep = length / window (auto: length x AUTO_REPS_PER_S, default 20000);
+#         +notrack (drift tracking off) and +nodelay (undelayed block only) may follow
 #     -n  seconds of the selfish-detour noise probe (scripts/eval/selfish.c) before the
 #         rounds and after each round; 0: none                   default 5
 # Environment: SKEW_RANKS (default 1), SKEW_OFFSET_S (1.5e-3), SKEW_PPM (20);
@@ -40,7 +43,7 @@ while getopts "l:r:m:b:B:o:t:n:" opt; do
     case "$opt" in
         l) lengths="$OPTARG" ;; r) rounds="$OPTARG" ;; m) mode="$OPTARG" ;;
         b) exe="$OPTARG" ;; B) exe_b="$OPTARG" ;; o) out="$OPTARG" ;; t) tools="$OPTARG" ;; n) noise_s="$OPTARG" ;;
-        *) sed -n 2,32p "$0" >&2; exit 2 ;;
+        *) sed -n 2,35p "$0" >&2; exit 2 ;;
     esac
 done
 case "$mode" in one | cluster) ;; *) echo "rounds: -m one|cluster" >&2; exit 2 ;; esac
@@ -123,10 +126,25 @@ run_one() { # round length tool
     [[ "$tool" == dbB-* ]] && bin="$exe_b"
     case "$tool" in
         db-* | dbB-*)
+            # db-METHOD[@WINDOW][+notrack][+nodelay]: the window (default 1ms; `auto`, or a
+            # duration in us or ms) sets nrep so that the run lasts about LENGTH seconds (auto:
+            # AUTO_REPS_PER_S repetitions per second); +notrack turns drift tracking off,
+            # +nodelay measures the undelayed block only.
+            local spec="${tool#*-}" window=1ms extra=()
+            local method="${spec%%[@+]*}"
+            [[ "$spec" == *@* ]] && { window="${spec#*@}"; window="${window%%+*}"; }
+            [[ "$spec" == *+notrack* ]] && extra+=(--no-tracking)
+            [[ "$spec" == *+nodelay* ]] && extra+=(--delay none)
+            case "$window" in
+                auto) nrep=$((len * ${AUTO_REPS_PER_S:-20000})) ;;
+                *ms) nrep=$((len * 1000 / ${window%ms})) ;;
+                *us) nrep=$((len * 1000000 / ${window%us})) ;;
+                *) say "window $window: auto, or a duration in us or ms"; return 1 ;;
+            esac
             # shellcheck disable=SC2206
-            cmd=("$bin" --ops alltoall --sizes 8 --procs 2 --nrep "$nrep" --window 1ms
-                --warmup "${WARMUP:-20}" --clock-sync "${tool#*-}" --no-figures
-                --output "$d/records.cbor" ${DB_EXTRA:-}) ;;
+            cmd=("$bin" --ops alltoall --sizes 8 --procs 2 --nrep "$nrep" --window "$window"
+                --warmup "${WARMUP:-20}" --clock-sync "$method" --no-figures
+                --output "$d/records.cbor" "${extra[@]}" ${DB_EXTRA:-}) ;;
         rm-*)
             local m="${tool#rm-}" params=""
             case "$m" in

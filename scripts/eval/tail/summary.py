@@ -3,7 +3,7 @@
 run from the truth logs only, per round median and p95, and Markdown tables of the median over
 rounds of those, per tool.
 
-    python3 scripts/eval/tail/summary.py OUTDIR [--check]
+    python3 scripts/eval/tail/summary.py OUTDIR [--check] [--epochs]
 
 OUTDIR/r<round>/len<seconds>/<tool>/ holds truth.<rank>.txt (truth.c), and for delaybench
 reps.csv (`delaybench export --rows rep`) and ranks.csv (per-rank export), for ReproMPI its
@@ -30,6 +30,9 @@ skew.c added (e.g. 1500 us growing by 20 us/s), which shows the shim reached the
 for delaybench, on its valid repetitions, how far the true spread exceeds the one it
 recorded (p95) and how often its own bound held: true <= recorded + 2 x the median probe
 RTT/2 it printed on stderr (its end-of-run start-spread line).
+--epochs adds, per delaybench run and per second of it, the median signed offset between
+the ranks' true entries and the p95 of the true spread (a clock model error moves the first,
+noise the second).
 Standard library only.
 """
 import csv
@@ -253,6 +256,27 @@ def run_stats(d, tool, reps_file="reps.csv"):
     return st
 
 
+def epochs(d, tool, bin_s=1.0):
+    """Per bin of `bin_s` seconds of run time (from the first measured call's entry on rank
+    0), over the valid repetitions: (bin start s, reps, median of rank 1 − rank 0 entry µs,
+    p95 of the true spread µs). An error of the clock model shows as a median that moves
+    from one drift-tracking probe to the next; noise as a p95 that moves alone."""
+    logs = read_truth(d)
+    if 0 not in logs or 1 not in logs:
+        return []
+    idx, valid, _, _ = measured(d, tool, logs)
+    t0 = logs[0][idx[0]][0] if idx else 0
+    bins = {}
+    for i, v in zip(idx, valid):
+        if v is not True:
+            continue
+        b = int((logs[0][i][0] - t0) / 1e9 / bin_s)
+        signed = (logs[1][i][0] - logs[0][i][0]) / 1e3
+        bins.setdefault(b, []).append(signed)
+    return [(b * bin_s, len(xs), med(xs), p95([abs(x) for x in xs]))
+            for b, xs in sorted(bins.items())]
+
+
 def fmt(a, b):
     if math.isnan(a):
         return "-"
@@ -356,6 +380,17 @@ def main():
         print("| when | detours/s | lost % | longest µs |")
         print("|---|---|---|---|")
         print("\n".join(noise))
+        print()
+    if "--epochs" in sys.argv:
+        print("**Per second of each delaybench run, valid repetitions** (µs: median of rank 1 − "
+              "rank 0 entry / p95 of the true spread; reps)\n")
+        for (length, t), rs in sorted(runs.items()):
+            if not t.startswith("db"):
+                continue
+            for rnd, _ in sorted(rs, key=lambda x: x[0]):
+                d = os.path.join(out, f"r{rnd}", f"len{length}", t)
+                cells = [f"{m:+.2f}/{q:.2f} ({n})" for _, n, m, q in epochs(d, t)]
+                print(f"- r{rnd} {length} s {t}: " + " · ".join(cells))
         print()
     if check:
         print("**Per run: truth against the tool's own report** (µs)\n")
