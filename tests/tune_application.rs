@@ -322,6 +322,42 @@ fn an_application_is_rerun_with_the_file_tuned_for_its_captured_pattern() {
         m_before > 50e-6 && m_after > 50e-6,
         "{m_before} s, {m_after} s"
     );
+    // The same comparison as users run it: `compare` of the two capture folders agrees
+    // with the crate's reading above.
+    let out = Command::new(exe())
+        .args(["compare", "capture", "rerun", "--format", "json"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON rows");
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["site"] == site.as_str())
+        .unwrap_or_else(|| panic!("compare has no row for {site}: {rows:#}"));
+    assert_eq!(
+        (row["calls_a"].as_u64(), row["calls_b"].as_u64()),
+        (Some(300), Some(300))
+    );
+    let close = |k: &str, x: f64| (row[k].as_f64().unwrap() - x).abs() < 1e-12;
+    assert!(
+        close("in_call_median_a_s", m_before) && close("in_call_median_b_s", m_after),
+        "{row:#}"
+    );
+    let (lo, hi) = (
+        row["in_call_diff_ci_lo_s"].as_f64().unwrap(),
+        row["in_call_diff_ci_hi_s"].as_f64().unwrap(),
+    );
+    assert!(
+        lo <= m_after - m_before && m_after - m_before <= hi,
+        "{row:#}"
+    );
+    assert!(
+        row["differs"].is_boolean(),
+        "300 calls a side are tested: {row:#}"
+    );
     eprintln!(
         "{lib}: site {site} ({ITERATIONS} calls of allreduce {BYTES} B, P = {NP}), pattern \
          {pattern}"

@@ -4,6 +4,7 @@
 mod algorithm_table;
 pub mod arrivals;
 mod bootstrap;
+pub mod capture_compare;
 pub mod causes;
 mod compare;
 mod confidence;

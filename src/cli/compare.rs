@@ -5,12 +5,14 @@ use crate::export::{Format, TABLES};
 use clap::Args;
 use std::path::PathBuf;
 
-/// Arguments of `delaybench compare`: two records files and how to compare them.
+/// Arguments of `delaybench compare`: two records files, or two capture folders of an
+/// application, and how to compare them.
 #[derive(Debug, Clone, Args)]
 pub struct CompareArgs {
-    /// Records file A (the reference).
+    /// Records file A (the reference), or capture folder A of an application.
     pub a: PathBuf,
-    /// Records file B, compared with A.
+    /// Records file B, compared with A; or capture folder B: per call site, the time in its
+    /// calls after (B) against before (A).
     pub b: PathBuf,
     /// Output: a table for reading, or CSV, TSV, JSON, Markdown.
     #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]

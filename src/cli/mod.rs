@@ -95,10 +95,13 @@ pub enum Command {
     /// records files of one plan (several launches) are pooled and their between-launch
     /// spread reported. The metrics are defined in delaybench-metrics(7).
     Analyze(AnalyzeArgs),
-    /// Two records files side by side: median t_global and benefit, their difference.
+    /// Two records files side by side: median t_global and benefit, their difference; or two
+    /// captures of an application: the time in each call site's collectives, before and after.
     ///
     /// The same configurations from both files: median t_global and benefit with their
-    /// intervals, the relative difference, and whether the intervals overlap.
+    /// intervals, and the difference B − A with the interval of the difference. Given two
+    /// capture folders, the same call sites of both runs: the median time in the call, the
+    /// difference with its interval, decided over all sites together.
     Compare(CompareArgs),
     /// Rows of a records file (CSV, JSON, Parquet): per rank and repetition, or per repetition.
     ///

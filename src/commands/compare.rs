@@ -2,10 +2,14 @@
 
 use super::reading::{analysis_of, launches, refuse_repeated_runs};
 use super::{finish, Run};
+use crate::analysis::arrivals::report;
+use crate::analysis::capture_compare::compare_captures;
 use crate::analysis::{compare, Analysis, CompareSide, LaunchDigest};
+use crate::capture::{capture_gaps, match_calls, read_captures, Matched, RankCapture};
+use crate::exit::BadInput;
 
 use crate::cli::CompareArgs;
-use crate::export::write_compare;
+use crate::export::{write_capture_compare, write_compare};
 use crate::plot::{write_compare_figures, Side};
 use crate::timeline::{GlobalTimes, Timeline};
 use anyhow::{Context, Result};
@@ -14,6 +18,9 @@ use std::process::ExitCode;
 
 impl Run for CompareArgs {
     fn run(self) -> ExitCode {
+        if self.a.is_dir() || self.b.is_dir() {
+            return finish(compare_captures_of(self));
+        }
         let files = [self.a.clone(), self.b.clone()];
         finish(
             refuse_repeated_runs(&files)
@@ -21,6 +28,68 @@ impl Run for CompareArgs {
                 .and_then(|()| compare_files(self)),
         )
     }
+}
+
+/// Two capture folders (`libdelaybench_capture.so`'s `DELAYBENCH_CAPTURE_DIR`): the time in
+/// each call site's collectives before (A) and after (B).
+fn compare_captures_of(args: CompareArgs) -> Result<()> {
+    let CompareArgs {
+        a,
+        b,
+        format,
+        figures,
+        bootstrap,
+        ..
+    } = args;
+    for p in [&a, &b] {
+        if !p.is_dir() {
+            return Err(BadInput(format!(
+                "{} is not a capture folder while the other side is: compare two records \
+                 files, or two capture folders (DELAYBENCH_CAPTURE_DIR of each run)",
+                p.display()
+            ))
+            .into());
+        }
+    }
+    if figures.is_some() {
+        return Err(BadInput(
+            "--figures draws records comparisons only; two captures are compared as a table \
+             (draw each with `delaybench arrivals`)"
+                .into(),
+        )
+        .into());
+    }
+    let boot = bootstrap.bootstrap();
+    let read = |dir: &PathBuf| -> Result<(Vec<RankCapture>, Matched)> {
+        let captures = read_captures(std::slice::from_ref(dir))?;
+        for note in capture_gaps(&captures).notes() {
+            eprintln!("delaybench: warning: {}: {note}", dir.display());
+        }
+        let matched = match_calls(&captures)?;
+        Ok((captures, matched))
+    };
+    let ((ca, ma), (cb, mb)) = (read(&a)?, read(&b)?);
+    if ca.first().map(|c| &c.header.capture_id) == cb.first().map(|c| &c.header.capture_id) {
+        return Err(BadInput(format!(
+            "{} and {} hold the same capture: compare two runs of the application",
+            a.display(),
+            b.display()
+        ))
+        .into());
+    }
+    let (ra, rb) = (report(&ma, None), report(&mb, None));
+    let compared = compare_captures((&ma, &ra), (&mb, &rb), &boot);
+    if compared.sites.is_empty() {
+        return Err(BadInput(format!(
+            "{} and {} share no call site (site, operation, P, bytes): compare two runs of \
+             the same binary",
+            a.display(),
+            b.display()
+        ))
+        .into());
+    }
+    write_capture_compare(&compared, &boot, format, &mut std::io::stdout().lock())?;
+    Ok(())
 }
 
 fn compare_files(args: CompareArgs) -> Result<()> {
