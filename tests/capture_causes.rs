@@ -302,19 +302,51 @@ fn on_as_many_cores_as_ranks_the_what_if_predicts_the_balanced_run() {
         &tmp.path().join("balanced"),
     );
     let (predicted, measured, bound) = what_if_against(&mut c, 1, top.region, &balanced);
-    // Measured here (2 ranks, 2 cores shared with other jobs): predicted 48.2 ms, measured
-    // 0.27 ms, bound 1.55 ms. The model keeps each rank's captured time in a call after its
-    // release; after a 20 ms wait that includes the waiter's wake-up (it gave up its core),
-    // about 1.6 ms per call, which a run without the wait does not pay. Until the model
-    // drops that part, the comparison is a known limit, reported with its figures.
-    if (predicted - measured).abs() > bound {
+    // The criterion: within 20 % of the measured waiting or 50 µs per call. Before the
+    // what-if dropped the waiter's wake-up with its wait (analysis::causes::what_if), it
+    // predicted 48.2 ms here against 0.27 ms measured (bound 1.55 ms).
+    // MPICH's ranks poll busily, and on a node whose cores other jobs share a polling rank
+    // loses its core for scheduler slices of milliseconds; MPICH's first collectives also
+    // set up their channels. Either run can then wait milliseconds that no cause explains:
+    // the run without the cause, whose ranks differ by nothing, waited 112 ms over 31 calls
+    // once (8.4 ms predicted); the capture's barrier and first allreduce, before the slow
+    // rank is slow, waited 12 ms in 3 of 6 runs (the what-if keeps that waiting, which the
+    // removed region did not cause). Under MPICH, where the measured run waits over 1 ms
+    // per call (20 times the criterion's allowance) or the two runs' waiting before the
+    // cause differs by more than the bound, the miss is reported, not held.
+    let before_cause = |m: &Matched| -> f64 {
+        m.instances
+            .iter()
+            .filter(|i| i.index <= 1)
+            .map(|i| i.waits().iter().sum::<f64>())
+            .sum()
+    };
+    let start_gap = (before_cause(&m) - before_cause(&balanced)).abs();
+    let calls = balanced.instances.len() as f64;
+    if (predicted - measured).abs() > bound
+        && common::launcher().contains("mpich")
+        && (measured > 1e-3 * calls || start_gap > bound)
+    {
         common::skip_known_limit(&format!(
-            "what-if on 2 ranks: predicted {:.3} ms of waiting, measured {:.3} ms, bound {:.3} ms (the captured service times keep the wake-up after a long wait)",
+            "what-if on 2 ranks under MPICH's busy polling on shared cores: predicted {:.3} ms \
+             of waiting, measured {:.3} ms, bound {:.3} ms; the run without the cause waits \
+             {:.3} ms per call by itself and the runs' waiting before the cause differs by \
+             {:.3} ms",
             predicted * 1e3,
             measured * 1e3,
-            bound * 1e3
+            bound * 1e3,
+            measured / calls * 1e3,
+            start_gap * 1e3
         ));
+        return;
     }
+    assert!(
+        (predicted - measured).abs() <= bound,
+        "what-if on 2 ranks: predicted {:.3} ms of waiting, measured {:.3} ms, bound {:.3} ms",
+        predicted * 1e3,
+        measured * 1e3,
+        bound * 1e3
+    );
 }
 
 #[test]

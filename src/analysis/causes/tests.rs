@@ -234,3 +234,96 @@ fn a_slow_exit_is_the_calls_own_cost_and_a_start_nothing_explains_is_unexplained
     assert!((r.unexplained_s - 0.5).abs() < 1e-9, "{r:?}");
     assert_eq!(r.calls[0][0].kind, CauseKind::Unexplained);
 }
+
+#[test]
+fn a_waiters_late_exit_goes_with_the_wait_the_what_if_removes() {
+    // Two ranks, four allreduces at one site (regions `MPI_Init → app+0x10`, then
+    // `app+0x10 → app+0x10`), 0.1 s regions; rank 1 is 1 s slower in the later regions.
+    // Rank 0 waits and then leaves 0.2 s after the release (its wake-up), where rank 1,
+    // which came last, leaves after 0.01 s. Without rank 1's excess the ranks arrive
+    // together; kept as captured, rank 0's wake-up would make it last at every later call
+    // and rank 1 wait 0.19 s there (0.38 s in all).
+    let caps = vec![
+        rank(
+            0,
+            2,
+            0.0,
+            &[
+                (Allreduce, -1, 1.0, 1.01),
+                (Allreduce, -1, 1.11, 2.31),
+                (Allreduce, -1, 2.41, 3.42),
+                (Allreduce, -1, 3.52, 4.53),
+            ],
+        ),
+        rank(
+            1,
+            2,
+            0.0,
+            &[
+                (Allreduce, -1, 1.0, 1.01),
+                (Allreduce, -1, 2.11, 2.12),
+                (Allreduce, -1, 3.22, 3.23),
+                (Allreduce, -1, 4.33, 4.34),
+            ],
+        ),
+    ];
+    let m = match_calls(&caps).unwrap();
+    let mut c = Causes::new(&caps, &m, &key);
+    assert_sum(&c.report, &m);
+    let top = c.report.causes[0].clone();
+    assert_eq!(
+        (top.rank, top.region_label.as_str()),
+        (1, "app+0x10 → app+0x10")
+    );
+    let w = c.what_if(1, top.region).unwrap().clone();
+    assert!((w.wait_before_s - 2.62).abs() < 1e-9, "{w:?}");
+    assert!((w.removed_s - 3.0).abs() < 1e-9, "{w:?}");
+    assert!(w.wait_after_s.abs() < 1e-9, "{w:?}");
+    // Each later call 0.1 s of region and 0.01 s in the call: the last exit at
+    // 1.01 + 3 × 0.11 = 1.34 s (4.53 s captured).
+    assert!(
+        (w.wall_before_s - w.wall_after_s - (4.53 - 1.34)).abs() < 1e-9,
+        "{w:?}"
+    );
+}
+
+#[test]
+fn a_shortened_wait_keeps_its_share_of_the_late_exit() {
+    // Three ranks at one site: before the second allreduce rank 1 is 1 s and rank 2 0.5 s
+    // slower than rank 0 (0.1 s); ranks 0 and 2 wait for rank 1 and leave 0.21 s after the
+    // release, rank 1, which came last, after 0.01 s. Rank 1's region capped at the others'
+    // median (0.35 s) puts rank 2 last: rank 0 waits 0.5 s, half its captured 1 s, so it
+    // keeps half its 0.2 s above the site's 0.01 s; rank 2 no longer waits and leaves after
+    // 0.01 s.
+    let caps = vec![
+        rank(
+            0,
+            3,
+            0.0,
+            &[(Allreduce, -1, 1.0, 1.01), (Allreduce, -1, 1.11, 2.32)],
+        ),
+        rank(
+            1,
+            3,
+            0.0,
+            &[(Allreduce, -1, 1.0, 1.01), (Allreduce, -1, 2.11, 2.12)],
+        ),
+        rank(
+            2,
+            3,
+            0.0,
+            &[(Allreduce, -1, 1.0, 1.01), (Allreduce, -1, 1.61, 2.32)],
+        ),
+    ];
+    let m = match_calls(&caps).unwrap();
+    let mut c = Causes::new(&caps, &m, &key);
+    assert_sum(&c.report, &m);
+    let region = c.regions().calls[&1][1].region;
+    let w = c.what_if(1, region).unwrap().clone();
+    assert!((w.removed_s - 0.75).abs() < 1e-9, "{w:?}");
+    // Waiting: rank 0 0.5 s, rank 1 (entering at 1.01 + 0.35 s) 0.25 s.
+    assert!((w.wait_after_s - 0.75).abs() < 1e-9, "{w:?}");
+    // The last exit: rank 0's 1.11 + 0.5 + 0.01 + (0.21 − 0.01) × 0.5 = 1.72 s (1.82 s
+    // with the whole wake-up kept, 1.62 s with none).
+    assert!((w.wall_after_s - 1.72).abs() < 1e-9, "{w:?}");
+}
