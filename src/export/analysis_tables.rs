@@ -115,7 +115,8 @@ pub fn write_distribution(
             "b: per-repetition delay overlap benefit, delaybench's own extension of\n\
              Niethammer et al. 2016, eq. 5.\n\
              noise ampl.: delaybench's own, for noise blocks (every rank delayed) only.\n\
-             Both are defined in docs/metrics.md."
+             Both are defined in the project's metrics documentation; b also in\n\
+             delaybench-metrics(7)."
         )?;
     }
     Ok(())

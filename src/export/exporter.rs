@@ -31,6 +31,11 @@ pub trait Row {
     ///
     /// Errors: those of the serializer (an I/O error underneath).
     fn write_json_pretty(&self, out: &mut dyn Write) -> Result<(), serde_json::Error>;
+    /// Gives the row's fields to `out` as (name, typed cell), in serde order (the typed
+    /// formats' columns: the cells the row's JSON would read back as).
+    ///
+    /// Errors: a row that is not named fields, or the row's own serialize error.
+    fn write_cells(&self, out: &mut dyn FnMut(&str, super::Cell)) -> Result<(), serde_json::Error>;
 }
 
 impl<T: Serialize + ?Sized> Row for T {
@@ -44,6 +49,10 @@ impl<T: Serialize + ?Sized> Row for T {
 
     fn write_json_pretty(&self, out: &mut dyn Write) -> Result<(), serde_json::Error> {
         serde_json::to_writer_pretty(out, self)
+    }
+
+    fn write_cells(&self, out: &mut dyn FnMut(&str, super::Cell)) -> Result<(), serde_json::Error> {
+        super::cells::write_cells(self, out)
     }
 }
 

@@ -14,6 +14,7 @@
 mod analysis_tables;
 mod arrivals;
 mod capture_compare;
+mod cells;
 mod clocksync;
 mod compare;
 mod exporter;
@@ -37,6 +38,7 @@ mod summary_tsv;
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
 pub use arrivals::{call_rows, write_arrivals, ArrivalsRows, CallRow};
 pub use capture_compare::write_capture_compare;
+pub use cells::Cell;
 pub use clocksync::{read_clocksync_csv, write_clocksync, write_simulated, ClockSyncRow};
 pub use compare::write_compare;
 pub use exporter::{

@@ -115,7 +115,7 @@ pub(super) fn reference_table(a: &Analysis) -> Option<(String, Vec<String>, Vec<
     let title = "The library's allreduce beside the reference algorithms (median t_global; \
                  cost = t_delta - t0; ref:clairvoyant: the clairvoyant reference, the sorted \
                  linear tree on the planned arrival order, not a bound; \
-                 docs/reference-algorithms.md):"
+                 delaybench-metrics(7), REFERENCE ALGORITHMS):"
         .to_string();
     Some((title, head, body))
 }
@@ -181,7 +181,7 @@ pub(super) fn replay_patterns(a: &Analysis) -> Option<(String, Vec<String>, Vec<
         .collect();
     let title = "The application's own pattern (replayed capture sites; cost = t_delta - t0 \
                  from medians; hides it: the nonblocking cost's interval lies wholly below \
-                 the blocking one's; docs/capture.md):"
+                 the blocking one's; the project's capture documentation):"
         .to_string();
     Some((title, head, body))
 }

@@ -112,6 +112,34 @@ fn from_smpi(library: TuneLibrary, op: Op, smpi: &str) -> Option<&'static str> {
     })
 }
 
+/// Every SMPI name [`from_smpi`] maps for some library, per collective: the list a refusal
+/// narrows to the names mapped for the library asked for.
+const SMPI_NAMES: &[(Op, &str)] = &[
+    (Op::Allreduce, "rdb"),
+    (Op::Allreduce, "lr"),
+    (Op::Allreduce, "ompi_ring_segmented"),
+    (Op::Allreduce, "redbcast"),
+    (Op::Allreduce, "rab_rdb"),
+    (Op::Bcast, "binomial_tree"),
+    (Op::Bcast, "flattree"),
+    (Op::Bcast, "ompi_pipeline"),
+    (Op::Bcast, "ompi_split_bintree"),
+    (Op::Bcast, "scatter_rdb_allgather"),
+    (Op::Bcast, "scatter_LR_allgather"),
+];
+
+/// The SMPI names of `op` that `library` has a counterpart for, then `default`
+/// (`rdb, rab_rdb, default`).
+fn mapped_smpi(library: TuneLibrary, op: Op) -> String {
+    let mut names: Vec<&str> = SMPI_NAMES
+        .iter()
+        .filter(|(o, n)| *o == op && from_smpi(library, op, n).is_some())
+        .map(|(_, n)| *n)
+        .collect();
+    names.push(DEFAULT_NAME);
+    names.join(", ")
+}
+
 /// A condition MPICH 4.0 puts on an algorithm (`restrictions:` in
 /// src/mpi/coll/coll_algorithms.txt of v4.0.2). Selected through the JSON file, an
 /// algorithm is run without its fallback check, so a call outside its condition fails
@@ -190,12 +218,10 @@ pub fn library_algorithm(
     let name = if simulated {
         from_smpi(library, op, name).ok_or_else(|| {
             TuneError::Unmapped(format!(
-                "{op}: SimGrid's `{name}` has no counterpart in {} that tune knows (mapped: \
-                 allreduce rdb, lr, ompi_ring_segmented, redbcast, rab_rdb; bcast \
-                 binomial_tree, flattree, ompi_pipeline, ompi_split_bintree, \
-                 scatter_rdb_allgather, scatter_LR_allgather; and default): drop it from the \
-                 sweep or tune for the other library",
-                library.version_name()
+                "{op}: SimGrid's `{name}` has no counterpart in {} that tune knows (mapped \
+                 for it: {}): drop it from the sweep or tune for the other library",
+                library.version_name(),
+                mapped_smpi(library, op)
             ))
         })?
     } else {
@@ -258,6 +284,21 @@ mod tests {
             .to_string();
         assert!(
             e.contains("`smp_rsag` has no counterpart in Open MPI"),
+            "{e}"
+        );
+        assert!(
+            e.contains("(mapped for it: rdb, lr, ompi_ring_segmented, redbcast, rab_rdb, default)"),
+            "{e}"
+        );
+        // The list is the library's own: MPICH's refusal does not offer Open MPI's names.
+        let e = library_algorithm(TuneLibrary::Mpich, Op::Allreduce, "lr", None, true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "`lr` has no counterpart in MPICH that tune knows (mapped for it: rdb, \
+                 rab_rdb, default)"
+            ),
             "{e}"
         );
         assert_eq!(openmpi_coll_id(Op::Bcast), Some(7));

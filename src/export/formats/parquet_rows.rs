@@ -5,14 +5,16 @@
 //! are Snappy-compressed. Rows are written in row groups of [`ROW_GROUP_ROWS`], each handed
 //! to the output as soon as it is encoded, so memory holds one row group, never the file.
 //!
-//! The rows reach an exporter as serde rows ([`Row`]); their JSON form is read back into
-//! typed cells, so any kind of rows (the per-rank export, the summary, the analysis tables)
-//! becomes Parquet without a schema of its own. A column's type is that of its first
-//! non-null value (an integer column that later holds a fraction becomes DOUBLE within the
-//! first row group); a column without any value is a string column. NaN, which JSON has
-//! not, is a null. The file's key-value metadata names the writer (`delaybench.version`).
+//! The rows reach an exporter as serde rows ([`Row`]); their fields become typed cells
+//! ([`Row::write_cells`], the cells their JSON would read back as, without writing it) that
+//! go straight into the columns, so any kind of rows (the per-rank export, the summary, the
+//! analysis tables) becomes Parquet without a schema of its own. A column's type is that of
+//! its first non-null value (an integer column that later holds a fraction becomes DOUBLE
+//! within the first row group); a column without any value is a string column. NaN, which
+//! JSON has not, is a null. The file's key-value metadata names the writer
+//! (`delaybench.version`).
 
-use super::super::{ExportError, Row, RowExporter, RowSink, RowsSpec};
+use super::super::{Cell, ExportError, Row, RowExporter, RowSink, RowsSpec};
 use std::io::Write;
 
 /// Rows per row group: large enough for good compression and fast scans, small enough
@@ -25,101 +27,6 @@ pub struct Parquet;
 
 /// The Parquet exporter, for the registry.
 pub const PARQUET: Parquet = Parquet;
-
-/// One cell as read back from a row's JSON.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
-    /// JSON `null`: an empty option, or NaN.
-    Null,
-    /// A boolean.
-    Bool(bool),
-    /// A whole number.
-    Int(i64),
-    /// A number with a fraction or an exponent.
-    Float(f64),
-    /// A string, or a nested value as its JSON text.
-    Text(String),
-}
-
-impl<'de> serde::Deserialize<'de> for Cell {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Cell, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Cell;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_unit<E>(self) -> Result<Cell, E> {
-                Ok(Cell::Null)
-            }
-            fn visit_none<E>(self) -> Result<Cell, E> {
-                Ok(Cell::Null)
-            }
-            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Cell, D::Error> {
-                <Cell as serde::Deserialize>::deserialize(d)
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Cell, E> {
-                Ok(Cell::Bool(v))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Cell, E> {
-                Ok(Cell::Int(v))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Cell, E> {
-                Ok(i64::try_from(v).map_or(Cell::Float(v as f64), Cell::Int))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Cell, E> {
-                Ok(Cell::Float(v))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Cell, E> {
-                Ok(Cell::Text(v.to_string()))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Cell, E> {
-                Ok(Cell::Text(v))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, a: A) -> Result<Cell, A::Error> {
-                let v: serde_json::Value = serde::Deserialize::deserialize(
-                    serde::de::value::SeqAccessDeserializer::new(a),
-                )?;
-                Ok(Cell::Text(v.to_string()))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<Cell, A::Error> {
-                let v: serde_json::Value = serde::Deserialize::deserialize(
-                    serde::de::value::MapAccessDeserializer::new(a),
-                )?;
-                Ok(Cell::Text(v.to_string()))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// A row's fields in serde order, as (name, cell); the names borrow from the JSON text
-/// (serde field names have nothing to unescape), so a row allocates only its strings.
-#[derive(Debug, Default)]
-struct Fields<'a>(Vec<(&'a str, Cell)>);
-
-impl<'de> serde::Deserialize<'de> for Fields<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Fields<'de>, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Fields<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<Fields<'de>, A::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = a.next_entry::<&'de str, Cell>()? {
-                    out.push((k, v));
-                }
-                Ok(Fields(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
 
 /// The value type of one column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +47,8 @@ pub struct ParquetTable<'a> {
     names: Vec<String>,
     kinds: Vec<Option<Kind>>,
     cells: Vec<Vec<Cell>>,
+    /// Rows buffered for the row group under way.
+    rows: usize,
     writer: Option<parquet::file::writer::SerializedFileWriter<Vec<u8>>>,
     out: &'a mut dyn Write,
 }
@@ -158,6 +67,7 @@ impl<'a> ParquetTable<'a> {
             names,
             kinds: vec![None; n],
             cells: vec![Vec::new(); n],
+            rows: 0,
             writer: None,
             out,
         }
@@ -172,43 +82,59 @@ impl<'a> ParquetTable<'a> {
         &mut self,
         fields: impl IntoIterator<Item = (K, Cell)>,
     ) -> Result<(), ExportError> {
-        let row = self.cells.first().map_or(0, Vec::len);
         for (i, (name, cell)) in fields.into_iter().enumerate() {
-            let name = name.as_ref();
-            // Rows of one kind give their fields in the columns' order: try that first.
-            let at = match self.names.get(i) {
-                Some(n) if n == name => Some(i),
-                _ => self.names.iter().position(|n| n == name),
-            };
-            let k = match at {
-                Some(k) => k,
-                None if self.writer.is_none() => {
-                    self.names.push(name.to_string());
-                    self.kinds.push(None);
-                    self.cells.push(vec![Cell::Null; row]);
-                    self.names.len() - 1
-                }
-                None => {
-                    return Err(failed(format!(
-                        "column `{name}` appeared after the first row group"
-                    )))
-                }
-            };
-            self.kinds[k] =
-                merge(self.kinds[k], &cell, self.writer.is_some()).ok_or_else(|| {
-                    failed(format!(
-                        "column `{}`: {cell:?} is not a {:?}",
-                        self.names[k], self.kinds[k]
-                    ))
-                })?;
-            self.cells[k].push(cell);
+            self.put(i, name.as_ref(), cell)?;
         }
+        self.end_row()
+    }
+
+    /// Puts `cell` into the column `name` of the row under way, whose `i`-th field it is.
+    ///
+    /// Errors: a column unknown once the schema is written, or a value of another type
+    /// than its column's.
+    fn put(&mut self, i: usize, name: &str, cell: Cell) -> Result<(), ExportError> {
+        let row = self.rows;
+        // Rows of one kind give their fields in the columns' order: try that first.
+        let at = match self.names.get(i) {
+            Some(n) if n == name => Some(i),
+            _ => self.names.iter().position(|n| n == name),
+        };
+        let k = match at {
+            Some(k) => k,
+            None if self.writer.is_none() => {
+                self.names.push(name.to_string());
+                self.kinds.push(None);
+                self.cells.push(vec![Cell::Null; row]);
+                self.names.len() - 1
+            }
+            None => {
+                return Err(failed(format!(
+                    "column `{name}` appeared after the first row group"
+                )))
+            }
+        };
+        self.kinds[k] = merge(self.kinds[k], &cell, self.writer.is_some()).ok_or_else(|| {
+            failed(format!(
+                "column `{}`: {cell:?} is not a {:?}",
+                self.names[k], self.kinds[k]
+            ))
+        })?;
+        self.cells[k].push(cell);
+        Ok(())
+    }
+
+    /// Ends the row under way: its missing columns are null in it; a full row group is
+    /// written.
+    ///
+    /// Errors: [`ExportError`] when encoding or writing fails.
+    fn end_row(&mut self) -> Result<(), ExportError> {
+        self.rows += 1;
         for column in &mut self.cells {
-            if column.len() == row {
+            if column.len() < self.rows {
                 column.push(Cell::Null);
             }
         }
-        if row + 1 >= ROW_GROUP_ROWS {
+        if self.rows >= ROW_GROUP_ROWS {
             self.flush()?;
         }
         Ok(())
@@ -216,7 +142,7 @@ impl<'a> ParquetTable<'a> {
 
     /// Encodes the buffered rows as one row group and hands its bytes to the output.
     fn flush(&mut self) -> Result<(), ExportError> {
-        let rows = self.cells.first().map_or(0, Vec::len);
+        let rows = std::mem::take(&mut self.rows);
         if self.writer.is_none() {
             self.writer = Some(self.open()?);
         }
@@ -231,7 +157,6 @@ impl<'a> ParquetTable<'a> {
                     .expect("one writer per column");
                 write_column(&mut w, kind, column).map_err(failed)?;
                 w.close().map_err(failed)?;
-                column.clear();
             }
             group.close().map_err(failed)?;
         }
@@ -327,11 +252,13 @@ fn merge(kind: Option<Kind>, cell: &Cell, fixed: bool) -> Option<Option<Kind>> {
     }
 }
 
-/// Writes one column chunk: the non-null values and a definition level per row.
+/// Writes one column chunk, the non-null values and a definition level per row, and
+/// empties `cells` (keeping its room for the next row group); strings move into the
+/// column's values uncopied.
 fn write_column(
     w: &mut parquet::file::writer::SerializedColumnWriter<'_>,
     kind: Kind,
-    cells: &[Cell],
+    cells: &mut Vec<Cell>,
 ) -> parquet::errors::Result<()> {
     use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
     let levels: Vec<i16> = cells.iter().map(|c| i16::from(*c != Cell::Null)).collect();
@@ -371,9 +298,9 @@ fn write_column(
         }
         Kind::Text => {
             let v: Vec<ByteArray> = cells
-                .iter()
+                .drain(..)
                 .filter_map(|c| match c {
-                    Cell::Text(s) => Some(ByteArray::from(s.as_str())),
+                    Cell::Text(s) => Some(ByteArray::from(s.into_bytes())),
                     _ => None,
                 })
                 .collect();
@@ -381,13 +308,13 @@ fn write_column(
                 .write_batch(&v, Some(&levels), None)?;
         }
     }
+    cells.clear();
     Ok(())
 }
 
 /// The rows of one export being written.
 struct ParquetSink<'a> {
     table: ParquetTable<'a>,
-    json: Vec<u8>,
 }
 
 impl RowExporter for Parquet {
@@ -404,7 +331,6 @@ impl RowExporter for Parquet {
             .collect();
         Ok(Box::new(ParquetSink {
             table: ParquetTable::new(names, out),
-            json: Vec::new(),
         }))
     }
 
@@ -452,11 +378,17 @@ pub fn field_cell(f: &parquet::record::Field) -> Cell {
 
 impl RowSink for ParquetSink<'_> {
     fn row(&mut self, row: &dyn Row, _: &dyn Fn() -> Vec<String>) -> Result<(), ExportError> {
-        self.json.clear();
-        row.write_json(&mut self.json)?;
-        let Fields(fields) = serde_json::from_slice(&self.json)?;
-        self.table.push(fields)?;
-        Ok(())
+        let (table, mut i, mut refused) = (&mut self.table, 0, None);
+        row.write_cells(&mut |name, cell| {
+            if refused.is_none() {
+                refused = table.put(i, name, cell).err();
+            }
+            i += 1;
+        })?;
+        match refused {
+            Some(e) => Err(e),
+            None => self.table.end_row(),
+        }
     }
 
     fn close(self: Box<Self>) -> Result<(), ExportError> {

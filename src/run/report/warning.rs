@@ -62,8 +62,8 @@ impl fmt::Display for Warning {
             ),
             Warning::Noise { op, bytes, p, why } => write!(
                 f,
-                "noise: at {op} {} P={p}, {why}; expect noisy repetitions (see docs/noise.md; \
-                 only the first such configuration is named)",
+                "noise: at {op} {} P={p}, {why}; expect noisy repetitions (see the \
+                 project's noise documentation; only the first such configuration is named)",
                 format_bytes(*bytes)
             ),
             Warning::EmptyBlocks { names, total } => write!(
@@ -137,8 +137,8 @@ mod tests {
         };
         assert_eq!(
             w.to_string(),
-            "noise: at bcast 1KiB P=4, detours up to 20 ms; expect noisy repetitions (see \
-             docs/noise.md; only the first such configuration is named)"
+            "noise: at bcast 1KiB P=4, detours up to 20 ms; expect noisy repetitions (see the \
+             project's noise documentation; only the first such configuration is named)"
         );
     }
 
