@@ -88,9 +88,10 @@ const TOPICS: [TopicPage; 2] = [
                 "REFERENCE ALGORITHMS",
                 "The ref:* kernels are allreduce algorithms on point-to-point messages: \
                  ref:ring, ref:binomial, ref:prereduced-ring, ref:sorted-linear-tree (which \
-                 reduces in the order the ranks arrive) and ref:clairvoyant (which is told \
-                 the arrival order in advance: a bound, not an algorithm a library could \
-                 run).",
+                 reduces in the order the ranks arrive) and ref:clairvoyant (the sorted \
+                 linear tree told the planned arrival order in advance: a reference no \
+                 library could run, measured like the others and not a bound; the lower \
+                 bound is the analysis's bound_s, the last arrival plus one message).",
             ),
         ],
     },
