@@ -6,7 +6,8 @@
  *
  * Usage: delaybench_smpi PLAN DELAYS OUT
  *   PLAN    text, written by src/smpi/plan_file.rs:
- *             delaybench-smpi-plan 1
+ *             delaybench-smpi-plan 2
+ *             warmup extrapolate|every
  *             blocks N
  *             block OP BYTES NREP WARMUP WINDOW_S DELAY_OFFSET MAX_DELAY_S   (N lines)
  *           OP is a delaybench kernel name (SIMULATED_FAMILIES in src/smpi/plan_file.rs); WINDOW_S 0 = automatic (the measurement's rule);
@@ -191,8 +192,11 @@ int main(int argc, char **argv) {
     FILE *pf = fopen(argv[1], "r");
     if (!pf) die("cannot open the plan file");
     int version = 0, nblocks = 0;
-    if (fscanf(pf, "delaybench-smpi-plan %d blocks %d", &version, &nblocks) != 2 || version != 1)
-        die("not a delaybench-smpi-plan 1 file");
+    char warm_rule[16] = "";
+    if (fscanf(pf, "delaybench-smpi-plan %d warmup %15s blocks %d", &version, warm_rule, &nblocks) != 3 ||
+        version != 2)
+        die("not a delaybench-smpi-plan 2 file");
+    int extrapolate = strcmp(warm_rule, "extrapolate") == 0;
     struct block *blocks = calloc((size_t)nblocks, sizeof *blocks);
     for (int b = 0; b < nblocks; b++) {
         struct block *k = &blocks[b];
@@ -226,13 +230,31 @@ int main(int argc, char **argv) {
         fclose(df);
 
         /* Warm-up, back to back: the first calls of some selectors build communicators; the
-         * slowest rank's time per call sizes an automatic window. */
+         * slowest rank's time per call sizes an automatic window.
+         *
+         * With `warmup extrapolate`, once the second and third calls took the same simulated
+         * time (within 1 ps) the simulation is in its steady state: without noise every later
+         * call would repeat it on an idle network, so the remaining calls are not simulated.
+         * Their slowest times are the third's, and rank 0 moves the start instant by their
+         * simulated duration (its own last warm-up iteration, call and agreement, times the
+         * calls left), so the repetitions run at the simulated instants a full warm-up gives.
+         * At P = 4,096 the warm-up was most of a launch's wall time (docs/simulate.md). An
+         * algorithm whose calls differ (SMPI's `automatic` times a different one per call)
+         * never matches, and every call is simulated. */
         int warm = k->warmup < 2 ? 2 : k->warmup;
         double *slowest = malloc(sizeof(double) * (size_t)warm);
+        double iteration = 0.0, skipped = 0.0;
         for (int w = 0; w < warm; w++) {
+            if (extrapolate && w >= 3 && slowest[w - 1] - slowest[w - 2] <= 1e-12 &&
+                slowest[w - 2] - slowest[w - 1] <= 1e-12) {
+                for (int r = w; r < warm; r++) slowest[r] = slowest[w - 1];
+                skipped = (warm - w) * iteration;
+                break;
+            }
             double t0 = MPI_Wtime();
             run_op(kind, nb, k->bytes, sbuf, rbuf);
             slowest[w] = tree_max(MPI_Wtime() - t0, rank, p);
+            iteration = MPI_Wtime() - t0;
         }
         double window = k->window;
         if (window <= 0.0) {
@@ -246,7 +268,7 @@ int main(int argc, char **argv) {
 
         /* Rank 0 names the start: two windows from now, so every rank has it (down the tree)
          * before the first instant. */
-        double start = tree_max(rank == 0 ? MPI_Wtime() + 2.0 * window : -1.0, rank, p);
+        double start = tree_max(rank == 0 ? MPI_Wtime() + skipped + 2.0 * window : -1.0, rank, p);
 
         double *times = malloc(sizeof(double) * 2 * (size_t)(nrep > 0 ? nrep : 1));
         for (int i = 0; i < nrep; i++) {
