@@ -118,7 +118,7 @@ mod tests {
             delays: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
         };
         let (text, bin) = encode(&[b.clone(), b.clone()], 3, false);
-        assert!(encode(&[b.clone()], 3, true)
+        assert!(encode(std::slice::from_ref(&b), 3, true)
             .0
             .starts_with("delaybench-smpi-plan 2\nwarmup every\n"));
         let vals: Vec<f64> = bin
