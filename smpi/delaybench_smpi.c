@@ -6,7 +6,8 @@
  *
  * Usage: delaybench_smpi PLAN DELAYS OUT
  *   PLAN    text, written by src/smpi/plan_file.rs:
- *             delaybench-smpi-plan 1
+ *             delaybench-smpi-plan 2
+ *             warmup extrapolate|every
  *             blocks N
  *             block OP BYTES NREP WARMUP WINDOW_S DELAY_OFFSET MAX_DELAY_S   (N lines)
  *           OP is a delaybench kernel name (SIMULATED_FAMILIES in src/smpi/plan_file.rs); WINDOW_S 0 = automatic (the measurement's rule);
@@ -191,8 +192,11 @@ int main(int argc, char **argv) {
     FILE *pf = fopen(argv[1], "r");
     if (!pf) die("cannot open the plan file");
     int version = 0, nblocks = 0;
-    if (fscanf(pf, "delaybench-smpi-plan %d blocks %d", &version, &nblocks) != 2 || version != 1)
-        die("not a delaybench-smpi-plan 1 file");
+    char warm_rule[16] = "";
+    if (fscanf(pf, "delaybench-smpi-plan %d warmup %15s blocks %d", &version, warm_rule, &nblocks) != 3 ||
+        version != 2)
+        die("not a delaybench-smpi-plan 2 file");
+    int extrapolate = strcmp(warm_rule, "extrapolate") == 0;
     struct block *blocks = calloc((size_t)nblocks, sizeof *blocks);
     for (int b = 0; b < nblocks; b++) {
         struct block *k = &blocks[b];
@@ -203,6 +207,10 @@ int main(int argc, char **argv) {
     fclose(pf);
 
     long long out_at = 0; /* element offset of the block in OUT */
+    /* The steady warm-up time of the block before (-1: none), its kernel and size. */
+    double steady = -1.0;
+    char steady_op[32] = "";
+    long long steady_bytes = -1;
     for (int b = 0; b < nblocks; b++) {
         struct block *k = &blocks[b];
         enum op_kind kind = BARRIER;
@@ -226,14 +234,44 @@ int main(int argc, char **argv) {
         fclose(df);
 
         /* Warm-up, back to back: the first calls of some selectors build communicators; the
-         * slowest rank's time per call sizes an automatic window. */
+         * slowest rank's time per call sizes an automatic window.
+         *
+         * With `warmup extrapolate`, once the second and third calls took the same simulated
+         * time (within 1 ps) the simulation is in its steady state: without noise every later
+         * call would repeat it on an idle network, so the remaining calls are not simulated.
+         * Their slowest times are the third's, and rank 0 moves the start instant by their
+         * simulated duration (its own last warm-up iteration, call and agreement, times the
+         * calls left), so the repetitions run at the simulated instants a full warm-up gives.
+         * At P = 4,096 the warm-up was most of a launch's wall time (docs/simulate.md). An
+         * algorithm whose calls differ (SMPI's `automatic` times a different one per call)
+         * never matches, and every call is simulated. A block of the kernel and size of the
+         * block before, whose warm-up reached its steady state, is in it from its first call:
+         * when that call takes the steady time, the rest are extrapolated at once. */
         int warm = k->warmup < 2 ? 2 : k->warmup;
         double *slowest = malloc(sizeof(double) * (size_t)warm);
+        double iteration = 0.0, skipped = 0.0;
+        int same = extrapolate && steady >= 0.0 && strcmp(steady_op, k->op) == 0 &&
+                   steady_bytes == k->bytes;
+        double reached = -1.0;
         for (int w = 0; w < warm; w++) {
+            if (extrapolate && (w >= 3 || (same && w == 1))) {
+                double ref = w == 1 ? steady : slowest[w - 2];
+                if (slowest[w - 1] - ref <= 1e-12 && ref - slowest[w - 1] <= 1e-12) {
+                    for (int r = w; r < warm; r++) slowest[r] = slowest[w - 1];
+                    skipped = (warm - w) * iteration;
+                    reached = slowest[w - 1];
+                    break;
+                }
+            }
             double t0 = MPI_Wtime();
             run_op(kind, nb, k->bytes, sbuf, rbuf);
             slowest[w] = tree_max(MPI_Wtime() - t0, rank, p);
+            iteration = MPI_Wtime() - t0;
         }
+        /* Agreed values (tree_max), so every rank makes the same choice in the next block. */
+        steady = reached;
+        strcpy(steady_op, k->op);
+        steady_bytes = k->bytes;
         double window = k->window;
         if (window <= 0.0) {
             /* The measurement's rule with no waiting margin: 2 x p90 of the slowest rank's
@@ -246,7 +284,7 @@ int main(int argc, char **argv) {
 
         /* Rank 0 names the start: two windows from now, so every rank has it (down the tree)
          * before the first instant. */
-        double start = tree_max(rank == 0 ? MPI_Wtime() + 2.0 * window : -1.0, rank, p);
+        double start = tree_max(rank == 0 ? MPI_Wtime() + skipped + 2.0 * window : -1.0, rank, p);
 
         double *times = malloc(sizeof(double) * 2 * (size_t)(nrep > 0 ? nrep : 1));
         for (int i = 0; i < nrep; i++) {

@@ -265,9 +265,10 @@ fn linear_barrier_with_a_late_root_adds_the_delay() {
     }
 }
 
-/// Each distinct delay vector simulated once (the default) gives the records that
-/// simulating every repetition gives, to the simulated nanosecond; sampled delays (every
-/// vector distinct) are simulated one by one. A swept algorithm is named on every block.
+/// Each distinct delay vector simulated once and the warm-up extrapolated (the default)
+/// give the records that simulating every repetition and warm-up call gives, to the
+/// simulated nanosecond; sampled delays (every vector distinct) are simulated one by one. A
+/// swept algorithm is named on every block; the header has each P's cost.
 #[test]
 fn distinct_repetitions_reproduce_every_repetition() {
     if !simgrid_here() {
@@ -295,8 +296,33 @@ fn distinct_repetitions_reproduce_every_repetition() {
     let (a, b) = (read_records(&fast).unwrap(), read_records(&slow).unwrap());
     assert!(a.header.simulation.as_ref().unwrap().distinct_repetitions);
     assert!(!b.header.simulation.as_ref().unwrap().distinct_repetitions);
+    // Each P's cost is in the header, in the order simulated.
+    for rec in [&a, &b] {
+        let costs = &rec.header.simulation.as_ref().unwrap().costs;
+        assert_eq!(costs.iter().map(|c| c.procs).collect::<Vec<_>>(), [4, 16]);
+        for c in costs {
+            assert!(
+                c.wall_time_s > 0.0 && c.peak_memory_bytes > 1_000_000,
+                "{c:?}"
+            );
+            assert!(c.simulated_repetitions > 0, "{c:?}");
+        }
+    }
     assert_eq!(a.blocks.len(), b.blocks.len());
     for (x, y) in a.blocks.iter().zip(&b.blocks) {
+        // The distinct run extrapolates the warm-up (--warmup 10: 3 calls simulated), the
+        // other simulates every call: the same window (the starts' spacing). Absolute
+        // starts differ after a P's first block, which the two runs end at different
+        // instants.
+        let (sx, sy) = (&x.scheduled_start_s.0, &y.scheduled_start_s.0);
+        for i in 1..sx.len() {
+            let (wx, wy) = (sx[i] - sx[i - 1], sy[i] - sy[i - 1]);
+            assert!(
+                (wx - wy).abs() < 2e-9,
+                "P={}: window {wx} vs {wy}",
+                x.nprocs
+            );
+        }
         assert_eq!(
             (x.nrep, x.nprocs, &x.delay_model),
             (y.nrep, y.nprocs, &y.delay_model)

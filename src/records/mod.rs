@@ -29,7 +29,7 @@ pub use provenance::{Machine, Provenance, RunLabel, Tag};
 pub use pure_pass::PurePass;
 pub use reader::{read_records, Records};
 pub use schema::*;
-pub use simulation::Simulation;
+pub use simulation::{Simulation, SimulationCost};
 pub use stream::RecordsStream;
 pub use writer::RecordsWriter;
 

@@ -27,6 +27,23 @@ pub struct Simulation {
     /// (`false`; also in files written before this field existed).
     #[serde(default)]
     pub distinct_repetitions: bool,
+    /// What each simulated P cost, in the order simulated (empty in files written before
+    /// this field existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub costs: Vec<SimulationCost>,
+}
+
+/// The cost of simulating one P: wall time and the simulator's peak memory.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SimulationCost {
+    /// Process count.
+    pub procs: u32,
+    /// Wall time of its simulator launch(es), seconds.
+    pub wall_time_s: f64,
+    /// Largest resident memory of a launch (`smpirun` and the simulator), bytes.
+    pub peak_memory_bytes: u64,
+    /// Repetitions simulated (the rest repeat a simulated one, docs/simulate.md).
+    pub simulated_repetitions: u64,
 }
 
 impl Simulation {

@@ -15,6 +15,7 @@ pub mod calibrate;
 pub mod distinct;
 pub mod plan_file;
 pub mod platform;
+pub mod progress;
 pub mod session;
 pub mod toolchain;
 

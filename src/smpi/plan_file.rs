@@ -48,9 +48,16 @@ pub struct SimBlock {
 
 /// The plan text and the delays file of `blocks` on `p` ranks: the delays are written
 /// rank-major (`[p][nrep]` per block) so each simulated rank reads its own in one piece.
-pub fn encode(blocks: &[SimBlock], p: u32) -> (String, Vec<u8>) {
+/// `every_warmup` makes the program simulate every warm-up call; otherwise it stops
+/// simulating them once two calls agree and extrapolates the rest (the program's header
+/// comment and docs/simulate.md say why that gives the same repetitions).
+pub fn encode(blocks: &[SimBlock], p: u32, every_warmup: bool) -> (String, Vec<u8>) {
     let p = p as usize;
-    let mut text = format!("delaybench-smpi-plan 1\nblocks {}\n", blocks.len());
+    let mut text = format!(
+        "delaybench-smpi-plan 2\nwarmup {}\nblocks {}\n",
+        if every_warmup { "every" } else { "extrapolate" },
+        blocks.len()
+    );
     let mut bin = Vec::new();
     let mut offset = 0usize;
     for b in blocks {
@@ -110,7 +117,10 @@ mod tests {
             // [rep][rank]: rep 0 = (1, 2, 3), rep 1 = (4, 5, 6)
             delays: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
         };
-        let (text, bin) = encode(&[b.clone(), b], 3);
+        let (text, bin) = encode(&[b.clone(), b.clone()], 3, false);
+        assert!(encode(std::slice::from_ref(&b), 3, true)
+            .0
+            .starts_with("delaybench-smpi-plan 2\nwarmup every\n"));
         let vals: Vec<f64> = bin
             .chunks_exact(8)
             .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
@@ -118,8 +128,9 @@ mod tests {
         assert_eq!(&vals[..6], &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
         assert_eq!(vals.len(), 12);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[1], "blocks 2");
-        assert_eq!(lines[2], "block bcast 8 2 3 0e0 0 6e0");
-        assert_eq!(lines[3], "block bcast 8 2 3 0e0 6 6e0");
+        assert_eq!(lines[1], "warmup extrapolate");
+        assert_eq!(lines[2], "blocks 2");
+        assert_eq!(lines[3], "block bcast 8 2 3 0e0 0 6e0");
+        assert_eq!(lines[4], "block bcast 8 2 3 0e0 6 6e0");
     }
 }

@@ -5,14 +5,17 @@ use super::blocks::{blocks_of, decode, BlockLabel, SIM_LATE_TOLERANCE_S};
 use super::distinct;
 use super::plan_file::{encode, SimBlock};
 use super::platform::{self, Builtin, Platform};
+use super::progress::{self, Done};
 use super::toolchain::Toolchain;
 use super::{write_file, SmpiError};
 use crate::clock::ClockModel;
 use crate::plan::algorithms::AlgorithmSetting;
 use crate::plan::Plan;
 use crate::records::{
-    ClockInfo, ClockSyncInfo, Footer, Header, Provenance, RecordsWriter, Simulation, WaitInfo,
+    ClockInfo, ClockSyncInfo, Footer, Header, Provenance, RecordsWriter, Simulation,
+    SimulationCost, WaitInfo,
 };
+use std::cell::Cell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -214,13 +217,19 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
                 0
             },
             distinct_repetitions: !settings.every_repetition,
+            costs: Vec::new(),
         };
         let started = Instant::now();
-        let header = header(plan, &largest, simulation, &settings.tags);
+        // The header holds each P's cost, known only once it ran, so the blocks wait here
+        // and are written at the end of the curve (at 16,384 ranks a block of 100
+        // repetitions is about 40 MB, small beside the simulator's own memory). The file is
+        // created now, so a path that cannot be written stops the run before it simulates.
         let mut writer = RecordsWriter::create(path)?;
-        writer.write_header(&header)?;
+        let mut costs = Vec::new();
+        let mut done: Vec<Done> = Vec::new();
+        let mut curve = Vec::new();
         let mut stream = 0u64;
-        for &p in &plan.procs {
+        for (i, &p) in plan.procs.iter().enumerate() {
             // Every P runs on the first P rank slots of one machine, the largest P's, as a
             // measurement's sub-communicators do on one cluster.
             let plat = Platform {
@@ -229,18 +238,24 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
             };
             let (sims, labels) = blocks_of(plan, p, &plat.rank_hosts, &mut stream);
             let t = Instant::now();
+            let peak = Cell::new(0u64);
             let run = |sims: &[SimBlock]| {
-                simulate_p(
+                let (blocks, bytes) = simulate_p(
                     &tools,
-                    &program,
-                    &plat,
-                    p,
-                    &cfg,
+                    &Launch {
+                        program: &program,
+                        plat: &plat,
+                        p,
+                        cfg: &cfg,
+                        work: &work,
+                        keep: settings.keep_files,
+                        every_warmup: settings.every_repetition,
+                    },
                     sims,
                     &labels,
-                    &work,
-                    settings.keep_files,
-                )
+                )?;
+                peak.set(peak.get().max(bytes));
+                Ok(blocks)
             };
             let (mut blocks, simulated) = if settings.every_repetition {
                 (run(&sims)?, plan.nrep as usize * sims.len())
@@ -256,17 +271,32 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
                     });
                 }
             }
+            let wall_s = t.elapsed().as_secs_f64();
+            done.push(Done { procs: p, wall_s });
             eprintln!(
                 "delaybench: simulated P = {p}{}: {} block(s), {simulated} of {} repetitions \
-                 simulated, in {:.1} s of wall time",
+                 simulated, in {wall_s:.1} s of wall time{}",
                 alg.map(|a| format!(" ({a})")).unwrap_or_default(),
                 blocks.len(),
                 plan.nrep as usize * sims.len(),
-                t.elapsed().as_secs_f64()
+                progress::line_tail(&done, &plan.procs[i + 1..], peak.get())
             );
-            for b in &blocks {
-                writer.write_block(b)?;
-            }
+            costs.push(SimulationCost {
+                procs: p,
+                wall_time_s: wall_s,
+                peak_memory_bytes: peak.get(),
+                simulated_repetitions: simulated as u64,
+            });
+            curve.extend(blocks);
+        }
+        let simulation = Simulation {
+            costs,
+            ..simulation
+        };
+        let header = header(plan, &largest, simulation, &settings.tags);
+        writer.write_header(&header)?;
+        for b in &curve {
+            writer.write_block(b)?;
         }
         writer.finish(&Footer {
             end_offsets_s: vec![0.0; pmax as usize],
@@ -365,25 +395,46 @@ fn work_dir() -> Result<PathBuf, SmpiError> {
     Ok(dir)
 }
 
+/// What one launch of the simulator runs, besides its blocks.
+struct Launch<'a> {
+    /// The simulated ranks' program.
+    program: &'a Path,
+    plat: &'a Platform,
+    /// Process count.
+    p: u32,
+    /// SimGrid options, `key:value`.
+    cfg: &'a [String],
+    /// The run's work directory (a `p<P>` folder is made in it).
+    work: &'a Path,
+    /// Keep the delays and output files.
+    keep: bool,
+    /// Simulate every warm-up call (no extrapolation, [`super::plan_file::encode`]).
+    every_warmup: bool,
+}
+
 /// One `smpirun` of `p` ranks over `sims`: writes the plan, runs, reads the blocks back.
-#[allow(clippy::too_many_arguments)]
+/// Returns the blocks and the launch's peak resident memory, bytes.
 fn simulate_p(
     tools: &Toolchain,
-    program: &Path,
-    plat: &Platform,
-    p: u32,
-    cfg: &[String],
+    launch: &Launch,
     sims: &[SimBlock],
     labels: &[BlockLabel],
-    work: &Path,
-    keep: bool,
-) -> Result<Vec<crate::records::Block>, SmpiError> {
+) -> Result<(Vec<crate::records::Block>, u64), SmpiError> {
+    let Launch {
+        program,
+        plat,
+        p,
+        cfg,
+        work,
+        keep,
+        every_warmup,
+    } = *launch;
     let dir = work.join(format!("p{p}"));
     std::fs::create_dir_all(&dir).map_err(|source| SmpiError::Io {
         path: dir.display().to_string(),
         source,
     })?;
-    let (text, delays) = encode(sims, p);
+    let (text, delays) = encode(sims, p, every_warmup);
     let (plan_path, delays_path) = (dir.join("plan.txt"), dir.join("delays.bin"));
     let (out_path, hostfile) = (dir.join("out.bin"), dir.join("hostfile.txt"));
     // Created empty here: each simulated rank writes its own part into it.
@@ -419,9 +470,9 @@ fn simulate_p(
             source,
         })?)
         .stderr(log);
-    let status = cmd
-        .status()
-        .map_err(|e| SmpiError::Tool(format!("{}: {e}", tools.smpirun.display())))?;
+    let tool_err = |e: std::io::Error| SmpiError::Tool(format!("{}: {e}", tools.smpirun.display()));
+    let mut child = cmd.spawn().map_err(tool_err)?;
+    let (status, peak) = progress::wait_with_peak(&mut child).map_err(tool_err)?;
     if !status.success() {
         let text = std::fs::read_to_string(&log_path).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
@@ -446,7 +497,7 @@ fn simulate_p(
             let _ = std::fs::remove_file(f);
         }
     }
-    Ok(blocks)
+    Ok((blocks, peak))
 }
 
 /// The header of a simulated run: the plan, the simulated hosts of the largest P, one
