@@ -308,6 +308,17 @@ fn distinct_repetitions_reproduce_every_repetition() {
             assert!(c.simulated_repetitions > 0, "{c:?}");
         }
     }
+    // The file with the costs replaced the one streamed during the curve: nothing is
+    // left beside it, and it ends with its footer.
+    for f in [&fast, &slow] {
+        let mut beside = f.as_os_str().to_owned();
+        beside.push(".with-costs");
+        assert!(
+            !std::path::Path::new(&beside).exists(),
+            "{beside:?} left over"
+        );
+    }
+    assert!(a.footer.is_some() && b.footer.is_some());
     assert_eq!(a.blocks.len(), b.blocks.len());
     for (x, y) in a.blocks.iter().zip(&b.blocks) {
         // The distinct run extrapolates the warm-up (--warmup 10: 3 calls simulated), the

@@ -28,7 +28,7 @@ use thiserror::Error;
 /// Errors of `delaybench simulate`, all found before or while SimGrid runs.
 #[derive(Debug, Error)]
 pub enum SmpiError {
-    #[error("{0} not found: `delaybench simulate` needs SimGrid's SMPI (Debian and Ubuntu: `apt-get install libsimgrid-dev`, or `DELAYBENCH_SIMGRID=1 . scripts/setup.sh`)")]
+    #[error("{0} not found: `delaybench simulate` needs SimGrid's SMPI (Debian and Ubuntu: `apt-get install libsimgrid-dev`, or, in the source tree, `DELAYBENCH_SIMGRID=1 . scripts/setup.sh`)")]
     Missing(&'static str),
     #[error("SimGrid: {0}")]
     Tool(String),
@@ -38,7 +38,7 @@ pub enum SmpiError {
     Platform(String),
     #[error("{0}")]
     Plan(String),
-    #[error("not simulated yet: {0} (see docs/simulate.md, what is not done yet)")]
+    #[error("not simulated yet: {0} (the project's simulation documentation lists what is not done yet)")]
     NotYet(&'static str),
     #[error(
         "the simulation of P = {procs} failed ({status}); last lines of its log {log}:\n{tail}"

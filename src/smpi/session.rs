@@ -220,11 +220,14 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
             costs: Vec::new(),
         };
         let started = Instant::now();
-        // The header holds each P's cost, known only once it ran, so the blocks wait here
-        // and are written at the end of the curve (at 16,384 ranks a block of 100
-        // repetitions is about 40 MB, small beside the simulator's own memory). The file is
-        // created now, so a path that cannot be written stops the run before it simulates.
+        // Each P's blocks go into the file as soon as they are simulated, so an interrupted
+        // curve keeps the P's it finished. The header's costs of every P are known only at
+        // the end: the finished file is then written again beside it with them and renamed
+        // over it (at 16,384 ranks a block of 100 repetitions is about 40 MB, small beside
+        // the simulator's own memory). The file is created now, so a path that cannot be
+        // written stops the run before it simulates.
         let mut writer = RecordsWriter::create(path)?;
+        writer.write_header(&header(plan, &largest, simulation.clone(), &settings.tags))?;
         let mut costs = Vec::new();
         let mut done: Vec<Done> = Vec::new();
         let mut curve = Vec::new();
@@ -287,23 +290,36 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
                 peak_memory_bytes: peak.get(),
                 simulated_repetitions: simulated as u64,
             });
+            for b in &blocks {
+                writer.write_block(b)?;
+            }
             curve.extend(blocks);
         }
-        let simulation = Simulation {
-            costs,
-            ..simulation
-        };
-        let header = header(plan, &largest, simulation, &settings.tags);
-        writer.write_header(&header)?;
-        for b in &curve {
-            writer.write_block(b)?;
-        }
-        writer.finish(&Footer {
+        let footer = Footer {
             end_offsets_s: vec![0.0; pmax as usize],
             offset_change_s: vec![0.0; pmax as usize],
             max_abs_offset_change_s: 0.0,
             wall_time_s: started.elapsed().as_secs_f64(),
             warnings: Vec::new(),
+        };
+        writer.finish(&footer)?;
+        let simulation = Simulation {
+            costs,
+            ..simulation
+        };
+        let with_costs = header(plan, &largest, simulation, &settings.tags);
+        let mut whole = path.as_os_str().to_owned();
+        whole.push(".with-costs");
+        let whole = std::path::PathBuf::from(whole);
+        let mut again = RecordsWriter::create(&whole)?;
+        again.write_header(&with_costs)?;
+        for b in &curve {
+            again.write_block(b)?;
+        }
+        again.finish(&footer)?;
+        std::fs::rename(&whole, path).map_err(|source| SmpiError::Io {
+            path: format!("{} (renaming {} over it)", path.display(), whole.display()),
+            source,
         })?;
         crate::end_of_run::print_summary(path, end, out);
     }
