@@ -46,8 +46,9 @@ pub use exporter::{
     RowSink, RowsSpec,
 };
 pub use formats::{
-    write_markdown_table, write_plain_table, Choices, Csv, Delimited, Format, FormatParser, Json,
-    JsonLines, Markdown, Table, Tsv, ALGORITHMS, ANALYSES, ARRIVALS, EXPORTS, INFO, TABLES,
+    write_markdown_table, write_plain_table, write_plain_table_within, Choices, Csv, Delimited,
+    Format, FormatParser, Json, JsonLines, Markdown, Table, Tsv, ALGORITHMS, ANALYSES, ARRIVALS,
+    EXPORTS, INFO, TABLES,
 };
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use noise::{write_noise_detours, write_noise_report, DetourRow};

@@ -56,9 +56,12 @@ pub(super) fn write_narrow_summary(
     {
         writeln!(out, "{}", run.mpi_library)?;
     }
-    super::write_plain_table(
+    // Rows are laid out to stay under 90 columns, but a cell can be wider than planned
+    // (a long interval, a large P): the table then wraps cells rather than pass the width.
+    super::write_plain_table_within(
         &headline_headers(a.bootstrap.level),
         headline_rows(&a.rows),
+        Some(width),
         out,
     )?;
     let families = family_lines(&a.rows, &a.family_differences);

@@ -19,7 +19,7 @@ pub use json_rows::Json;
 pub use jsonl_rows::JsonLines;
 pub use markdown::{write_markdown_table, Markdown};
 pub use parquet_rows::PARQUET;
-pub use table::{write_plain_table, Table};
+pub use table::{write_plain_table, write_plain_table_within, Table};
 pub use tsv_rows::{Tsv, TSV};
 
 use super::RowExporter;

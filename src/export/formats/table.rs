@@ -2,7 +2,7 @@
 
 use super::super::{ExportError, MarkupExporter};
 use crate::analysis::Analysis;
-use comfy_table::{presets, CellAlignment, Table as Grid, TableComponent};
+use comfy_table::{presets, CellAlignment, ContentArrangement, Table as Grid, TableComponent};
 use std::io::Write;
 
 /// Plain ASCII with rules above, below and under the header, no vertical lines, first
@@ -35,7 +35,25 @@ pub fn write_plain_table<H: ToString>(
     rows: Vec<Vec<String>>,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
+    write_plain_table_within(headers, rows, None, out)
+}
+
+/// [`write_plain_table`] at most `width` columns wide when given: cells wrap at spaces
+/// (comfy-table's dynamic arrangement) rather than widening the table past the terminal.
+///
+/// Errors: [`ExportError::Io`] when writing fails.
+pub fn write_plain_table_within<H: ToString>(
+    headers: &[H],
+    rows: Vec<Vec<String>>,
+    width: Option<usize>,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
     let mut table = Grid::new();
+    if let Some(w) = width {
+        table
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(u16::try_from(w).unwrap_or(u16::MAX));
+    }
     // No colours or terminal-width probing: the output often goes to a file.
     table
         .load_preset(presets::ASCII_HORIZONTAL_ONLY)
@@ -57,4 +75,41 @@ pub fn write_plain_table<H: ToString>(
     writeln!(out, "{}", table.trim_fmt())?;
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod width_tests {
+    use super::*;
+
+    #[test]
+    fn a_table_given_a_width_wraps_cells_instead_of_passing_it() {
+        let headers = ["op", "cost [CI] (us)", "verdict"];
+        let rows = vec![vec![
+            "allreduce".to_string(),
+            "123456.78 [100000.12, 150000.34] and more words to wrap".to_string(),
+            "costs the full delay and then some more words".to_string(),
+        ]];
+        let mut wide = Vec::new();
+        write_plain_table(&headers, rows.clone(), &mut wide).unwrap();
+        let widest = |b: &[u8]| {
+            String::from_utf8(b.to_vec())
+                .unwrap()
+                .lines()
+                .map(|l| l.chars().count())
+                .max()
+                .unwrap()
+        };
+        assert!(
+            widest(&wide) > 60,
+            "the unbounded table is wider than the bound"
+        );
+        let mut within = Vec::new();
+        write_plain_table_within(&headers, rows, Some(60), &mut within).unwrap();
+        assert!(
+            widest(&within) <= 60,
+            "{}",
+            String::from_utf8_lossy(&within)
+        );
+        assert!(String::from_utf8_lossy(&within).contains("allreduce"));
+    }
 }
