@@ -240,10 +240,10 @@ mod tests {
         assert!(all.iter().any(|(k, _)| *k == "collective=allreduce"));
     }
 
-    #[test]
-    fn rabenseifner_is_guarded_as_mpich_guards_it() {
+    /// A tuning at P = 4, 8 B where `alg` beats default clearly, and its rule sets.
+    fn one_winner(alg: &str) -> (Tuning, Vec<RuleSet>) {
         let mut measured = vec![m("default", "x", 8, 60e-6, 1e-6, 30)];
-        let mut w = m("reduce_scatter_allgather", "x", 8, 50e-6, 1e-6, 30);
+        let mut w = m(alg, "x", 8, 50e-6, 1e-6, 30);
         w.value = Some(3);
         measured.push(w);
         let (choices, comparisons) = choices_under(&measured, "x", &Bootstrap::default());
@@ -255,6 +255,12 @@ mod tests {
             comparisons,
         };
         let sets = rules_of(&t, Extrapolation::Stop, &mut Vec::new());
+        (t, sets)
+    }
+
+    #[test]
+    fn rabenseifner_is_guarded_as_mpich_guards_it() {
+        let (t, sets) = one_winner("reduce_scatter_allgather");
         let (text, _) = mpich_json_for_probe(&sets, &t, false, 0).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text).expect(&text);
         let g: serde_json::Value = serde_json::from_str(GENERIC).unwrap();
@@ -275,19 +281,7 @@ mod tests {
 
     #[test]
     fn the_file_is_mpich_s_own_with_the_rules_in_front() {
-        let mut measured = vec![m("default", "x", 8, 60e-6, 1e-6, 30)];
-        let mut w = m("recursive_doubling", "x", 8, 50e-6, 1e-6, 30);
-        w.value = Some(3);
-        measured.push(w);
-        let (choices, comparisons) = choices_under(&measured, "x", &Bootstrap::default());
-        let t = Tuning {
-            pattern: "x".into(),
-            patterns: vec!["x".into()],
-            choices,
-            fdr: 0.05,
-            comparisons,
-        };
-        let sets = rules_of(&t, Extrapolation::Stop, &mut Vec::new());
+        let (t, sets) = one_winner("recursive_doubling");
         let text = mpich_json(&sets, &t, false).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text).expect(&text);
         let g: serde_json::Value = serde_json::from_str(GENERIC).unwrap();
