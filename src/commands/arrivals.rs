@@ -1,9 +1,10 @@
 //! `delaybench arrivals`: what a capture of an application says about its arrivals.
 
+use super::reading::read_matched;
 use super::{finish, Run};
 use crate::analysis::arrivals::report;
 use crate::analysis::causes::Causes;
-use crate::capture::{capture_gaps, match_calls, read_captures, site_names};
+use crate::capture::site_names;
 use crate::cli::ArrivalsArgs;
 use crate::exit::BadInput;
 use crate::export::{write_arrivals, ExportError};
@@ -34,13 +35,7 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
     if let Some(dir) = &figures {
         fresh_figures_dir(dir).map_err(BadInput)?;
     }
-    let captures = read_captures(&files)?;
-    let matched = match_calls(&captures)?;
-    // Which rank's file is missing or incomplete, and whether the clocks were synchronised
-    // at MPI_Finalize: the report's numbers leave those ranks' calls out.
-    for note in capture_gaps(&captures).notes() {
-        eprintln!("delaybench: warning: {note}");
-    }
+    let (captures, matched) = read_matched(&files, "")?;
     let report = report(&matched, message_time);
     let names = site_names(&captures, &modules);
     let name = |key: &str| names.get(key).cloned().unwrap_or_else(|| key.to_owned());

@@ -1,11 +1,10 @@
 //! `delaybench compare`: the same configurations of two records files side by side.
 
-use super::reading::{analysis_of, launches, refuse_repeated_runs};
+use super::reading::{analysis_of, launches, read_matched, refuse_repeated_runs};
 use super::{finish, Run};
 use crate::analysis::arrivals::report;
 use crate::analysis::capture_compare::compare_captures;
 use crate::analysis::{compare, Analysis, CompareSide, LaunchDigest};
-use crate::capture::{capture_gaps, match_calls, read_captures, Matched, RankCapture};
 use crate::exit::BadInput;
 
 use crate::cli::CompareArgs;
@@ -60,14 +59,8 @@ fn compare_captures_of(args: CompareArgs) -> Result<()> {
         .into());
     }
     let boot = bootstrap.bootstrap();
-    let read = |dir: &PathBuf| -> Result<(Vec<RankCapture>, Matched)> {
-        let captures = read_captures(std::slice::from_ref(dir))?;
-        for note in capture_gaps(&captures).notes() {
-            eprintln!("delaybench: warning: {}: {note}", dir.display());
-        }
-        let matched = match_calls(&captures)?;
-        Ok((captures, matched))
-    };
+    let read =
+        |dir: &PathBuf| read_matched(std::slice::from_ref(dir), &format!("{}: ", dir.display()));
     let ((ca, ma), (cb, mb)) = (read(&a)?, read(&b)?);
     if ca.first().map(|c| &c.header.capture_id) == cb.first().map(|c| &c.header.capture_id) {
         return Err(BadInput(format!(

@@ -1,12 +1,29 @@
 //! How the offline commands read records files: block by block on the chosen global times,
-//! saying on stderr which times were used and how the run ended.
+//! saying on stderr which times were used and how the run ended; and captures, matched into
+//! collective instances, saying what each lacks.
 
 use crate::analysis::{analyze_digests, Analysis, Bootstrap, LaunchDigest};
+use crate::capture::{capture_gaps, match_calls, read_captures, Matched, RankCapture};
 use crate::exit::BadInput;
 use crate::records::{Block, Header, RecordsStream, RunLabel};
 use crate::timeline::{ClockCorrection, GlobalTimes, Timeline, TimelineEnd, VerdictChanges};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+
+/// Reads the capture `files` (folders or per-rank files) and matches their calls. Warns on
+/// stderr, each note after `prefix` (empty, or `DIR: ` when two captures are read), which
+/// rank's file is missing or incomplete and whether the clocks were synchronised at
+/// MPI_Finalize: the report's numbers leave those ranks' calls out.
+///
+/// Errors: a file that cannot be read or matched.
+pub(super) fn read_matched(files: &[PathBuf], prefix: &str) -> Result<(Vec<RankCapture>, Matched)> {
+    let captures = read_captures(files)?;
+    let matched = match_calls(&captures)?;
+    for note in capture_gaps(&captures).notes() {
+        eprintln!("delaybench: warning: {prefix}{note}");
+    }
+    Ok((captures, matched))
+}
 
 /// Refuses records files that hold one run under two names (`run.cbor` and its copy): pooled
 /// they would count every repetition twice and narrow every interval, compared they would
