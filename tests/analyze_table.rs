@@ -73,24 +73,54 @@ fn stdout(out: &Output) -> String {
 }
 
 /// The cells of the data rows of the first table in `table` (between the `=` rule under the
-/// header and the `-` rule under the rows), split at runs of two or more spaces.
+/// header and the `-` rule under the rows), split at runs of two or more spaces. A cell too
+/// long for its column wraps onto continuation lines (their op column blank): each piece is
+/// joined to the cell of the row above whose columns it shares, so a row is whole again.
 fn data_rows(table: &str) -> Vec<Vec<String>> {
     let rule = |l: &str, c: char| !l.is_empty() && l.chars().all(|x| x == c);
-    table
+    let mut rows: Vec<Vec<(usize, usize, String)>> = Vec::new();
+    for line in table
         .lines()
         .skip_while(|l| !rule(l, '='))
         .skip(1)
         .take_while(|l| !rule(l, '-'))
-        .map(cells)
+    {
+        let pieces = cells(line);
+        match rows.last_mut() {
+            Some(row) if line.starts_with("  ") => {
+                for (start, end, text) in pieces {
+                    let shared =
+                        |c: &(usize, usize, String)| end.min(c.1) as i64 - start.max(c.0) as i64;
+                    let cell = row.iter_mut().max_by_key(|c| shared(c)).unwrap();
+                    cell.2 = format!("{} {text}", cell.2);
+                }
+            }
+            _ => rows.push(pieces),
+        }
+    }
+    rows.into_iter()
+        .map(|row| row.into_iter().map(|(_, _, text)| text).collect())
         .collect()
 }
 
-fn cells(line: &str) -> Vec<String> {
-    line.split("  ")
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .map(String::from)
-        .collect()
+/// The cells of one line, split at runs of two or more spaces, each with its character
+/// columns [start, end).
+fn cells(line: &str) -> Vec<(usize, usize, String)> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == ' ' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && !(chars[i] == ' ' && chars.get(i + 1).is_none_or(|c| *c == ' ')) {
+            i += 1;
+        }
+        out.push((start, i, chars[start..i].iter().collect()));
+    }
+    out
 }
 
 #[test]
@@ -183,7 +213,7 @@ fn wide_prints_the_old_columns_and_leaves_csv_as_it_was() {
     let mut at = first.iter();
     for name in old_first {
         assert!(
-            at.any(|c| c == name),
+            at.any(|c| c.2 == name),
             "{name} missing or out of order: {first:?}"
         );
     }
@@ -245,4 +275,25 @@ fn filters_narrow_the_rows_and_a_filter_matching_nothing_names_what_the_file_has
 fn show() {
     let (file, _) = run();
     print!("{}", stdout(&analyze(file, &[], "100")));
+}
+
+/// The row parser above on a table whose cells wrapped (as a loaded machine's run printed it):
+/// each wrapped piece goes back to its own cell, so the pairing checks see whole rows.
+#[test]
+fn wrapped_cells_are_joined_to_their_row() {
+    let table = "\
+ op          size  P  delay    t0     cost td-t0 (us)   delay hidden       above             verdict
+====================================================================================================
+ barrier        -  2   50us     -                   -              -           -            no valid
+                                                                                          repetition
+ iallreduce    8B  2   50us  47.2  1038 [221.8, 2385]  -1976 [-4670,        1036       costs extra *
+                                                               -344]
+----------------------------------------------------------------------------------------------------
+";
+    let rows = data_rows(table);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0][0], "barrier");
+    assert_eq!(rows[0].last().unwrap(), "no valid repetition");
+    assert_eq!(rows[1][6], "-1976 [-4670, -344]");
+    assert_eq!(rows[1].last().unwrap(), "costs extra *");
 }

@@ -1,9 +1,10 @@
 //! `analyze`, `export` and `plot` read records block by block: a small always-on check that
 //! the streamed analysis equals the in-memory one (export and plot have theirs in
 //! tests/export_stream.rs and tests/plot_stream.rs), and an ignored large one that measures
-//! throughput, peak memory and bytes read of all three on ~10^7-10^8 rank-repetition events.
+//! throughput, peak memory and bytes read of all three (and of the Parquet export, with that
+//! feature) on ~10^7-10^8 rank-repetition events.
 //!
-//! Large run (about 4.1 GB of disk, a release build):
+//! Large run (about 4.1 GB of disk, 2 GB more for the Parquet export, a release build):
 //! `DELAYBENCH_SCALE_EVENTS=100000000 cargo test --release --test records_scale -- --ignored --nocapture`
 
 mod common;
@@ -135,6 +136,8 @@ fn analyze_export_and_plot_of_a_large_file_run_in_bounded_memory() {
     assert_eq!(e.stdout.lines().count() as u64, 1 + reps);
     // Rows are written as each block arrives: a few blocks' worth, whatever the file.
     within("export", e.rss, (6 * block_bytes + (64 << 20)).min(cap));
+    #[cfg(feature = "parquet")]
+    parquet_export(dir.path(), &path, events, size, 6 * block_bytes, cap);
     let figures = dir.path().join("figures");
     let plot = ["plot", "--out", figures.to_str().unwrap()];
     let p = measured("plot", &plot, &path, events, size);
@@ -156,6 +159,39 @@ fn analyze_export_and_plot_of_a_large_file_run_in_bounded_memory() {
         p.secs,
         a.secs
     );
+}
+
+/// Times `export --format parquet` of the whole file with the default rows (one per rank
+/// and repetition) into a file, checks its row count from the Parquet footer, prints its
+/// bytes per row, and holds its memory to `blocks_bytes` (a few blocks) plus one row group
+/// of column buffers; the file is removed after, as it is not small.
+#[cfg(feature = "parquet")]
+fn parquet_export(dir: &Path, path: &Path, events: u64, size: u64, blocks_bytes: u64, cap: u64) {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let out = dir.join("large.parquet");
+    let args = [
+        "export",
+        "--format",
+        "parquet",
+        "--output",
+        out.to_str().unwrap(),
+    ];
+    let q = measured("export --format parquet", &args, path, events, size);
+    let bytes = std::fs::metadata(&out).unwrap().len();
+    let reader = SerializedFileReader::new(std::fs::File::open(&out).unwrap()).unwrap();
+    let rows = reader.metadata().file_metadata().num_rows() as u64;
+    assert_eq!(rows, events, "one Parquet row per rank and repetition");
+    eprintln!(
+        "export --format parquet: {rows} rows, {bytes} bytes, {:.1} bytes per row",
+        bytes as f64 / rows as f64
+    );
+    // A row group holds ROW_GROUP_ROWS rows of ~30 columns before it is written out.
+    within(
+        "export parquet",
+        q.rss,
+        (blocks_bytes + (128 << 20)).min(cap),
+    );
+    std::fs::remove_file(&out).unwrap();
 }
 
 /// What [`measured`] saw of one run.
