@@ -194,10 +194,14 @@ impl RunInfo {
                 ),
             ),
         ];
-        // What each simulated P cost sits under the `simulated` line; measured runs and
-        // files written before costs were kept have none and print nothing here.
+        // What each simulated P cost sits right under the `simulated` line; measured runs
+        // and files written before costs were kept have none and print nothing here.
         if let Some(sim) = &h.simulation {
-            rows.extend(sim.costs.iter().map(|c| ("  cost", cost_line(c))));
+            let at = rows
+                .iter()
+                .position(|(k, _)| *k == "simulated")
+                .map_or(rows.len(), |i| i + 1);
+            rows.splice(at..at, sim.costs.iter().map(|c| ("  cost", cost_line(c))));
         }
         if let Some(d) = &p.detour {
             rows.push(("detours", d.to_string()));
@@ -567,7 +571,12 @@ mod tests {
         let second = text
             .find("  cost          P = 1024: 2.8 s of wall time, peak memory 170 MB, 6 repetitions")
             .unwrap_or_else(|| panic!("P = 1024 missing from:\n{text}"));
-        assert!(sim < first && first < second, "order:\n{text}");
+        let next_line = text[sim..].find('\n').unwrap() + sim + 1;
+        assert_eq!(
+            first, next_line,
+            "the costs follow the simulated line:\n{text}"
+        );
+        assert!(first < second, "order:\n{text}");
         let mut out = Vec::new();
         info.write(Format::Json, &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
