@@ -396,11 +396,14 @@ fn clock_sync_line(h: &Header) -> String {
 
 /// One simulated P's cost as `simulate` printed it while running (`src/smpi/progress.rs`):
 /// `P = 1024: 2.8 s of wall time, peak memory 170 MB, 6 repetitions simulated` (MB =
-/// 10^6 bytes, truncated like the progress line).
+/// 10^6 bytes, truncated like the progress line). Below a second the time keeps three
+/// decimals, so the small P's of a cheap curve do not all read `0.0 s`.
 fn cost_line(c: &SimulationCost) -> String {
+    let decimals = if c.wall_time_s < 1.0 { 3 } else { 1 };
     format!(
-        "P = {}: {:.1} s of wall time, peak memory {} MB, {} repetitions simulated",
+        "P = {}: {:.*} s of wall time, peak memory {} MB, {} repetitions simulated",
         c.procs,
+        decimals,
         c.wall_time_s,
         c.peak_memory_bytes / 1_000_000,
         c.simulated_repetitions
@@ -557,7 +560,7 @@ mod tests {
         let info = read(
             "costs.cbor",
             vec![
-                cost(2, 0.46, 35_200_000, 3),
+                cost(2, 0.0461, 35_200_000, 3),
                 cost(1024, 2.84, 170_900_000, 6),
             ],
         );
@@ -566,7 +569,7 @@ mod tests {
             .find("simulated       simulated: SimGrid SMPI 3.32")
             .unwrap();
         let first = text
-            .find("  cost          P = 2: 0.5 s of wall time, peak memory 35 MB, 3 repetitions simulated")
+            .find("  cost          P = 2: 0.046 s of wall time, peak memory 35 MB, 3 repetitions simulated")
             .unwrap_or_else(|| panic!("P = 2 missing from:\n{text}"));
         let second = text
             .find("  cost          P = 1024: 2.8 s of wall time, peak memory 170 MB, 6 repetitions")
