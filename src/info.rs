@@ -5,7 +5,7 @@
 
 use crate::export::Format;
 use crate::records::provenance::library_line;
-use crate::records::{Footer, Header, RecordsError};
+use crate::records::{Footer, Header, RecordsError, SimulationCost};
 use crate::timeline::{GlobalTimes, Timeline};
 use crate::units::{format_bytes, format_duration};
 use serde::Serialize;
@@ -194,6 +194,15 @@ impl RunInfo {
                 ),
             ),
         ];
+        // What each simulated P cost sits right under the `simulated` line; measured runs
+        // and files written before costs were kept have none and print nothing here.
+        if let Some(sim) = &h.simulation {
+            let at = rows
+                .iter()
+                .position(|(k, _)| *k == "simulated")
+                .map_or(rows.len(), |i| i + 1);
+            rows.splice(at..at, sim.costs.iter().map(|c| ("  cost", cost_line(c))));
+        }
         if let Some(d) = &p.detour {
             rows.push(("detours", d.to_string()));
         }
@@ -385,6 +394,22 @@ fn clock_sync_line(h: &Header) -> String {
     )
 }
 
+/// One simulated P's cost as `simulate` printed it while running (`src/smpi/progress.rs`):
+/// `P = 1024: 2.8 s of wall time, peak memory 170 MB, 6 repetitions simulated` (MB =
+/// 10^6 bytes, truncated like the progress line). Below a second the time keeps three
+/// decimals, so the small P's of a cheap curve do not all read `0.0 s`.
+fn cost_line(c: &SimulationCost) -> String {
+    let decimals = if c.wall_time_s < 1.0 { 3 } else { 1 };
+    format!(
+        "P = {}: {:.*} s of wall time, peak memory {} MB, {} repetitions simulated",
+        c.procs,
+        decimals,
+        c.wall_time_s,
+        c.peak_memory_bytes / 1_000_000,
+        c.simulated_repetitions
+    )
+}
+
 fn or_unknown(s: &str, instead: &str) -> String {
     if s.is_empty() {
         instead.into()
@@ -467,6 +492,10 @@ mod tests {
         ] {
             assert!(text.contains(want), "`{want}` missing from:\n{text}");
         }
+        assert!(
+            !text.contains("  cost "),
+            "a measured run has no costs:\n{text}"
+        );
     }
 
     #[test]
@@ -500,6 +529,69 @@ mod tests {
         let old: Header = value.deserialized().unwrap();
         assert_eq!(old.provenance, Default::default());
         assert_eq!(old.provenance.revision_word(), "unknown");
+    }
+
+    #[test]
+    fn a_simulated_file_shows_what_each_p_cost_and_an_older_one_nothing() {
+        use crate::records::{Simulation, SimulationCost};
+        let dir = tempfile::tempdir().unwrap();
+        let read = |name: &str, costs: Vec<SimulationCost>| {
+            let path = dir.path().join(name);
+            let mut header = testdata::header(2);
+            header.simulation = Some(Simulation {
+                engine: "SimGrid SMPI".into(),
+                engine_version: "3.32".into(),
+                platform: "local".into(),
+                collective_selector: "default".into(),
+                costs,
+                ..Default::default()
+            });
+            let mut w = RecordsWriter::create(&path).unwrap();
+            w.write_header(&header).unwrap();
+            w.finish(&testdata::footer(2)).unwrap();
+            RunInfo::read(&path).unwrap()
+        };
+        let cost = |procs, wall_time_s, peak_memory_bytes, simulated_repetitions| SimulationCost {
+            procs,
+            wall_time_s,
+            peak_memory_bytes,
+            simulated_repetitions,
+        };
+        let info = read(
+            "costs.cbor",
+            vec![
+                cost(2, 0.0461, 35_200_000, 3),
+                cost(1024, 2.84, 170_900_000, 6),
+            ],
+        );
+        let text = info.text();
+        let sim = text
+            .find("simulated       simulated: SimGrid SMPI 3.32")
+            .unwrap();
+        let first = text
+            .find("  cost          P = 2: 0.046 s of wall time, peak memory 35 MB, 3 repetitions simulated")
+            .unwrap_or_else(|| panic!("P = 2 missing from:\n{text}"));
+        let second = text
+            .find("  cost          P = 1024: 2.8 s of wall time, peak memory 170 MB, 6 repetitions")
+            .unwrap_or_else(|| panic!("P = 1024 missing from:\n{text}"));
+        let next_line = text[sim..].find('\n').unwrap() + sim + 1;
+        assert_eq!(
+            first, next_line,
+            "the costs follow the simulated line:\n{text}"
+        );
+        assert!(first < second, "order:\n{text}");
+        let mut out = Vec::new();
+        info.write(Format::Json, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let costs = &v["header"]["simulation"]["costs"];
+        assert_eq!(costs[1]["procs"], 1024);
+        assert_eq!(costs[1]["wall_time_s"], 2.84);
+        assert_eq!(costs[1]["peak_memory_bytes"], 170_900_000);
+
+        let none = read("older.cbor", Vec::new()).text();
+        assert!(none.contains("simulated       simulated:"), "{none}");
+        assert!(!none.contains("  cost "), "{none}");
+        assert!(!none.contains(" MB"), "{none}");
     }
 
     #[test]

@@ -33,7 +33,8 @@ pub struct Simulation {
     pub costs: Vec<SimulationCost>,
 }
 
-/// The cost of simulating one P: wall time and the simulator's peak memory.
+/// The cost of simulating one P: wall time and the simulator's peak memory (`delaybench info`
+/// prints one line per P under its `simulated` line).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SimulationCost {
     /// Process count.
