@@ -111,7 +111,9 @@ fn analyze_export_and_plot_of_a_large_file_run_in_bounded_memory() {
     );
     let block_bytes = size / blocks as u64;
     // Up to 10^8 events (the documented run) every reader stays within 200 MB; beyond, the
-    // per-reader bounds below grow with the valid repetitions.
+    // per-reader bounds below grow with the valid repetitions. The file has no one-way times
+    // (testdata's header), so no lower bound: a measured file's digest keeps 8 bytes more per
+    // valid repetition and bound term (allreduce: 2), 100 MB more here.
     let cap: u64 = if events <= 100_000_000 {
         200_000_000
     } else {

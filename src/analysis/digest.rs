@@ -49,6 +49,16 @@ impl BlockDigest {
 
     /// The digest of `block` whose valid t_globals, in repetition order, are `t_globals`
     /// (seconds; [`super::BlockTimes`]).
+    /// This digest without the lower bounds' terms when `header` has no one-way times to
+    /// make bounds of (files before records version 3, simulated runs): kept, they would
+    /// hold 8 bytes per valid repetition and term for no column.
+    pub fn for_header(mut self, header: &Header) -> Self {
+        if header.p2p.is_none() {
+            self.arrivals = None;
+        }
+        self
+    }
+
     pub fn with_t_globals(block: &Block, t_globals: Vec<f64>) -> Self {
         BlockDigest {
             op: block.op,
@@ -94,7 +104,11 @@ impl LaunchDigest {
             footer: records.footer.clone(),
             complete: records.complete(),
             partial_block: false,
-            blocks: records.blocks.iter().map(BlockDigest::of).collect(),
+            blocks: records
+                .blocks
+                .iter()
+                .map(|b| BlockDigest::of(b).for_header(&records.header))
+                .collect(),
             correction: ClockCorrection::recorded(),
             verdicts: VerdictChanges::default(),
         }
@@ -107,8 +121,9 @@ impl LaunchDigest {
     pub fn read(path: &Path, choice: GlobalTimes) -> Result<Self, RecordsError> {
         let mut timeline = Timeline::open(path, choice)?;
         let mut blocks = Vec::new();
+        let header = timeline.header().clone();
         for block in timeline.by_ref() {
-            blocks.push(BlockDigest::of(&block?));
+            blocks.push(BlockDigest::of(&block?).for_header(&header));
         }
         Ok(Self::ended(timeline.end(), blocks))
     }
@@ -125,5 +140,33 @@ impl LaunchDigest {
             correction: end.correction,
             verdicts: end.verdicts,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{testdata, P2pTimes};
+
+    #[test]
+    fn the_bound_terms_are_kept_only_when_the_header_has_one_way_times() {
+        let block = testdata::block(Op::Allreduce, 8, 4, 50e-6, 3, 10e-6);
+        let mut header = testdata::header(4);
+        assert!(BlockDigest::of(&block).arrivals.is_some());
+        assert!(BlockDigest::of(&block)
+            .for_header(&header)
+            .arrivals
+            .is_none());
+        header.p2p = Some(P2pTimes {
+            exchanges: 30,
+            peers: vec![1, 2, 3],
+            sizes: Vec::new(),
+        });
+        let kept = BlockDigest::of(&block).for_header(&header);
+        assert_eq!(
+            kept.arrivals.unwrap().latest_s.len(),
+            2,
+            "valid repetitions"
+        );
     }
 }

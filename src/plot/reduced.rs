@@ -102,7 +102,10 @@ pub struct PlotRun {
 impl PlotRun {
     /// The reduction of records already in memory, on the global times they hold.
     pub fn of(records: &Records) -> Self {
-        let mut pass = Pass::default();
+        let mut pass = Pass {
+            bounded: records.header.p2p.is_some(),
+            ..Pass::default()
+        };
         for b in &records.blocks {
             pass.add(b);
         }
@@ -144,6 +147,7 @@ impl PlotRun {
         let mut timeline = Timeline::open(path, choice)?;
         let mut pass = Pass {
             selection: selection.clone(),
+            bounded: timeline.header().p2p.is_some(),
             ..Pass::default()
         };
         let mut offered = Offered::default();
@@ -174,6 +178,8 @@ struct Pass {
     heat: super::heat_grids::HeatBlocks,
     /// Blocks outside it are skipped as they are read.
     selection: super::Selection,
+    /// The header has one-way times, so the digests keep the lower bounds' terms.
+    bounded: bool,
 }
 
 impl Pass {
@@ -187,8 +193,11 @@ impl Pass {
         self.extras.push(BlockExtras::with_times(block, &times));
         self.overlap.add(block);
         self.distribution.add_with(block, &times);
-        self.digests
-            .push(BlockDigest::with_t_globals(block, times.t_globals));
+        let mut digest = BlockDigest::with_t_globals(block, times.t_globals);
+        if !self.bounded {
+            digest.arrivals = None;
+        }
+        self.digests.push(digest);
     }
 
     fn finish(self, mut launch: LaunchDigest) -> PlotRun {
