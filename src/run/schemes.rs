@@ -5,7 +5,7 @@
 use super::command::{print_table, rows_at_each_p};
 use super::kernels::Kernel;
 use super::measure::{auto_window, warm_up};
-use super::process_sync::{ProcessSync, WindowProcessSync};
+use super::process_sync::windowed_calls;
 use super::release_clock::ReleaseClock;
 use super::session::Session;
 use crate::analysis::{
@@ -14,7 +14,6 @@ use crate::analysis::{
 use crate::clock::build;
 use crate::export::write_schemes;
 use crate::plan::Op;
-use crate::timeline::validity;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -318,28 +317,10 @@ fn window(
     let w = auto_window(slowest, 0.0, timing.wait.spin_margin_s());
     let mut w_agreed = w;
     comm.process_at_rank(0).broadcast_into(&mut w_agreed);
-    let mut sync = WindowProcessSync::new(w_agreed, 10e-3_f64.max(2.0 * w_agreed));
-    sync.begin(comm, timing);
-    let (mut starts, mut ends, mut flags) = (Vec::new(), Vec::new(), Vec::new());
-    for rep in 0..nrep as usize {
-        let release = sync.start(comm, timing, rep, 0.0, &mut || {});
-        let (scheduled, g0) = (
-            release.scheduled_g,
-            timing.model().to_global(release.t_local),
-        );
-        kernel.run(comm);
-        let g1 = timing.global_now();
-        let f = validity::flags(
-            scheduled,
-            0.0,
-            (g0, g1),
-            Some(w_agreed),
-            timing.late_tolerance_s,
-        );
-        starts.push(g0);
-        ends.push(g1);
-        flags.push(f);
-    }
+    let calls = windowed_calls(comm, timing, w_agreed, nrep, || kernel.run(comm));
+    let starts: Vec<f64> = calls.iter().map(|c| c.entry_g).collect();
+    let ends: Vec<f64> = calls.iter().map(|c| c.exit_g).collect();
+    let flags: Vec<u8> = calls.iter().map(|c| c.flags).collect();
     let n = starts.len();
     let (mut first, mut last, mut any) = (vec![0.0; n], vec![0.0; n], vec![0u8; n]);
     comm.all_reduce_into(&starts[..], &mut first[..], SystemOperation::min());
