@@ -482,26 +482,13 @@ pub fn waiting_figure(m: &Matched, r: &ArrivalsReport) -> Option<XyFigure> {
             subtitle(m)
         ),
         warnings: Vec::new(),
-        panels: vec![XyPanel {
-            title: "call site and operation".into(),
-            x: XyAxis {
-                lo: 0.0,
-                hi: (xhi * 1.05).max(1e-6),
-                log: false,
-                label: "waiting time (ms)".into(),
-            },
-            y: XyAxis {
-                lo: -0.6,
-                hi: n as f64 - 0.4,
-                log: false,
-                label: String::new(),
-            },
+        panels: vec![XyPanel::ranked_bars(
+            "call site and operation".into(),
+            "waiting time (ms)".into(),
+            xhi,
             bars,
-            lines: Vec::new(),
-            marks: Vec::new(),
             y_names,
-            heat: None,
-        }],
+        )],
         legend,
     })
 }
