@@ -650,15 +650,7 @@ mod tests {
         assert!((w.lateness_us[w.cols - 1] - 5.0).abs() < 1e-3);
         let dir = tempfile::tempdir().unwrap();
         // No cause named: `arrival_causes` is left out (its own tests draw it).
-        let c = CausesReport {
-            wait_total_s: 0.0,
-            attributed_s: 0.0,
-            unexplained_s: 0.0,
-            causes: vec![],
-            regions: vec![],
-            what_if: vec![],
-            calls: vec![],
-        };
+        let c = CausesReport::default();
         let paths = write_arrivals_figures(&m, &r, &c, &dir.path().join("figs")).unwrap();
         assert_eq!(paths.len(), 6);
         for p in &paths {
