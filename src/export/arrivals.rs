@@ -658,22 +658,24 @@ mod tests {
     #[test]
     fn causes_give_a_table_with_the_headline_and_rows_in_csv() {
         use crate::analysis::causes::CauseRow;
-        let mut c = CausesReport::default();
-        c.wait_total_s = 2e-3;
-        c.attributed_s = 1.5e-3;
-        c.unexplained_s = 0.5e-3;
-        c.regions = vec!["a → b".into()];
-        c.causes = vec![CauseRow {
-            rank: 3,
-            region: 0,
-            region_label: "a → b".into(),
-            delay_s: 1e-3,
-            direct_s: 1e-3,
-            propagated_s: 0.5e-3,
-            share: 0.75,
-            calls: 2,
-            via: vec![(0, 0.5e-3)],
-        }];
+        let c = CausesReport {
+            wait_total_s: 2e-3,
+            attributed_s: 1.5e-3,
+            unexplained_s: 0.5e-3,
+            regions: vec!["a → b".into()],
+            causes: vec![CauseRow {
+                rank: 3,
+                region: 0,
+                region_label: "a → b".into(),
+                delay_s: 1e-3,
+                direct_s: 1e-3,
+                propagated_s: 0.5e-3,
+                share: 0.75,
+                calls: 2,
+                via: vec![(0, 0.5e-3)],
+            }],
+            ..CausesReport::default()
+        };
         let write = |f, rows, top| {
             let mut out = Vec::new();
             write_arrivals(&empty(), &report(), &c, f, rows, top, &mut out).unwrap();
