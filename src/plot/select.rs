@@ -233,27 +233,28 @@ pub struct Offered {
 impl Offered {
     /// Notes the configuration of `block`.
     pub fn add(&mut self, block: &Block) {
-        let c = Config {
+        self.note(Config {
             op: block.op,
             bytes: block.bytes,
             nprocs: block.nprocs,
             delay_model: block.delay_model.clone(),
             delay_s: block.delay_s,
-        };
-        if !self.configs.contains(&c) {
-            self.configs.push(c);
-        }
+        });
     }
 
     /// Notes the configuration of a block's digest (`analyze` reads digests, not blocks).
     pub fn add_digest(&mut self, block: &BlockDigest) {
-        let c = Config {
+        self.note(Config {
             op: block.op,
             bytes: block.bytes,
             nprocs: block.nprocs,
             delay_model: block.delay_model.clone(),
             delay_s: block.delay_s,
-        };
+        });
+    }
+
+    /// Keeps `c` once, in the order first seen.
+    fn note(&mut self, c: Config) {
         if !self.configs.contains(&c) {
             self.configs.push(c);
         }
