@@ -398,11 +398,7 @@ fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &ReleaseClock, nrep
         let (rtt, e) = (median(&rtts), median(&es));
         ol = ol.max(e.unwrap_or(f64::NAN) - rtt.unwrap_or(f64::NAN) / 2.0);
     }
-    if me == 0 {
-        ol
-    } else {
-        f64::NAN
-    }
+    task0(comm, ol)
 }
 
 /// Broadcast rounds (de Supinski and Karonis 1999, §3): `nrep` rounds of one broadcast from
