@@ -233,7 +233,7 @@ pub fn report(m: &Matched, message_time_s: Option<f64>) -> ArrivalsReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::testdata::{allgatherv_8_24_0, alltoallv_1_to_9, rank};
+    use crate::capture::testdata::{allgatherv_8_24_0, alltoallv_1_to_9, rank, two_sites};
     use crate::capture::{busiest_site, match_calls, CaptureOp, RankCapture};
     use CaptureOp::*;
 
@@ -364,7 +364,7 @@ mod tests {
         // Two sites on two communicators: the allreduce at app+0x10 waits 0.1 s, the
         // broadcast at app+0x20 (its root 0.5 s late) 0.5 s; an equal wait would keep the
         // first key, as the report's stable sort does.
-        let mut caps = vec![
+        let mut caps = two_sites(vec![
             rank(
                 0,
                 2,
@@ -377,16 +377,8 @@ mod tests {
                 0.0,
                 &[(Allreduce, -1, 1.1, 2.0), (Bcast, 0, 3.0, 4.0)],
             ),
-        ];
+        ]);
         for c in &mut caps {
-            c.sites.push(crate::capture::CaptureSite {
-                id: 1,
-                module: "app".into(),
-                offset: 0x20,
-                symbol: None,
-                symbol_offset: 0,
-            });
-            c.events[1].site = 1;
             c.events[1].comm = 98;
         }
         let m = match_calls(&caps).unwrap();

@@ -108,3 +108,46 @@ pub(crate) fn alltoallv_1_to_9() -> Vec<RankCapture> {
         })
         .collect()
 }
+
+/// Gives the second call of every rank its own site (`app+0x20`, without a symbol), so the
+/// regions before the two calls are `MPI_Init → app+0x10` and `app+0x10 → app+0x20`.
+pub(crate) fn two_sites(mut caps: Vec<RankCapture>) -> Vec<RankCapture> {
+    for c in &mut caps {
+        c.sites.push(CaptureSite {
+            id: 1,
+            module: "app".into(),
+            offset: 0x20,
+            symbol: None,
+            symbol_offset: 0,
+        });
+        c.events[1].site = 1;
+    }
+    caps
+}
+
+/// Three ranks at two allreduces on two sites (`two_sites`), clock offsets 0, 5 and −1 s:
+/// rank 2 is late by 0.3 s at the first (app+0x10) and 0.5 s at the second (app+0x20),
+/// each time from its own region; everyone leaves at 1.31 s and 2.6 s.
+pub(crate) fn rank_2_late_at_two_sites() -> Vec<RankCapture> {
+    use CaptureOp::Allreduce;
+    two_sites(vec![
+        rank(
+            0,
+            3,
+            0.0,
+            &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
+        ),
+        rank(
+            1,
+            3,
+            5.0,
+            &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
+        ),
+        rank(
+            2,
+            3,
+            -1.0,
+            &[(Allreduce, -1, 1.3, 1.31), (Allreduce, -1, 2.5, 2.6)],
+        ),
+    ])
+}

@@ -1,10 +1,10 @@
 //! `analyze --distribution` and `analyze --trend` as a table, CSV or JSON.
 
+use super::table_cells::size_cell;
 use super::write_table;
 use super::{ExportError, Format};
 use crate::analysis::{DistributionRow, TrendRow, TruthRow};
 use crate::plan::Op;
-use crate::units::format_bytes;
 use std::io::Write;
 
 const DISTRIBUTION_HEADERS: [&str; 12] = [
@@ -70,11 +70,7 @@ pub fn write_truth(
 
 /// The identifying cells of a row: op, size, P, delay model.
 fn key(op: Op, bytes: u64, nprocs: u32, delay_model: &str) -> Vec<String> {
-    let size = if op.has_payload() {
-        format_bytes(bytes)
-    } else {
-        "-".into()
-    };
+    let size = size_cell(op, bytes);
     vec![
         op.name().into(),
         size,

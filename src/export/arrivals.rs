@@ -508,18 +508,6 @@ mod tests {
         }
     }
 
-    fn no_causes() -> CausesReport {
-        CausesReport {
-            wait_total_s: 0.0,
-            attributed_s: 0.0,
-            unexplained_s: 0.0,
-            causes: vec![],
-            regions: vec![],
-            what_if: vec![],
-            calls: vec![],
-        }
-    }
-
     fn empty() -> crate::capture::Matched {
         crate::capture::Matched {
             instances: vec![],
@@ -543,7 +531,7 @@ mod tests {
             write_arrivals(
                 &empty(),
                 r,
-                &no_causes(),
+                &CausesReport::default(),
                 f,
                 ArrivalsRows::Sites,
                 10,
@@ -583,7 +571,7 @@ mod tests {
         write_arrivals(
             &empty(),
             &report(),
-            &no_causes(),
+            &CausesReport::default(),
             Format::Csv,
             ArrivalsRows::Sites,
             10,
@@ -599,7 +587,7 @@ mod tests {
         write_arrivals(
             &empty(),
             &report(),
-            &no_causes(),
+            &CausesReport::default(),
             Format::Json,
             ArrivalsRows::Sites,
             10,
@@ -613,7 +601,7 @@ mod tests {
         write_arrivals(
             &empty(),
             &report(),
-            &no_causes(),
+            &CausesReport::default(),
             Format::Table,
             ArrivalsRows::Sites,
             10,
@@ -645,7 +633,7 @@ mod tests {
             index: 0,
             entries: vec![entry(0, 1.0), entry(1, 1.25)],
         });
-        let none = no_causes();
+        let none = CausesReport::default();
         let rows = call_rows(&m, &none);
         assert_eq!(rows.len(), 2);
         assert_eq!(
@@ -657,7 +645,7 @@ mod tests {
         write_arrivals(
             &m,
             &report(),
-            &no_causes(),
+            &CausesReport::default(),
             Format::Csv,
             ArrivalsRows::Calls,
             10,
@@ -670,22 +658,24 @@ mod tests {
     #[test]
     fn causes_give_a_table_with_the_headline_and_rows_in_csv() {
         use crate::analysis::causes::CauseRow;
-        let mut c = no_causes();
-        c.wait_total_s = 2e-3;
-        c.attributed_s = 1.5e-3;
-        c.unexplained_s = 0.5e-3;
-        c.regions = vec!["a → b".into()];
-        c.causes = vec![CauseRow {
-            rank: 3,
-            region: 0,
-            region_label: "a → b".into(),
-            delay_s: 1e-3,
-            direct_s: 1e-3,
-            propagated_s: 0.5e-3,
-            share: 0.75,
-            calls: 2,
-            via: vec![(0, 0.5e-3)],
-        }];
+        let c = CausesReport {
+            wait_total_s: 2e-3,
+            attributed_s: 1.5e-3,
+            unexplained_s: 0.5e-3,
+            regions: vec!["a → b".into()],
+            causes: vec![CauseRow {
+                rank: 3,
+                region: 0,
+                region_label: "a → b".into(),
+                delay_s: 1e-3,
+                direct_s: 1e-3,
+                propagated_s: 0.5e-3,
+                share: 0.75,
+                calls: 2,
+                via: vec![(0, 0.5e-3)],
+            }],
+            ..CausesReport::default()
+        };
         let write = |f, rows, top| {
             let mut out = Vec::new();
             write_arrivals(&empty(), &report(), &c, f, rows, top, &mut out).unwrap();

@@ -1,9 +1,9 @@
 //! `delaybench compare A B` as a table, CSV, JSON or Markdown.
 
+use super::table_cells::{percent, size_cell, us, with_ci};
 use super::write_table;
 use super::{ExportError, Format};
 use crate::analysis::{Bootstrap, CompareRow};
-use crate::units::format_bytes;
 use std::io::Write;
 
 const HEADERS: [&str; 13] = [
@@ -22,18 +22,6 @@ const HEADERS: [&str; 13] = [
     "b\ndiffers",
 ];
 
-fn us(s: Option<f64>) -> String {
-    s.map_or_else(|| "-".into(), |s| format!("{:.2}", s * 1e6))
-}
-
-fn with_ci(v: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
-    match (v, lo, hi) {
-        (None, ..) => "-".into(),
-        (v, Some(lo), Some(hi)) => format!("{} [{}, {}]", us(v), us(Some(lo)), us(Some(hi))),
-        (v, ..) => us(v),
-    }
-}
-
 fn yes_no(b: Option<bool>) -> String {
     match b {
         Some(true) => "yes".into(),
@@ -43,14 +31,9 @@ fn yes_no(b: Option<bool>) -> String {
 }
 
 fn cells(r: &CompareRow) -> Vec<String> {
-    let pc = |b: Option<f64>| b.map_or_else(|| "-".into(), |b| format!("{:.1}", b * 100.0));
     vec![
         r.op.name().into(),
-        if r.op.has_payload() {
-            format_bytes(r.bytes)
-        } else {
-            "-".into()
-        },
+        size_cell(r.op, r.bytes),
         r.nprocs.to_string(),
         r.delay_model.clone(),
         format!("{}/{}", r.valid_a, r.valid_b),
@@ -58,11 +41,13 @@ fn cells(r: &CompareRow) -> Vec<String> {
             r.t_global_median_a_s,
             r.t_global_median_ci_lo_a_s,
             r.t_global_median_ci_hi_a_s,
+            us,
         ),
         with_ci(
             r.t_global_median_b_s,
             r.t_global_median_ci_lo_b_s,
             r.t_global_median_ci_hi_b_s,
+            us,
         ),
         r.t_global_median_rel_diff
             .map_or_else(|| "-".into(), |d| format!("{:+.1}", d * 100.0)),
@@ -70,18 +55,24 @@ fn cells(r: &CompareRow) -> Vec<String> {
             r.t_global_median_diff_s,
             r.t_global_median_diff_ci_lo_s,
             r.t_global_median_diff_ci_hi_s,
+            us,
         ),
         yes_no(r.t_global_differs),
         if r.benefit_median_a.is_some() || r.benefit_median_b.is_some() {
-            format!("{} -> {}", pc(r.benefit_median_a), pc(r.benefit_median_b))
+            format!(
+                "{} -> {}",
+                percent(r.benefit_median_a),
+                percent(r.benefit_median_b)
+            )
         } else {
             "-".into()
         },
-        match (r.benefit_diff, r.benefit_diff_ci_lo, r.benefit_diff_ci_hi) {
-            (None, ..) => "-".into(),
-            (d, Some(lo), Some(hi)) => format!("{} [{}, {}]", pc(d), pc(Some(lo)), pc(Some(hi))),
-            (d, ..) => pc(d),
-        },
+        with_ci(
+            r.benefit_diff,
+            r.benefit_diff_ci_lo,
+            r.benefit_diff_ci_hi,
+            percent,
+        ),
         yes_no(r.benefit_differs),
     ]
 }

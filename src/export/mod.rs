@@ -34,6 +34,7 @@ mod summary_narrow;
 mod summary_table;
 #[cfg(test)]
 mod summary_tsv;
+mod table_cells;
 
 pub use analysis_tables::{write_distribution, write_trend, write_truth};
 pub use arrivals::{call_rows, write_arrivals, ArrivalsRows, CallRow};

@@ -1,10 +1,11 @@
 //! `analyze --overlap` and `analyze --timing` as a table, CSV or JSON.
 
+use super::table_cells::size_cell;
 use super::write_table;
 use super::{ExportError, Format};
 use crate::analysis::{OverlapRow, SchemeRow, TimingRow};
 use crate::plan::Op;
-use crate::units::{format_bytes, format_duration};
+use crate::units::format_duration;
 use std::io::Write;
 
 const OVERLAP_HEADERS: [&str; 19] = [
@@ -43,11 +44,7 @@ const TIMING_HEADERS: [&str; 9] = [
 
 /// Op, size ("-" without payload), P and delay cells.
 fn key(op: Op, bytes: u64, nprocs: u32, delay_s: f64) -> Vec<String> {
-    let size = if op.has_payload() {
-        format_bytes(bytes)
-    } else {
-        "-".into()
-    };
+    let size = size_cell(op, bytes);
     let delay = if delay_s > 0.0 {
         format_duration(delay_s)
     } else {

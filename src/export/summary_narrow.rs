@@ -5,12 +5,13 @@
 //! which form hid more. It fits [`MIN_WIDTH`] columns; `analyze --wide` prints every column
 //! (the table of `summary_table.rs`), and the CSV and JSON keep their names and values.
 
+use super::table_cells::{delay_cell, op_cell, size_cell, with_ci};
 use super::ExportError;
 use crate::analysis::{Analysis, ConfigStats, FamilyDifference, FEW_VALID, MIN_VALID_FOR_CI};
 use crate::plan::kernel::Form;
 use crate::plan::Op;
 use crate::timeline::Configuration;
-use crate::units::{format_bytes, format_duration};
+use crate::units::format_bytes;
 use std::io::Write;
 
 /// The narrowest width (columns) the default table and its notes are laid out for: rows stay
@@ -247,20 +248,12 @@ fn short_us(s: Option<f64>) -> String {
 }
 
 fn cells(r: &ConfigStats) -> Vec<String> {
-    let cost = match (
+    let cost = with_ci(
         r.cost_median_s,
         r.cost_median_ci_lo_s,
         r.cost_median_ci_hi_s,
-    ) {
-        (None, ..) => "-".to_string(),
-        (v, Some(lo), Some(hi)) => format!(
-            "{} [{}, {}]",
-            short_us(v),
-            short_us(Some(lo)),
-            short_us(Some(hi))
-        ),
-        (v, ..) => short_us(v),
-    };
+        short_us,
+    );
     // `-0` would read as a sign where there is none.
     let pct = |x: f64| {
         let p = (x * 100.0).round();
@@ -276,25 +269,10 @@ fn cells(r: &ConfigStats) -> Vec<String> {
         Some((v, None)) => pct(v),
     };
     vec![
-        // A run that swept algorithms (`--algorithms`) names each row's: `allreduce [ring]`.
-        if r.algorithm.is_empty() {
-            r.op.name().to_string()
-        } else {
-            format!("{} [{}]", r.op.name(), r.algorithm)
-        },
-        if r.op.has_payload() {
-            format_bytes(r.bytes)
-        } else {
-            "-".into()
-        },
+        op_cell(r.op, &r.algorithm),
+        size_cell(r.op, r.bytes),
         r.nprocs.to_string(),
-        if r.is_baseline() {
-            "0".into()
-        } else if r.delay_model.is_empty() {
-            format_duration(r.delay_s)
-        } else {
-            r.delay_model.clone()
-        },
+        delay_cell(r),
         // A baseline row's t0 is its own median.
         short_us(if r.is_baseline() {
             r.t_global_median_s

@@ -1,11 +1,12 @@
 //! The analysis as a table for a terminal or a log (`delaybench analyze`, the default), and
 //! the rows and notes it shares with the Markdown table.
 
+use super::table_cells::{delay_cell, op_cell, percent, size_cell, us, with_ci};
 use super::ExportError;
 use crate::analysis::{Analysis, ConfigStats, FEW_VALID, MIN_VALID_FOR_CI};
 use crate::plan::Op;
 use crate::timeline::Configuration;
-use crate::units::{format_bytes, format_duration};
+use crate::units::format_bytes;
 use std::io::Write;
 
 /// A human-readable table grouped by op (the op named on the first row of its group), one
@@ -312,28 +313,6 @@ pub(super) fn grouped_rows(a: &Analysis) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn us(s: Option<f64>) -> String {
-    s.map_or_else(|| "-".into(), |s| format!("{:.2}", s * 1e6))
-}
-
-fn percent(b: Option<f64>) -> String {
-    b.map_or_else(|| "-".into(), |b| format!("{:.1}", b * 100.0))
-}
-
-/// `value [lo, hi]`, or just the value without an interval, or `-`.
-fn with_ci(
-    v: Option<f64>,
-    lo: Option<f64>,
-    hi: Option<f64>,
-    f: fn(Option<f64>) -> String,
-) -> String {
-    match (v, lo, hi) {
-        (None, ..) => "-".into(),
-        (v, Some(lo), Some(hi)) => format!("{} [{}, {}]", f(v), f(Some(lo)), f(Some(hi))),
-        (v, ..) => f(v),
-    }
-}
-
 /// `valid/total`, with `*` when fewer than [`FEW_VALID`] repetitions are valid.
 fn counts(valid: u32, total: u32) -> String {
     let few = if valid < FEW_VALID { "*" } else { "" };
@@ -342,31 +321,15 @@ fn counts(valid: u32, total: u32) -> String {
 
 fn cells(r: &ConfigStats) -> Vec<String> {
     vec![
-        // A run that swept algorithms (`--algorithms`) names each row's: `allreduce [ring]`.
-        if r.algorithm.is_empty() {
-            r.op.name().to_string()
-        } else {
-            format!("{} [{}]", r.op.name(), r.algorithm)
-        },
-        if r.op.has_payload() {
-            format_bytes(r.bytes)
-        } else {
-            "-".into()
-        },
+        op_cell(r.op, &r.algorithm),
+        size_cell(r.op, r.bytes),
         r.nprocs.to_string(),
         if r.hosts > 0 {
             r.hosts.to_string()
         } else {
             "-".into()
         },
-        // "0s" would read like a measured duration; the baseline has no delay at all.
-        if r.is_baseline() {
-            "0".into()
-        } else if r.delay_model.is_empty() {
-            format_duration(r.delay_s)
-        } else {
-            r.delay_model.clone()
-        },
+        delay_cell(r),
         // The baseline's counts, then the row's own: valid/total means the same in every table.
         if r.is_baseline() {
             "-".into()

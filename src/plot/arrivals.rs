@@ -482,26 +482,13 @@ pub fn waiting_figure(m: &Matched, r: &ArrivalsReport) -> Option<XyFigure> {
             subtitle(m)
         ),
         warnings: Vec::new(),
-        panels: vec![XyPanel {
-            title: "call site and operation".into(),
-            x: XyAxis {
-                lo: 0.0,
-                hi: (xhi * 1.05).max(1e-6),
-                log: false,
-                label: "waiting time (ms)".into(),
-            },
-            y: XyAxis {
-                lo: -0.6,
-                hi: n as f64 - 0.4,
-                log: false,
-                label: String::new(),
-            },
+        panels: vec![XyPanel::ranked_bars(
+            "call site and operation".into(),
+            "waiting time (ms)".into(),
+            xhi,
             bars,
-            lines: Vec::new(),
-            marks: Vec::new(),
             y_names,
-            heat: None,
-        }],
+        )],
         legend,
     })
 }
@@ -663,15 +650,7 @@ mod tests {
         assert!((w.lateness_us[w.cols - 1] - 5.0).abs() < 1e-3);
         let dir = tempfile::tempdir().unwrap();
         // No cause named: `arrival_causes` is left out (its own tests draw it).
-        let c = CausesReport {
-            wait_total_s: 0.0,
-            attributed_s: 0.0,
-            unexplained_s: 0.0,
-            causes: vec![],
-            regions: vec![],
-            what_if: vec![],
-            calls: vec![],
-        };
+        let c = CausesReport::default();
         let paths = write_arrivals_figures(&m, &r, &c, &dir.path().join("figs")).unwrap();
         assert_eq!(paths.len(), 6);
         for p in &paths {

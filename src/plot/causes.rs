@@ -10,7 +10,7 @@ use super::clock_error::COLORS;
 use super::layout::PART_SEP;
 use super::rank_heatmaps::swatch;
 use super::spec::LegendEntry;
-use super::xy::{Bar, XyAxis, XyFigure, XyPanel};
+use super::xy::{Bar, XyFigure, XyPanel};
 use crate::analysis::causes::CausesReport;
 use crate::capture::Matched;
 
@@ -100,26 +100,13 @@ pub fn causes_figure(m: &Matched, c: &CausesReport) -> Option<XyFigure> {
             crate::units::format_duration(c.unexplained_s),
         ),
         warnings: Vec::new(),
-        panels: vec![XyPanel {
-            title: "cause: rank and region (from call site → to call site)".into(),
-            x: XyAxis {
-                lo: 0.0,
-                hi: (xhi * 1.05).max(1e-6),
-                log: false,
-                label: "waiting caused (ms), summed over calls and ranks".into(),
-            },
-            y: XyAxis {
-                lo: -0.6,
-                hi: n as f64 - 0.4,
-                log: false,
-                label: String::new(),
-            },
+        panels: vec![XyPanel::ranked_bars(
+            "cause: rank and region (from call site → to call site)".into(),
+            "waiting caused (ms), summed over calls and ranks".into(),
+            xhi,
             bars,
-            lines: Vec::new(),
-            marks: Vec::new(),
             y_names,
-            heat: None,
-        }],
+        )],
         legend: vec![
             LegendEntry {
                 label: "direct (at the calls it was late for)".into(),

@@ -103,56 +103,32 @@ impl Selection {
             why: why.to_string(),
             offered: offered.describe(),
         };
-        let ops: Vec<Op> = self
-            .ops
-            .iter()
-            .copied()
-            .filter(|op| !offered.configs.iter().any(|c| c.op == *op))
-            .collect();
-        if !ops.is_empty() {
-            let names: Vec<&str> = ops.iter().map(|o| o.name()).collect();
-            return Err(no_match(
-                format!("--op {}", names.join(",")),
-                "is not in the file",
-            ));
-        }
-        let sizes: Vec<u64> = self
-            .sizes
-            .iter()
-            .copied()
-            .filter(|&s| !offered.sizes().contains(&s))
-            .collect();
-        if !sizes.is_empty() {
-            let shown: Vec<String> = sizes.iter().map(|&b| pretty_bytes(b)).collect();
-            return Err(no_match(
-                format!("--size {}", shown.join(",")),
-                "is not in the file",
-            ));
-        }
-        let procs: Vec<u32> = self
-            .procs
-            .iter()
-            .copied()
-            .filter(|p| !offered.configs.iter().any(|c| c.nprocs == *p))
-            .collect();
-        if !procs.is_empty() {
-            let shown: Vec<String> = procs.iter().map(u32::to_string).collect();
-            return Err(no_match(
-                format!("--procs {}", shown.join(",")),
-                "is not in the file",
-            ));
-        }
-        let delays: Vec<&str> = self
-            .delays
-            .iter()
-            .map(String::as_str)
-            .filter(|d| !offered.configs.iter().any(|c| c.delay_model == *d))
-            .collect();
-        if !delays.is_empty() {
-            return Err(no_match(
-                format!("--delay {}", delays.join(",")),
-                "is not in the file",
-            ));
+        let configs = &offered.configs;
+        let absent = missing(
+            "--op",
+            &self.ops,
+            |o| configs.iter().any(|c| c.op == *o),
+            |o| o.name().into(),
+        )
+        .or_else(|| {
+            let sizes = offered.sizes();
+            missing(
+                "--size",
+                &self.sizes,
+                |s| sizes.contains(s),
+                |&b| pretty_bytes(b),
+            )
+        })
+        .or_else(|| {
+            let has = |p: &u32| configs.iter().any(|c| c.nprocs == *p);
+            missing("--procs", &self.procs, has, u32::to_string)
+        })
+        .or_else(|| {
+            let has = |d: &String| configs.iter().any(|c| c.delay_model == *d);
+            missing("--delay", &self.delays, has, String::clone)
+        });
+        if let Some(asked) = absent {
+            return Err(no_match(asked, "is not in the file"));
         }
         // Each value is there; together they must still keep a configuration, and a delayed
         // block of it when delays were asked for.
@@ -235,6 +211,18 @@ struct Config {
     delay_s: f64,
 }
 
+/// `flag` and the values of it asked for (`asked`) that the file lacks (`has` false), each
+/// written by `show`: `--size 5 KiB,1 MiB`; `None` when the file has every one.
+fn missing<T>(
+    flag: &str,
+    asked: &[T],
+    has: impl Fn(&T) -> bool,
+    show: impl Fn(&T) -> String,
+) -> Option<String> {
+    let shown: Vec<String> = asked.iter().filter(|v| !has(v)).map(show).collect();
+    (!shown.is_empty()).then(|| format!("{flag} {}", shown.join(",")))
+}
+
 /// The distinct configurations of a records file (op, size, P, delay model), gathered while
 /// it is read, for [`Selection::check`].
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -245,27 +233,28 @@ pub struct Offered {
 impl Offered {
     /// Notes the configuration of `block`.
     pub fn add(&mut self, block: &Block) {
-        let c = Config {
+        self.note(Config {
             op: block.op,
             bytes: block.bytes,
             nprocs: block.nprocs,
             delay_model: block.delay_model.clone(),
             delay_s: block.delay_s,
-        };
-        if !self.configs.contains(&c) {
-            self.configs.push(c);
-        }
+        });
     }
 
     /// Notes the configuration of a block's digest (`analyze` reads digests, not blocks).
     pub fn add_digest(&mut self, block: &BlockDigest) {
-        let c = Config {
+        self.note(Config {
             op: block.op,
             bytes: block.bytes,
             nprocs: block.nprocs,
             delay_model: block.delay_model.clone(),
             delay_s: block.delay_s,
-        };
+        });
+    }
+
+    /// Keeps `c` once, in the order first seen.
+    fn note(&mut self, c: Config) {
         if !self.configs.contains(&c) {
             self.configs.push(c);
         }

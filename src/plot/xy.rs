@@ -58,6 +58,43 @@ pub struct XyPanel {
     pub heat: Option<HeatGrid>,
 }
 
+impl XyPanel {
+    /// A panel of named rows of horizontal bars, one row per name of `y_names` (row 0 at
+    /// the bottom, as the y axis runs): x from 0 to 5 % past `x_hi` (at least 1e-6, so that
+    /// a panel of zeros still has an axis), titled `x_label`; y from −0.6 to n − 0.4, so that
+    /// bars of half-height up to 0.4 stay inside. A ranking (the sites with the most
+    /// waiting, the largest causes) draws its largest row at the top.
+    pub fn ranked_bars(
+        title: String,
+        x_label: String,
+        x_hi: f64,
+        bars: Vec<Bar>,
+        y_names: Vec<String>,
+    ) -> XyPanel {
+        let n = y_names.len();
+        XyPanel {
+            title,
+            x: XyAxis {
+                lo: 0.0,
+                hi: (x_hi * 1.05).max(1e-6),
+                log: false,
+                label: x_label,
+            },
+            y: XyAxis {
+                lo: -0.6,
+                hi: n as f64 - 0.4,
+                log: false,
+                label: String::new(),
+            },
+            bars,
+            lines: Vec::new(),
+            marks: Vec::new(),
+            y_names,
+            heat: None,
+        }
+    }
+}
+
 /// A heatmap: `rows` × `cols` cells, cell (r, c) spanning x from `x0 + c·x_step` and y from
 /// `y0 + r·y_step`, coloured by its value on the scale `lo..hi` ([`heat_color`]); NaN cells
 /// (no valid value) are drawn in [`NO_VALUE_COLOR`].

@@ -54,11 +54,23 @@ pub fn slowest_after_barriers(
     timing: &ReleaseClock,
     nrep: u32,
 ) -> Vec<f64> {
+    slowest_call_after_barriers(comm, timing, nrep, || kernel.run(comm))
+}
+
+/// [`slowest_after_barriers`] for any collective `call` on `comm` (a barrier, say): `nrep`
+/// calls, each after an `MPI_Barrier`, and per call the slowest rank's local time, seconds
+/// (the same on every rank).
+pub fn slowest_call_after_barriers(
+    comm: &SimpleCommunicator,
+    timing: &ReleaseClock,
+    nrep: u32,
+    mut call: impl FnMut(),
+) -> Vec<f64> {
     let mine: Vec<f64> = (0..nrep)
         .map(|_| {
             comm.barrier();
             let t = timing.clock.now();
-            kernel.run(comm);
+            call();
             timing.clock.now() - t
         })
         .collect();

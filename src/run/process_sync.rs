@@ -147,6 +147,57 @@ impl ProcessSync for WindowProcessSync {
     }
 }
 
+/// One undelayed call under window synchronisation, as [`windowed_calls`] timed it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowedCall {
+    /// Global clock reading at the release into the call, seconds.
+    pub entry_g: f64,
+    /// Global clock reading just after the call returned, seconds.
+    pub exit_g: f64,
+    /// Validity flags of the call ([`crate::timeline::validity::flags`]): a late start or
+    /// a window overrun.
+    pub flags: u8,
+}
+
+/// `nrep` calls of `call`, no rank delayed, each released at the next start instant of a
+/// window scheme with windows of `window_s` seconds (Hunold and Carpen-Amarie 2015, scheme
+/// 4); the first instant comes 10 ms, or two windows if longer, after the start-instant
+/// broadcast. Returns this rank's times of each call, in order. Collective on `comm`:
+/// every rank must pass the same `window_s` and `nrep`.
+pub fn windowed_calls(
+    comm: &SimpleCommunicator,
+    timing: &ReleaseClock,
+    window_s: f64,
+    nrep: u32,
+    mut call: impl FnMut(),
+) -> Vec<WindowedCall> {
+    let mut sync = WindowProcessSync::new(window_s, 10e-3_f64.max(2.0 * window_s));
+    sync.begin(comm, timing);
+    (0..nrep as usize)
+        .map(|rep| {
+            let release = sync.start(comm, timing, rep, 0.0, &mut || {});
+            let (scheduled, entry_g) = (
+                release.scheduled_g,
+                timing.model().to_global(release.t_local),
+            );
+            call();
+            let exit_g = timing.global_now();
+            let flags = crate::timeline::validity::flags(
+                scheduled,
+                0.0,
+                (entry_g, exit_g),
+                Some(window_s),
+                timing.late_tolerance_s,
+            );
+            WindowedCall {
+                entry_g,
+                exit_g,
+                flags,
+            }
+        })
+        .collect()
+}
+
 /// A barrier-like step before each repetition, then the delayed ranks busy-wait their delay
 /// (Niethammer et al. 2016, §III-B Listing 1 and §III-D).
 pub struct BarrierProcessSync {

@@ -5,7 +5,7 @@
 use super::command::{print_table, rows_at_each_p};
 use super::kernels::Kernel;
 use super::measure::{auto_window, warm_up};
-use super::process_sync::{ProcessSync, WindowProcessSync};
+use super::process_sync::windowed_calls;
 use super::release_clock::ReleaseClock;
 use super::session::Session;
 use crate::analysis::{
@@ -14,7 +14,6 @@ use crate::analysis::{
 use crate::clock::build;
 use crate::export::write_schemes;
 use crate::plan::Op;
-use crate::timeline::validity;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -217,21 +216,12 @@ fn root_mpiblib(
     let (me, root) = (comm.rank(), comm.process_at_rank(0));
     let token = [0u8; 0];
     let mut sink = [0u8; 0];
-    // The confirmation's own time, measured here, in this run.
+    // The confirmation's own time, measured here, in this run: half of each round trip.
     let mut one_way = Vec::new();
     for i in 1..comm.size() {
-        let peer = comm.process_at_rank(i);
-        comm.barrier();
-        for _ in 0..nrep {
-            let t = timing.clock.now();
-            if me == 0 {
-                peer.send_with_tag(&token[..], ACK_TAG);
-                peer.receive_into_with_tag(&mut sink[..], ACK_TAG);
-                one_way.push((timing.clock.now() - t) / 2.0);
-            } else if me == i {
-                root.receive_into_with_tag(&mut sink[..], ACK_TAG);
-                root.send_with_tag(&token[..], ACK_TAG);
-            }
+        let rtts = ping_pongs(comm, timing, i, nrep, &mut sink);
+        if me == 0 {
+            one_way.extend(rtts.iter().map(|rtt| rtt / 2.0));
         }
     }
     let confirmation = one_way.iter().sum::<f64>() / one_way.len().max(1) as f64;
@@ -281,12 +271,52 @@ fn pipelined(
     timing: &ReleaseClock,
     nrep: u32,
 ) -> f64 {
+    let loop_s = back_to_back(comm, timing, nrep, || kernel.run(comm));
+    max_over_ranks(comm, loop_s / nrep as f64)
+}
+
+/// One barrier, then `nrep` calls of `body` back to back: the loop's time on this rank's
+/// clock, seconds (the schemes that time a whole loop and divide).
+fn back_to_back(
+    comm: &SimpleCommunicator,
+    timing: &ReleaseClock,
+    nrep: u32,
+    mut body: impl FnMut(),
+) -> f64 {
     comm.barrier();
     let t = timing.clock.now();
     for _ in 0..nrep {
-        kernel.run(comm);
+        body();
     }
-    max_over_ranks(comm, (timing.clock.now() - t) / nrep as f64)
+    timing.clock.now() - t
+}
+
+/// `nrep` ping-pongs of `msg` between rank 0 and rank `peer` of `comm` after one barrier,
+/// each timed on the calling rank's clock, seconds: on rank 0 the round-trip times (the
+/// other ranks' entries time nothing). Collective on `comm` (the barrier).
+fn ping_pongs(
+    comm: &SimpleCommunicator,
+    timing: &ReleaseClock,
+    peer: i32,
+    nrep: u32,
+    msg: &mut [u8],
+) -> Vec<f64> {
+    let me = comm.rank();
+    let (root, other) = (comm.process_at_rank(0), comm.process_at_rank(peer));
+    comm.barrier();
+    (0..nrep)
+        .map(|_| {
+            let t = timing.clock.now();
+            if me == 0 {
+                other.send_with_tag(&msg[..], ACK_TAG);
+                other.receive_into_with_tag(&mut msg[..], ACK_TAG);
+            } else if me == peer {
+                root.receive_into_with_tag(&mut msg[..], ACK_TAG);
+                root.send_with_tag(&msg[..], ACK_TAG);
+            }
+            timing.clock.now() - t
+        })
+        .collect()
 }
 
 /// A loop of (barrier, operation), its time divided by `nrep`, the maximum over ranks
@@ -318,28 +348,10 @@ fn window(
     let w = auto_window(slowest, 0.0, timing.wait.spin_margin_s());
     let mut w_agreed = w;
     comm.process_at_rank(0).broadcast_into(&mut w_agreed);
-    let mut sync = WindowProcessSync::new(w_agreed, 10e-3_f64.max(2.0 * w_agreed));
-    sync.begin(comm, timing);
-    let (mut starts, mut ends, mut flags) = (Vec::new(), Vec::new(), Vec::new());
-    for rep in 0..nrep as usize {
-        let release = sync.start(comm, timing, rep, 0.0, &mut || {});
-        let (scheduled, g0) = (
-            release.scheduled_g,
-            timing.model().to_global(release.t_local),
-        );
-        kernel.run(comm);
-        let g1 = timing.global_now();
-        let f = validity::flags(
-            scheduled,
-            0.0,
-            (g0, g1),
-            Some(w_agreed),
-            timing.late_tolerance_s,
-        );
-        starts.push(g0);
-        ends.push(g1);
-        flags.push(f);
-    }
+    let calls = windowed_calls(comm, timing, w_agreed, nrep, || kernel.run(comm));
+    let starts: Vec<f64> = calls.iter().map(|c| c.entry_g).collect();
+    let ends: Vec<f64> = calls.iter().map(|c| c.exit_g).collect();
+    let flags: Vec<u8> = calls.iter().map(|c| c.flags).collect();
     let n = starts.len();
     let (mut first, mut last, mut any) = (vec![0.0; n], vec![0.0; n], vec![0u8; n]);
     comm.all_reduce_into(&starts[..], &mut first[..], SystemOperation::min());
@@ -367,20 +379,7 @@ fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &ReleaseClock, nrep
     let mut ol = f64::NEG_INFINITY;
     for i in 1..comm.size() {
         let peer = comm.process_at_rank(i);
-        comm.barrier();
-        let rtts: Vec<f64> = (0..nrep)
-            .map(|_| {
-                let t = timing.clock.now();
-                if me == 0 {
-                    peer.send_with_tag(&token[..], ACK_TAG);
-                    peer.receive_into_with_tag(&mut token[..], ACK_TAG);
-                } else if me == i {
-                    root.receive_into_with_tag(&mut token[..], ACK_TAG);
-                    root.send_with_tag(&token[..], ACK_TAG);
-                }
-                timing.clock.now() - t
-            })
-            .collect();
+        let rtts = ping_pongs(comm, timing, i, nrep, &mut token);
         comm.barrier();
         // The first pair only brings every rank into step (de Supinski and Karonis 1999, §4).
         let es: Vec<f64> = (0..=nrep)
@@ -399,11 +398,7 @@ fn ol_max(comm: &SimpleCommunicator, buf: &mut [u8], timing: &ReleaseClock, nrep
         let (rtt, e) = (median(&rtts), median(&es));
         ol = ol.max(e.unwrap_or(f64::NAN) - rtt.unwrap_or(f64::NAN) / 2.0);
     }
-    if me == 0 {
-        ol
-    } else {
-        f64::NAN
-    }
+    task0(comm, ol)
 }
 
 /// Broadcast rounds (de Supinski and Karonis 1999, §3): `nrep` rounds of one broadcast from
@@ -415,14 +410,12 @@ fn bcast_rounds(
     timing: &ReleaseClock,
     nrep: u32,
 ) -> f64 {
-    comm.barrier();
-    let t = timing.clock.now();
-    for _ in 0..nrep {
+    let loop_s = back_to_back(comm, timing, nrep, || {
         for r in 0..comm.size() {
             comm.process_at_rank(r).broadcast_into(buf);
         }
-    }
-    let per = (timing.clock.now() - t) / (nrep as f64 * comm.size() as f64);
+    });
+    let per = loop_s / (nrep as f64 * comm.size() as f64);
     task0(comm, per)
 }
 
@@ -445,12 +438,10 @@ fn bcast_barrier(
     timing: &ReleaseClock,
     nrep: u32,
 ) -> f64 {
-    comm.barrier();
-    let t = timing.clock.now();
     let root = comm.process_at_rank(0);
-    for _ in 0..nrep {
+    let loop_s = back_to_back(comm, timing, nrep, || {
         root.broadcast_into(buf);
         comm.barrier();
-    }
-    task0(comm, (timing.clock.now() - t) / nrep as f64)
+    });
+    task0(comm, loop_s / nrep as f64)
 }

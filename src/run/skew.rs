@@ -3,14 +3,12 @@
 //! barrier, each called at window-synchronised start instants.
 
 use super::command::{print_table, rows_at_each_p};
-use super::measure::auto_window;
-use super::process_sync::{BarrierKind, ProcessSync, WindowProcessSync};
+use super::measure::{auto_window, slowest_call_after_barriers};
+use super::process_sync::{windowed_calls, BarrierKind};
 use super::session::Session;
 use crate::analysis::exit_skew;
 use crate::clock::build;
 use crate::export::{write_skew, SkewRow};
-use crate::timeline::validity;
-use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::process::ExitCode;
@@ -94,38 +92,13 @@ fn exits(
     nrep: u32,
 ) -> Option<Vec<f64>> {
     let timing = &session.timing;
-    let warm: Vec<f64> = (0..20)
-        .map(|_| {
-            comm.barrier();
-            let t = timing.clock.now();
-            kind.run(comm);
-            timing.clock.now() - t
-        })
-        .collect();
-    let mut slowest = vec![0.0; warm.len()];
-    comm.all_reduce_into(&warm[..], &mut slowest[..], SystemOperation::max());
+    let slowest = slowest_call_after_barriers(comm, timing, 20, || kind.run(comm));
     let window = auto_window(&slowest, 0.0, timing.wait.spin_margin_s());
-    let mut sync = WindowProcessSync::new(window, 10e-3_f64.max(2.0 * window));
-    sync.begin(comm, timing);
     // Per repetition: global exit time, and 1 for a late start or an overrun.
-    let mut mine: Vec<[f64; 2]> = Vec::with_capacity(nrep as usize);
-    for rep in 0..nrep as usize {
-        let release = sync.start(comm, timing, rep, 0.0, &mut || {});
-        let (scheduled, entry) = (
-            release.scheduled_g,
-            timing.model().to_global(release.t_local),
-        );
-        kind.run(comm);
-        let exit = timing.global_now();
-        let flags = validity::flags(
-            scheduled,
-            0.0,
-            (entry, exit),
-            Some(window),
-            timing.late_tolerance_s,
-        );
-        mine.push([exit, f64::from(flags != 0)]);
-    }
+    let mine: Vec<[f64; 2]> = windowed_calls(comm, timing, window, nrep, || kind.run(comm))
+        .iter()
+        .map(|c| [c.exit_g, f64::from(c.flags != 0)])
+        .collect();
     let all = super::gather::gather(comm, &mine)?;
     let valid = (0..nrep as usize).filter(|&rep| all.iter().all(|r| r[rep][1] == 0.0));
     Some(

@@ -81,8 +81,9 @@ pub struct CallCause {
     pub kind: CauseKind,
 }
 
-/// The causes of a capture's waiting.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The causes of a capture's waiting. The default is the report of a capture without
+/// waiting: all zero, nothing named.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CausesReport {
     /// All waiting (Scalasca's wait states summed over calls and ranks), seconds.
     pub wait_total_s: f64,

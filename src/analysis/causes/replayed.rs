@@ -208,40 +208,9 @@ mod tests {
 
     #[test]
     fn a_late_rank_at_the_site_is_named_with_its_own_region() {
-        use crate::capture::testdata::rank;
-        use crate::capture::{CaptureOp::Allreduce, CaptureSite};
         // Rank 2 is late by 0.3 s at the first allreduce (site app+0x10) and 0.5 s at the
         // second (app+0x20), each time from its own region.
-        let mut caps = vec![
-            rank(
-                0,
-                3,
-                0.0,
-                &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
-            ),
-            rank(
-                1,
-                3,
-                5.0,
-                &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
-            ),
-            rank(
-                2,
-                3,
-                -1.0,
-                &[(Allreduce, -1, 1.3, 1.31), (Allreduce, -1, 2.5, 2.6)],
-            ),
-        ];
-        for c in &mut caps {
-            c.sites.push(CaptureSite {
-                id: 1,
-                module: "app".into(),
-                offset: 0x20,
-                symbol: None,
-                symbol_offset: 0,
-            });
-            c.events[1].site = 1;
-        }
+        let caps = crate::capture::testdata::rank_2_late_at_two_sites();
         let m = match_calls(&caps).unwrap();
         let rows = late_rank_causes(&caps, &m, "app+0x20");
         assert_eq!(rows.len(), 1, "{rows:?}");

@@ -1,23 +1,7 @@
 use super::*;
-use crate::capture::testdata::rank;
-use crate::capture::{match_calls, CaptureOp, CaptureSite};
+use crate::capture::testdata::{rank, rank_2_late_at_two_sites, two_sites};
+use crate::capture::{match_calls, CaptureOp};
 use CaptureOp::*;
-
-/// Gives the second call of every rank its own site (`app+0x20`), so the regions are
-/// `MPI_Init → app+0x10` and `app+0x10 → app+0x20`.
-fn two_sites(mut caps: Vec<RankCapture>) -> Vec<RankCapture> {
-    for c in &mut caps {
-        c.sites.push(CaptureSite {
-            id: 1,
-            module: "app".into(),
-            offset: 0x20,
-            symbol: None,
-            symbol_offset: 0,
-        });
-        c.events[1].site = 1;
-    }
-    caps
-}
 
 fn key(s: &str) -> String {
     s.to_owned()
@@ -38,26 +22,7 @@ fn assert_sum(r: &CausesReport, m: &Matched) {
 #[test]
 fn a_late_rank_is_the_direct_cause_and_the_costs_sum_to_the_waiting() {
     // Rank 2 spends 0.3 s and then 0.5 s longer than the others before each allreduce.
-    let caps = two_sites(vec![
-        rank(
-            0,
-            3,
-            0.0,
-            &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
-        ),
-        rank(
-            1,
-            3,
-            5.0,
-            &[(Allreduce, -1, 1.0, 1.31), (Allreduce, -1, 2.0, 2.6)],
-        ),
-        rank(
-            2,
-            3,
-            -1.0,
-            &[(Allreduce, -1, 1.3, 1.31), (Allreduce, -1, 2.5, 2.6)],
-        ),
-    ]);
+    let caps = rank_2_late_at_two_sites();
     let m = match_calls(&caps).unwrap();
     let mut c = Causes::new(&caps, &m, &key);
     let r = &c.report;

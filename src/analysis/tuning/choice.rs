@@ -298,6 +298,19 @@ pub(super) mod tests {
         }
     }
 
+    /// The tuning of `measured` for `pattern`, the records holding `patterns`: the choices
+    /// under the default bootstrap, at a false discovery rate of 5 %.
+    pub(crate) fn tuned(measured: &[Measured], pattern: &str, patterns: &[&str]) -> Tuning {
+        let (choices, comparisons) = choices_under(measured, pattern, &Bootstrap::default());
+        Tuning {
+            pattern: pattern.into(),
+            patterns: patterns.iter().map(|&p| p.into()).collect(),
+            choices,
+            fdr: 0.05,
+            comparisons,
+        }
+    }
+
     fn one(measured: &[Measured]) -> Choice {
         let (c, _) = choices_under(measured, "50us@0", &Bootstrap::default());
         assert_eq!(c.len(), 1);

@@ -224,9 +224,8 @@ pub fn mpich_json_for_probe(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tuning::choice::{choices_under, tests::m};
+    use crate::analysis::tuning::choice::tests::{m, tuned};
     use crate::analysis::tuning::{rules_of, Extrapolation};
-    use crate::analysis::Bootstrap;
 
     #[test]
     fn members_keep_file_order() {
@@ -246,14 +245,7 @@ mod tests {
         let mut w = m(alg, "x", 8, 50e-6, 1e-6, 30);
         w.value = Some(3);
         measured.push(w);
-        let (choices, comparisons) = choices_under(&measured, "x", &Bootstrap::default());
-        let t = Tuning {
-            pattern: "x".into(),
-            patterns: vec!["x".into()],
-            choices,
-            fdr: 0.05,
-            comparisons,
-        };
+        let t = tuned(&measured, "x", &["x"]);
         let sets = rules_of(&t, Extrapolation::Stop, &mut Vec::new());
         (t, sets)
     }

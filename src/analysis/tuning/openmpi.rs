@@ -218,9 +218,8 @@ impl OpenMpiLookup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tuning::choice::{choices_under, tests::m};
+    use crate::analysis::tuning::choice::tests::{m, tuned};
     use crate::analysis::tuning::{rules_of, Extrapolation};
-    use crate::analysis::Bootstrap;
 
     fn tuning() -> Tuning {
         let mut measured = Vec::new();
@@ -240,14 +239,7 @@ mod tests {
                 measured.push(w);
             }
         }
-        let (choices, comparisons) = choices_under(&measured, "50us@0", &Bootstrap::default());
-        Tuning {
-            pattern: "50us@0".into(),
-            patterns: vec!["balanced".into(), "50us@0".into()],
-            choices,
-            fdr: 0.05,
-            comparisons,
-        }
+        tuned(&measured, "50us@0", &["balanced", "50us@0"])
     }
 
     #[test]

@@ -243,8 +243,7 @@ impl RuleSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tuning::choice::{choices_under, tests::m};
-    use crate::analysis::Bootstrap;
+    use crate::analysis::tuning::choice::tests::{m, tuned};
 
     fn tuning(points: &[(u32, u64, &str)]) -> Tuning {
         let mut measured = Vec::new();
@@ -258,14 +257,7 @@ mod tests {
                 measured.push(w);
             }
         }
-        let (choices, comparisons) = choices_under(&measured, "x", &Bootstrap::default());
-        Tuning {
-            pattern: "x".into(),
-            patterns: vec!["x".into()],
-            choices,
-            fdr: 0.05,
-            comparisons,
-        }
+        tuned(&measured, "x", &["x"])
     }
 
     #[test]

@@ -201,9 +201,8 @@ pub fn check_rules(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tuning::choice::{choices_under, tests::m};
+    use crate::analysis::tuning::choice::tests::{m, tuned};
     use crate::analysis::tuning::{rules_of, Extrapolation};
-    use crate::analysis::Bootstrap;
 
     fn setup() -> (Sweep, Tuning, Vec<RuleSet>) {
         let s = Sweep {
@@ -215,14 +214,7 @@ mod tests {
             ],
             ..Sweep::default()
         };
-        let (choices, comparisons) = choices_under(&s.measured, "x", &Bootstrap::default());
-        let t = Tuning {
-            pattern: "x".into(),
-            patterns: vec!["x".into()],
-            choices,
-            fdr: 0.05,
-            comparisons,
-        };
+        let t = tuned(&s.measured, "x", &["x"]);
         let sets = rules_of(&t, Extrapolation::Stop, &mut Vec::new());
         (s, t, sets)
     }
