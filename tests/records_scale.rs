@@ -110,12 +110,12 @@ fn analyze_export_and_plot_of_a_large_file_run_in_bounded_memory() {
         t.elapsed().as_secs_f64()
     );
     let block_bytes = size / blocks as u64;
-    // Up to 10^8 events (the documented run) every reader stays within 200 MB; beyond, the
+    // Up to 10^8 events (the documented run) every reader stays within 256 MB; beyond, the
     // per-reader bounds below grow with the valid repetitions. The file has no one-way times
     // (testdata's header), so no lower bound: a measured file's digest keeps 8 bytes more per
     // valid repetition and bound term (allreduce: 2), 100 MB more here.
     let cap: u64 = if events <= 100_000_000 {
-        200_000_000
+        256_000_000
     } else {
         u64::MAX
     };
@@ -138,7 +138,7 @@ fn analyze_export_and_plot_of_a_large_file_run_in_bounded_memory() {
     assert_eq!(e.stdout.lines().count() as u64, 1 + reps);
     // Rows are written as each block arrives: a few blocks' worth, whatever the file.
     within("export", e.rss, (6 * block_bytes + (64 << 20)).min(cap));
-    // Not under the 200 MB cap: a block's rows (10^6 here, one per rank and repetition) are
+    // Not under the 256 MB cap: a block's rows (10^6 here, one per rank and repetition) are
     // made before they are written, about 230 MB from 10^7 events on (256 MB at 10^8, the
     // rest the footer's per-row-group statistics).
     #[cfg(feature = "parquet")]
