@@ -47,18 +47,19 @@ impl BlockDigest {
         Self::with_t_globals(block, valid_t_globals(block))
     }
 
-    /// The digest of `block` whose valid t_globals, in repetition order, are `t_globals`
-    /// (seconds; [`super::BlockTimes`]).
-    /// This digest without the lower bounds' terms when `header` has no one-way times to
-    /// make bounds of (files before records version 3, simulated runs): kept, they would
-    /// hold 8 bytes per valid repetition and term for no column.
-    pub fn for_header(mut self, header: &Header) -> Self {
-        if header.p2p.is_none() {
+    /// This digest without the lower bounds' terms unless its file has one-way times to make
+    /// bounds of (`has_one_way_times`: the header's `p2p`; files before records version 3
+    /// and simulated runs have none): kept, they would hold 8 bytes per valid repetition and
+    /// term for no column.
+    pub fn with_bound_terms_if(mut self, has_one_way_times: bool) -> Self {
+        if !has_one_way_times {
             self.arrivals = None;
         }
         self
     }
 
+    /// The digest of `block` whose valid t_globals, in repetition order, are `t_globals`
+    /// (seconds; [`super::BlockTimes`]).
     pub fn with_t_globals(block: &Block, t_globals: Vec<f64>) -> Self {
         BlockDigest {
             op: block.op,
@@ -107,7 +108,7 @@ impl LaunchDigest {
             blocks: records
                 .blocks
                 .iter()
-                .map(|b| BlockDigest::of(b).for_header(&records.header))
+                .map(|b| BlockDigest::of(b).with_bound_terms_if(records.header.p2p.is_some()))
                 .collect(),
             correction: ClockCorrection::recorded(),
             verdicts: VerdictChanges::default(),
@@ -121,9 +122,9 @@ impl LaunchDigest {
     pub fn read(path: &Path, choice: GlobalTimes) -> Result<Self, RecordsError> {
         let mut timeline = Timeline::open(path, choice)?;
         let mut blocks = Vec::new();
-        let header = timeline.header().clone();
+        let bounded = timeline.header().p2p.is_some();
         for block in timeline.by_ref() {
-            blocks.push(BlockDigest::of(&block?).for_header(&header));
+            blocks.push(BlockDigest::of(&block?).with_bound_terms_if(bounded));
         }
         Ok(Self::ended(timeline.end(), blocks))
     }
@@ -154,7 +155,7 @@ mod tests {
         let mut header = testdata::header(4);
         assert!(BlockDigest::of(&block).arrivals.is_some());
         assert!(BlockDigest::of(&block)
-            .for_header(&header)
+            .with_bound_terms_if(header.p2p.is_some())
             .arrivals
             .is_none());
         header.p2p = Some(P2pTimes {
@@ -162,7 +163,7 @@ mod tests {
             peers: vec![1, 2, 3],
             sizes: Vec::new(),
         });
-        let kept = BlockDigest::of(&block).for_header(&header);
+        let kept = BlockDigest::of(&block).with_bound_terms_if(header.p2p.is_some());
         assert_eq!(
             kept.arrivals.unwrap().latest_s.len(),
             2,

@@ -193,11 +193,9 @@ impl Pass {
         self.extras.push(BlockExtras::with_times(block, &times));
         self.overlap.add(block);
         self.distribution.add_with(block, &times);
-        let mut digest = BlockDigest::with_t_globals(block, times.t_globals);
-        if !self.bounded {
-            digest.arrivals = None;
-        }
-        self.digests.push(digest);
+        self.digests.push(
+            BlockDigest::with_t_globals(block, times.t_globals).with_bound_terms_if(self.bounded),
+        );
     }
 
     fn finish(self, mut launch: LaunchDigest) -> PlotRun {
