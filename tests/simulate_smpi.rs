@@ -361,6 +361,66 @@ fn distinct_repetitions_reproduce_every_repetition() {
     }
 }
 
+/// The last repetition of a block runs on an idle network like the others: with every
+/// repetition simulated, each repeats the first (times from its own start instant) to 1 ns.
+/// Before the ranks waited out the last window, early finishers' next calls shared its
+/// links and moved its ends by 4 ns here (mvapich2_rs, P = 128), and by 17 ns on a larger
+/// torus, which failed the distinct-repetition check and made a curve simulate every
+/// repetition.
+#[test]
+fn the_last_repetition_repeats_the_first() {
+    if !simgrid_here() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = simulate(
+        dir.path(),
+        "last",
+        &[
+            "--ops",
+            "allreduce",
+            "--sizes",
+            "8",
+            "--procs",
+            "128",
+            "--nrep",
+            "6",
+            "--delay",
+            "50us",
+            "--delay-rank",
+            "0",
+            "--platform",
+            "torus",
+            "--algorithms",
+            "mvapich2_rs",
+            "--every-repetition",
+        ],
+    );
+    let rec = read_records(&file).unwrap();
+    assert_eq!(
+        rec.blocks.len(),
+        2,
+        "one block without and one with the delay"
+    );
+    for b in &rec.blocks {
+        let p = b.nprocs as usize;
+        let rel =
+            |t: &[f64], rep: usize, rank: usize| t[rep * p + rank] - b.scheduled_start_s.0[rep];
+        let last = b.nrep as usize - 1;
+        for rank in 0..p {
+            for t in [&b.t_start_global_s.0, &b.t_end_global_s.0] {
+                let d = (rel(t, last, rank) - rel(t, 0, rank)).abs();
+                assert!(
+                    d < 1e-9,
+                    "delay {} s, rank {rank}: the last repetition is {:.3} ns off the first",
+                    b.delay_s,
+                    d * 1e9
+                );
+            }
+        }
+    }
+}
+
 /// The eleven kernel families of the C program run simulated, blocking and nonblocking, and
 /// the `ref:*` algorithms and v-forms are refused before anything runs.
 #[test]
