@@ -138,21 +138,7 @@ impl RunInfo {
                     |s| format!("{}; SimGrid options: {}", s.line(), s.config.join(" ")),
                 ),
             ),
-            (
-                "ranks",
-                format!(
-                    "{} on {} host(s): {}",
-                    h.world_size,
-                    h.wait.hosts.len(),
-                    list(
-                        h.wait
-                            .hosts
-                            .iter()
-                            .map(|l| format!("{} ({} ranks, {} cores)", l.host, l.ranks, l.cores))
-                            .collect()
-                    )
-                ),
-            ),
+            ("ranks", ranks_line(h)),
             ("ops", list(p.ops.iter().map(|o| o.to_string()).collect())),
             (
                 "sizes",
@@ -322,6 +308,33 @@ impl RunInfo {
 /// The header of a noise file (`delaybench noise`) readably: what was measured where and how,
 /// the sources of attribution, and how the run ended; the per-rank figures follow as
 /// `delaybench noise` printed them (`crate::export::write_noise_report`).
+/// The `ranks` line: the world size and the hosts the run's ranks were placed on. A simulated
+/// run has no such hosts (its ranks are SimGrid actors on the platform the `simulated` line
+/// names), so it says that instead of "0 host(s)".
+fn ranks_line(h: &Header) -> String {
+    if h.wait.hosts.is_empty() {
+        return if h.simulation.is_some() {
+            format!(
+                "{} (the largest P simulated; hosts as in the `simulated` line)",
+                h.world_size
+            )
+        } else {
+            format!("{}; hosts not recorded", h.world_size)
+        };
+    }
+    format!(
+        "{} on {} host(s): {}",
+        h.world_size,
+        h.wait.hosts.len(),
+        h.wait
+            .hosts
+            .iter()
+            .map(|l| format!("{} ({} ranks, {} cores)", l.host, l.ranks, l.cores))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
 pub fn noise_text(run: &crate::records::noise::NoiseRun) -> String {
     let h = &run.header;
     let mut rows: Vec<(&str, String)> = vec![
@@ -538,6 +551,8 @@ mod tests {
         let read = |name: &str, costs: Vec<SimulationCost>| {
             let path = dir.path().join(name);
             let mut header = testdata::header(2);
+            // A simulated run's ranks are SimGrid actors, placed on no host of the machine.
+            header.wait.hosts.clear();
             header.simulation = Some(Simulation {
                 engine: "SimGrid SMPI".into(),
                 engine_version: "3.32".into(),
@@ -580,6 +595,13 @@ mod tests {
             "the costs follow the simulated line:\n{text}"
         );
         assert!(first < second, "order:\n{text}");
+        assert!(
+            text.contains(
+                "ranks           2 (the largest P simulated; hosts as in the `simulated` line)"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("0 host(s)"), "{text}");
         let mut out = Vec::new();
         info.write(Format::Json, &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
