@@ -305,9 +305,6 @@ impl RunInfo {
     }
 }
 
-/// The header of a noise file (`delaybench noise`) readably: what was measured where and how,
-/// the sources of attribution, and how the run ended; the per-rank figures follow as
-/// `delaybench noise` printed them (`crate::export::write_noise_report`).
 /// The `ranks` line: the world size and the hosts the run's ranks were placed on. A simulated
 /// run has no such hosts (its ranks are SimGrid actors on the platform the `simulated` line
 /// names), so it says that instead of "0 host(s)".
@@ -335,6 +332,9 @@ fn ranks_line(h: &Header) -> String {
     )
 }
 
+/// The header of a noise file (`delaybench noise`) readably: what was measured where and how,
+/// the sources of attribution, and how the run ended; the per-rank figures follow as
+/// `delaybench noise` printed them (`crate::export::write_noise_report`).
 pub fn noise_text(run: &crate::records::noise::NoiseRun) -> String {
     let h = &run.header;
     let mut rows: Vec<(&str, String)> = vec![
