@@ -19,12 +19,13 @@ exe="${DELAYBENCH:-target/release/delaybench}"
 command -v perf >/dev/null || { echo "perf not found: apt-get install linux-perf" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-cc -O2 -pthread -o "$out/selfish" scripts/eval/selfish.c -lm
+. scripts/eval/noise-before.sh
+selfish_build "$out"
 printf '| algorithm | P | wall time (s) | network-model solver | SMPI requests, matching, simcalls, actors |'
-printf ' malloc, free, copies | context switching | simulated ranks'"'"' program | other | noise before |\n'
+printf ' malloc, free, copies | context switching | simulated ranks'"'"' program | other | noise before (worst core lost, detours per core) |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
 for alg in $algs; do
-    noise=$("$out/selfish" 2 2 | awk 'NR > 1 { if ($4 > l) l = $4 } END { printf "%.1f %% lost", l }')
+    noise=$(selfish_noise)
     start=$(date +%s.%N)
     perf record -q -F "$hz" -o "$out/$alg.data" -- "$exe" simulate --ops allreduce --sizes 8 \
         --procs "$p" --delay 50us --delay-rank 0 --nrep 100 --platform torus --algorithms "$alg" \

@@ -45,19 +45,15 @@ else
 fi
 # The machine's noise beside every curve: without it a slow curve cannot be told from a
 # busy machine.
-selfish="$out/selfish"
-cc -O2 -pthread -o "$selfish" scripts/eval/selfish.c -lm
-noise() {
-    "$selfish" "${NOISE_S:-2}" 2 | awk 'NR > 1 { if ($4 > lost) lost = $4; rate += $3 }
-        END { printf "%.1f %% lost, %.0f detours/s", lost, rate / (NR - 1) }'
-}
+. scripts/eval/noise-before.sh
+selfish_build "$out"
 printf '| algorithm |'; for p in $ps; do printf ' %s |' "$p"; done
 printf ' curve (s) | peak memory (MB) | noise before (worst core lost, detours per core) |\n|---|'
 for _ in $ps; do printf -- '---:|'; done
 printf -- '---:|---:|---|\n'
 for alg in $algs; do
     log="$out/$alg.log"
-    before=$(noise)
+    before=$(selfish_noise)
     start=$(date +%s.%N)
     status=0
     /usr/bin/time -f 'maxrss_kb %M' timeout -k 10 "$limit" "$exe" simulate --ops allreduce \
