@@ -69,6 +69,13 @@ pub const ARIES: LinkParams = LinkParams {
 const ARIES_NODES: usize = 4;
 const ARIES_ROUTERS: usize = 16;
 const ARIES_CHASSIS: usize = 6;
+/// The most hosts the built-in dragonfly holds. SimGrid's dragonfly (3.32 to 4.1,
+/// `DragonflyZone`) joins group g to the others through router g of each chassis and
+/// indexes a router's in-chassis links by the target group, so it has at most as many
+/// groups as routers per chassis; with more, its routing reads past that array and the
+/// simulation dies of a segmentation fault (seen at 16,384 hosts, 43 groups; with P = 2 on
+/// hosts 0 and 6,143 of 16 groups it runs, on hosts 0 and 6,144 of 17 it dies).
+pub const DRAGONFLY_MAX_HOSTS: usize = ARIES_ROUTERS * ARIES_ROUTERS * ARIES_CHASSIS * ARIES_NODES;
 
 /// A platform ready for smpirun: its file, its host file, and the host of every rank.
 #[derive(Debug, Clone)]
@@ -200,7 +207,8 @@ pub fn torus_dims(n: usize) -> [usize; 3] {
 
 /// Writes a built-in platform for `procs` ranks at `ranks_per_host` into `dir`.
 ///
-/// Errors: [`SmpiError::Io`].
+/// Errors: [`SmpiError::Platform`] when a dragonfly would need more than
+/// [`DRAGONFLY_MAX_HOSTS`] hosts, before anything runs; [`SmpiError::Io`].
 pub fn builtin(
     b: Builtin,
     procs: u32,
@@ -213,6 +221,16 @@ pub fn builtin(
         ranks_per_host
     };
     let hosts = (procs as usize).div_ceil(rph as usize);
+    if b == Builtin::Dragonfly && hosts > DRAGONFLY_MAX_HOSTS {
+        return Err(SmpiError::Platform(format!(
+            "--platform dragonfly holds at most {DRAGONFLY_MAX_HOSTS} hosts ({ARIES_ROUTERS} \
+             groups of {}: SimGrid's dragonfly has at most as many groups as routers per \
+             chassis), and P = {procs} at {rph} rank(s) per host needs {hosts}; use \
+             --ranks-per-host {} or more, or --platform torus or fat-tree",
+            ARIES_ROUTERS * ARIES_CHASSIS * ARIES_NODES,
+            (procs as usize).div_ceil(DRAGONFLY_MAX_HOSTS)
+        )));
+    }
     let (text, _) = b.xml(hosts);
     let xml = dir.join("platform.xml");
     super::write_file(&xml, text.as_bytes())?;
@@ -302,6 +320,22 @@ mod tests {
         }
         let (_, n) = Builtin::Dragonfly.xml(385);
         assert_eq!(n, 2 * 384);
+    }
+
+    #[test]
+    fn a_dragonfly_beyond_simgrids_group_limit_is_refused_before_it_runs() {
+        let dir = std::env::temp_dir().join(format!("delaybench-df-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(DRAGONFLY_MAX_HOSTS, 6144);
+        assert!(builtin(Builtin::Dragonfly, 6144, 1, &dir).is_ok());
+        let err = builtin(Builtin::Dragonfly, 16384, 1, &dir)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("at most 6144 hosts"), "{err}");
+        assert!(err.contains("--ranks-per-host 3 or more"), "{err}");
+        assert!(builtin(Builtin::Dragonfly, 16384, 3, &dir).is_ok());
+        assert!(builtin(Builtin::Torus, 16384, 1, &dir).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
