@@ -152,9 +152,14 @@ impl Builtin {
         let p = self.params();
         let (topo, n) = self.topology(hosts);
         let mut s = String::from(XML_HEAD);
+        // The cluster sits in a zone of its own: SimGrid 4 gives the platform's cluster a
+        // parent zone and dies (segmentation fault in `add_netzone_torus`) on a bare
+        // top-level `<cluster>`, which 3.32 accepted; with the zone both read the same
+        // network (a route within the cluster never leaves it).
+        s.push_str("  <zone id=\"world\" routing=\"Full\">\n");
         let _ = writeln!(
             s,
-            "  <cluster id=\"c\" prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"1Gf\" \
+            "    <cluster id=\"c\" prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"1Gf\" \
              bw=\"{}Bps\" lat=\"{}s\" loopback_bw=\"{}Bps\" loopback_lat=\"{}s\" {topo}/>",
             n - 1,
             p.bw_bps,
@@ -162,7 +167,7 @@ impl Builtin {
             p.loopback_bw_bps,
             p.loopback_lat_s
         );
-        s.push_str("</platform>\n");
+        s.push_str("  </zone>\n</platform>\n");
         (s, n)
     }
 
@@ -316,6 +321,12 @@ mod tests {
                 let (xml, n) = b.xml(hosts);
                 assert!(n >= hosts);
                 assert!(xml.contains(&format!("radical=\"0-{}\"", n - 1)));
+                // SimGrid 4 needs the cluster inside a zone (see `xml`).
+                let (zone, cluster) = (xml.find("<zone ").unwrap(), xml.find("<cluster ").unwrap());
+                assert!(
+                    zone < cluster && cluster < xml.find("</zone>").unwrap(),
+                    "{xml}"
+                );
             }
         }
         let (_, n) = Builtin::Dragonfly.xml(385);
