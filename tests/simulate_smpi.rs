@@ -464,6 +464,53 @@ fn the_library_kernels_are_simulated() {
         let err = String::from_utf8_lossy(&refused.stderr);
         assert!(err.contains(&format!("has no {op}")), "{err}");
     }
+    // An algorithm name is one family's: two families are refused before the launch.
+    let out = dir.path().join("two-families.cbor");
+    let refused = Command::new(env!("CARGO_BIN_EXE_delaybench"))
+        .args([
+            "simulate",
+            "--ops",
+            "allreduce,barrier",
+            "--procs",
+            "2",
+            "--no-figures",
+        ])
+        .args(["--algorithms", "rdb", "--output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("--ops has 2 (allreduce, barrier)"), "{err}");
+    assert!(!out.exists(), "a refused run leaves no records file");
+    // A launch that fails at its first P leaves no file of a header alone behind.
+    let out = dir.path().join("failed.cbor");
+    let failed = Command::new(env!("CARGO_BIN_EXE_delaybench"))
+        .args([
+            "simulate",
+            "--ops",
+            "allreduce",
+            "--procs",
+            "2",
+            "--nrep",
+            "2",
+        ])
+        .args([
+            "--cfg",
+            "smpi/allreduce:no_such_algorithm",
+            "--no-figures",
+            "--output",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!failed.status.success());
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert!(err.contains("no_such_algorithm"), "{err}");
+    assert!(
+        !out.exists(),
+        "a run that simulated no P leaves no records file"
+    );
 }
 
 /// Every built-in platform holds the smallest machines too: one host (all ranks on it) and

@@ -127,6 +127,22 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
             settings.platform
         )));
     }
+    if !settings.algorithms.is_empty() {
+        let mut fams: Vec<&str> = plan.ops.iter().map(|&op| family(op)).collect();
+        fams.sort_unstable();
+        fams.dedup();
+        if fams.len() > 1 {
+            // Else SMPI aborts at the first launch ("Collective 'barrier' has no
+            // algorithm 'rdb'"), after the platform and the program are built.
+            return Err(SmpiError::Plan(format!(
+                "--algorithms names algorithms of one SMPI family, and --ops has {} ({}): \
+                 the names differ per family, so sweep one at a time (e.g. --ops {})",
+                fams.len(),
+                fams.join(", "),
+                fams[0]
+            )));
+        }
+    }
     let pmax = *plan.procs.iter().max().expect("validated: procs not empty");
     let work = work_dir()?;
     let largest = match builtin {
@@ -260,10 +276,28 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
                 peak.set(peak.get().max(bytes));
                 Ok(blocks)
             };
-            let (mut blocks, simulated) = if settings.every_repetition {
-                (run(&sims)?, plan.nrep as usize * sims.len())
+            let result = if settings.every_repetition {
+                run(&sims).map(|b| (b, plan.nrep as usize * sims.len()))
             } else {
-                simulate_distinct(&sims, p, run)?
+                simulate_distinct(&sims, p, run)
+            };
+            let (mut blocks, simulated) = match result {
+                Ok(r) => r,
+                Err(e) => {
+                    // A file with a header alone holds nothing and would only make the
+                    // same command refuse its --output next time; a file with finished
+                    // P's is kept, as an interrupted curve's.
+                    drop(writer);
+                    if curve.is_empty() {
+                        let _ = std::fs::remove_file(path);
+                    } else {
+                        eprintln!(
+                            "delaybench: the P's simulated before P = {p} are kept in {}",
+                            path.display()
+                        );
+                    }
+                    return Err(e);
+                }
             };
             if let Some(a) = alg {
                 for b in &mut blocks {
