@@ -455,57 +455,47 @@ fn the_library_kernels_are_simulated() {
             assert!(median_t(b) > 15e-6, "{:?}: {}", b.op, median_t(b));
         }
     }
-    for op in ["ref:ring", "alltoallv"] {
-        let refused = Command::new(env!("CARGO_BIN_EXE_delaybench"))
-            .args(["simulate", "--ops", op, "--procs", "2", "--no-figures"])
+    // A simulate that fails, with its stderr; `simulate --procs 2 --no-figures` + `args`.
+    let fails = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_delaybench"))
+            .args(["simulate", "--procs", "2", "--no-figures"])
+            .args(args)
             .output()
             .unwrap();
-        assert!(!refused.status.success());
-        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    for op in ["ref:ring", "alltoallv"] {
+        let err = fails(&["--ops", op]);
         assert!(err.contains(&format!("has no {op}")), "{err}");
     }
     // An algorithm name is one family's: two families are refused before the launch.
     let out = dir.path().join("two-families.cbor");
-    let refused = Command::new(env!("CARGO_BIN_EXE_delaybench"))
-        .args([
-            "simulate",
-            "--ops",
-            "allreduce,barrier",
-            "--procs",
-            "2",
-            "--no-figures",
-        ])
-        .args(["--algorithms", "rdb", "--output"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(!refused.status.success());
-    let err = String::from_utf8_lossy(&refused.stderr);
+    let path = out.to_str().unwrap();
+    let err = fails(&[
+        "--ops",
+        "allreduce,barrier",
+        "--algorithms",
+        "rdb",
+        "--output",
+        path,
+    ]);
     assert!(err.contains("--ops has 2 (allreduce, barrier)"), "{err}");
     assert!(!out.exists(), "a refused run leaves no records file");
     // A launch that fails at its first P leaves no file of a header alone behind.
     let out = dir.path().join("failed.cbor");
-    let failed = Command::new(env!("CARGO_BIN_EXE_delaybench"))
-        .args([
-            "simulate",
-            "--ops",
-            "allreduce",
-            "--procs",
-            "2",
-            "--nrep",
-            "2",
-        ])
-        .args([
-            "--cfg",
-            "smpi/allreduce:no_such_algorithm",
-            "--no-figures",
-            "--output",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(!failed.status.success());
-    let err = String::from_utf8_lossy(&failed.stderr);
+    let path = out.to_str().unwrap();
+    let bad = "smpi/allreduce:no_such_algorithm";
+    let err = fails(&[
+        "--ops",
+        "allreduce",
+        "--nrep",
+        "2",
+        "--cfg",
+        bad,
+        "--output",
+        path,
+    ]);
     assert!(err.contains("no_such_algorithm"), "{err}");
     assert!(
         !out.exists(),
