@@ -127,21 +127,20 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
             settings.platform
         )));
     }
-    if !settings.algorithms.is_empty() {
-        let mut fams: Vec<&str> = plan.ops.iter().map(|&op| family(op)).collect();
-        fams.sort_unstable();
-        fams.dedup();
-        if fams.len() > 1 {
-            // Else SMPI aborts at the first launch ("Collective 'barrier' has no
-            // algorithm 'rdb'"), after the platform and the program are built.
-            return Err(SmpiError::Plan(format!(
-                "--algorithms names algorithms of one SMPI family, and --ops has {} ({}): \
-                 the names differ per family, so sweep one at a time (e.g. --ops {})",
-                fams.len(),
-                fams.join(", "),
-                fams[0]
-            )));
-        }
+    // The SMPI families of the kernels, once each: `--algorithms` sets its name in each.
+    let mut fams: Vec<&str> = plan.ops.iter().map(|&op| family(op)).collect();
+    fams.sort_unstable();
+    fams.dedup();
+    if !settings.algorithms.is_empty() && fams.len() > 1 {
+        // Else SMPI aborts at the first launch ("Collective 'barrier' has no
+        // algorithm 'rdb'"), after the platform and the program are built.
+        return Err(SmpiError::Plan(format!(
+            "--algorithms names algorithms of one SMPI family, and --ops has {} ({}): \
+             the names differ per family, so sweep one at a time (e.g. --ops {})",
+            fams.len(),
+            fams.join(", "),
+            fams[0]
+        )));
     }
     let pmax = *plan.procs.iter().max().expect("validated: procs not empty");
     let work = work_dir()?;
@@ -196,9 +195,7 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
             selector.push(sel.clone());
         }
         if let Some(a) = alg {
-            let mut fams: Vec<&str> = plan.ops.iter().map(|&op| family(op)).collect();
-            fams.dedup();
-            for f in fams {
+            for f in &fams {
                 cfg.push(format!("smpi/{f}:{a}"));
                 selector.push(format!("{f}={a}"));
             }
