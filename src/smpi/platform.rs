@@ -69,13 +69,15 @@ pub const ARIES: LinkParams = LinkParams {
 const ARIES_NODES: usize = 4;
 const ARIES_ROUTERS: usize = 16;
 const ARIES_CHASSIS: usize = 6;
+/// Hosts in one dragonfly group: nodes per router × routers per chassis × chassis.
+const DRAGONFLY_GROUP_HOSTS: usize = ARIES_NODES * ARIES_ROUTERS * ARIES_CHASSIS;
 /// The most hosts the built-in dragonfly holds. SimGrid's dragonfly (3.32 to 4.1,
 /// `DragonflyZone`) joins group g to the others through router g of each chassis and
 /// indexes a router's in-chassis links by the target group, so it has at most as many
 /// groups as routers per chassis; with more, its routing reads past that array and the
 /// simulation dies of a segmentation fault (seen at 16,384 hosts, 43 groups; with P = 2 on
 /// hosts 0 and 6,143 of 16 groups it runs, on hosts 0 and 6,144 of 17 it dies).
-pub const DRAGONFLY_MAX_HOSTS: usize = ARIES_ROUTERS * ARIES_ROUTERS * ARIES_CHASSIS * ARIES_NODES;
+pub const DRAGONFLY_MAX_HOSTS: usize = ARIES_ROUTERS * DRAGONFLY_GROUP_HOSTS;
 
 /// A platform ready for smpirun: its file, its host file, and the host of every rank.
 #[derive(Debug, Clone)]
@@ -133,14 +135,13 @@ impl Builtin {
                 )
             }
             Builtin::Dragonfly => {
-                let per_group = ARIES_NODES * ARIES_ROUTERS * ARIES_CHASSIS;
-                let groups = hosts.div_ceil(per_group);
+                let groups = hosts.div_ceil(DRAGONFLY_GROUP_HOSTS);
                 (
                     format!(
                         "topology=\"DRAGONFLY\" topo_parameters=\"{groups},1;{ARIES_CHASSIS},3;\
                          {ARIES_ROUTERS},1;{ARIES_NODES}\""
                     ),
-                    groups * per_group,
+                    groups * DRAGONFLY_GROUP_HOSTS,
                 )
             }
             Builtin::Local(_) => (String::new(), 1),
@@ -232,7 +233,7 @@ pub fn builtin(
              groups of {}: SimGrid's dragonfly has at most as many groups as routers per \
              chassis), and P = {procs} at {rph} rank(s) per host needs {hosts}; use \
              --ranks-per-host {} or more, or --platform torus or fat-tree",
-            ARIES_ROUTERS * ARIES_CHASSIS * ARIES_NODES,
+            DRAGONFLY_GROUP_HOSTS,
             (procs as usize).div_ceil(DRAGONFLY_MAX_HOSTS)
         )));
     }
@@ -335,18 +336,17 @@ mod tests {
 
     #[test]
     fn a_dragonfly_beyond_simgrids_group_limit_is_refused_before_it_runs() {
-        let dir = std::env::temp_dir().join(format!("delaybench-df-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         assert_eq!(DRAGONFLY_MAX_HOSTS, 6144);
-        assert!(builtin(Builtin::Dragonfly, 6144, 1, &dir).is_ok());
-        let err = builtin(Builtin::Dragonfly, 16384, 1, &dir)
+        assert!(builtin(Builtin::Dragonfly, 6144, 1, dir).is_ok());
+        let err = builtin(Builtin::Dragonfly, 16384, 1, dir)
             .unwrap_err()
             .to_string();
         assert!(err.contains("at most 6144 hosts"), "{err}");
         assert!(err.contains("--ranks-per-host 3 or more"), "{err}");
-        assert!(builtin(Builtin::Dragonfly, 16384, 3, &dir).is_ok());
-        assert!(builtin(Builtin::Torus, 16384, 1, &dir).is_ok());
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(builtin(Builtin::Dragonfly, 16384, 3, dir).is_ok());
+        assert!(builtin(Builtin::Torus, 16384, 1, dir).is_ok());
     }
 
     #[test]
