@@ -18,7 +18,7 @@ mod common;
 #[path = "capture/support.rs"]
 mod support;
 
-use delaybench::analysis::causes::{CauseKind, Causes, CausesReport, INIT_SITE};
+use delaybench::analysis::causes::{CauseKind, CauseRow, Causes, CausesReport, INIT_SITE};
 use delaybench::capture::{
     match_calls, read_captures, site_names, CaptureOp, Matched, RankCapture,
 };
@@ -137,25 +137,10 @@ fn a_fixed_slow_rank_is_named_with_its_region_and_the_what_if_predicts_the_balan
     assert_sum(&c.report, &m);
     let top = c.report.causes[0].clone();
     assert_eq!(top.rank, 3, "{:?}", c.report.causes);
-    // Of the waiting that has a cause, most is the slow rank's, and direct.
-    let of_attributed = (top.direct_s + top.propagated_s) / c.report.attributed_s;
-    assert!(of_attributed > 0.6, "{of_attributed}: {top:?}");
+    // Most of the waiting is the slow rank's, and direct; a majority of all waiting (CI saw
+    // 0.598 once under MPICH on 2 cores, and 0.489 with 1822 of 3583 ms unexplained).
+    slow_rank_holds_the_waiting(&c.report, &top, 0.5);
     assert!(top.direct_s > 5.0 * top.propagated_s, "{top:?}");
-    // And a majority of all waiting, except under MPICH's busy polling with 4 ranks on 2
-    // cores, where the scheduler's slices leave half the waiting unexplained (CI saw 0.598
-    // once, and 0.489 with 1822 of 3583 ms unexplained): a known limit, with its figures.
-    if top.share <= 0.5 && busy_polling_oversubscribed() {
-        common::skip_known_limit(&format!(
-            "rank 3's share of all waiting under MPICH's busy polling, 4 ranks on fewer \
-             cores: {:.2} ({:.0} of {:.0} ms unexplained; {of_attributed:.2} of the \
-             attributed)",
-            top.share,
-            c.report.unexplained_s * 1e3,
-            c.report.wait_total_s * 1e3
-        ));
-    } else {
-        assert!(top.share > 0.5, "{top:?}");
-    }
     // Read as code: the region ends at the loop's allreduce, named by file and line.
     let (_, to) = top.region_label.split_once(" → ").unwrap();
     assert!(to.contains("causes.c:"), "{}", top.region_label);
@@ -515,6 +500,27 @@ fn busy_polling_oversubscribed() -> bool {
     common::launcher().contains("mpich") && cores < 4
 }
 
+/// Rank 3, the slow rank `top`, holds more than 0.6 of the waiting that has a cause, and
+/// more than `share` of all waiting, except under MPICH's busy polling on fewer cores than
+/// ranks: there the scheduler's slices leave about half the waiting unexplained, a known
+/// limit reported with its figures.
+fn slow_rank_holds_the_waiting(r: &CausesReport, top: &CauseRow, share: f64) {
+    let of_attributed = (top.direct_s + top.propagated_s) / r.attributed_s;
+    assert!(of_attributed > 0.6, "{of_attributed}: {top:?}");
+    if top.share <= share && busy_polling_oversubscribed() {
+        common::skip_known_limit(&format!(
+            "rank 3's share of all waiting under MPICH's busy polling, 4 ranks on fewer \
+             cores: {:.2} ({:.0} of {:.0} ms unexplained; {of_attributed:.2} of the \
+             attributed)",
+            top.share,
+            r.unexplained_s * 1e3,
+            r.wait_total_s * 1e3
+        ));
+    } else {
+        assert!(top.share > share, "{top:?}");
+    }
+}
+
 #[test]
 fn without_imbalance_little_is_attributed() {
     let Some((tmp, program)) = build() else {
@@ -603,24 +609,9 @@ fn a_skewed_clock_on_the_slow_rank_leaves_the_cause_in_place() {
     let top = &c.report.causes[0];
     assert_eq!(top.rank, 3, "{:?}", c.report.causes);
     // Of the waiting that has a cause, the slow rank's: a clock the capture failed to
-    // correct would hand it to whichever rank the offset makes look late.
-    let cost = top.direct_s + top.propagated_s;
-    let of_attributed = cost / c.report.attributed_s;
-    assert!(of_attributed > 0.6, "{of_attributed}: {top:?}");
-    if top.share <= 0.6 && busy_polling_oversubscribed() {
-        // The rest of the waiting is MPICH's busy polling on shared cores, left
-        // unexplained (CI saw 1613 of 3127 ms): a known limit, reported with its figures.
-        common::skip_known_limit(&format!(
-            "rank 3's share of all waiting under MPICH's busy polling, 4 ranks on fewer \
-             cores: {:.2} ({:.0} of {:.0} ms unexplained; {of_attributed:.2} of the \
-             attributed)",
-            top.share,
-            c.report.unexplained_s * 1e3,
-            c.report.wait_total_s * 1e3
-        ));
-    } else {
-        assert!(top.share > 0.6, "{top:?}");
-    }
+    // correct would hand it to whichever rank the offset makes look late (CI saw 1613 of
+    // 3127 ms unexplained under MPICH on 2 cores).
+    slow_rank_holds_the_waiting(&c.report, top, 0.6);
     // 50 ms of uncorrected offset would make rank 3 look 50 ms late at every call.
     let per_call = top.delay_s / top.calls.max(1) as f64;
     assert!(per_call < 0.04, "{per_call} s of delay per call");
