@@ -55,9 +55,16 @@ fn build() -> Option<(tempfile::TempDir, PathBuf)> {
     Some((tmp, program))
 }
 
-/// One capture at a time: four ranks of each test at once on a small node would make the
-/// scheduler, not the program, decide who arrives last.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// One test at a time, whole: four ranks of each test at once on a small node would make the
+/// scheduler, not the program, decide who arrives last. Holding it only around the captures
+/// was not enough: another test's compile and debug-build analysis then ran beside a
+/// capture's ranks, and under MPICH's busy polling a balanced run on 2 ranks and 2 cores
+/// once waited 4.9 ms over 31 calls (CI, 2026-11-28) against 0.5 ms predicted. Taken first
+/// in every test; a failed test's poison is ignored.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Runs the program in `args` on [`NP`] ranks under the capture into `dir` and reads the
 /// capture back.
@@ -68,7 +75,6 @@ fn run(program: &Path, args: &[&str], dir: &Path) -> (Vec<RankCapture>, Matched)
 /// [`run`] on `np` ranks.
 fn run_on(np: u32, program: &Path, args: &[&str], dir: &Path) -> (Vec<RankCapture>, Matched) {
     let library = build_capture_library();
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let out = capture_with(np, &library, program, args, dir);
     assert!(out.status.success(), "{}", common::text(&out));
     let captures = read_captures(&[dir.to_path_buf()]).unwrap();
@@ -127,6 +133,7 @@ fn show(what: &str, r: &CausesReport) {
 
 #[test]
 fn a_fixed_slow_rank_is_named_with_its_region_and_the_what_if_predicts_the_balanced_run() {
+    let _quiet = one_at_a_time();
     let Some((tmp, program)) = build() else {
         return;
     };
@@ -269,6 +276,7 @@ fn what_if_against(
 
 #[test]
 fn on_as_many_cores_as_ranks_the_what_if_predicts_the_balanced_run() {
+    let _quiet = one_at_a_time();
     // Two ranks, the last one 20 ms slow before each allreduce: on a node with two cores
     // no rank waits for a core, so the what-if's prediction is held to the measured run.
     const TWO: u32 = 2;
@@ -347,17 +355,27 @@ fn on_as_many_cores_as_ranks_the_what_if_predicts_the_balanced_run() {
         ));
         return;
     }
+    // The balanced run's largest waiting at one call tells a scheduler slice (one call holds
+    // most of it) from a prediction that is off at every call.
+    let largest = balanced
+        .instances
+        .iter()
+        .map(|i| i.waits().iter().sum::<f64>())
+        .fold(0.0, f64::max);
     assert!(
         (predicted - measured).abs() <= bound,
-        "what-if on 2 ranks: predicted {:.3} ms of waiting, measured {:.3} ms, bound {:.3} ms",
+        "what-if on 2 ranks: predicted {:.3} ms of waiting, measured {:.3} ms (at most {:.3} ms \
+         at one call), bound {:.3} ms",
         predicted * 1e3,
         measured * 1e3,
+        largest * 1e3,
         bound * 1e3
     );
 }
 
 #[test]
 fn a_random_slow_rank_is_named_at_almost_every_call() {
+    let _quiet = one_at_a_time();
     let Some((tmp, program)) = build() else {
         return;
     };
@@ -409,6 +427,7 @@ fn a_random_slow_rank_is_named_at_almost_every_call() {
 
 #[test]
 fn waiting_behind_a_held_root_is_the_late_senders_propagated_cost() {
+    let _quiet = one_at_a_time();
     let Some((tmp, program)) = build() else {
         return;
     };
@@ -455,6 +474,7 @@ fn waiting_behind_a_held_root_is_the_late_senders_propagated_cost() {
 
 #[test]
 fn two_slow_ranks_in_two_regions_are_both_named() {
+    let _quiet = one_at_a_time();
     let Some((tmp, program)) = build() else {
         return;
     };
@@ -523,6 +543,7 @@ fn slow_rank_holds_the_waiting(r: &CausesReport, top: &CauseRow, share: f64) {
 
 #[test]
 fn without_imbalance_little_is_attributed() {
+    let _quiet = one_at_a_time();
     let Some((tmp, program)) = build() else {
         return;
     };
@@ -559,6 +580,7 @@ fn without_imbalance_little_is_attributed() {
 
 #[test]
 fn a_skewed_clock_on_the_slow_rank_leaves_the_cause_in_place() {
+    let _quiet = one_at_a_time();
     // scripts/eval/tail/skew.c makes rank 3's clocks 50 ms ahead and 50 ppm fast; the
     // capture's clock synchronisation must take that out before the causes are found.
     let Some((tmp, program)) = build() else {
@@ -584,22 +606,19 @@ fn a_skewed_clock_on_the_slow_rank_leaves_the_cause_in_place() {
     let library = build_capture_library();
     let both = PathBuf::from(format!("{}:{}", skew.display(), library.display()));
     let dir = tmp.path().join("capture");
-    let out = {
-        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-        support::capture_env(
-            NP,
-            &both,
-            &program,
-            &["direct", ITERATIONS, DELAY_US],
-            &dir,
-            &[
-                ("SKEW_RANKS", "3"),
-                ("SKEW_OFFSET_S", "0.05"),
-                ("SKEW_PPM", "50"),
-            ],
-            std::time::Duration::from_secs(240),
-        )
-    };
+    let out = support::capture_env(
+        NP,
+        &both,
+        &program,
+        &["direct", ITERATIONS, DELAY_US],
+        &dir,
+        &[
+            ("SKEW_RANKS", "3"),
+            ("SKEW_OFFSET_S", "0.05"),
+            ("SKEW_PPM", "50"),
+        ],
+        std::time::Duration::from_secs(240),
+    );
     assert!(out.status.success(), "{}", common::text(&out));
     let captures = read_captures(&[dir]).unwrap();
     let m = match_calls(&captures).unwrap();
