@@ -4,7 +4,7 @@
  * Built by `delaybench simulate` with `smpicc` at first use (src/smpi/build.rs); see
  * docs/simulate.md for why a C program rather than the Rust kernels.
  *
- * Usage: delaybench_smpi PLAN DELAYS OUT
+ * Usage: delaybench_smpi PLAN DELAYS OUT [PROGRESS]
  *   PLAN    text, written by src/smpi/plan_file.rs:
  *             delaybench-smpi-plan 2
  *             warmup extrapolate|every
@@ -18,6 +18,10 @@
  *           per rank [P][2 * NREP]: NREP start times, then NREP end times on MPI_Wtime
  *           (seconds of simulated time, one clock for every rank), and NREP scheduled start
  *           instants. Each rank writes its own part with pwrite (no gather), rank 0 the rest.
+ *   PROGRESS  rank 0 appends a line per simulated call, `BLOCK BLOCKS warmup|rep DONE TOTAL`
+ *           (BLOCK from 1), which delaybench reads while a long launch runs
+ *           (src/smpi/progress.rs). With simulate-computation off the writes cost no
+ *           simulated time.
  *
  * The program's own agreement (the slowest warm-up time, the start instant) goes over a
  * binomial tree of point-to-point messages, not over MPI collectives: SMPI's default barrier,
@@ -181,12 +185,21 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* One line of rank 0's progress (`f` NULL on the other ranks), flushed so that delaybench
+ * reads it while the launch runs. */
+static void report(FILE *f, int block, int blocks, const char *phase, int done, int total) {
+    if (!f) return;
+    fprintf(f, "%d %d %s %d %d\n", block + 1, blocks, phase, done, total);
+    fflush(f);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    if (argc != 4) die("usage: delaybench_smpi PLAN DELAYS OUT");
+    if (argc != 4 && argc != 5) die("usage: delaybench_smpi PLAN DELAYS OUT [PROGRESS]");
+    FILE *progress = rank == 0 && argc == 5 ? fopen(argv[4], "a") : NULL;
 
     /* Every rank reads the small plan; each reads only its own delays (one read per block). */
     FILE *pf = fopen(argv[1], "r");
@@ -267,6 +280,7 @@ int main(int argc, char **argv) {
             run_op(kind, nb, k->bytes, sbuf, rbuf);
             slowest[w] = tree_max(MPI_Wtime() - t0, rank, p);
             iteration = MPI_Wtime() - t0;
+            report(progress, b, nblocks, "warmup", w + 1, warm);
         }
         /* Agreed values (tree_max), so every rank makes the same choice in the next block. */
         steady = reached;
@@ -294,6 +308,7 @@ int main(int argc, char **argv) {
             double te = MPI_Wtime();
             times[i] = ts;
             times[nrep + i] = te;
+            report(progress, b, nblocks, "rep", i + 1, nrep);
         }
         /* The last repetition keeps its window to itself, as every other one does: without
          * this wait, ranks that finish early start what follows (the next block's warm-up,
@@ -316,6 +331,7 @@ int main(int argc, char **argv) {
         free(rbuf);
     }
     free(blocks);
+    if (progress) fclose(progress);
     MPI_Finalize();
     return 0;
 }

@@ -534,3 +534,54 @@ fn built_in_platforms_hold_one_and_two_hosts() {
         }
     }
 }
+
+#[test]
+fn a_launch_says_where_it_is_in_its_progress_file() {
+    // Rank 0 appends `BLOCK BLOCKS warmup|rep DONE TOTAL` per simulated call, which
+    // `delaybench` prints every 20 s of a long P (src/smpi/watch.rs); `--keep-files` keeps
+    // the file. With every warm-up call and repetition simulated, its lines are all of them,
+    // in order: the baseline block, then the delayed one.
+    if !simgrid_here() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_delaybench"))
+        .args([
+            "simulate",
+            "--ops",
+            "barrier",
+            "--procs",
+            "4",
+            "--nrep",
+            "3",
+            "--delay",
+            "10us",
+            "--warmup",
+            "4",
+            "--every-repetition",
+            "--keep-files",
+            "--no-figures",
+            "--no-summary",
+            "--output",
+        ])
+        .arg(dir.path().join("progress.cbor"))
+        .env("DELAYBENCH_CACHE", cache())
+        .output()
+        .expect("delaybench runs");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    let kept = err
+        .lines()
+        .find_map(|l| l.strip_prefix("delaybench: simulator files kept in "))
+        .unwrap_or_else(|| panic!("no kept folder named:\n{err}"));
+    let text = std::fs::read_to_string(Path::new(kept).join("p4/progress.txt")).unwrap();
+    let _ = std::fs::remove_dir_all(kept);
+    let mut want = Vec::new();
+    for block in 1..=2 {
+        want.extend((1..=4).map(|w| format!("{block} 2 warmup {w} 4")));
+        want.extend((1..=3).map(|r| format!("{block} 2 rep {r} 3")));
+    }
+    assert_eq!(text.lines().collect::<Vec<_>>(), want, "{text}");
+    let at = delaybench::smpi::watch::Position::last_of(&text).unwrap();
+    assert_eq!(at.to_string(), "block 2 of 2, 3 of 3 repetitions simulated");
+}

@@ -18,6 +18,7 @@ pub mod platform;
 pub mod progress;
 pub mod session;
 pub mod toolchain;
+pub mod watch;
 
 pub use args::{run, SmpiArgs};
 pub use session::SimSettings;

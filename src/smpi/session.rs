@@ -7,6 +7,7 @@ use super::plan_file::{encode, SimBlock};
 use super::platform::{self, Builtin, Platform};
 use super::progress::{self, Done};
 use super::toolchain::Toolchain;
+use super::watch;
 use super::{write_file, SmpiError};
 use crate::clock::ClockModel;
 use crate::plan::algorithms::AlgorithmSetting;
@@ -484,8 +485,11 @@ fn simulate_p(
     let (text, delays) = encode(sims, p, every_warmup);
     let (plan_path, delays_path) = (dir.join("plan.txt"), dir.join("delays.bin"));
     let (out_path, hostfile) = (dir.join("out.bin"), dir.join("hostfile.txt"));
-    // Created empty here: each simulated rank writes its own part into it.
+    let progress_path = dir.join("progress.txt");
+    // Created empty here: each simulated rank writes its own part into it; rank 0 appends
+    // its position to the progress file.
     write_file(&out_path, &[])?;
+    write_file(&progress_path, &[])?;
     write_file(&plan_path, text.as_bytes())?;
     write_file(&delays_path, &delays)?;
     write_file(&hostfile, (plat.rank_hosts.join("\n") + "\n").as_bytes())?;
@@ -509,7 +513,7 @@ fn simulate_p(
     }
     cmd.arg("--log=root.thres:warning")
         .arg(program)
-        .args([&plan_path, &delays_path, &out_path])
+        .args([&plan_path, &delays_path, &out_path, &progress_path])
         .current_dir(&dir)
         .stdin(Stdio::null())
         .stdout(log.try_clone().map_err(|source| SmpiError::Io {
@@ -519,7 +523,14 @@ fn simulate_p(
         .stderr(log);
     let tool_err = |e: std::io::Error| SmpiError::Tool(format!("{}: {e}", tools.smpirun.display()));
     let mut child = cmd.spawn().map_err(tool_err)?;
-    let (status, peak) = progress::wait_with_peak(&mut child).map_err(tool_err)?;
+    let (status, peak) = watch::while_watching(
+        &progress_path,
+        p,
+        watch::PROGRESS_EVERY,
+        |line| eprintln!("{line}"),
+        || progress::wait_with_peak(&mut child),
+    )
+    .map_err(tool_err)?;
     if !status.success() {
         let text = std::fs::read_to_string(&log_path).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
@@ -540,7 +551,7 @@ fn simulate_p(
         reason,
     })?;
     if !keep {
-        for f in [&delays_path, &out_path] {
+        for f in [&delays_path, &out_path, &progress_path] {
             let _ = std::fs::remove_file(f);
         }
     }
