@@ -4,6 +4,7 @@
 //! times: the command describes the file, it does not correct it. Plain Rust, no MPI.
 
 use crate::export::Format;
+use crate::records::host_list;
 use crate::records::provenance::library_line;
 use crate::records::{Footer, Header, RecordsError, SimulationCost};
 use crate::timeline::{GlobalTimes, Timeline};
@@ -305,9 +306,11 @@ impl RunInfo {
     }
 }
 
-/// The `ranks` line: the world size and the hosts the run's ranks were placed on. A simulated
-/// run has no such hosts (its ranks are SimGrid actors on the platform the `simulated` line
-/// names), so it says that instead of "0 host(s)".
+/// The `ranks` line: the world size and the hosts the run's ranks were placed on, hosts with
+/// the same ranks and cores in one folded host list (`node[01-64] (16 ranks, 16 cores)`,
+/// [`crate::records::host_list`]) so that a run on a thousand hosts still takes one line.
+/// A simulated run has no such hosts (its ranks are SimGrid actors on the platform the
+/// `simulated` line names), so it says that instead of "0 host(s)".
 fn ranks_line(h: &Header) -> String {
     if h.wait.hosts.is_empty() {
         return if h.simulation.is_some() {
@@ -319,14 +322,27 @@ fn ranks_line(h: &Header) -> String {
             format!("{}; hosts not recorded", h.world_size)
         };
     }
+    // (ranks, cores) in order of their first host, each with its hosts.
+    let mut groups: Vec<((u32, u32), Vec<String>)> = Vec::new();
+    for l in &h.wait.hosts {
+        let key = (l.ranks, l.cores);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, hosts)) => hosts.push(l.host.clone()),
+            None => groups.push((key, vec![l.host.clone()])),
+        }
+    }
     format!(
         "{} on {} host(s): {}",
         h.world_size,
         h.wait.hosts.len(),
-        h.wait
-            .hosts
+        groups
             .iter()
-            .map(|l| format!("{} ({} ranks, {} cores)", l.host, l.ranks, l.cores))
+            .map(|((ranks, cores), hosts)| {
+                format!(
+                    "{} ({ranks} ranks, {cores} cores)",
+                    host_list::folded(hosts)
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     )
@@ -348,11 +364,11 @@ pub fn noise_text(run: &crate::records::noise::NoiseRun) -> String {
         ("MPI library", library_line(&h.mpi_library)),
         (
             "ranks",
-            format!("{} on host(s) {}", h.world_size, {
-                let mut hosts = h.hosts.clone();
-                hosts.dedup();
-                hosts.join(", ")
-            }),
+            format!(
+                "{} on host(s) {}",
+                h.world_size,
+                host_list::folded(&h.hosts)
+            ),
         ),
         ("clock sync", h.clock_sync.clone()),
         (
@@ -542,6 +558,28 @@ mod tests {
         let old: Header = value.deserialized().unwrap();
         assert_eq!(old.provenance, Default::default());
         assert_eq!(old.provenance.revision_word(), "unknown");
+    }
+
+    #[test]
+    fn hosts_alike_share_one_folded_list_on_the_ranks_line() {
+        let mut h = testdata::header(2);
+        let load = |host: String, ranks, cores| crate::records::HostLoad {
+            host,
+            ranks,
+            cores,
+            cpus: String::new(),
+            cores_from: "online".into(),
+        };
+        // 64 compute hosts with 16 ranks, then a login host with 2, listed by rank.
+        h.wait.hosts = (1..=64)
+            .map(|i| load(format!("node{i:02}"), 16, 16))
+            .chain([load("login".into(), 2, 4)])
+            .collect();
+        h.world_size = 64 * 16 + 2;
+        assert_eq!(
+            ranks_line(&h),
+            "1026 on 65 host(s): node[01-64] (16 ranks, 16 cores), login (2 ranks, 4 cores)"
+        );
     }
 
     #[test]

@@ -58,10 +58,8 @@ impl LaunchInfo {
             file: file.to_string(),
             run_id: label.run_id,
             mpi_library: label.mpi_library,
-            hosts: label
-                .host_names
-                .split(',')
-                .filter(|h| !h.is_empty())
+            hosts: crate::records::host_list::distinct(&label.hosts)
+                .into_iter()
                 .map(str::to_string)
                 .collect(),
             tags: prov

@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 /// Version of the `export` schemas (columns of [`RankRow`] and [`super::RepRow`]),
 /// documented in `docs/exports.md`. Version 1 had no version column, delay model, reasons,
 /// scheduled start or run id; version 2 no MPI library, hosts or tags, and its run id was
-/// `<UTC start>-<seed>` (still so for files written before run ids were recorded).
-pub const EXPORT_SCHEMA_VERSION: u32 = 4;
+/// `<UTC start>-<seed>` (still so for files written before run ids were recorded); version 3
+/// no algorithm; version 4 listed every host in the rep rows' `host_names` (now folded,
+/// [`crate::records::host_list::folded`]).
+pub const EXPORT_SCHEMA_VERSION: u32 = 5;
 
 /// What one rank did in one repetition of one block. Times in seconds, sizes in bytes.
 ///

@@ -114,7 +114,7 @@ mod tests {
         };
         // Delayed allreduce block, rep 0, rank 0: late by 50 us, valid.
         let want = [
-            ("schema_version", "4"),
+            ("schema_version", "5"),
             ("run_id", "00000000-0000-4000-8000-000000000007"),
             ("mpi_library", "synthetic"),
             ("tags", "system=test"),

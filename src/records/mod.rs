@@ -6,6 +6,7 @@
 
 mod chunk;
 mod header;
+pub mod host_list;
 pub mod job;
 pub mod noise;
 mod noise_check;

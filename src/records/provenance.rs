@@ -119,7 +119,8 @@ pub struct RunLabel {
     pub mpi_library: String,
     /// Per world rank: its host name.
     pub hosts: Vec<String>,
-    /// The run's distinct hosts in order of their first rank, joined with `,`.
+    /// The run's distinct hosts as a folded host list (`node[01-16]`,
+    /// [`super::host_list::folded`]).
     pub host_names: String,
     /// The tags ([`tags_cell`]: `key=value` joined with `;`).
     pub tags: String,
@@ -133,16 +134,10 @@ impl RunLabel {
         } else {
             h.provenance.run_id.clone()
         };
-        let mut distinct: Vec<&str> = Vec::new();
-        for host in &h.hosts {
-            if !distinct.contains(&host.as_str()) {
-                distinct.push(host);
-            }
-        }
         RunLabel {
             run_id,
             mpi_library: library_line(&h.mpi_library),
-            host_names: distinct.join(","),
+            host_names: super::host_list::folded(&h.hosts),
             hosts: h.hosts.clone(),
             tags: tags_cell(&h.provenance.tags),
         }
