@@ -13,6 +13,7 @@
 //! - `arrival_causes` (`causes.rs`): who made everyone wait, the largest causes split into
 //!   direct and propagated costs.
 
+use super::capture_names::{short_name, subtitle};
 use super::clock_error::COLORS;
 use super::layout::PART_SEP;
 use super::rank_heatmaps::{short_us, swatch};
@@ -37,8 +38,6 @@ pub const MAX_CALLS: usize = 250;
 const SPREAD_FLOOR_US: f64 = 0.01;
 /// Colour of the sites beyond the top ones.
 const OTHER: (u8, u8, u8) = (170, 170, 170);
-/// Longest site name on the waiting figure's axis, characters.
-const MAX_NAME: usize = 28;
 
 /// The lateness at one call site, ranks × calls, µs: cell (r, c) is communicator rank r's
 /// lateness at calls `c * call_step ..` of the site (the largest of the bin).
@@ -124,34 +123,6 @@ fn grid(insts: &[&Instance], ranks: usize, row: impl Fn(&Entry, usize) -> usize)
 
 fn color(i: usize) -> (u8, u8, u8) {
     COLORS[i % COLORS.len()]
-}
-
-/// The capture in one line: ranks, calls, wall time.
-pub(super) fn subtitle(m: &Matched) -> String {
-    format!(
-        "{} ranks, {} collective calls matched, wall time {:.3} s{}",
-        m.world_size,
-        m.instances.len(),
-        m.wall_s,
-        if m.incomplete_calls > 0 {
-            format!(", {} calls left out (a member missing)", m.incomplete_calls)
-        } else {
-            String::new()
-        }
-    )
-}
-
-/// A site's name for a figure: its symbol and offset when it has one (`step+0x4` of
-/// `step+0x4 (app+0x10)`), else its key, cut to [`MAX_NAME`] characters keeping the end
-/// (the offset).
-pub(super) fn short_name(label: &str) -> String {
-    let label = label.split_once(" (").map_or(label, |(symbol, _)| symbol);
-    let n = label.chars().count();
-    if n <= MAX_NAME {
-        return label.to_string();
-    }
-    let tail: String = label.chars().skip(n - (MAX_NAME - 1)).collect();
-    format!("…{tail}")
 }
 
 /// `arrival_spread` (module docs); None without a matched call.
@@ -634,10 +605,6 @@ mod tests {
         assert_eq!(w.panels[0].bars.len(), 2);
         // The allreduce site waited most: the top bar, with its wait state in the legend.
         assert_eq!(w.panels[0].y_names[1], "step+0x1 allreduce");
-        assert_eq!(
-            short_name("_ZN9LAMMPS_NS5Timer12barrier_stopEv+0x2b (liblammps.so.0+0x595d1b)"),
-            "…5Timer12barrier_stopEv+0x2b"
-        );
         assert!(w.legend.iter().any(|l| l.label == "Wait at N×N"));
         let l = lateness_figure(&m, &r).unwrap();
         // Every call (303, two per column), then the site with the most waiting.

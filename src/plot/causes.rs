@@ -5,7 +5,7 @@
 //! held), after Böhme, Geimer, Wolf, Arnold, Wylie and Schulz (2010); the headline is the
 //! subtitle, and the unexplained remainder is named beside it.
 
-use super::arrivals::{short_name, subtitle};
+use super::capture_names::{short_name, subtitle};
 use super::clock_error::COLORS;
 use super::layout::PART_SEP;
 use super::rank_heatmaps::swatch;

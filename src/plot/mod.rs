@@ -44,6 +44,7 @@ mod axes;
 mod axis_kind;
 mod benefit;
 mod caption;
+mod capture_names;
 mod causes;
 mod clock_error;
 mod compare;
