@@ -99,7 +99,15 @@ pub fn run(out: &mut dyn Write) -> Result<(), SmpiError> {
          latency_s {lat:.9e}\nbandwidth_Bps {bw:.6e}\n",
         chrono::Utc::now().to_rfc3339()
     );
-    write_file(&local_file(), file.as_bytes())?;
+    // Written beside it and renamed over it: a `--platform local` run reading the file
+    // meanwhile, or a second calibration, sees one whole file, never half of one.
+    let whole = local_file();
+    let part = whole.with_extension(format!("txt.{}", std::process::id()));
+    write_file(&part, file.as_bytes())?;
+    std::fs::rename(&part, &whole).map_err(|source| SmpiError::Io {
+        path: format!("{} (renaming {} over it)", whole.display(), part.display()),
+        source,
+    })?;
     let _ = std::fs::remove_dir_all(&dir);
     let _ = writeln!(
         out,
