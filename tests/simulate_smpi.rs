@@ -469,6 +469,10 @@ fn the_library_kernels_are_simulated() {
         let err = fails(&["--ops", op]);
         assert!(err.contains(&format!("has no {op}")), "{err}");
     }
+    // A delay of 0 is refused as the measurement refuses it: it would simulate the baseline
+    // again, in rows that read like the baseline's.
+    let err = fails(&["--delay", "0,10us"]);
+    assert!(err.contains("delay 0s is not a positive delay"), "{err}");
     // An algorithm name is one family's: two families are refused before the launch.
     let out = dir.path().join("two-families.cbor");
     let path = out.to_str().unwrap();

@@ -190,6 +190,22 @@ impl Plan {
             .collect()
     }
 
+    /// Checks the delay models alone, as both the measurement ([`Plan::validate`]) and
+    /// `simulate` do: each must be a valid model with a positive mean. A delay of 0 would
+    /// measure the baseline a second time, in rows that read like the baseline's.
+    ///
+    /// Errors: [`PlanError::BadDelay`] naming the first delay at fault.
+    pub fn check_delays(&self) -> Result<(), PlanError> {
+        match self
+            .delays
+            .iter()
+            .find(|d| d.validate().is_err() || d.mean_s() <= 0.0 || d.mean_s().is_nan())
+        {
+            Some(d) => Err(PlanError::BadDelay(d.label())),
+            None => Ok(()),
+        }
+    }
+
     /// Checks the plan against itself, the world size and the host of every world rank
     /// (`hosts`, one name per rank), before any measurement.
     ///
@@ -237,13 +253,7 @@ impl Plan {
                 return Err(PlanError::ZeroSize);
             }
         }
-        if let Some(d) = self
-            .delays
-            .iter()
-            .find(|d| d.validate().is_err() || d.mean_s() <= 0.0 || d.mean_s().is_nan())
-        {
-            return Err(PlanError::BadDelay(d.label()));
-        }
+        self.check_delays()?;
         if let Some(spec) = &self.emulate_clock {
             spec.check_ranks(world_size as usize)
                 .map_err(|e| PlanError::Emulation(e.to_string()))?;
@@ -280,7 +290,10 @@ pub enum PlanError {
     ReductionSize { bytes: u64, op: Op },
     #[error("size 0 B has no payload: give sizes of at least 1 byte")]
     ZeroSize,
-    #[error("delay {0} is not a positive delay: the undelayed baseline is always measured, give delays > 0")]
+    #[error(
+        "delay {0} is not a positive delay: the undelayed baseline is always measured, give \
+         delays > 0 (--delay none measures the baseline alone)"
+    )]
     BadDelay(String),
     #[error("--emulate-clock: {0}")]
     Emulation(String),

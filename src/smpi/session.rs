@@ -107,10 +107,8 @@ pub fn check_plan(plan: &Plan) -> Result<(), SmpiError> {
             ));
         }
     }
-    for d in &plan.delays {
-        d.validate().map_err(|e| SmpiError::Plan(e.to_string()))?;
-    }
-    Ok(())
+    plan.check_delays()
+        .map_err(|e| SmpiError::Plan(format!("--delay: {e}")))
 }
 
 /// Simulates `plan` (checked by [`check_plan`]) with `settings`, writing the summary to `out`.
