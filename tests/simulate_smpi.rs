@@ -469,10 +469,18 @@ fn the_library_kernels_are_simulated() {
         let err = fails(&["--ops", op]);
         assert!(err.contains(&format!("has no {op}")), "{err}");
     }
-    // A delay of 0 is refused as the measurement refuses it: it would simulate the baseline
-    // again, in rows that read like the baseline's.
+    // A delay of 0 is refused as the measurement refuses it (one check, Plan::check_alone):
+    // it would simulate the baseline again, in rows that read like the baseline's.
     let err = fails(&["--delay", "0,10us"]);
     assert!(err.contains("delay 0s is not a positive delay"), "{err}");
+    // So is a size of 0 B for a kernel with a payload, which simulated a 0 B allreduce.
+    let err = fails(&["--ops", "allreduce", "--sizes", "0"]);
+    assert!(
+        err.contains("size 0 B cannot be used for allreduce"),
+        "{err}"
+    );
+    let err = fails(&["--ops", "bcast", "--sizes", "0"]);
+    assert!(err.contains("size 0 B has no payload"), "{err}");
     // An algorithm name is one family's: two families are refused before the launch.
     let out = dir.path().join("two-families.cbor");
     let path = out.to_str().unwrap();

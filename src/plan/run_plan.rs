@@ -190,31 +190,14 @@ impl Plan {
             .collect()
     }
 
-    /// Checks the delay models alone, as both the measurement ([`Plan::validate`]) and
-    /// `simulate` do: each must be a valid model with a positive mean. A delay of 0 would
-    /// measure the baseline a second time, in rows that read like the baseline's.
-    ///
-    /// Errors: [`PlanError::BadDelay`] naming the first delay at fault.
-    pub fn check_delays(&self) -> Result<(), PlanError> {
-        match self
-            .delays
-            .iter()
-            .find(|d| d.validate().is_err() || d.mean_s() <= 0.0 || d.mean_s().is_nan())
-        {
-            Some(d) => Err(PlanError::BadDelay(d.label())),
-            None => Ok(()),
-        }
-    }
-
-    /// Checks the plan against itself, the world size and the host of every world rank
-    /// (`hosts`, one name per rank), before any measurement.
+    /// Checks what the plan says by itself, before any world is known: kernels, sizes, P's
+    /// and repetitions are given, sizes fit their kernels, delays are positive, a fixed
+    /// window is positive. The measurement ([`Plan::validate`]) and `simulate` both run it,
+    /// so that the two refuse the same plans in the same words. A delay of 0 would measure
+    /// the baseline a second time, in rows that read like the baseline's.
     ///
     /// Errors: the first [`PlanError`] found.
-    pub fn validate(&self, world_size: u32, hosts: &[String]) -> Result<(), PlanError> {
-        let hosts = &self.subcomm.ordered_names(hosts);
-        if world_size < 2 {
-            return Err(PlanError::TooFewRanks(world_size));
-        }
+    pub fn check_alone(&self) -> Result<(), PlanError> {
         if self.ops.is_empty() {
             return Err(PlanError::Empty("--ops"));
         }
@@ -227,6 +210,41 @@ impl Plan {
         if self.nrep == 0 {
             return Err(PlanError::ZeroRepetitions);
         }
+        for &b in &self.sizes {
+            if let Some(op) = self.ops.iter().find(|op| op.is_reduction()) {
+                if b == 0 || b % 8 != 0 {
+                    return Err(PlanError::ReductionSize { bytes: b, op: *op });
+                }
+            }
+            if b == 0 && self.ops.iter().any(|op| op.has_payload()) {
+                return Err(PlanError::ZeroSize);
+            }
+        }
+        if let Some(d) = self
+            .delays
+            .iter()
+            .find(|d| d.validate().is_err() || d.mean_s() <= 0.0 || d.mean_s().is_nan())
+        {
+            return Err(PlanError::BadDelay(d.label()));
+        }
+        if let Some(w) = self.window_s {
+            if !(w.is_finite() && w > 0.0) {
+                return Err(PlanError::BadWindow(w));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the plan against itself ([`Plan::check_alone`]), the world size and the host
+    /// of every world rank (`hosts`, one name per rank), before any measurement.
+    ///
+    /// Errors: the first [`PlanError`] found.
+    pub fn validate(&self, world_size: u32, hosts: &[String]) -> Result<(), PlanError> {
+        let hosts = &self.subcomm.ordered_names(hosts);
+        if world_size < 2 {
+            return Err(PlanError::TooFewRanks(world_size));
+        }
+        self.check_alone()?;
         if self.clock_params.nonimproving == 0 || self.clock_params.fitpoints < 2 {
             return Err(PlanError::Empty(
                 "--sync-nonimproving and --fitpoints (need >= 1 and >= 2)",
@@ -243,25 +261,9 @@ impl Plan {
                 .validate(p, hosts)
                 .map_err(PlanError::DelayRanks)?;
         }
-        for &b in &self.sizes {
-            if let Some(op) = self.ops.iter().find(|op| op.is_reduction()) {
-                if b == 0 || b % 8 != 0 {
-                    return Err(PlanError::ReductionSize { bytes: b, op: *op });
-                }
-            }
-            if b == 0 && self.ops.iter().any(|op| op.has_payload()) {
-                return Err(PlanError::ZeroSize);
-            }
-        }
-        self.check_delays()?;
         if let Some(spec) = &self.emulate_clock {
             spec.check_ranks(world_size as usize)
                 .map_err(|e| PlanError::Emulation(e.to_string()))?;
-        }
-        if let Some(w) = self.window_s {
-            if !(w.is_finite() && w > 0.0) {
-                return Err(PlanError::BadWindow(w));
-            }
         }
         if self.overlap.is_some() && !self.ops.iter().any(|op| op.is_nonblocking()) {
             return Err(PlanError::OverlapWithoutNonblocking);

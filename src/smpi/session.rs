@@ -76,21 +76,17 @@ pub struct SimSettings {
     pub keep_files: bool,
 }
 
-/// Checks a simulated plan as a measurement checks its plan (detours, overlap, adaptive
-/// repetitions and clock options do not apply), and that the simulated ranks' program runs
-/// its kernels.
+/// Checks a simulated plan as a measurement checks its plan ([`Plan::check_alone`]; detours,
+/// overlap, adaptive repetitions and clock options do not apply), and that the simulated
+/// ranks' program runs its kernels.
 ///
 /// Errors: [`SmpiError::Plan`] naming the option at fault.
 pub fn check_plan(plan: &Plan) -> Result<(), SmpiError> {
     let bad = |m: String| Err(SmpiError::Plan(m));
-    if plan.ops.is_empty() {
-        return bad("--ops is empty".into());
-    }
-    if plan.procs.is_empty() || plan.procs.iter().any(|&p| p < 2) {
+    plan.check_alone()
+        .map_err(|e| SmpiError::Plan(e.to_string()))?;
+    if plan.procs.iter().any(|&p| p < 2) {
         return bad("--procs: every P must be at least 2".into());
-    }
-    if plan.nrep == 0 {
-        return bad("--nrep must be at least 1".into());
     }
     for op in &plan.ops {
         if !super::plan_file::simulated(*op) {
@@ -101,14 +97,8 @@ pub fn check_plan(plan: &Plan) -> Result<(), SmpiError> {
                 super::plan_file::SIMULATED_FAMILIES.join(", ")
             ));
         }
-        if op.is_reduction() && plan.sizes.iter().any(|b| b % 8 != 0) {
-            return bad(format!(
-                "--sizes: {op} reduces f64 elements, so sizes must be multiples of 8"
-            ));
-        }
     }
-    plan.check_delays()
-        .map_err(|e| SmpiError::Plan(format!("--delay: {e}")))
+    Ok(())
 }
 
 /// Simulates `plan` (checked by [`check_plan`]) with `settings`, writing the summary to `out`.
