@@ -134,6 +134,11 @@ fn one_rank_per_host(dir: &Path) {
     let rec = run(1, dir, "one.cbor", &args);
     let h = &rec.header;
     assert_eq!(h.hosts, ["dbc-host0", "dbc-host1"]);
+    // Every row that names the run's hosts names them as one folded host list.
+    assert_eq!(
+        delaybench::records::RunLabel::of(h).host_names,
+        "dbc-host[0-1]"
+    );
     let library = if flavor() == "mpich" {
         "MPICH"
     } else {
