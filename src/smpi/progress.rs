@@ -61,7 +61,8 @@ pub fn line_tail(done: &[Done], left: &[u32], peak_bytes: u64) -> String {
         return s;
     }
     let names: Vec<String> = left.iter().map(u32::to_string).collect();
-    s.push_str(&format!("; left: P = {}", names.join(",")));
+    // ", " between P's: `P = 16,128` would read as one P of sixteen thousand.
+    s.push_str(&format!("; left: P = {}", names.join(", ")));
     match remaining_s(done, left) {
         Some((secs, k)) => s.push_str(&format!(", about {secs:.0} s (cost ∝ P^{k:.1})")),
         None => s.push_str(", no estimate before two P's are done"),
@@ -128,7 +129,7 @@ mod tests {
         let line = line_tail(&[d(2, 0.5)], &[4, 8], 150_000_000);
         assert_eq!(
             line,
-            ", peak memory 150 MB; left: P = 4,8, no estimate before two P's are done"
+            ", peak memory 150 MB; left: P = 4, 8, no estimate before two P's are done"
         );
         assert_eq!(
             line_tail(&[d(2, 0.5)], &[], 2_000_000),
