@@ -20,7 +20,7 @@
  *           instants. Each rank writes its own part with pwrite (no gather), rank 0 the rest.
  *   PROGRESS  rank 0 appends a line per simulated call, `BLOCK BLOCKS warmup|rep DONE TOTAL`
  *           (BLOCK from 1), which delaybench reads while a long launch runs
- *           (src/smpi/progress.rs). With simulate-computation off the writes cost no
+ *           (src/smpi/watch.rs). With simulate-computation off the writes cost no
  *           simulated time.
  *
  * The program's own agreement (the slowest warm-up time, the start instant) goes over a

@@ -26,25 +26,35 @@ fn simgrid_here() -> bool {
     found
 }
 
+/// `delaybench simulate ARGS` with this file's program cache ([`cache`]), run to its end.
+fn simulate_output(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_delaybench"))
+        .arg("simulate")
+        .args(args)
+        .env("DELAYBENCH_CACHE", cache())
+        .output()
+        .expect("delaybench runs")
+}
+
 /// Runs `delaybench simulate ARGS --output DIR/NAME.cbor --no-figures --no-summary` and
 /// returns the records file.
 fn simulate(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    simulate_said(dir, name, args).0
+}
+
+/// [`simulate`], and what the run printed on stderr.
+fn simulate_said(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, String) {
     let out = dir.join(format!("{name}.cbor"));
-    let run = Command::new(env!("CARGO_BIN_EXE_delaybench"))
-        .arg("simulate")
-        .args(args)
-        .arg("--output")
-        .arg(&out)
-        .args(["--no-figures", "--no-summary"])
-        .env("DELAYBENCH_CACHE", cache())
-        .output()
-        .expect("delaybench runs");
-    assert!(
-        run.status.success(),
-        "simulate {args:?} failed:\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    out
+    let path = out.to_str().unwrap();
+    let all: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--output", path, "--no-figures", "--no-summary"])
+        .collect();
+    let run = simulate_output(&all);
+    let err = String::from_utf8_lossy(&run.stderr).to_string();
+    assert!(run.status.success(), "simulate {args:?} failed:\n{err}");
+    (out, err)
 }
 
 /// One build of the simulated ranks' program for every test of this file.
@@ -457,11 +467,11 @@ fn the_library_kernels_are_simulated() {
     }
     // A simulate that fails, with its stderr; `simulate --procs 2 --no-figures` + `args`.
     let fails = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_delaybench"))
-            .args(["simulate", "--procs", "2", "--no-figures"])
-            .args(args)
-            .output()
-            .unwrap();
+        let all: Vec<&str> = ["--procs", "2", "--no-figures"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        let out = simulate_output(&all);
         assert!(!out.status.success(), "{args:?} succeeded");
         String::from_utf8_lossy(&out.stderr).to_string()
     };
@@ -557,9 +567,10 @@ fn a_launch_says_where_it_is_in_its_progress_file() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_delaybench"))
-        .args([
-            "simulate",
+    let (_, err) = simulate_said(
+        dir.path(),
+        "progress",
+        &[
             "--ops",
             "barrier",
             "--procs",
@@ -572,16 +583,8 @@ fn a_launch_says_where_it_is_in_its_progress_file() {
             "4",
             "--every-repetition",
             "--keep-files",
-            "--no-figures",
-            "--no-summary",
-            "--output",
-        ])
-        .arg(dir.path().join("progress.cbor"))
-        .env("DELAYBENCH_CACHE", cache())
-        .output()
-        .expect("delaybench runs");
-    let err = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{err}");
+        ],
+    );
     let kept = err
         .lines()
         .find_map(|l| l.strip_prefix("delaybench: simulator files kept in "))

@@ -4,7 +4,7 @@
 
 use super::platform::{Builtin, LinkParams};
 use super::toolchain::cache_dir;
-use super::{write_file, SmpiError};
+use super::{rename_over, write_file, SmpiError};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;
@@ -104,10 +104,7 @@ pub fn run(out: &mut dyn Write) -> Result<(), SmpiError> {
     let whole = local_file();
     let part = whole.with_extension(format!("txt.{}", std::process::id()));
     write_file(&part, file.as_bytes())?;
-    std::fs::rename(&part, &whole).map_err(|source| SmpiError::Io {
-        path: format!("{} (renaming {} over it)", whole.display(), part.display()),
-        source,
-    })?;
+    rename_over(&part, &whole)?;
     let _ = std::fs::remove_dir_all(&dir);
     let _ = writeln!(
         out,

@@ -68,3 +68,14 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), SmpiError> {
         source,
     })
 }
+
+/// Renames `part`, written whole beside `path`, over `path`: a reader of `path` sees the old
+/// file or the new one, never half of one.
+///
+/// Errors: [`SmpiError::Io`] naming both.
+pub(crate) fn rename_over(part: &Path, path: &Path) -> Result<(), SmpiError> {
+    std::fs::rename(part, path).map_err(|source| SmpiError::Io {
+        path: format!("{} (renaming {} over it)", path.display(), part.display()),
+        source,
+    })
+}

@@ -8,7 +8,7 @@ use super::platform::{self, Builtin, Platform};
 use super::progress::{self, Done};
 use super::toolchain::Toolchain;
 use super::watch;
-use super::{write_file, SmpiError};
+use super::{rename_over, write_file, SmpiError};
 use crate::clock::ClockModel;
 use crate::plan::algorithms::AlgorithmSetting;
 use crate::plan::Plan;
@@ -337,10 +337,7 @@ pub fn run(plan: &Plan, settings: &SimSettings, out: &mut dyn Write) -> Result<(
             again.write_block(b)?;
         }
         again.finish(&footer)?;
-        std::fs::rename(&whole, path).map_err(|source| SmpiError::Io {
-            path: format!("{} (renaming {} over it)", path.display(), whole.display()),
-            source,
-        })?;
+        rename_over(&whole, path)?;
         crate::end_of_run::print_summary(path, end, out);
     }
     if settings.keep_files {
