@@ -4,6 +4,8 @@
 # beside its records (results/<name>.cbor and results/<name>/; never overwritten). Extra
 # arguments go to delaybench, e.g.
 #   NP=8 scripts/run.sh --ops allreduce,iallreduce --delay 50us,200us
+# as LAUNCHES launches (default 5) of that plan into results/<name>/, decided over launches;
+# LAUNCHES=1 measures once into results/<name>.cbor.
 # A first argument --install-man also installs the manual pages into ~/.local/share/man.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,9 +36,24 @@ if [ "${1:-}" = "--install-man" ]; then
     rm -rf "$pages"
 fi
 mkdir -p results
+# A study is LAUNCHES launches (default 5) of one plan: results differ from one mpirun to the
+# next by more than one launch's repetitions show, so the verdicts are decided over launches
+# (`delaybench launches`, docs/metrics.md "Between launches"). LAUNCHES=1 measures once, and
+# its table says that its verdicts rest on one launch.
+LAUNCHES="${LAUNCHES:-5}"
+start=$(date +%s)
+if [ "$LAUNCHES" != 1 ]; then
+    dir="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ)-$$"
+    echo "run: $exe launches $LAUNCHES --dir $dir -- $DELAYBENCH_MPIEXEC -np $NP $exe" \
+        "--delay-rank 0 --delay 50us $*" >&2
+    "$exe" launches "$LAUNCHES" --dir "$dir" -- \
+        "$DELAYBENCH_MPIEXEC" -np "$NP" "$exe" --delay-rank 0 --delay 50us "$@"
+    echo "run: done in $(( $(date +%s) - start )) s; records $dir/launch-*.cbor; figures," \
+        "report page and summary in $dir/report/" >&2
+    exit 0
+fi
 out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ)-$$.cbor"
 echo "run: $DELAYBENCH_MPIEXEC -np $NP $exe --delay-rank 0 --delay 50us --output $out $*" >&2
-start=$(date +%s)
 status=0
 "$DELAYBENCH_MPIEXEC" -np "$NP" "$exe" \
     --delay-rank 0 --delay 50us --output "$out" "$@" || status=$?

@@ -95,11 +95,12 @@ pub struct AlgorithmRow {
     pub highest_benefit: Option<Winner>,
 }
 
-/// One algorithm of a group with its valid t_globals: (delayed, baseline), seconds.
+/// One algorithm of a group with its valid t_globals per launch ([`super::ByLaunch`]):
+/// (delayed, baseline), seconds.
 struct Member<'a> {
     row: &'a ConfigStats,
-    delayed_s: Vec<f64>,
-    baseline_s: Vec<f64>,
+    delayed_s: Vec<Vec<f64>>,
+    baseline_s: Vec<Vec<f64>>,
 }
 
 /// The table of `rows` (an analysis of `launches`, whose valid t_globals the differences

@@ -12,6 +12,8 @@
 //! intervals per delayed block).
 
 use super::benefit;
+pub use super::launch_level::ByLaunch;
+use super::launch_level::{order_statistic_interval, Study};
 use rand::distr::Open01;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
@@ -98,28 +100,26 @@ impl Bootstrap {
     }
 
     /// Interval of the median of `values`: the (1 − level)/2 and (1 + level)/2 quantiles of
-    /// the medians of `resamples` resamples drawn with replacement. `None` for fewer than
-    /// [`Bootstrap::min_valid`] values, where no interval means what its level says.
-    pub fn median_ci(&self, values: &[f64]) -> Option<Interval> {
-        if values.len() < self.min_valid() {
-            return None;
-        }
-        let sorted = sorted(values);
-        let median = ResampleMedian::of(&sorted);
-        let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
-        let medians = (0..self.resamples).map(|_| median.draw(&mut rng)).collect();
-        self.percentiles(medians)
+    /// the medians of `resamples` resamples drawn with replacement. Over several launches
+    /// ([`ByLaunch`]) the statistic is the median of the launch medians, resampled
+    /// hierarchically (see [`ByLaunch`]). `None` for fewer than [`Bootstrap::min_valid`]
+    /// values in a launch, where no interval means what its level says.
+    pub fn median_ci<S: ByLaunch + ?Sized>(&self, values: &S) -> Option<Interval> {
+        let study = Study::of([values.launches()], |[m]| m)?;
+        self.study_test(study).map(|t| t.0)
     }
 
     /// Interval of the delay overlap benefit from medians, b = (t0 + δ − tδ) / tδ with
     /// t0 = median(`baseline_s`) and tδ = median(`delayed_s`) (Niethammer et al. 2016, eq. 5;
     /// seconds in, a fraction out). The two blocks were measured independently, so each
     /// resample draws the baseline and the delayed t_globals independently, each with
-    /// replacement. `None` when either has fewer than [`Bootstrap::min_valid`] values.
-    pub fn benefit_ci(
+    /// replacement. Over several launches, b is each launch's benefit from its own medians and
+    /// the statistic their median ([`ByLaunch`]). `None` when either has fewer than
+    /// [`Bootstrap::min_valid`] values in a launch, or the two have different launches.
+    pub fn benefit_ci<S: ByLaunch + ?Sized, T: ByLaunch + ?Sized>(
         &self,
-        baseline_s: &[f64],
-        delayed_s: &[f64],
+        baseline_s: &S,
+        delayed_s: &T,
         delay_s: f64,
     ) -> Option<Interval> {
         self.benefit_test(baseline_s, delayed_s, delay_s)
@@ -129,62 +129,87 @@ impl Bootstrap {
     /// [`Bootstrap::benefit_ci`] with the test of "no benefit" from the same resamples:
     /// the interval and the two-sided p-value of b = 0, [`two_sided_p`] of the resampled
     /// benefits. `None` as [`Bootstrap::benefit_ci`].
-    pub fn benefit_test(
+    pub fn benefit_test<S: ByLaunch + ?Sized, T: ByLaunch + ?Sized>(
         &self,
-        baseline_s: &[f64],
-        delayed_s: &[f64],
+        baseline_s: &S,
+        delayed_s: &T,
         delay_s: f64,
     ) -> Option<(Interval, f64)> {
-        let values =
-            self.pair_resamples(baseline_s, delayed_s, |t0, td| benefit(t0, td, delay_s))?;
-        let p = two_sided_p(&values)?;
-        Some((self.percentiles(values)?, p))
+        let study = Study::of([baseline_s.launches(), delayed_s.launches()], |[t0, td]| {
+            benefit(t0, td, delay_s)
+        })?;
+        self.study_test(study)
     }
 
     /// Interval of the cost of the late arrival, median(`delayed_s`) − median(`baseline_s`)
     /// (tδ − t0, seconds): resampled as [`Bootstrap::benefit_ci`] resamples, with the same
-    /// draws, so the two intervals of a row come from the same resamples. `None` when either
-    /// has fewer than [`Bootstrap::min_valid`] values.
-    pub fn cost_ci(&self, baseline_s: &[f64], delayed_s: &[f64]) -> Option<Interval> {
-        self.pair_ci(baseline_s, delayed_s, |t0, td| td - t0)
+    /// draws, so the two intervals of a row come from the same resamples. `None` as
+    /// [`Bootstrap::benefit_ci`].
+    pub fn cost_ci<S: ByLaunch + ?Sized, T: ByLaunch + ?Sized>(
+        &self,
+        baseline_s: &S,
+        delayed_s: &T,
+    ) -> Option<Interval> {
+        let study = Study::of([baseline_s.launches(), delayed_s.launches()], |[t0, td]| {
+            td - t0
+        })?;
+        self.study_test(study).map(|t| t.0)
     }
 
     /// Interval of median(`b`) − median(`a`) for two independently measured samples (two
     /// runs of one configuration, `compare A B`): each resample draws `a` and `b`
     /// independently, each with replacement, as [`Bootstrap::cost_ci`] does (the same
-    /// statistic with `a` as the baseline). Deciding whether two runs differ by this interval
-    /// excluding 0, not by whether their two intervals overlap, keeps the test's level:
-    /// two 95 % intervals can overlap while the difference is significant at 5 %, so the
-    /// overlap misses real differences (Schenker and Gentleman 2001, "On judging the significance of differences by examining the overlap
+    /// statistic with `a` as the baseline); over several launches, each side's launches are
+    /// resampled on their own ([`ByLaunch`]). Deciding whether two runs differ by this
+    /// interval excluding 0, not by whether their two intervals overlap, keeps the test's
+    /// level: two 95 % intervals can overlap while the difference is significant at 5 %, so
+    /// the overlap misses real differences (Schenker and Gentleman 2001, "On judging the significance of differences by examining the overlap
     /// between confidence intervals", Am. Statist. 55(3)). `None` when either has fewer than
-    /// [`Bootstrap::min_valid`] values.
-    pub fn median_difference_ci(&self, a: &[f64], b: &[f64]) -> Option<Interval> {
-        self.pair_ci(a, b, |ma, mb| mb - ma)
+    /// [`Bootstrap::min_valid`] values in a launch.
+    pub fn median_difference_ci<S: ByLaunch + ?Sized, T: ByLaunch + ?Sized>(
+        &self,
+        a: &S,
+        b: &T,
+    ) -> Option<Interval> {
+        self.median_difference_test(a, b).map(|t| t.0)
     }
 
     /// [`Bootstrap::median_difference_ci`] with the test of "no difference" from the same
     /// resamples: the interval of median(`b`) − median(`a`) (seconds) and the two-sided
     /// p-value of 0, [`two_sided_p`] of the resampled differences, for a false discovery rate
     /// over many comparisons (`delaybench tune`). `None` as [`Bootstrap::median_difference_ci`].
-    pub fn median_difference_test(&self, a: &[f64], b: &[f64]) -> Option<(Interval, f64)> {
-        let values = self.resamples([a, b], |[ma, mb]| mb - ma)?;
-        let p = two_sided_p(&values)?;
-        Some((self.percentiles(values)?, p))
+    pub fn median_difference_test<S: ByLaunch + ?Sized, T: ByLaunch + ?Sized>(
+        &self,
+        a: &S,
+        b: &T,
+    ) -> Option<(Interval, f64)> {
+        let studies = [
+            Study::of([a.launches()], |[m]| m)?,
+            Study::of([b.launches()], |[m]| m)?,
+        ];
+        self.test(self.resamples(&studies, |v| v[1] - v[0])?)
     }
 
     /// Interval of b_B − b_A, the difference of two benefits from medians (Niethammer et al.
     /// 2016, eq. 5), b_A from baseline `a0_s` and delayed `ad_s` at delay `delay_s`, b_B the
     /// same from `b0_s` and `bd_s`: the four samples were measured apart, so each resample
-    /// draws all four independently (in that order). A fraction; `None` when any has fewer
-    /// than [`Bootstrap::min_valid`] values.
-    pub fn benefit_difference_ci(
+    /// draws all four independently (in that order); A's and B's launches are resampled
+    /// apart ([`ByLaunch`]). A fraction; `None` when any has fewer than
+    /// [`Bootstrap::min_valid`] values in a launch.
+    pub fn benefit_difference_ci<S, T, U, V>(
         &self,
-        a0_s: &[f64],
-        ad_s: &[f64],
-        b0_s: &[f64],
-        bd_s: &[f64],
+        a0_s: &S,
+        ad_s: &T,
+        b0_s: &U,
+        bd_s: &V,
         delay_s: f64,
-    ) -> Option<Interval> {
+    ) -> Option<Interval>
+    where
+        S: ByLaunch + ?Sized,
+        T: ByLaunch + ?Sized,
+        U: ByLaunch + ?Sized,
+        V: ByLaunch + ?Sized,
+    {
         // The same resamples as the test; its p-value is the only extra work.
         self.benefit_difference_test(a0_s, ad_s, b0_s, bd_s, delay_s)
             .map(|(interval, _)| interval)
@@ -192,19 +217,26 @@ impl Bootstrap {
 
     /// [`Bootstrap::benefit_difference_ci`] with the two-sided p-value of b_B − b_A = 0 from
     /// the same resamples ([`two_sided_p`]). `None` as [`Bootstrap::benefit_difference_ci`].
-    pub fn benefit_difference_test(
+    pub fn benefit_difference_test<S, T, U, V>(
         &self,
-        a0_s: &[f64],
-        ad_s: &[f64],
-        b0_s: &[f64],
-        bd_s: &[f64],
+        a0_s: &S,
+        ad_s: &T,
+        b0_s: &U,
+        bd_s: &V,
         delay_s: f64,
-    ) -> Option<(Interval, f64)> {
-        let values = self.resamples([a0_s, ad_s, b0_s, bd_s], |[a0, ad, b0, bd]| {
-            benefit(b0, bd, delay_s) - benefit(a0, ad, delay_s)
-        })?;
-        let p = two_sided_p(&values)?;
-        Some((self.percentiles(values)?, p))
+    ) -> Option<(Interval, f64)>
+    where
+        S: ByLaunch + ?Sized,
+        T: ByLaunch + ?Sized,
+        U: ByLaunch + ?Sized,
+        V: ByLaunch + ?Sized,
+    {
+        let b = move |[t0, td]: [f64; 2]| benefit(t0, td, delay_s);
+        let studies = [
+            Study::of([a0_s.launches(), ad_s.launches()], b)?,
+            Study::of([b0_s.launches(), bd_s.launches()], b)?,
+        ];
+        self.test(self.resamples(&studies, |v| v[1] - v[0])?)
     }
 
     /// Interval of cost_B − cost_A, the difference of two costs of a late arrival from
@@ -212,60 +244,95 @@ impl Bootstrap {
     /// cost_B the same from `b0_s` and `bd_s`, with the two-sided p-value of 0
     /// ([`two_sided_p`]) from the same resamples: the four samples were measured apart, so
     /// each resample draws all four independently (in that order), as
-    /// [`Bootstrap::benefit_difference_test`] does. `None` when any has fewer than
-    /// [`Bootstrap::min_valid`] values.
-    pub fn cost_difference_test(
+    /// [`Bootstrap::benefit_difference_test`] does. A and B are two forms measured in the
+    /// same launches, so over several launches each drawn launch gives both costs, and the
+    /// statistic is the median over launches of each launch's difference. `None` when any
+    /// has fewer than [`Bootstrap::min_valid`] values in a launch.
+    pub fn cost_difference_test<S, T, U, V>(
         &self,
-        a0_s: &[f64],
-        ad_s: &[f64],
-        b0_s: &[f64],
-        bd_s: &[f64],
-    ) -> Option<(Interval, f64)> {
-        let values = self.resamples([a0_s, ad_s, b0_s, bd_s], |[a0, ad, b0, bd]| {
-            (bd - b0) - (ad - a0)
-        })?;
+        a0_s: &S,
+        ad_s: &T,
+        b0_s: &U,
+        bd_s: &V,
+    ) -> Option<(Interval, f64)>
+    where
+        S: ByLaunch + ?Sized,
+        T: ByLaunch + ?Sized,
+        U: ByLaunch + ?Sized,
+        V: ByLaunch + ?Sized,
+    {
+        let study = Study::of(
+            [
+                a0_s.launches(),
+                ad_s.launches(),
+                b0_s.launches(),
+                bd_s.launches(),
+            ],
+            |[a0, ad, b0, bd]| (bd - b0) - (ad - a0),
+        )?;
+        self.study_test(study)
+    }
+
+    /// The interval and the two-sided p-value of 0 of one study's statistic. One launch: the
+    /// percentile interval and [`two_sided_p`] of its resamples. Several: the hierarchical
+    /// bootstrap's percentile interval widened to hold the distribution-free interval of the
+    /// median of the launches' own values ([`order_statistic_interval`]: the range of the
+    /// launch values below 6 launches at 95 %), because a bootstrap over few launches
+    /// under-covers (few clusters) and an interval over launches should hold the launches
+    /// that disagree; where that interval holds 0 the p-value is above 1 − level, so a
+    /// test never claims what the interval does not.
+    fn study_test(&self, study: Study<'_>) -> Option<(Interval, f64)> {
+        let (mut interval, mut p) =
+            self.test(self.resamples(std::slice::from_ref(&study), |v| v[0])?)?;
+        if study.len() > 1 {
+            let values = study.launch_values()?;
+            if let Some((lo, hi)) = order_statistic_interval(&values, self.level) {
+                interval.lo = interval.lo.min(lo);
+                interval.hi = interval.hi.max(hi);
+            }
+            if interval.contains(0.0) {
+                // Strictly above, so that Benjamini-Hochberg at 1 − level never rejects it.
+                p = p.max((1.0 - self.level) * (1.0 + f64::EPSILON)).min(1.0);
+            }
+        }
+        Some((interval, p))
+    }
+
+    /// The percentile interval and the two-sided p-value of 0 ([`two_sided_p`]) of the
+    /// resampled `values`.
+    fn test(&self, values: Vec<f64>) -> Option<(Interval, f64)> {
         let p = two_sided_p(&values)?;
         Some((self.percentiles(values)?, p))
     }
 
-    /// Interval of `stat(t0, tδ)` of the medians of two independent samples, each resampled
-    /// with replacement, the baseline's median drawn first in every resample.
-    fn pair_ci(
-        &self,
-        baseline_s: &[f64],
-        delayed_s: &[f64],
-        stat: impl Fn(f64, f64) -> f64,
-    ) -> Option<Interval> {
-        self.percentiles(self.pair_resamples(baseline_s, delayed_s, stat)?)
-    }
-
-    /// The finite values of `stat(t0, tδ)` over the resamples of [`Bootstrap::pair_ci`].
-    fn pair_resamples(
-        &self,
-        baseline_s: &[f64],
-        delayed_s: &[f64],
-        stat: impl Fn(f64, f64) -> f64,
-    ) -> Option<Vec<f64>> {
-        self.resamples([baseline_s, delayed_s], |[t0, td]| stat(t0, td))
-    }
-
-    /// The finite values of `stat` over the resamples of `samples`, measured apart: each
-    /// resample draws every sample's median independently, with replacement, in the order
-    /// given. `None` when any sample has fewer than [`Bootstrap::min_valid`] values.
-    fn resamples<const N: usize>(
-        &self,
-        samples: [&[f64]; N],
-        stat: impl Fn([f64; N]) -> f64,
-    ) -> Option<Vec<f64>> {
+    /// The finite values of `stat` over the resamples of `studies`, measured apart: each
+    /// resample draws, study by study in the order given, the study's value
+    /// ([`Study::draw`]), then applies `stat` to them. `None` when a study has a sample
+    /// with fewer than [`Bootstrap::min_valid`] values in a launch.
+    fn resamples(&self, studies: &[Study<'_>], stat: impl Fn(&[f64]) -> f64) -> Option<Vec<f64>> {
         let least = self.min_valid();
-        if samples.iter().any(|s| s.len() < least) {
+        if studies.iter().any(|s| s.fewest() < least) {
             return None;
         }
-        let sorted = samples.map(sorted);
-        let medians: Vec<ResampleMedian> = sorted.iter().map(|s| ResampleMedian::of(s)).collect();
+        let sorted: Vec<Vec<Vec<Vec<f64>>>> = studies.iter().map(Study::sorted).collect();
+        let medians: Vec<Vec<Vec<ResampleMedian>>> = sorted
+            .iter()
+            .map(|launches| {
+                launches
+                    .iter()
+                    .map(|samples| samples.iter().map(|s| ResampleMedian::of(s)).collect())
+                    .collect()
+            })
+            .collect();
         let mut rng = ChaCha12Rng::seed_from_u64(self.seed);
+        let mut values_of_studies = vec![0.0; studies.len()];
         let values = (0..self.resamples)
-            .map(|_| stat(std::array::from_fn(|i| medians[i].draw(&mut rng))))
+            .map(|_| {
+                for (i, study) in studies.iter().enumerate() {
+                    values_of_studies[i] = study.draw(&medians[i], &mut rng);
+                }
+                stat(&values_of_studies)
+            })
             .filter(|v| v.is_finite())
             .collect();
         Some(values)
@@ -322,7 +389,7 @@ pub fn two_sided_p(values: &[f64]) -> Option<f64> {
 }
 
 /// `values` in ascending order (a copy; already sorted input is only checked).
-fn sorted(values: &[f64]) -> Vec<f64> {
+pub(super) fn sorted(values: &[f64]) -> Vec<f64> {
     let mut v = values.to_vec();
     if !v.is_sorted_by(|a, b| a.total_cmp(b).is_le()) {
         v.sort_unstable_by(f64::total_cmp);
@@ -345,7 +412,7 @@ fn sorted(values: &[f64]) -> Vec<f64> {
 /// form; only the random numbers differ from drawing n values, so intervals move by the
 /// Monte Carlo error of `resamples` draws, as they would with another seed. Ties need no
 /// care: equal values are adjacent in the sorted sample.
-struct ResampleMedian<'a> {
+pub(super) struct ResampleMedian<'a> {
     sorted: &'a [f64],
     /// Rank of the (lower) median: (n + 1) / 2 for odd n, n / 2 for even n.
     k: usize,
@@ -355,7 +422,7 @@ struct ResampleMedian<'a> {
 
 impl<'a> ResampleMedian<'a> {
     /// For `sorted`, ascending, at least one value.
-    fn of(sorted: &'a [f64]) -> Self {
+    pub(super) fn of(sorted: &'a [f64]) -> Self {
         let n = sorted.len();
         let k = n.div_ceil(2);
         let lower = Beta::new(k as f64, (n + 1 - k) as f64).expect("both shapes are at least 1");
@@ -364,7 +431,7 @@ impl<'a> ResampleMedian<'a> {
 
     /// One resample's median: the k-th smallest for odd n, the mean of the k-th and the
     /// (k + 1)-th for even n, as [`super::median`] defines it.
-    fn draw(&self, rng: &mut ChaCha12Rng) -> f64 {
+    pub(super) fn draw(&self, rng: &mut ChaCha12Rng) -> f64 {
         let n = self.sorted.len();
         let u = self.lower.sample(rng);
         let below = self.at(u);

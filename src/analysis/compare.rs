@@ -142,10 +142,11 @@ struct Differences {
     benefit: Option<Interval>,
 }
 
-/// [`Differences`] from each side's (own, baseline) valid t_globals.
+/// [`Differences`] from each side's (own, baseline) valid t_globals, per launch
+/// ([`super::ByLaunch`]; each side's launches resampled on their own).
 fn differences(
-    (ad, a0): (Vec<f64>, Vec<f64>),
-    (bd, b0): (Vec<f64>, Vec<f64>),
+    (ad, a0): (Vec<Vec<f64>>, Vec<Vec<f64>>),
+    (bd, b0): (Vec<Vec<f64>>, Vec<Vec<f64>>),
     benefits: bool,
     delay_s: f64,
     boot: &Bootstrap,

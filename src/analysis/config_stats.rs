@@ -5,6 +5,7 @@
 use super::bootstrap::{Bootstrap, Interval};
 use super::digest::{BlockDigest, LaunchDigest};
 use super::fdr::benjamini_hochberg;
+use super::launch_level::over_launches;
 use super::median;
 use super::stats::{describe, SampleStats};
 use crate::plan::Op;
@@ -15,7 +16,7 @@ use thiserror::Error;
 
 /// Version of the `analyze` CSV/JSON schema (columns of [`ConfigStats`]), documented in
 /// `docs/exports.md`. Raised whenever a column is renamed, removed or changes meaning.
-pub const ANALYZE_SCHEMA_VERSION: u32 = 8;
+pub const ANALYZE_SCHEMA_VERSION: u32 = 9;
 
 /// Fewer valid repetitions than this (in the block or its baseline) mark a row `few_valid`:
 /// the median's interval is then wide and the quartiles rest on a handful of values.
@@ -135,6 +136,12 @@ pub struct ConfigStats {
     /// Smallest and largest per-launch benefit from medians.
     pub benefit_launch_min: Option<f64>,
     pub benefit_launch_max: Option<f64>,
+    /// True when two launches contradict each other: one launch's own interval of the cost
+    /// lies wholly above δ (the delay cost extra) and another's wholly below it (part of it
+    /// was hidden), each at the analysis' level; false when none does; `None` for one
+    /// launch, rows without a plain delay, or launches without intervals. The verdict then
+    /// reads `launches disagree` whatever the interval over launches says.
+    pub launches_disagree: Option<bool>,
     /// Bound on `benefit_min`: min(t0, δ) / max(t0, δ) from the minimum t0, under the
     /// assumption tδ ≥ t0 (the same statistic as the benefit it bounds).
     pub benefit_ceiling_min: Option<f64>,
@@ -330,6 +337,64 @@ fn baselines_of<'a>(launches: &'a [LaunchDigest], block: &BlockDigest) -> Vec<&'
         .collect()
 }
 
+/// The valid t_globals of each of `blocks` (one per launch), launches without any left out.
+fn by_launch(blocks: &[&BlockDigest]) -> Vec<Vec<f64>> {
+    blocks
+        .iter()
+        .filter(|b| !b.t_globals.is_empty())
+        .map(|b| b.t_globals.clone())
+        .collect()
+}
+
+/// The valid t_globals of `block`'s configuration and of its baseline, per launch that
+/// measured both with at least one valid repetition each: (delayed, baseline), in launch
+/// order, paired by launch.
+fn paired_by_launch(
+    launches: &[LaunchDigest],
+    block: &BlockDigest,
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    launch_samples(launches, &key(block))
+        .into_iter()
+        .filter(|(_, t0s)| !t0s.is_empty())
+        .unzip()
+}
+
+/// Per launch with a valid repetition of configuration `k`: its valid t_globals and its
+/// baseline's (empty without a baseline), in launch order.
+fn launch_samples(launches: &[LaunchDigest], k: &Key) -> Vec<(Vec<f64>, Vec<f64>)> {
+    launches
+        .iter()
+        .filter_map(|l| {
+            let own = l.blocks.iter().find(|b| &key(b) == k)?;
+            let base = baseline_among(&l.blocks, own, |_| true);
+            (!own.t_globals.is_empty()).then(|| {
+                let t0s = base.map_or_else(Vec::new, |b| b.t_globals.clone());
+                (own.t_globals.clone(), t0s)
+            })
+        })
+        .collect()
+}
+
+/// Whether the launches of one delayed configuration contradict each other
+/// ([`ConfigStats::launches_disagree`]): each launch's own interval of the cost (its
+/// repetitions resampled, [`Bootstrap::cost_ci`]) against δ. `None` for fewer than two
+/// launches with an interval.
+fn launches_disagree(
+    baseline: &[Vec<f64>],
+    delayed: &[Vec<f64>],
+    delay_s: f64,
+    boot: &Bootstrap,
+) -> Option<bool> {
+    let intervals: Vec<Interval> = baseline
+        .iter()
+        .zip(delayed)
+        .filter_map(|(t0, td)| boot.cost_ci(t0, td))
+        .collect();
+    (intervals.len() > 1).then(|| {
+        intervals.iter().any(|c| c.lo > delay_s) && intervals.iter().any(|c| c.hi < delay_s)
+    })
+}
+
 fn pooled(blocks: &[&BlockDigest]) -> Vec<f64> {
     blocks
         .iter()
@@ -381,8 +446,18 @@ fn row(
     let (ts, t0s) = (pooled(&own), pooled(&base));
     let s = describe(&ts);
     let s0 = describe(&t0s);
-    let t_ci = boot.median_ci(&ts);
-    let t0_ci = boot.median_ci(&t0s);
+    // Decisions rest on launches, the unit of replication (`launch_level`): every launch's
+    // valid t_globals apart, launches without any left out, the delayed block and its
+    // baseline paired by the launch that measured both.
+    let (ts_by, t0s_by) = (by_launch(&own), by_launch(&base));
+    let (paired_d, paired_0) = paired_by_launch(launches, block);
+    let t_ci = boot.median_ci(&ts_by);
+    let t0_ci = boot.median_ci(&t0s_by);
+    let median_of = |by: &Vec<Vec<f64>>, stats: &Option<SampleStats>| match by.len() {
+        0 | 1 => stats.as_ref().map(|x| x.median),
+        _ => over_launches([by], |[m]| m),
+    };
+    let (t_median, t0_median) = (median_of(&ts_by, &s), median_of(&t0s_by, &s0));
     // A benefit needs one δ for every repetition (plain late arrivals only) and the same
     // work on every rank with and without delay (not overlap mode, where the punctual ranks
     // compute δ longer).
@@ -394,20 +469,28 @@ fn row(
         _ => None,
     };
     let b_min = pair(|x| x.min).map(|(t0, t)| benefit(t0, t, delay));
-    let b_med = pair(|x| x.median).map(|(t0, t)| benefit(t0, t, delay));
-    let b_test = late.then(|| boot.benefit_test(&t0s, &ts, delay)).flatten();
+    let b_med = pair(|x| x.median)
+        .and_then(|_| over_launches([&paired_0, &paired_d], |[t0, t]| benefit(t0, t, delay)));
+    let b_test = late
+        .then(|| boot.benefit_test(&paired_0, &paired_d, delay))
+        .flatten();
     let b_ci = b_test.map(|t| t.0);
     // The cost needs a baseline, not one δ per repetition: every delayed row has one.
     // (A baseline is the block with δ = 0, as `timeline::pairing` defines it.)
     let delayed = delay != 0.0;
     let cost = match (&s0, &s) {
-        (Some(a), Some(b)) if delayed => Some(b.median - a.median),
+        (Some(_), Some(_)) if delayed => over_launches([&paired_0, &paired_d], |[t0, t]| t - t0),
         _ => None,
     };
-    let cost_ci = delayed.then(|| boot.cost_ci(&t0s, &ts)).flatten();
-    let ceiling = s0
+    let cost_ci = delayed
+        .then(|| boot.cost_ci(&paired_0, &paired_d))
+        .flatten();
+    let disagree = (delayed && late)
+        .then(|| launches_disagree(&paired_0, &paired_d, delay, boot))
+        .flatten();
+    let ceiling = t0_median
         .filter(|_| late && s.is_some())
-        .and_then(|s0| benefit_ceiling(s0.median, delay));
+        .and_then(|t0| benefit_ceiling(t0, delay));
     let ceiling_min = s0
         .filter(|_| late && s.is_some())
         .and_then(|s0| benefit_ceiling(s0.min, delay));
@@ -456,7 +539,7 @@ fn row(
         few_valid: valid < FEW_VALID || valid0 < FEW_VALID,
         t_global_min_s: get(|x| x.min),
         t_global_q1_s: get(|x| x.q1),
-        t_global_median_s: get(|x| x.median),
+        t_global_median_s: t_median,
         t_global_q3_s: get(|x| x.q3),
         t_global_max_s: get(|x| x.max),
         t_global_mean_s: get(|x| x.mean),
@@ -468,7 +551,7 @@ fn row(
         outliers_high: s.map_or(0, |x| x.outliers.high),
         outliers_severe: s.map_or(0, |x| x.outliers.severe),
         t0_min_s: s0.map(|x| x.min),
-        t0_median_s: s0.map(|x| x.median),
+        t0_median_s: t0_median,
         t0_median_ci_lo_s: t0_ci.map(|c| c.lo),
         t0_median_ci_hi_s: t0_ci.map(|c| c.hi),
         cost_median_s: cost,
@@ -488,6 +571,7 @@ fn row(
         launch_median_cv: launch.median_cv,
         benefit_launch_min: launch.benefit_min,
         benefit_launch_max: launch.benefit_max,
+        launches_disagree: disagree,
         benefit_ceiling_min: ceiling_min,
         above_ceiling,
         benefit_na,
@@ -502,10 +586,12 @@ fn row(
     }
 }
 
-/// The valid t_globals of `row`'s configuration and of its baseline in `launches`, pooled
-/// as [`config_stats`] pools them for the row: (the row's own, the baseline's). Empty when
-/// `launches` lack the configuration (or its baseline).
-pub fn samples_of(launches: &[LaunchDigest], row: &ConfigStats) -> (Vec<f64>, Vec<f64>) {
+/// The valid t_globals of `row`'s configuration and of its baseline in `launches`, per
+/// launch ([`super::ByLaunch`], launch order): (the row's own, the baseline's), paired by
+/// launch. A launch without a valid repetition of the row is left out; one without a
+/// baseline keeps an empty baseline, on which no paired interval is computed. Empty when
+/// `launches` lack the configuration.
+pub fn samples_of(launches: &[LaunchDigest], row: &ConfigStats) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
     let k: Key = (
         row.op,
         row.bytes,
@@ -513,17 +599,7 @@ pub fn samples_of(launches: &[LaunchDigest], row: &ConfigStats) -> (Vec<f64>, Ve
         row.delay_model.clone(),
         row.algorithm.clone(),
     );
-    let Some(block) = launches
-        .iter()
-        .flat_map(|l| &l.blocks)
-        .find(|b| key(b) == k)
-    else {
-        return (Vec::new(), Vec::new());
-    };
-    (
-        pooled(&blocks_of(launches, &k)),
-        pooled(&baselines_of(launches, block)),
-    )
+    launch_samples(launches, &k).into_iter().unzip()
 }
 
 impl ConfigStats {
@@ -743,6 +819,69 @@ mod tests {
         // Each launch alone has tδ = t0 + δ: b = 0 in both.
         assert!(late.benefit_launch_min.unwrap().abs() < 1e-9);
         assert!(late.benefit_launch_max.unwrap().abs() < 1e-9);
+    }
+
+    /// Launch `i` of five (0..5): both blocks take `op_time_s` plus the launch's own offset
+    /// (launch medians 62.5 + k us apart), with 40 repetitions each.
+    fn five_launches(extra_cost_s: [f64; 5]) -> Vec<Records> {
+        [0.0, 6e-6, 2e-6, 4e-6, 1e-6]
+            .iter()
+            .zip(extra_cost_s)
+            .map(|(&shift, extra)| {
+                let mut r = records(10e-6 + shift, 40);
+                for x in r.blocks[1].t_end_global_s.0.iter_mut() {
+                    *x += extra;
+                }
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn several_launches_decide_on_the_launches() {
+        let boot = Bootstrap::default();
+        let launches = five_launches([0.0; 5]);
+        let rows = config_stats(&launches, &boot).unwrap();
+        let late = &rows[1];
+        assert_eq!(late.launches, 5);
+        // The point is the median over launches of each launch's median: each launch's
+        // median lies inside the interval over launches, which the pooled repetitions'
+        // interval (what one launch would claim) does not hold.
+        let medians: Vec<f64> = launches
+            .iter()
+            .map(|r| {
+                let d = LaunchDigest::of(r);
+                median(&d.blocks[1].t_globals).unwrap()
+            })
+            .collect();
+        let ci = late.median_ci().unwrap();
+        for m in &medians {
+            assert!(ci.contains(*m), "launch median {m} outside {ci:?}");
+        }
+        let mut sorted = medians.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert!(close(late.t_global_median_s, sorted[2]), "{late:?}");
+        let pooled: Vec<f64> = launches
+            .iter()
+            .flat_map(|r| LaunchDigest::of(r).blocks[1].t_globals.clone())
+            .collect();
+        let narrow = boot.median_ci(&pooled).unwrap();
+        assert!(narrow.hi - narrow.lo < ci.hi - ci.lo, "{narrow:?} {ci:?}");
+        // Every launch has tδ = t0 + δ: the cost is δ, no launch disagrees.
+        assert!(close(late.cost_median_s, 50e-6), "{late:?}");
+        assert_eq!(late.launches_disagree, Some(false));
+    }
+
+    #[test]
+    fn launches_that_contradict_each_other_are_named() {
+        let boot = Bootstrap::default();
+        // Launch 1 hides 40 us of the delay, launch 2 costs 40 us more than it: each by an
+        // interval (about ±10 us here) that excludes δ.
+        let rows = config_stats(&five_launches([-40e-6, 40e-6, 0.0, 0.0, 0.0]), &boot).unwrap();
+        assert_eq!(rows[1].launches_disagree, Some(true), "{:?}", rows[1]);
+        // One launch of them: nothing to disagree with.
+        let one = config_stats(&five_launches([-40e-6; 5])[..1], &boot).unwrap();
+        assert_eq!(one[1].launches_disagree, None);
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! decisions are controlled by Benjamini and Hochberg (1995) over every comparison of the
 //! analysis at false discovery rate 1 − level ([`Bootstrap::fdr`]).
 
-use super::{benjamini_hochberg, samples_of, Bootstrap, ConfigStats, Interval, LaunchDigest};
+use super::{
+    benjamini_hochberg, samples_of, Bootstrap, ByLaunch, ConfigStats, Interval, LaunchDigest,
+};
 use crate::plan::kernel::Form;
 use crate::plan::Op;
 use crate::timeline::Configuration;
@@ -81,9 +83,10 @@ pub fn form_pairs(rows: &[ConfigStats]) -> Vec<(&ConfigStats, &ConfigStats)> {
         .collect()
 }
 
-/// The four samples of one comparison, seconds: the blocking form's baseline and delayed
-/// t_globals, then the other form's.
-pub type FormSamples<'a> = [&'a [f64]; 4];
+/// The four samples of one comparison, seconds, each per launch ([`super::ByLaunch`], the
+/// four paired by launch): the blocking form's baseline and delayed t_globals, then the
+/// other form's.
+pub type FormSamples<'a> = [&'a dyn ByLaunch; 4];
 
 /// Per comparison of `samples`, the interval of cost(other) − cost(blocking), its p-value
 /// and whether Benjamini-Hochberg at [`Bootstrap::fdr`] over all of them rejects "no
@@ -111,7 +114,7 @@ pub fn family_differences(
     boot: &Bootstrap,
 ) -> Vec<FamilyDifference> {
     let pairs = form_pairs(rows);
-    let owned: Vec<[Vec<f64>; 4]> = pairs
+    let owned: Vec<[Vec<Vec<f64>>; 4]> = pairs
         .iter()
         .map(|(b, o)| {
             let (bd, b0) = samples_of(launches, b);
@@ -121,7 +124,7 @@ pub fn family_differences(
         .collect();
     let samples: Vec<FormSamples> = owned
         .iter()
-        .map(|s| [&s[0][..], &s[1][..], &s[2][..], &s[3][..]])
+        .map(|s| -> FormSamples { [&s[0], &s[1], &s[2], &s[3]] })
         .collect();
     pairs
         .iter()
@@ -188,9 +191,9 @@ mod tests {
         let far = spread(130e-6, 0.1e-6, 201);
         let few = spread(110e-6, 0.1e-6, 3);
         let samples: Vec<FormSamples> = vec![
-            [&b0[..], &bd[..], &b0[..], &far[..]],
-            [&b0[..], &bd[..], &b0[..], &few[..]],
-            [&b0[..], &bd[..], &b0[..], &bd[..]],
+            [&b0, &bd, &b0, &far],
+            [&b0, &bd, &b0, &few],
+            [&b0, &bd, &b0, &bd],
         ];
         let t = test_forms(&samples, &boot);
         assert!(t[0].unwrap().2, "{t:?}");

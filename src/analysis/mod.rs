@@ -12,6 +12,7 @@ mod config_stats;
 mod digest;
 mod family_differences;
 mod fdr;
+mod launch_level;
 mod launches;
 mod lower_bound;
 mod noise;
@@ -50,6 +51,7 @@ pub use family_differences::{
     family_differences, form_pairs, test_forms, FamilyDifference, FormSamples,
 };
 pub use fdr::benjamini_hochberg;
+pub use launch_level::{interval_method, over_launches, ByLaunch};
 pub use launches::{analyze, analyze_digests, Analysis, LaunchInfo};
 pub use lower_bound::{bound_columns, dependents, rounds, ArrivalTerms, BoundColumns};
 pub use noise::{noise_report, NoiseReport, NoiseStats};

@@ -15,6 +15,7 @@ mod export;
 mod groups;
 mod headings;
 mod info;
+mod launches;
 mod man;
 mod measure;
 mod noise;
@@ -38,6 +39,7 @@ pub use completions::CompletionsArgs;
 pub use export::ExportArgs;
 pub use groups::{BootstrapArgs, SelectArgs, TimesArgs};
 pub use info::InfoArgs;
+pub use launches::LaunchesArgs;
 pub use man::ManArgs;
 pub use measure::MeasureArgs;
 pub use noise::NoiseArgs;
@@ -95,6 +97,15 @@ pub enum Command {
     /// records files of one plan (several launches) are pooled and their between-launch
     /// spread reported. The metrics are defined in delaybench-metrics(7).
     Analyze(AnalyzeArgs),
+    /// N launches of one measurement into one folder, then the analysis over the launches.
+    ///
+    /// Runs the launcher command given after `--` (mpirun, srun, ...) N times, one after the
+    /// other, each into its own records file of one folder, then prints the summary table
+    /// decided over the launches (hierarchical bootstrap) and draws the figures into the
+    /// folder's `report/`. Results differ from one launch to the next by more than one
+    /// launch's repetitions show (Hunold and Carpen-Amarie 2016); an interrupted series
+    /// keeps the launches it finished.
+    Launches(LaunchesArgs),
     /// Two records files side by side: median t_global and benefit, their difference; or two
     /// captures of an application: the time in each call site's collectives, before and after.
     ///

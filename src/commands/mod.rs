@@ -15,6 +15,7 @@ mod compare;
 mod completions;
 mod export;
 mod info;
+mod launches;
 mod man;
 mod measure;
 mod plot;
@@ -36,8 +37,8 @@ mod skew;
 #[cfg(test)]
 use crate::cli::{
     AlgorithmsArgs, AnalyzeArgs, ArrivalsArgs, CheckKernelsArgs, ClockSyncEvalArgs, CompareArgs,
-    CompletionsArgs, ExportArgs, InfoArgs, ManArgs, NoiseArgs, PlotArgs, SchemesArgs, SkewArgs,
-    SmpiArgs, TuneArgs,
+    CompletionsArgs, ExportArgs, InfoArgs, LaunchesArgs, ManArgs, NoiseArgs, PlotArgs, SchemesArgs,
+    SkewArgs, SmpiArgs, TuneArgs,
 };
 use crate::cli::{Cli, Command};
 use crate::exit::{is_broken_pipe, said_once, BAD_INPUT_EXIT};
@@ -104,6 +105,7 @@ macro_rules! registry {
 registry! {
     always: [
         Analyze(AnalyzeArgs),
+        Launches(LaunchesArgs),
         Compare(CompareArgs),
         Export(ExportArgs),
         Info(InfoArgs),

@@ -72,7 +72,7 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `benefit_of_ceiling` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 62] = [
+pub const SUMMARY_COLUMNS: [&str; 63] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -124,6 +124,7 @@ pub const SUMMARY_COLUMNS: [&str; 62] = [
     "launch_median_cv",
     "benefit_launch_min",
     "benefit_launch_max",
+    "launches_disagree",
     "benefit_ceiling_min",
     "above_ceiling",
     "benefit_na",

@@ -42,6 +42,8 @@ struct MultipleComparisons {
 #[derive(Serialize)]
 struct BootstrapInfo {
     method: &'static str,
+    /// Launches the intervals rest on (the unit of replication).
+    launches: usize,
     resamples: u32,
     level: f64,
     seed: u64,
@@ -49,7 +51,7 @@ struct BootstrapInfo {
 
 /// A pretty-printed JSON object: `schema` (`delaybench-analyze`), `schema_version`,
 /// `tool_version`, `files`, `runs` (per file: run id, MPI library, hosts, tags, git
-/// revision), `global_times` (`posthoc` or `online`), `bootstrap` (method, resamples, confidence level, seed),
+/// revision), `global_times` (`posthoc` or `online`), `bootstrap` (method, launches, resamples, confidence level, seed),
 /// `multiple_comparisons` (how `benefit_significant` is decided: `method`
 /// `benjamini-hochberg`, `false_discovery_rate`, `tests` = the rows with a `benefit_p`),
 /// `warnings` (the runs' warnings), `replay_patterns` when blocks replayed a capture
@@ -68,7 +70,8 @@ pub(super) fn write_summary_json(a: &Analysis, out: &mut dyn Write) -> Result<()
         runs: &a.runs,
         global_times: a.global_times,
         bootstrap: BootstrapInfo {
-            method: "percentile",
+            method: crate::analysis::interval_method(a.files.len()),
+            launches: a.files.len(),
             resamples: a.bootstrap.resamples,
             level: a.bootstrap.level,
             seed: a.bootstrap.seed,

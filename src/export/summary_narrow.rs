@@ -60,7 +60,7 @@ pub(super) fn write_narrow_summary(
     // Rows are laid out to stay under 90 columns, but a cell can be wider than planned
     // (a long interval, a large P): the table then wraps cells rather than pass the width.
     super::write_plain_table_within(
-        &headline_headers(a.bootstrap.level),
+        &headline_headers(a.bootstrap.level, launches_of(&a.rows)),
         headline_rows(&a.rows),
         Some(width),
         out,
@@ -95,7 +95,8 @@ pub fn headline_markdown(
 ) -> String {
     let mut buf = Vec::new();
     // Writing into memory cannot fail.
-    let _ = super::write_markdown_table(&headline_headers(level), &headline_rows(rows), &mut buf);
+    let headers = headline_headers(level, launches_of(rows));
+    let _ = super::write_markdown_table(&headers, &headline_rows(rows), &mut buf);
     let mut md = String::from_utf8_lossy(&buf).into_owned();
     let families = family_lines(rows, differences);
     if !families.is_empty() {
@@ -107,8 +108,14 @@ pub fn headline_markdown(
     md
 }
 
-/// Column headers, two lines each, broken between words; the interval's level is `level`.
-fn headline_headers(level: f64) -> Vec<String> {
+/// The launches the verdicts rest on: the most any row pooled (1 for a single file).
+fn launches_of(rows: &[ConfigStats]) -> u32 {
+    rows.iter().map(|r| r.launches).max().unwrap_or(1).max(1)
+}
+
+/// Column headers, two lines each, broken between words; the interval's level is `level`,
+/// and the verdict's header says on how many launches it rests (`launches`).
+fn headline_headers(level: f64, launches: u32) -> Vec<String> {
     let level = format!("{:.0}%", level * 100.0);
     vec![
         "op".into(),
@@ -119,7 +126,10 @@ fn headline_headers(level: f64) -> Vec<String> {
         format!("cost td-t0 (us)\n[{level} CI]"),
         format!("delay hidden\n(%) [{level} CI]"),
         "above\nbound (us)".into(),
-        "verdict".into(),
+        match launches {
+            1 => "verdict\n(1 launch)".to_string(),
+            n => format!("verdict\n({n} launches)"),
+        },
     ]
 }
 
@@ -182,8 +192,8 @@ const WIDE_INTERVAL: f64 = 0.5;
 /// The verdict of a row in a few words, from the interval of the share hidden: `hides 62 %`,
 /// `costs full delay` (0 in the interval), `hides all` (100 % in it), `costs 4 % extra` (the
 /// interval below 0: more than δ, by the point estimate's share of δ; `< 1 %` below 0.5 %),
-/// `inconclusive` (wider than [`WIDE_INTERVAL`]), `too few (n=3)` (no interval), and why
-/// there is none otherwise. `*` marks fewer than
+/// `inconclusive` (wider than [`WIDE_INTERVAL`]), `too few (n=3)` (no interval), `launches
+/// disagree` ([`ConfigStats::launches_disagree`]), and why there is none otherwise. `*` marks fewer than
 /// [`FEW_VALID`] valid repetitions on a side.
 fn verdict(r: &ConfigStats) -> String {
     if r.is_baseline() {
@@ -215,6 +225,11 @@ fn verdict(r: &ConfigStats) -> String {
     let Some((lo, hi)) = ci else {
         return format!("too few (n={})", r.valid.min(r.valid0));
     };
+    // One launch hid part of the delay and another cost more than the delay, each by its own
+    // interval: the answer depends on the launch, whatever the interval over launches says.
+    if r.launches_disagree == Some(true) {
+        return format!("launches disagree{few}");
+    }
     let words = if hi < 0.0 {
         // With its size, as `hides` has: a deterministic simulation's interval is a point,
         // and a cost 0.001 % over δ read "costs extra" beside a hidden share of "0 [0, 0]".
@@ -434,11 +449,24 @@ fn family_line(blocking: Op, other: Op, pairs: &[Pair]) -> String {
 /// per entry (wrapped by the writer).
 fn narrow_notes(a: &Analysis) -> Vec<String> {
     let level = format!("{:.0}%", a.bootstrap.level * 100.0);
+    let launches = launches_of(&a.rows);
+    let interval = if launches > 1 {
+        format!(
+            "{level} interval over the {launches} launches: launches, then repetitions within \
+             them, resampled (hierarchical bootstrap, {} resamples; Davison and Hinkley 1997); \
+             t0, cost and delay hidden are medians over launches of each launch's own",
+            a.bootstrap.resamples
+        )
+    } else {
+        format!(
+            "{level} percentile bootstrap interval ({} resamples)",
+            a.bootstrap.resamples
+        )
+    };
     let mut lines = vec![
         format!(
             "t0: median t_global without the delay; cost: t_delta - t0 from medians, what the \
-             late arrival cost; [..]: {level} percentile bootstrap interval ({} resamples).",
-            a.bootstrap.resamples
+             late arrival cost; [..]: {interval}."
         ),
         "above bound: median t_global minus the lower bound (last arrival + one one-way \
          point-to-point time of the size; Culler et al. 1993), what any algorithm must take; \
@@ -450,10 +478,21 @@ fn narrow_notes(a: &Analysis) -> Vec<String> {
         format!(
             "verdict: from the interval of delay hidden; too few (n=..): under {} valid \
              repetitions on a side, no interval (at least {MIN_VALID_FOR_CI}: Le Boudec 2010); \
-             *: fewer than {FEW_VALID} valid.",
+             *: fewer than {FEW_VALID} valid; launches disagree: one launch's own interval \
+             hides part of the delay and another's costs more than it.",
             a.bootstrap.min_valid()
         ),
     ];
+    if launches == 1 {
+        lines.push(
+            "One launch: every verdict rests on the repetitions of one mpirun, whose interval \
+             cannot show how far the next launch lands (results differ between launches by \
+             more than within one: Hunold and Carpen-Amarie 2016). Measure several launches \
+             (delaybench launches 5 -- mpirun ...; LAUNCHES=5 scripts/run.sh) and analyze \
+             them together."
+                .into(),
+        );
+    }
     if !family_lines(&a.rows, &a.family_differences).is_empty() {
         lines.push(format!(
             "Forms side by side: two forms' costs differ significantly where the bootstrap \
@@ -586,7 +625,7 @@ mod tests {
             table.iter().take(8).all(|l| l.chars().count() <= 100),
             "{table:#?}"
         );
-        for h in headline_headers(0.95) {
+        for h in headline_headers(0.95, 12) {
             for part in h.split('\n') {
                 assert!(!part.ends_with('-'), "{h}");
             }
@@ -666,9 +705,32 @@ mod tests {
         assert_eq!(say(51.0, 60.0), "costs 11 % extra");
         assert_eq!(say(50.0001, 50.0002), "costs < 1 % extra");
         assert_eq!(say(10.0, 45.0), "inconclusive");
+        // Two launches on opposite sides of δ: whatever the interval over launches says.
+        r.launches_disagree = Some(true);
+        assert_eq!(verdict(&r), "launches disagree");
+        r.launches_disagree = Some(false);
+        assert_eq!(verdict(&r), "inconclusive");
         r.cost_median_ci_lo_s = None;
         r.valid = 4;
         assert_eq!(verdict(&r), "too few (n=4)");
+    }
+
+    #[test]
+    fn the_verdict_says_how_many_launches_it_rests_on() {
+        let mut a = paired();
+        let table = lines(&a, 100).join("\n");
+        assert!(table.contains("(1 launch)"), "{table}");
+        assert!(
+            table.contains("One launch: every verdict rests on"),
+            "{table}"
+        );
+        for r in a.rows.iter_mut() {
+            r.launches = 5;
+        }
+        let table = lines(&a, 100).join("\n");
+        assert!(table.contains("(5 launches)"), "{table}");
+        assert!(!table.contains("One launch:"), "{table}");
+        assert!(table.contains("interval over the 5 launches"), "{table}");
     }
 
     #[test]

@@ -658,6 +658,7 @@ pub(crate) mod fixtures {
             launch_median_cv: None,
             benefit_launch_min: None,
             benefit_launch_max: None,
+            launches_disagree: None,
             benefit_ceiling_min: None,
             above_ceiling: None,
             benefit_na: None,

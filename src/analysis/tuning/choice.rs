@@ -12,7 +12,7 @@
 
 use super::sweep::{pattern_to_tune, Measured, Sweep, BALANCED};
 use super::TuneError;
-use crate::analysis::{benjamini_hochberg, median, Bootstrap};
+use crate::analysis::{benjamini_hochberg, Bootstrap};
 use crate::plan::algorithms::DEFAULT_NAME;
 use crate::plan::Op;
 use serde::Serialize;
@@ -155,7 +155,7 @@ pub fn choices_under(
             continue;
         };
         for (j, m) in algs.iter().enumerate() {
-            if m.algorithm != DEFAULT_NAME && !m.t_globals.is_empty() {
+            if m.algorithm != DEFAULT_NAME && m.valid() > 0 {
                 tests.push(Test {
                     cell: i,
                     algorithm: j,
@@ -193,7 +193,7 @@ fn decide(
     algs: &[&Measured],
     test: impl Fn(usize) -> Option<(Gain, bool)>,
 ) -> Choice {
-    let med = |m: &Measured| median(&m.t_globals);
+    let med = |m: &Measured| m.median();
     let def = algs.iter().position(|m| m.algorithm == DEFAULT_NAME);
     // The lowest median; default first so that a tie keeps it.
     let mut order: Vec<usize> = (0..algs.len())
@@ -215,8 +215,8 @@ fn decide(
         (Some(d), Some(f)) if d == f => "default is the fastest".into(),
         _ if gain.is_none() => format!(
             "too few valid repetitions for an interval (fastest {}, default {})",
-            algs[fastest.unwrap()].t_globals.len(),
-            algs[def.unwrap()].t_globals.len()
+            algs[fastest.unwrap()].valid(),
+            algs[def.unwrap()].valid()
         ),
         _ if !significant => "not significantly faster than default".into(),
         _ => String::new(),
@@ -251,8 +251,8 @@ fn decide(
         algorithms: order.len() as u32,
         chosen_median_s: pick(chosen).and_then(med),
         default_median_s: pick(def).and_then(med),
-        valid_fastest: pick(fastest).map_or(0, |m| m.t_globals.len() as u32),
-        valid_default: pick(def).map_or(0, |m| m.t_globals.len() as u32),
+        valid_fastest: pick(fastest).map_or(0, |m| m.valid() as u32),
+        valid_default: pick(def).map_or(0, |m| m.valid() as u32),
         gain_s: pick(fastest)
             .and_then(med)
             .zip(pick(def).and_then(med))
@@ -291,9 +291,9 @@ pub(super) mod tests {
             variable: "coll_tuned_allreduce_algorithm".into(),
             value: (alg != DEFAULT_NAME).then_some(alg.len() as i32),
             fingerprint: Some(format!("fp-{alg}")),
-            t_globals: (0..n)
+            t_globals: vec![(0..n)
                 .map(|i| median_s + spread_s * (2.0 * i as f64 / (n - 1).max(1) as f64 - 1.0))
-                .collect(),
+                .collect()],
             run_ids: vec!["run-a".into()],
         }
     }

@@ -32,10 +32,30 @@ pub struct Measured {
     pub value: Option<i32>,
     /// The result fingerprint of the algorithm's reduction (reductions of measured sweeps).
     pub fingerprint: Option<String>,
-    /// Valid t_globals in seconds, every launch's in turn.
-    pub t_globals: Vec<f64>,
+    /// Valid t_globals in seconds per launch ([`crate::analysis::ByLaunch`]), in the order
+    /// of `run_ids`: launches are the unit the comparisons resample.
+    pub t_globals: Vec<Vec<f64>>,
     /// Run ids of the launches pooled here, distinct, in order.
     pub run_ids: Vec<String>,
+}
+
+impl Measured {
+    /// Valid repetitions over all launches.
+    pub fn valid(&self) -> usize {
+        self.t_globals.iter().map(Vec::len).sum()
+    }
+
+    /// The median t_global over launches (the median of the launch medians; of the one
+    /// launch's repetitions for one), seconds; `None` without a valid repetition.
+    pub fn median(&self) -> Option<f64> {
+        let launches: Vec<Vec<f64>> = self
+            .t_globals
+            .iter()
+            .filter(|t| !t.is_empty())
+            .cloned()
+            .collect();
+        crate::analysis::over_launches([&launches], |[m]| m)
+    }
 }
 
 /// What `tune` reads from its records files.
@@ -81,12 +101,15 @@ impl Sweep {
                 == (block.op, block.bytes, block.nprocs, &pattern, &alg.name)
         };
         if let Some(m) = self.measured.iter_mut().find(same) {
-            m.t_globals.extend(t);
             if m.fingerprint.is_none() {
                 m.fingerprint = fingerprint;
             }
-            if !m.run_ids.iter().any(|r| r == run_id) {
-                m.run_ids.push(run_id.into());
+            match m.run_ids.iter().position(|r| r == run_id) {
+                Some(launch) => m.t_globals[launch].extend(t),
+                None => {
+                    m.run_ids.push(run_id.into());
+                    m.t_globals.push(t);
+                }
             }
             return;
         }
@@ -99,7 +122,7 @@ impl Sweep {
             variable: alg.variable.clone(),
             value: alg.value,
             fingerprint,
-            t_globals: t,
+            t_globals: vec![t],
             run_ids: vec![run_id.into()],
         });
     }
@@ -216,10 +239,7 @@ mod tests {
         let s = sweep_of(&[base.clone(), late.clone(), base]);
         assert_eq!(patterns(&s), ["balanced", "50us@0"]);
         assert_eq!(s.measured.len(), 2);
-        assert_eq!(
-            s.measured[0].t_globals.len(),
-            2 * valid_t_globals(&late).len()
-        );
+        assert_eq!(s.measured[0].valid(), 2 * valid_t_globals(&late).len());
         assert_eq!(pattern_to_tune(&s, None).unwrap(), "50us@0");
         assert_eq!(pattern_to_tune(&s, Some("50us")).unwrap(), "50us@0");
         assert_eq!(pattern_to_tune(&s, Some("balanced")).unwrap(), "balanced");
