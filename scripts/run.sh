@@ -50,4 +50,8 @@ elif [ "$status" -ne 0 ]; then
     echo "run: delaybench failed with exit status $status" >&2
     exit "$status"
 fi
-echo "run: done in $(( $(date +%s) - start )) s; records $out; figures, report page and summary in ${out%.cbor}/" >&2
+echo "run: done in $(( $(date +%s) - start )) s; records $out; figures, report pages and summary in ${out%.cbor}/" >&2
+# Last, the one file to open: the self-contained report page (a browser, from file://).
+if [ -f "${out%.cbor}/index.html" ]; then
+    echo "run: report page ${out%.cbor}/index.html" >&2
+fi
