@@ -60,8 +60,7 @@ fn run(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let last = stderr
         .lines()
-        .filter(|l| l.starts_with("delaybench: "))
-        .last()
+        .rfind(|l| l.starts_with("delaybench: "))
         .unwrap_or("");
     assert!(
         last.starts_with("delaybench: report page: ") && last.ends_with("index.html"),

@@ -1,10 +1,10 @@
 //! The report page a browser opens: `index.html` beside `index.md`, one self-contained file
 //! (every figure's SVG inline, the style inline, no script or font fetched from anywhere) that
 //! opens from a `file://` URL on a login node or as an e-mail attachment. It holds what
-//! `index.md` holds, laid out for reading: the run's identity and warnings first, the answer
+//! `index.md` holds, laid out for reading: the run's identity line and warnings first, the answer
 //! table (the terminal's rows and verdicts, sortable by a column when scripts run, each row
 //! linked to the figures of its delay), then every figure with its caption as its accessible
-//! name. Tables are semantic (`caption`, `thead`, `th scope`), meaning never rests on colour
+//! name, the run's whole metadata and the folder's files. Tables are semantic (`caption`, `thead`, `th scope`), meaning never rests on colour
 //! (verdicts are words, series differ by dashes and markers), and a print stylesheet lays the
 //! page out on paper. The markup is written with maud, which escapes every value spliced in.
 
@@ -89,18 +89,14 @@ pub fn index_html(
                         "; tags: " @if tags.is_empty() { "none" } @else { (printable(&tags)) } "."
                     }
                     nav aria-label="sections" {
-                        a href="#run" { "Run" } " · " a href="#warnings" { "Warnings" } " · "
-                        a href="#answer" { "The answer" } " · " a href="#figures" { "Figures" }
+                        a href="#warnings" { "Warnings" } " · " a href="#answer" { "The answer" }
+                        " · " a href="#figures" { "Figures" } " · " a href="#run" { "Run" }
                         " · " a href="#files" { "Files" }
                     }
                 }
     };
     let main = html! {
                 main {
-                    section #run {
-                        h2 { "Run" }
-                        (key_values("What was measured, where and how", &run_rows(data, stat)))
-                    }
                     section #warnings {
                         h2 { "Warnings" }
                         @if data.warnings.is_empty() { p { "None." } }
@@ -159,6 +155,10 @@ pub fn index_html(
                     section #figures {
                         h2 { "Figures" }
                         @for (f, svg) in figures.iter().zip(&svgs) { (figure(f, svg, true)) }
+                    }
+                    section #run {
+                        h2 { "Run" }
+                        (key_values("What was measured, where and how", &run_rows(data, stat)))
                     }
                     section #files {
                         h2 { "Files" }
