@@ -129,8 +129,5 @@ pub fn write_compare_page(
     path: &Path,
 ) -> Result<(), PlotError> {
     let page = compare_html(rows, boot, a, b)?;
-    std::fs::write(path, page).map_err(|e| PlotError::Write {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })
+    super::index::write_page(path.to_path_buf(), &page).map(|_| ())
 }

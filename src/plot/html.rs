@@ -8,7 +8,7 @@
 //! (verdicts are words, series differ by dashes and markers), and a print stylesheet lays the
 //! page out on paper. The markup is written with maud, which escapes every value spliced in.
 
-use super::index::{answer_note, caption, run_rows};
+use super::index::{answer_note, caption, form_differences, run_rows};
 use super::naming::model_stems;
 use super::render::Drawable;
 use super::{PlotError, RunData, Stat};
@@ -51,14 +51,8 @@ pub fn index_html(
         .collect::<Result<Vec<_>, _>>()?;
     let h = &data.run.launch.header;
     let p = &h.provenance;
-    let boot = crate::analysis::Bootstrap::default();
-    let launches = if data.launches.is_empty() {
-        std::slice::from_ref(&data.run.launch)
-    } else {
-        &data.launches[..]
-    };
-    let differences = crate::analysis::family_differences(launches, &data.stats, &boot);
-    let answer = crate::export::headline(&data.stats, &differences, boot.level);
+    let (differences, level) = form_differences(data);
+    let answer = crate::export::headline(&data.stats, &differences, level);
     let delays = data.delays();
     let stems: Vec<&str> = figures.iter().map(Drawable::stem).collect();
     // Per row, the figures of its delay that were drawn.
@@ -300,14 +294,9 @@ pub fn write_index_html(
     stat: Stat,
     dir: &Path,
 ) -> Result<PathBuf, PlotError> {
-    let path = dir.join(INDEX_HTML);
     let others = super::index::others_in(dir);
     let page = index_html(data, figures, stat, dir, &others)?;
-    std::fs::write(&path, page).map_err(|e| PlotError::Write {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
-    Ok(path)
+    super::index::write_page(dir.join(INDEX_HTML), &page)
 }
 
 #[cfg(test)]

@@ -48,14 +48,8 @@ pub fn index_markdown(
         }
     );
     md.push_str("## The answer\n\n");
-    let boot = crate::analysis::Bootstrap::default();
-    let launches = if data.launches.is_empty() {
-        std::slice::from_ref(&data.run.launch)
-    } else {
-        &data.launches[..]
-    };
-    let differences = crate::analysis::family_differences(launches, &data.stats, &boot);
-    let answer = crate::export::headline_markdown(&data.stats, &differences, boot.level);
+    let (differences, level) = form_differences(data);
+    let answer = crate::export::headline_markdown(&data.stats, &differences, level);
     md.push_str(&printable(&answer));
     let _ = write!(md, "\n{}\n\n", answer_note());
     md.push_str("## Files\n\n");
@@ -104,6 +98,19 @@ pub fn index_markdown(
         );
     }
     md
+}
+
+/// The tests of the forms' differences (blocking against nonblocking) over the run's rows,
+/// which the answer table's family lines report, and the intervals' level (0.95 for 95 %).
+pub(super) fn form_differences(data: &RunData) -> (Vec<crate::analysis::FamilyDifference>, f64) {
+    let boot = crate::analysis::Bootstrap::default();
+    let launches = if data.launches.is_empty() {
+        std::slice::from_ref(&data.run.launch)
+    } else {
+        &data.launches[..]
+    };
+    let differences = crate::analysis::family_differences(launches, &data.stats, &boot);
+    (differences, boot.level)
 }
 
 /// What the answer table's columns and marks mean, in one paragraph under the table.
@@ -244,13 +251,20 @@ pub fn write_index(
     stat: Stat,
     dir: &Path,
 ) -> Result<PathBuf, PlotError> {
-    let path = dir.join("index.md");
     let others = others_in(dir);
-    std::fs::write(&path, index_markdown(data, figures, stat, &others)).map_err(|e| {
-        PlotError::Write {
-            path: path.clone(),
-            reason: e.to_string(),
-        }
+    write_page(
+        dir.join("index.md"),
+        &index_markdown(data, figures, stat, &others),
+    )
+}
+
+/// Writes a report page's `text` to `path` and returns the path.
+///
+/// Errors: [`PlotError::Write`] naming `path`.
+pub(super) fn write_page(path: PathBuf, text: &str) -> Result<PathBuf, PlotError> {
+    std::fs::write(&path, text).map_err(|e| PlotError::Write {
+        path: path.clone(),
+        reason: e.to_string(),
     })?;
     Ok(path)
 }
