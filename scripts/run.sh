@@ -48,8 +48,10 @@ if [ "$LAUNCHES" != 1 ]; then
         "--delay-rank 0 --delay 50us $*" >&2
     "$exe" launches "$LAUNCHES" --dir "$dir" -- \
         "$DELAYBENCH_MPIEXEC" -np "$NP" "$exe" --delay-rank 0 --delay 50us "$@"
-    echo "run: done in $(( $(date +%s) - start )) s; records $dir/launch-*.cbor; figures," \
-        "report page and summary in $dir/report/" >&2
+    echo "run: done in $(( $(date +%s) - start )) s; records $dir/launch-*.cbor; figures and" \
+        "report pages in $dir/report/" >&2
+    # Last, the one file to open: the self-contained report page (a browser, from file://).
+    echo "run: report page $dir/report/index.html" >&2
     exit 0
 fi
 out="results/delaybench-np${NP}-$(date -u +%Y%m%dT%H%M%SZ)-$$.cbor"
@@ -67,4 +69,8 @@ elif [ "$status" -ne 0 ]; then
     echo "run: delaybench failed with exit status $status" >&2
     exit "$status"
 fi
-echo "run: done in $(( $(date +%s) - start )) s; records $out; figures, report page and summary in ${out%.cbor}/" >&2
+echo "run: done in $(( $(date +%s) - start )) s; records $out; figures, report pages and summary in ${out%.cbor}/" >&2
+# Last, the one file to open: the self-contained report page (a browser, from file://).
+if [ -f "${out%.cbor}/index.html" ]; then
+    echo "run: report page ${out%.cbor}/index.html" >&2
+fi

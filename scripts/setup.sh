@@ -33,6 +33,10 @@
 #                       python3 is externally managed); a failure is said and returned.
 #   DELAYBENCH_MAN=1    man-db (apt-get, when man is missing), for tests/man_page.rs's
 #                       rendering of the manual page.
+#   DELAYBENCH_BROWSER=1  Debian's chromium (apt-get, when no chromium is on PATH), the
+#                       headless browser tests/html_report.rs opens the report pages in,
+#                       and python3's html5lib, the validator it parses them with (pip,
+#                       else Debian's python3-html5lib).
 #
 # Exports: MPICC (read by rsmpi's build), DELAYBENCH_MPIEXEC (the launcher: mpirun or
 # mpiexec), DELAYBENCH_MPI_FLAVOR (openmpi, mpich or other), CARGO_TARGET_DIR for a named
@@ -140,6 +144,14 @@ _delaybench_setup() {
     fi
     if [ "${DELAYBENCH_MAN:-0}" = 1 ]; then
         command -v man >/dev/null 2>&1 || missing+=(man-db)
+    fi
+    if [ "${DELAYBENCH_BROWSER:-0}" = 1 ]; then
+        command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+        if ! command -v python3 >/dev/null 2>&1; then
+            missing+=(python3 python3-html5lib)
+        elif ! _python_has html5lib && ! python3 -m pip install --quiet html5lib >/dev/null 2>&1; then
+            missing+=(python3-html5lib)
+        fi
     fi
     command -v make >/dev/null 2>&1 || missing+=(make)
     if libclang=$(find_libclang); then

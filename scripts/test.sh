@@ -20,6 +20,7 @@ export DELAYBENCH_CLUSTER="${DELAYBENCH_CLUSTER:-1}"
 export DELAYBENCH_APPS="${DELAYBENCH_APPS:-1}"
 export DELAYBENCH_PYTHON="${DELAYBENCH_PYTHON:-1}"
 export DELAYBENCH_MAN="${DELAYBENCH_MAN:-1}"
+export DELAYBENCH_BROWSER="${DELAYBENCH_BROWSER:-1}"
 . scripts/setup.sh
 # Each skipping test appends `skipped: TEST (why)` here (tests/common/skip.rs): a fresh file
 # per run, so the list below is this run's.

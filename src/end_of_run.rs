@@ -23,7 +23,8 @@ pub use crate::plot::{INFO_TXT, SUMMARY_CSV, SUMMARY_MD};
 /// What the end of a run makes from its records file, and where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndOfRun {
-    /// The folder for the figures, the report page (`index.md`) and the summary files.
+    /// The folder for the figures, the report pages (`index.md`, `index.html`) and the summary
+    /// files.
     pub dir: PathBuf,
     /// Draw the figures and the report page (`--no-figures` turns it off).
     pub figures: bool,
@@ -126,10 +127,15 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
         }
     }
     eprintln!(
-        "delaybench: records in {}; {written} files (figures, report page, summary) in {}",
+        "delaybench: records in {}; {written} files (figures, report pages, summary) in {}",
         path.display(),
         end.dir.display()
     );
+    // Last, so it is what the eye finds: the one file to open.
+    let page = end.dir.join(crate::plot::INDEX_HTML);
+    if end.figures && page.is_file() {
+        eprintln!("delaybench: report page: {}", page.display());
+    }
 }
 
 /// What bounds the clocks' share of the recorded start spread's error: one clock when every

@@ -342,6 +342,10 @@ fn no_text_output_carries_a_control_character() {
         String::from_utf8_lossy(&page)
     );
     found.extend(control_characters("index.md", &page));
+    // The page for a browser too (its newlines are the SVGs' own).
+    let html = std::fs::read(figures.join("index.html")).unwrap();
+    assert!(String::from_utf8_lossy(&html).contains("Open MPI v4.1.4[1m, package: Debian"));
+    found.extend(control_characters("index.html", &html));
     assert!(found.is_empty(), "{found:#?}");
 }
 

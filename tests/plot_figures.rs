@@ -117,6 +117,7 @@ fn writes_benefit_and_t_global_figures_as_png_and_svg() {
             "benefit_distribution_50us.png",
             "benefit_distribution_50us.svg",
             "index.md",
+            "index.html",
         ]
     );
     for path in &written {
@@ -209,8 +210,8 @@ fn one_figure_pair_per_delay_and_single_p_still_draws() {
     let recs = records(&[4], &[10e-6, 1.5e-3]);
     let written = write_figures_of_run(PlotRun::of(&recs), dir.path(), Stat::Median, None).unwrap();
     // Eight kinds per δ (benefit, t_global vs P and vs size, timeline, ECDF, two heatmaps,
-    // benefit distribution), one over the run, each as PNG and SVG, and the page.
-    assert_eq!(written.len(), (2 * 8 + 1) * 2 + 1, "{:?}", names(&written));
+    // benefit distribution), one over the run, each as PNG and SVG, and the two pages.
+    assert_eq!(written.len(), (2 * 8 + 1) * 2 + 2, "{:?}", names(&written));
     for stem in [
         "benefit_vs_p_10us",
         "benefit_vs_p_1.5ms",

@@ -21,6 +21,10 @@ pub struct CompareArgs {
     /// intervals) as PNG and SVG figures into this directory.
     #[arg(long, value_name = "DIR")]
     pub figures: Option<PathBuf>,
+    /// Also write the comparison as one self-contained HTML page to this file: both runs'
+    /// identities side by side, the difference table (sortable) and the figures, inline.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     #[command(flatten)]
     pub bootstrap: BootstrapArgs,
     #[command(flatten)]

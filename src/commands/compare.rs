@@ -9,7 +9,7 @@ use crate::exit::BadInput;
 
 use crate::cli::CompareArgs;
 use crate::export::{write_capture_compare, write_compare};
-use crate::plot::{write_compare_figures, Side};
+use crate::plot::{write_compare_figures, write_compare_page, Side};
 use crate::timeline::{GlobalTimes, Timeline};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -37,6 +37,7 @@ fn compare_captures_of(args: CompareArgs) -> Result<()> {
         b,
         format,
         figures,
+        html,
         bootstrap,
         ..
     } = args;
@@ -50,10 +51,10 @@ fn compare_captures_of(args: CompareArgs) -> Result<()> {
             .into());
         }
     }
-    if figures.is_some() {
+    if figures.is_some() || html.is_some() {
         return Err(BadInput(
-            "--figures draws records comparisons only; two captures are compared as a table \
-             (draw each with `delaybench arrivals`)"
+            "--figures and --html draw records comparisons only; two captures are compared \
+             as a table (draw each with `delaybench arrivals`)"
                 .into(),
         )
         .into());
@@ -91,9 +92,13 @@ fn compare_files(args: CompareArgs) -> Result<()> {
         b,
         format,
         figures,
+        html,
         bootstrap,
         times,
     } = args;
+    if let Some(page) = &html {
+        check_page_path(page)?;
+    }
     let boot = bootstrap.bootstrap();
     let times = times.global_times;
     // Each side's digests stay: the intervals of the differences resample their t_globals.
@@ -137,16 +142,44 @@ fn compare_files(args: CompareArgs) -> Result<()> {
         .into());
     }
     write_compare(&rows, &boot, format, &mut std::io::stdout().lock())?;
+    if figures.is_none() && html.is_none() {
+        return Ok(());
+    }
+    // The headers name each side's library, hosts and date under every figure.
+    let side = |path: &Path| -> Result<Side> {
+        let t = Timeline::open(path, GlobalTimes::Online)
+            .with_context(|| format!("reading {}", path.display()))?;
+        Ok(Side::of(path, t.header()))
+    };
+    let (side_a, side_b) = (side(&a)?, side(&b)?);
     if let Some(dir) = figures {
-        // The headers name each side's library, hosts and date under every figure.
-        let side = |path: &Path| -> Result<Side> {
-            let t = Timeline::open(path, GlobalTimes::Online)
-                .with_context(|| format!("reading {}", path.display()))?;
-            Ok(Side::of(path, t.header()))
-        };
-        for p in write_compare_figures(&rows, &side(&a)?, &side(&b)?, &dir)? {
+        for p in write_compare_figures(&rows, &side_a, &side_b, &dir)? {
             eprintln!("delaybench: figure {}", p.display());
         }
     }
+    if let Some(page) = html {
+        write_compare_page(&rows, &boot, &side_a, &side_b, &page)?;
+        eprintln!("delaybench: comparison page: {}", page.display());
+    }
     Ok(())
+}
+
+/// `--html FILE` before anything is read: a file (not a folder) in a folder that exists.
+///
+/// Errors: [`BadInput`] saying which.
+fn check_page_path(page: &Path) -> Result<(), BadInput> {
+    if page.is_dir() {
+        return Err(BadInput(format!(
+            "--html {}: a folder; give the page's file name",
+            page.display()
+        )));
+    }
+    match page.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(BadInput(format!(
+            "--html {}: the folder {} does not exist",
+            page.display(),
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
 }

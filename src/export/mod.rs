@@ -41,7 +41,7 @@ pub use arrivals::{call_rows, write_arrivals, ArrivalsRows, CallRow};
 pub use capture_compare::write_capture_compare;
 pub use cells::Cell;
 pub use clocksync::{read_clocksync_csv, write_clocksync, write_simulated, ClockSyncRow};
-pub use compare::write_compare;
+pub use compare::{compare_table, write_compare, CompareTable};
 pub use exporter::{
     write_rows, write_serde_rows, write_table, JsonLayout, MarkupExporter, Row, RowExporter,
     RowSink, RowsSpec,
@@ -60,7 +60,7 @@ pub use rep_rows::{rep_rows, RepRow};
 pub use row_stream::write_rows_streamed;
 pub use run_columns::{with_run_columns, RUN_COLUMNS};
 pub use skew::{write_skew, SkewRow};
-pub use summary_narrow::{headline_markdown, output_width, wrap, MIN_WIDTH};
+pub use summary_narrow::{headline, headline_markdown, output_width, wrap, Headline, MIN_WIDTH};
 
 use crate::analysis::Analysis;
 use std::io::Write;

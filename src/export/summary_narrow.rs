@@ -93,19 +93,45 @@ pub fn headline_markdown(
     differences: &[FamilyDifference],
     level: f64,
 ) -> String {
+    let h = headline(rows, differences, level);
+    let cells: Vec<Vec<String>> = h.rows.into_iter().map(|(_, c)| c).collect();
     let mut buf = Vec::new();
     // Writing into memory cannot fail.
-    let headers = headline_headers(level, launches_of(rows));
-    let _ = super::write_markdown_table(&headers, &headline_rows(rows), &mut buf);
+    let _ = super::write_markdown_table(&h.headers, &cells, &mut buf);
     let mut md = String::from_utf8_lossy(&buf).into_owned();
-    let families = family_lines(rows, differences);
-    if !families.is_empty() {
+    if !h.families.is_empty() {
         md.push('\n');
-        for line in families {
+        for line in h.families {
             md.push_str(&format!("- {line}\n"));
         }
     }
     md
+}
+
+/// The headline table as data, for a page that lays it out itself (the HTML report): the
+/// same headers, rows and family lines as the terminal's table and [`headline_markdown`].
+#[derive(Debug, Clone)]
+pub struct Headline<'a> {
+    /// Column headers; a line break separates a header's name from its unit.
+    pub headers: Vec<String>,
+    /// Each shown row, in table order, with its cells (one per header).
+    pub rows: Vec<(&'a ConfigStats, Vec<String>)>,
+    /// One line per kernel family comparing its forms (blocking against nonblocking).
+    pub families: Vec<String>,
+}
+
+/// The [`Headline`] of `rows`, intervals at `level` (0.95 for 95 %), the forms' differences
+/// decided by `differences`.
+pub fn headline<'a>(
+    rows: &'a [ConfigStats],
+    differences: &[FamilyDifference],
+    level: f64,
+) -> Headline<'a> {
+    Headline {
+        headers: headline_headers(level, launches_of(rows)),
+        rows: shown(rows).into_iter().map(|r| (r, cells(r))).collect(),
+        families: family_lines(rows, differences),
+    }
 }
 
 /// The launches the verdicts rest on: the most any row pooled (1 for a single file).

@@ -27,6 +27,8 @@ const US: f64 = 1e6;
 pub struct Side {
     pub name: String,
     pub context: String,
+    /// What the header says of the run, as (name, value) rows (the comparison page's).
+    pub identity: Vec<(String, String)>,
 }
 
 impl Side {
@@ -38,6 +40,7 @@ impl Side {
                 |n| n.to_string_lossy().into_owned(),
             ),
             context: super::context::run_context(header, 1),
+            identity: super::index::header_rows(header),
         }
     }
 }

@@ -48,23 +48,10 @@ pub fn index_markdown(
         }
     );
     md.push_str("## The answer\n\n");
-    let boot = crate::analysis::Bootstrap::default();
-    let launches = if data.launches.is_empty() {
-        std::slice::from_ref(&data.run.launch)
-    } else {
-        &data.launches[..]
-    };
-    let differences = crate::analysis::family_differences(launches, &data.stats, &boot);
-    let answer = crate::export::headline_markdown(&data.stats, &differences, boot.level);
+    let (differences, level) = form_differences(data);
+    let answer = crate::export::headline_markdown(&data.stats, &differences, level);
     md.push_str(&printable(&answer));
-    let _ = write!(
-        md,
-        "\nt0: median t_global without the delay; cost: t_delta - t0 from medians; delay \
-         hidden: (t0 + delta - t_delta) / delta; [..]: 95 % bootstrap intervals; *: fewer \
-         than {} valid repetitions. Every column: {SUMMARY_MD}, {SUMMARY_CSV} (`delaybench \
-         analyze --wide`).\n\n",
-        crate::analysis::FEW_VALID
-    );
+    let _ = write!(md, "\n{}\n\n", answer_note());
     md.push_str("## Files\n\n");
     for name in others {
         let what = match name.as_str() {
@@ -85,36 +72,72 @@ pub fn index_markdown(
         );
     }
     md.push_str("\n## Run\n\n");
-    let mut hosts: Vec<&str> = h.hosts.iter().map(String::as_str).collect();
-    hosts.dedup();
-    let plan = &h.plan;
-    let rows = [
-        ("command", format!("`{}`", h.command_line.join(" "))),
-        ("started (UTC)", h.start_utc.clone()),
-        ("delaybench", h.tool_version.clone()),
-        (
-            "ranks / hosts",
-            format!("{} on {} ({})", h.world_size, hosts.len(), hosts.join(", ")),
-        ),
-        ("MPI library", library_line(&h.mpi_library)),
-        (
-            "clock",
-            format!(
-                "{}, timer delay {}, sync {} ({})",
-                h.clock.source,
-                format_duration(h.clock.timer_delay_s),
-                h.clock_sync.method,
-                h.clock_sync.params.join(", ")
-            ),
-        ),
-        (
-            "process sync",
-            format!("{:?}, window rule: {}", plan.sync, h.window_rule).to_lowercase(),
-        ),
-        (
-            "repetitions",
-            format!("{} per configuration, {} warm-up", plan.nrep, plan.warmup),
-        ),
+    md.push_str("| | |\n|---|---|\n");
+    for (k, v) in run_rows(data, stat) {
+        // No control character: a page to share and grep.
+        let v = printable(&v);
+        let v = if k == "command" { format!("`{v}`") } else { v };
+        let _ = writeln!(md, "| {k} | {} |", v.replace('|', "\\|"));
+    }
+    md.push_str("\n## Warnings\n\n");
+    if data.warnings.is_empty() {
+        md.push_str("None.\n");
+    }
+    for w in &data.warnings {
+        let _ = writeln!(md, "- {}", printable(w));
+    }
+    md.push_str("\n## Figures\n\n");
+    for f in figures {
+        // The run's identity line is in the table above; the caption says how to read.
+        let caption = caption(f);
+        let _ = write!(
+            md,
+            "### {title}\n\n![{title}]({stem}.png)\n\n{caption}. ([SVG]({stem}.svg))\n\n",
+            title = f.title(),
+            stem = f.stem(),
+        );
+    }
+    md
+}
+
+/// The tests of the forms' differences (blocking against nonblocking) over the run's rows,
+/// which the answer table's family lines report, and the intervals' level (0.95 for 95 %).
+pub(super) fn form_differences(data: &RunData) -> (Vec<crate::analysis::FamilyDifference>, f64) {
+    let boot = crate::analysis::Bootstrap::default();
+    let launches = if data.launches.is_empty() {
+        std::slice::from_ref(&data.run.launch)
+    } else {
+        &data.launches[..]
+    };
+    let differences = crate::analysis::family_differences(launches, &data.stats, &boot);
+    (differences, boot.level)
+}
+
+/// What the answer table's columns and marks mean, in one paragraph under the table.
+pub(super) fn answer_note() -> String {
+    format!(
+        "t0: median t_global without the delay; cost: t_delta - t0 from medians; delay \
+         hidden: (t0 + delta - t_delta) / delta; [..]: 95 % bootstrap intervals; *: fewer \
+         than {} valid repetitions. Every column: {SUMMARY_MD}, {SUMMARY_CSV} (`delaybench \
+         analyze --wide`).",
+        crate::analysis::FEW_VALID
+    )
+}
+
+/// A figure's caption: the first line of its subtitle (how to read it), its parts joined by
+/// `; `. The run's identity line, under every subtitle, is in the page's metadata already.
+pub(super) fn caption(f: &Drawable) -> String {
+    let how = f.subtitle().lines().next().unwrap_or("");
+    how.replace(super::layout::PART_SEP, "; ")
+}
+
+/// The run's metadata as (name, value) rows, for the report pages (`index.md`, `index.html`):
+/// the header's rows ([`header_rows`]), then `stat`, the global times used, whether the run
+/// is complete, and the job's rows.
+pub(super) fn run_rows(data: &RunData, stat: Stat) -> Vec<(String, String)> {
+    let h = &data.run.launch.header;
+    let mut rows = header_rows(h);
+    let more = [
         ("statistic", stat.describe().to_string()),
         // The description starts with its own name; the row's name says it already.
         (
@@ -135,33 +158,88 @@ pub fn index_markdown(
             },
         ),
     ];
-    md.push_str("| | |\n|---|---|\n");
     let job = h.job.iter().flat_map(|j| j.summary_rows(32));
-    for (k, v) in rows.into_iter().chain(job) {
-        // No control character: a page to share and grep.
-        let v = printable(&v);
-        let _ = writeln!(md, "| {k} | {} |", v.replace('|', "\\|"));
+    rows.extend(more.into_iter().chain(job).map(|(k, v)| (k.to_string(), v)));
+    rows
+}
+
+/// What a records header says of its run as (name, value) rows: run id, command, start, version,
+/// ranks and hosts, library, clock, its synchronisation and error bound, process
+/// synchronisation, repetitions, seed and noise check. Both sides of the comparison page
+/// show them too.
+pub(super) fn header_rows(h: &crate::records::Header) -> Vec<(String, String)> {
+    let mut hosts: Vec<&str> = h.hosts.iter().map(String::as_str).collect();
+    hosts.dedup();
+    let plan = &h.plan;
+    let rows = [
+        ("run id", h.provenance.run_id.clone()),
+        ("command", h.command_line.join(" ")),
+        ("started (UTC)", h.start_utc.clone()),
+        ("delaybench", h.tool_version.clone()),
+        (
+            "ranks / hosts",
+            format!("{} on {} ({})", h.world_size, hosts.len(), hosts.join(", ")),
+        ),
+        ("MPI library", library_line(&h.mpi_library)),
+        (
+            "clock",
+            format!(
+                "{}, timer delay {}, sync {} ({})",
+                h.clock.source,
+                format_duration(h.clock.timer_delay_s),
+                h.clock_sync.method,
+                h.clock_sync.params.join(", ")
+            ),
+        ),
+        (
+            "clock sync error",
+            clock_error_bound(&h.clock_sync.min_rtt_s),
+        ),
+        (
+            "process sync",
+            format!("{:?}, window rule: {}", plan.sync, h.window_rule).to_lowercase(),
+        ),
+        (
+            "repetitions",
+            format!("{} per configuration, {} warm-up", plan.nrep, plan.warmup),
+        ),
+        ("seed", plan.seed.to_string()),
+        (
+            "noise check",
+            h.noise_check
+                .as_ref()
+                .map_or_else(|| "not run".to_string(), |c| c.line()),
+        ),
+    ];
+    rows.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// The bound on the clocks' error after their synchronisation: half the largest of the
+/// ranks' smallest round-trip times to rank 0 (an offset measured over a round trip is off by
+/// at most half of it: Cristian 1989).
+fn clock_error_bound(min_rtt_s: &[f64]) -> String {
+    let worst = min_rtt_s
+        .iter()
+        .copied()
+        .filter(|r| r.is_finite())
+        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+    match worst {
+        Some(rtt) if min_rtt_s.len() > 1 => format!(
+            "at most {} (half the largest round trip to rank 0)",
+            super::naming::pretty_duration(rtt / 2.0)
+        ),
+        _ => "none: one rank".to_string(),
     }
-    md.push_str("\n## Warnings\n\n");
-    if data.warnings.is_empty() {
-        md.push_str("None.\n");
-    }
-    for w in &data.warnings {
-        let _ = writeln!(md, "- {}", printable(w));
-    }
-    md.push_str("\n## Figures\n\n");
-    for f in figures {
-        // The run's identity line is in the table above; the caption says how to read.
-        let how = f.subtitle().lines().next().unwrap_or("");
-        let caption = how.replace(super::layout::PART_SEP, "; ");
-        let _ = write!(
-            md,
-            "### {title}\n\n![{title}]({stem}.png)\n\n{caption}. ([SVG]({stem}.svg))\n\n",
-            title = f.title(),
-            stem = f.stem(),
-        );
-    }
-    md
+}
+
+/// The summary files in `dir` by name, which the report pages link: they are written before
+/// the figures (end of run); a folder of `plot` may have none of them.
+pub(super) fn others_in(dir: &Path) -> Vec<String> {
+    [SUMMARY_MD, SUMMARY_CSV, INFO_TXT]
+        .iter()
+        .filter(|n| dir.join(n).is_file())
+        .map(|n| n.to_string())
+        .collect()
 }
 
 /// Writes [`index_markdown`] to `dir/index.md` and returns its path.
@@ -173,19 +251,20 @@ pub fn write_index(
     stat: Stat,
     dir: &Path,
 ) -> Result<PathBuf, PlotError> {
-    let path = dir.join("index.md");
-    // The summary files are written before the figures (end of run); a folder of `plot`
-    // may have none of them.
-    let others: Vec<String> = [SUMMARY_MD, SUMMARY_CSV, INFO_TXT]
-        .iter()
-        .filter(|n| dir.join(n).is_file())
-        .map(|n| n.to_string())
-        .collect();
-    std::fs::write(&path, index_markdown(data, figures, stat, &others)).map_err(|e| {
-        PlotError::Write {
-            path: path.clone(),
-            reason: e.to_string(),
-        }
+    let others = others_in(dir);
+    write_page(
+        dir.join("index.md"),
+        &index_markdown(data, figures, stat, &others),
+    )
+}
+
+/// Writes a report page's `text` to `path` and returns the path.
+///
+/// Errors: [`PlotError::Write`] naming `path`.
+pub(super) fn write_page(path: PathBuf, text: &str) -> Result<PathBuf, PlotError> {
+    std::fs::write(&path, text).map_err(|e| PlotError::Write {
+        path: path.clone(),
+        reason: e.to_string(),
     })?;
     Ok(path)
 }

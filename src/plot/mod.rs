@@ -1,7 +1,7 @@
 //! Figures of a run (plotters, PNG and SVG) that explain themselves: titles, axis units,
 //! legends, log axes where data spans decades, confidence intervals as error bars, the run's
-//! warnings under every subtitle, and a report page (`index.md`) with a caption per figure and
-//! the run's metadata. Plain Rust over [`Records`] and [`ConfigStats`], no MPI.
+//! warnings under every subtitle, and a report page (`index.md`, and `index.html` for a
+//! browser) with a caption per figure and the run's metadata. Plain Rust over [`Records`] and [`ConfigStats`], no MPI.
 //!
 //! [`write_figures_of_run`] draws what the records contain, each kind once per delay model where it
 //! depends on δ (see [`FigureKind`] for the list and the paper figure each follows):
@@ -48,12 +48,14 @@ mod capture_names;
 mod causes;
 mod clock_error;
 mod compare;
+mod compare_page;
 mod context;
 mod distribution;
 mod ecdf;
 mod fonts;
 mod heat_grids;
 mod hidden;
+mod html;
 mod index;
 mod launches;
 mod layout;
@@ -73,6 +75,8 @@ mod xy;
 pub use arrivals::{arrivals_dir, lateness_grid, write_arrivals_figures, LatenessGrid};
 pub use clock_error::{plottable_rows, write_clock_error_figure};
 pub use compare::{write_compare_figures, Side};
+pub use compare_page::write_compare_page;
+pub use html::INDEX_HTML;
 pub use index::{INFO_TXT, SUMMARY_CSV, SUMMARY_MD};
 pub use noise::write_noise_figures;
 pub use reduced::{BlockExtras, PlotRun, ValidSet};
@@ -354,8 +358,9 @@ impl RunData {
 
 /// Writes the figures of a run reduced while it was read ([`PlotRun::read`]; [`PlotRun::of`]
 /// for records in memory) into `out_dir` (created if missing) as PNG and SVG, then the report
-/// page `index.md` listing every figure written with its caption and the run's metadata, and
-/// returns the paths written (figures first, the page last). `stat` chooses minima or medians
+/// pages `index.md` and [`INDEX_HTML`] (self-contained, for a browser) listing every figure
+/// written with its caption and the run's metadata, and returns the paths written (figures
+/// first, the pages last). `stat` chooses minima or medians
 /// (see [`Stat`]); `only` restricts the output to one [`FigureKind`]. Existing files of the
 /// same names are overwritten.
 ///
@@ -382,7 +387,7 @@ pub fn write_figures_of_run(
 
 /// [`write_figures_of_run`] of one or more launches of one plan (pooled, see
 /// [`RunData::of_runs`]) with the options of `plot`: the figures of `opts.only` (or every
-/// kind) for the selected configurations, then `index.md`.
+/// kind) for the selected configurations, then `index.md` and [`INDEX_HTML`].
 ///
 /// Errors: as [`write_figures_of_run`], and those of [`RunData::of_runs`].
 pub fn write_figures(
@@ -405,6 +410,7 @@ pub fn write_figures(
     }
     let mut written = render::write_all(&specs, out_dir)?;
     written.push(index::write_index(&data, &specs, stat, out_dir)?);
+    written.push(html::write_index_html(&data, &specs, stat, out_dir)?);
     Ok(written)
 }
 
@@ -518,7 +524,12 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["t_global_over_run.png", "t_global_over_run.svg", "index.md"]
+            [
+                "t_global_over_run.png",
+                "t_global_over_run.svg",
+                "index.md",
+                INDEX_HTML
+            ]
         );
     }
 
@@ -533,7 +544,7 @@ mod tests {
             Some(FigureKind::Timeline),
         );
         let only = only.unwrap();
-        assert_eq!(only.len(), 3, "{only:?}");
+        assert_eq!(only.len(), 4, "{only:?}");
         assert!(only[0].ends_with("timeline_50us.png"));
         let all = write_figures_of_run(PlotRun::of(&r), dir.path(), Stat::Median, None).unwrap();
         let stems: Vec<String> = all

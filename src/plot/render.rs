@@ -166,6 +166,30 @@ pub fn write_drawable(fig: &Drawable, dir: &Path) -> Result<Vec<PathBuf>, PlotEr
     Ok(vec![png, svg])
 }
 
+/// `fig` as an SVG document in memory (what [`write_drawable`] writes as `{stem}.svg`), for a
+/// page that puts it inline without a file beside it (the comparison page).
+///
+/// Errors: [`PlotError::Write`] naming `{stem}.svg`, [`PlotError::Font`].
+pub fn svg_string(fig: &Drawable) -> Result<String, PlotError> {
+    let name = PathBuf::from(format!("{}.svg", fig.stem()));
+    fonts::ensure_registered().map_err(|reason| PlotError::Font {
+        path: name.clone(),
+        reason,
+    })?;
+    let layout = Layout::of(fig);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, layout.size).into_drawing_area();
+        draw(&root, fig, &layout)
+            .and_then(|_| root.present())
+            .map_err(|e| PlotError::Write {
+                path: name,
+                reason: e.to_string(),
+            })?;
+    }
+    Ok(svg)
+}
+
 /// Where things go in one figure: computed once, used for the PNG and the SVG alike.
 struct Layout {
     /// Width and height in pixels: the panel grid, the header above and the legend below.
