@@ -177,7 +177,14 @@ pub fn attribute(m: &Matched, r: &Regions, order: &[usize]) -> Attribution {
             }
             if let Some(h) = hold[i][k].filter(|h| h.s > 0.0) {
                 let (t, prev) = terms(h.by);
-                holds.push((rk, pk, explain(&t, prev, h.s, h.basis)));
+                // The part of the holding the holder's lateness explains, and the wake-up
+                // after it in the same proportions (super::inside).
+                let part = h.s.min(h.gap);
+                let mut shares = explain(&t, prev, part, h.basis);
+                if part < h.s {
+                    shares.iter_mut().for_each(|x| x.s *= h.s / part);
+                }
+                holds.push((rk, pk, shares));
             }
         }
         // Written after the instance: no member's holding here explains another's.

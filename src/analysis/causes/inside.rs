@@ -15,14 +15,20 @@
 //! call site is the median of its times in the calls at that site that it entered last
 //! (nobody entered after it, so it waited for no one: the time the collective takes on that
 //! rank when nobody is late). At an instance where someone entered after it, the excess
-//! min(max(0, t_in − t_ref), a_h − a_k) (t_in its time in the call, a its entry) is held by
-//! h, the member it waited for. The schedule of the library's algorithm would name h
+//! max(0, t_in − t_ref) (t_in its time in the call) is held by h, the member it waited for.
+//! It is not capped at h's lateness a_h − a_k: a rank that waited gave up its core, and on
+//! a loaded node its wake-up, and the wake-ups of the ranks between it and h in the
+//! algorithm's schedule, cost milliseconds (the root of a reduce on 4 ranks on a loaded
+//! 2-core node left 5 ms after the late rank's entry, against a reference of 0.2 ms); that
+//! time is a consequence of the wait, and goes with it, as the what-if lets a waiter's
+//! wake-up go with its wait ([`super::what_if`]). The schedule of the library's algorithm would name h
 //! exactly; the capture does not record the library or its algorithm, so h is the
 //! instance's last entrant ([`CauseBasis::LastEntrant`]): exact whenever one rank is late,
 //! and an approximation when several are. Where Scalasca's wait state holds the member
-//! longer (its causer, [`blocking`]), that holding stands as before, so the waits of
-//! N×N operations and barriers are unchanged. A member without a reference at the site
-//! (it never entered last there) keeps Scalasca's holding only.
+//! longer (its causer, [`blocking`]), or its causer is that same last entrant (N×N
+//! operations, barriers, an Early Reduce's root), that holding stands as before, and the
+//! waiter's wake-up stays its post-release time. A site without a reference (no rank
+//! ever entered it last) keeps Scalasca's holdings only.
 //!
 //! The holding propagates like a wait state's (Böhme et al. 2010's long-term cost): the
 //! member left late because it waited, and the waiting it causes at its next call goes back
@@ -52,6 +58,9 @@ pub struct Hold {
     pub by: usize,
     /// The holding, seconds.
     pub s: f64,
+    /// How much later the holder entered, seconds (the holding's part that its lateness
+    /// explains is min(s, gap); the rest is the wake-up that goes with it).
+    pub gap: f64,
     /// None for Scalasca's wait state ([`blocking`]), the basis for a wait inside the call.
     pub basis: Option<CauseBasis>,
 }
@@ -67,28 +76,56 @@ fn last_entrant(inst: &Instance) -> Option<usize> {
     })
 }
 
+/// The calls a rank's own reference at a site needs: a median of fewer is one scheduler
+/// slice or two (a root of a reduce on 8 ranks that came last twice in 200 calls, both times
+/// descheduled, had a reference of milliseconds and kept its wake-up as its own time).
+pub const OWN_REFERENCE_CALLS: usize = 5;
+
 /// Per world rank and call site (the `inside` region of [`super::regions::RankCall`]): the
 /// rank's reference time in the call, seconds, the median of its times in the calls there
-/// that it entered last (module docs). Pairs without such a call are absent.
+/// that it entered last (module docs); a rank that entered last there fewer than
+/// [`OWN_REFERENCE_CALLS`] times (the root of a reduce nobody waits for, which comes last only
+/// when the scheduler held it) takes the median over every rank's such calls at the site.
+/// Sites without such a call are absent.
 pub fn references(m: &Matched, r: &Regions) -> BTreeMap<(u32, usize), f64> {
     let mut by: BTreeMap<(u32, usize), Vec<f64>> = BTreeMap::new();
+    let mut sites: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
     for (&rank, list) in &r.calls {
         for call in list {
             let Some(i) = call.instance else { continue };
             let inst = &m.instances[i];
             if inst.op.wait_kind().is_some() && last_entrant(inst) == Some(call.member) {
-                by.entry((rank, call.inside))
-                    .or_default()
-                    .push((call.exit_s - call.enter_s).max(0.0));
+                let t = (call.exit_s - call.enter_s).max(0.0);
+                by.entry((rank, call.inside)).or_default().push(t);
+                sites.entry(call.inside).or_default().push(t);
             }
         }
     }
-    by.into_iter()
-        .filter_map(|(key, mut v)| {
-            v.sort_by(f64::total_cmp);
-            crate::analysis::stats::median(&v).map(|x| (key, x))
-        })
-        .collect()
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        crate::analysis::stats::median(&v)
+    };
+    let sites: BTreeMap<usize, f64> = sites
+        .into_iter()
+        .filter_map(|(site, v)| median(v).map(|x| (site, x)))
+        .collect();
+    let mut refs = BTreeMap::new();
+    for (&rank, list) in &r.calls {
+        for call in list {
+            let key = (rank, call.inside);
+            if refs.contains_key(&key) {
+                continue;
+            }
+            let own = by
+                .remove(&key)
+                .filter(|v| v.len() >= OWN_REFERENCE_CALLS)
+                .and_then(median);
+            if let Some(x) = own.or_else(|| sites.get(&call.inside).copied()) {
+                refs.insert(key, x);
+            }
+        }
+    }
+    refs
 }
 
 /// Member `k`'s holding in `inst` (module docs); `t_ref` is its reference time at the site,
@@ -97,6 +134,7 @@ pub fn hold(inst: &Instance, k: usize, t_ref: Option<f64>) -> Option<Hold> {
     let scalasca = causer(inst, k).map(|c| Hold {
         by: c,
         s: blocking(inst, k),
+        gap: inst.entries[c].enter_s - inst.entries[k].enter_s,
         basis: None,
     });
     let inside = inst.op.wait_kind().and(t_ref).and_then(|t_ref| {
@@ -105,11 +143,16 @@ pub fn hold(inst: &Instance, k: usize, t_ref: Option<f64>) -> Option<Hold> {
         let gap = inst.entries[h].enter_s - e.enter_s;
         (h != k && gap > 0.0).then(|| Hold {
             by: h,
-            s: ((e.exit_s - e.enter_s) - t_ref).min(gap).max(0.0),
+            s: ((e.exit_s - e.enter_s) - t_ref).max(0.0),
+            gap,
             basis: Some(CauseBasis::LastEntrant),
         })
     });
     match (scalasca, inside) {
+        // The wait state's causer is the last entrant (N×N, barriers, an Early Reduce's
+        // root): its holding stands, and the waiter's wake-up stays its post-release time,
+        // which the what-if treats as before.
+        (Some(s), Some(x)) if s.by == x.by => Some(s),
         (s, Some(x)) if x.s > s.map_or(0.0, |s| s.s) => Some(x),
         (s, _) => s,
     }

@@ -334,10 +334,14 @@ fn a_rank_held_inside_a_reduce_tree_passes_the_waiting_on_to_the_late_child() {
     let mut c = Causes::new(&caps, &m, &key);
     let r = &c.report;
     assert_sum(r, &m);
-    // Rank 1 waited 0.5 s inside the reduce for rank 3 (the last entrant): its holding.
+    // Rank 1 waited inside the reduce for rank 3 (the last entrant, 0.5 s after it): its
+    // holding is its 0.52 s there less its reference 0.01 s, the wake-up included.
     let h = hold(&m.instances[2], 1, Some(0.01)).unwrap();
     assert_eq!((h.by, h.basis), (3, Some(CauseBasis::LastEntrant)));
-    assert!((h.s - 0.5).abs() < 1e-9, "{h:?}");
+    assert!(
+        (h.s - 0.51).abs() < 1e-9 && (h.gap - 0.5).abs() < 1e-9,
+        "{h:?}"
+    );
     // The root's holding stays Scalasca's: the latest non-root.
     assert_eq!(hold(&m.instances[2], 0, Some(0.01)).unwrap().basis, None);
     // At the second allreduce rank 2 waits 0.51 s for rank 1: rank 3's, through rank 1.

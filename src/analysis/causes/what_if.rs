@@ -172,19 +172,29 @@ pub fn what_if(m: &Matched, r: &Regions, order: &[usize], rank: u32, region: usi
             let in_call = o.exit_s - o.enter_s;
             // Who held it: Scalasca's causer, re-found among the new arrivals, or the rank
             // it waited for inside the call.
-            let (by_old, by_new, held_old) = match hold[i][k] {
-                Some(h) if h.basis.is_some() => (Some(h.by), Some(h.by), h.s),
+            let (held_old, held) = match hold[i][k] {
+                // Inside a call: the holding shrinks with the holder's lateness, its
+                // wake-up in proportion (super::inside), and grows with it one for one.
+                Some(h) if h.basis.is_some() => {
+                    let gap_new = enter[h.by] - enter[k];
+                    let kept = if h.gap > 0.0 {
+                        (gap_new / h.gap).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    };
+                    (h.s, h.s * kept + (gap_new - h.gap).max(0.0))
+                }
                 _ => {
                     let c = causer(old, k);
-                    let gap = c.map_or(0.0, |c| old.entries[c].enter_s - o.enter_s);
-                    (c, causer(&new, k), gap.min(in_call).max(0.0))
+                    let gap_old = c.map_or(0.0, |c| old.entries[c].enter_s - o.enter_s);
+                    let held_old = gap_old.min(in_call).max(0.0);
+                    let held_new = causer(&new, k).map_or(0.0, |c| enter[c] - enter[k]);
+                    // The part of the gap the rank did not wait for in the capture (it left
+                    // first).
+                    let unwaited = (gap_old - in_call).max(0.0);
+                    (held_old, (held_new - unwaited).max(0.0))
                 }
             };
-            let gap_old = by_old.map_or(0.0, |c| old.entries[c].enter_s - o.enter_s);
-            let held_new = by_new.map_or(0.0, |c| enter[c] - enter[k]);
-            // The part of the gap the rank did not wait for in the capture (it left first).
-            let unwaited = (gap_old - held_old).max(0.0);
-            let held = (held_new - unwaited).max(0.0);
             let (rk, pk) = r.call(m, i, k);
             let site = r.calls[&rk][pk].inside;
             let post = post_release(in_call - held_old, held_old, held, reference.get(&site));
