@@ -25,9 +25,10 @@
 //! exactly; the capture does not record the library or its algorithm, so h is the
 //! instance's last entrant ([`CauseBasis::LastEntrant`]): exact whenever one rank is late,
 //! and an approximation when several are. Where Scalasca's wait state holds the member
-//! longer (its causer, [`blocking`]), or its causer is that same last entrant (N×N
-//! operations, barriers, an Early Reduce's root), that holding stands as before, and the
-//! waiter's wake-up stays its post-release time. A site without a reference (no rank
+//! longer (its causer, [`blocking`]), and at N×N operations and barriers (whose causer is
+//! the last entrant), that holding stands as before, and the waiter's wake-up stays its
+//! post-release time. An Early Reduce's root takes the wait inside the call with its
+//! wake-up: on the loaded node its wake-up along the tree was what made it late. A site without a reference (no rank
 //! ever entered it last) keeps Scalasca's holdings only.
 //!
 //! The holding propagates like a wait state's (Böhme et al. 2010's long-term cost): the
@@ -39,7 +40,7 @@
 
 use super::attribution::{blocking, causer};
 use super::regions::Regions;
-use crate::capture::{Instance, Matched};
+use crate::capture::{Instance, Matched, WaitKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -137,6 +138,10 @@ pub fn hold(inst: &Instance, k: usize, t_ref: Option<f64>) -> Option<Hold> {
         gap: inst.entries[c].enter_s - inst.entries[k].enter_s,
         basis: None,
     });
+    let n_by_n = matches!(
+        inst.op.wait_kind(),
+        Some(WaitKind::WaitNxN | WaitKind::WaitBarrier)
+    );
     let inside = inst.op.wait_kind().and(t_ref).and_then(|t_ref| {
         let h = last_entrant(inst)?;
         let e = &inst.entries[k];
@@ -149,10 +154,10 @@ pub fn hold(inst: &Instance, k: usize, t_ref: Option<f64>) -> Option<Hold> {
         })
     });
     match (scalasca, inside) {
-        // The wait state's causer is the last entrant (N×N, barriers, an Early Reduce's
-        // root): its holding stands, and the waiter's wake-up stays its post-release time,
-        // which the what-if treats as before.
-        (Some(s), Some(x)) if s.by == x.by => Some(s),
+        // At N×N operations and barriers the wait state's causer is the last entrant: its
+        // holding stands, and the waiter's wake-up stays its post-release time, which the
+        // what-if treats as before.
+        (Some(s), Some(_)) if n_by_n => Some(s),
         (s, Some(x)) if x.s > s.map_or(0.0, |s| s.s) => Some(x),
         (s, _) => s,
     }

@@ -342,8 +342,11 @@ fn a_rank_held_inside_a_reduce_tree_passes_the_waiting_on_to_the_late_child() {
         (h.s - 0.51).abs() < 1e-9 && (h.gap - 0.5).abs() < 1e-9,
         "{h:?}"
     );
-    // The root's holding stays Scalasca's: the latest non-root.
-    assert_eq!(hold(&m.instances[2], 0, Some(0.01)).unwrap().basis, None);
+    // The root's: by the latest non-root too, its 0.01 s after the late rank's entry
+    // included (the wait state alone would hold it 0.5 s).
+    let root = hold(&m.instances[2], 0, Some(0.01)).unwrap();
+    assert_eq!(root.by, 3);
+    assert!((root.s - 0.51).abs() < 1e-9, "{root:?}");
     // At the second allreduce rank 2 waits 0.51 s for rank 1: rank 3's, through rank 1.
     let cause = r.calls[3][2];
     assert_eq!(
