@@ -589,23 +589,14 @@ fn a_skewed_clock_on_the_slow_rank_leaves_the_cause_in_place() {
     let Some(both) = skewed_capture_library(tmp.path()) else {
         return;
     };
-    let dir = tmp.path().join("capture");
-    let out = support::capture_env(
+    let (captures, m) = capture_skewed(
         NP,
         &both,
         &program,
         &["direct", ITERATIONS, DELAY_US],
-        &dir,
-        &[
-            ("SKEW_RANKS", "3"),
-            ("SKEW_OFFSET_S", "0.05"),
-            ("SKEW_PPM", "50"),
-        ],
-        std::time::Duration::from_secs(240),
+        &tmp.path().join("capture"),
+        ("0.05", "50"),
     );
-    assert!(out.status.success(), "{}", common::text(&out));
-    let captures = read_captures(&[dir]).unwrap();
-    let m = match_calls(&captures).unwrap();
     let c = causes(&captures, &m);
     show("skewed", &c.report);
     assert_sum(&c.report, &m);
@@ -649,6 +640,36 @@ fn skewed_capture_library(dir: &Path) -> Option<PathBuf> {
     )))
 }
 
+/// Runs `program` with `args` on `np` ranks under `both` ([`skewed_capture_library`]) into
+/// `dir`, rank 3's clocks ahead by `skew`.0 seconds and fast by `skew`.1 ppm, and reads the
+/// capture back.
+fn capture_skewed(
+    np: u32,
+    both: &Path,
+    program: &Path,
+    args: &[&str],
+    dir: &Path,
+    skew: (&str, &str),
+) -> (Vec<RankCapture>, Matched) {
+    let out = support::capture_env(
+        np,
+        both,
+        program,
+        args,
+        dir,
+        &[
+            ("SKEW_RANKS", "3"),
+            ("SKEW_OFFSET_S", skew.0),
+            ("SKEW_PPM", skew.1),
+        ],
+        std::time::Duration::from_secs(240),
+    );
+    assert!(out.status.success(), "{}", common::text(&out));
+    let captures = read_captures(&[dir.to_path_buf()]).unwrap();
+    let m = match_calls(&captures).unwrap();
+    (captures, m)
+}
+
 /// Iterations of the reduce-tree case.
 const TREE_ITERATIONS: usize = 200;
 
@@ -673,9 +694,8 @@ fn a_late_rank_inside_a_reduce_tree_is_named_at_the_next_call(np: u32) {
     let Some(both) = skewed_capture_library(tmp.path()) else {
         return;
     };
-    let dir = tmp.path().join("capture");
     let truth_file = tmp.path().join("truth.txt");
-    let out = support::capture_env(
+    let (captures, m) = capture_skewed(
         np,
         &both,
         &program,
@@ -685,17 +705,9 @@ fn a_late_rank_inside_a_reduce_tree_is_named_at_the_next_call(np: u32) {
             "1500",
             truth_file.to_str().unwrap(),
         ],
-        &dir,
-        &[
-            ("SKEW_RANKS", "3"),
-            ("SKEW_OFFSET_S", "0.0015"),
-            ("SKEW_PPM", "20"),
-        ],
-        std::time::Duration::from_secs(240),
+        &tmp.path().join("capture"),
+        ("0.0015", "20"),
     );
-    assert!(out.status.success(), "{}", common::text(&out));
-    let captures = read_captures(&[dir]).unwrap();
-    let m = match_calls(&captures).unwrap();
     assert_eq!(m.incomplete_calls, 0);
     let truth: Vec<u32> = std::fs::read_to_string(&truth_file)
         .unwrap()
