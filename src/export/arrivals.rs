@@ -5,7 +5,7 @@
 
 use super::{write_plain_table, write_serde_rows, ExportError, Format};
 use crate::analysis::arrivals::{ArrivalsReport, SiteRow};
-use crate::analysis::causes::{CauseKind, CauseRow, CausesReport};
+use crate::analysis::causes::{CauseBasis, CauseKind, CauseRow, CausesReport};
 use serde::Serialize;
 use std::io::Write;
 
@@ -50,6 +50,9 @@ pub struct CallRow<'a> {
     pub cause_region: Option<&'a str>,
     /// `direct`, `propagated`, `unexplained`, or `none` (no waiting).
     pub cause_kind: CauseKind,
+    /// How the rank waited for inside a call on the cause's way was found: `last_entrant`
+    /// (the call's last entrant); empty when the cause came through wait states only.
+    pub cause_basis: Option<CauseBasis>,
 }
 
 /// The rows of `--rows calls`: every rank of every matched instance, in call order, with
@@ -77,6 +80,7 @@ pub fn call_rows<'a>(m: &'a crate::capture::Matched, causes: &'a CausesReport) -
                     .and_then(|c| c[k].region)
                     .map(|r| causes.regions[r].as_str()),
                 cause_kind: causes.calls.get(i).map_or(CauseKind::None, |c| c[k].kind),
+                cause_basis: causes.calls.get(i).and_then(|c| c[k].basis),
             });
         }
     }

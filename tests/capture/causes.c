@@ -9,7 +9,12 @@
  *   chain   rank 2 before an MPI_Reduce to root 0, followed by an MPI_Allreduce: the root is
  *           held in the reduce and arrives last at the allreduce;
  *   two     rank 1 before the first MPI_Allreduce of an iteration, rank 2 (DELAY_US / 2)
- *           before the second.
+ *           before the second;
+ *   tree    every rank computes 200 us, a non-root rank drawn per iteration DELAY_US longer,
+ *           then MPI_Reduce (8 B, root 0), 200 us, MPI_Allreduce (8 B): a late rank whose
+ *           parent in the reduce tree is not the root holds that parent inside the reduce,
+ *           and the parent then enters the allreduce late; rank 0 writes the drawn rank to
+ *           TRUTH_FILE as in random.
  * One MPI_Barrier comes first (call 0 on MPI_COMM_WORLD). */
 #include <mpi.h>
 #include <stdio.h>
@@ -36,7 +41,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 4) {
         if (rank == 0)
-            fprintf(stderr, "usage: causes direct|random|chain|two ITERATIONS DELAY_US [TRUTH]\n");
+            fprintf(stderr, "usage: causes direct|random|chain|two|tree ITERATIONS DELAY_US [TRUTH]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *mode = argv[1];
@@ -62,6 +67,14 @@ int main(int argc, char **argv) {
             compute(50 + (rank == 2 ? delay : 0));
             MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
             compute(50);
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        } else if (strcmp(mode, "tree") == 0) {
+            int slow = 1 + rand_r(&seed) % (size - 1);
+            if (truth)
+                fprintf(truth, "%d\n", slow);
+            compute(200 + (rank == slow ? delay : 0));
+            MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            compute(200);
             MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         } else {
             compute(50 + (rank == 1 ? delay : 0));

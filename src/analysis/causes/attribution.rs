@@ -26,11 +26,15 @@
 //!
 //! A rank's holding time in a call, b_k = min(max(0, a_c − a_k), its time in the call), is
 //! what propagates: it is w_k except at an Early Reduce's root, where Scalasca counts only
-//! the wait for the first sender but the root leaves after the last. The shares of w_k sum
-//! to w_k exactly, so attributed + unexplained = total waiting.
+//! the wait for the first sender but the root leaves after the last. Where the rank waited
+//! inside the call longer than its wait state says ([`super::inside`]: an interior rank of
+//! a reduce tree held by a late child), that waiting is its holding instead, held by the
+//! rank it waited for, and the shares carry how that rank was found ([`Share::basis`]).
+//! The shares of w_k sum to w_k exactly, so attributed + unexplained = total waiting.
 //!
 //! [`Instance::waits`]: crate::capture::Instance::waits
 
+use super::inside::{holds, CauseBasis, Hold};
 use super::regions::Regions;
 use crate::capture::{Instance, Matched, WaitKind};
 use std::collections::BTreeMap;
@@ -57,6 +61,9 @@ pub struct Share {
     /// None for a direct cost; for a propagated one the world rank through which it came
     /// (the first rank held by the culprit's delay).
     pub via: Option<u32>,
+    /// None when the share came through wait states only; else how the rank waited for
+    /// inside a call was found, at the wait inside a call nearest the waiter.
+    pub basis: Option<CauseBasis>,
     /// Seconds.
     pub s: f64,
 }
@@ -111,6 +118,7 @@ pub struct Attribution {
 
 /// Attributes every wait of `m` (module docs).
 pub fn attribute(m: &Matched, r: &Regions, order: &[usize]) -> Attribution {
+    let hold = holds(m, r);
     // Per rank and call position: the shares of that call's holding time.
     let mut held: BTreeMap<u32, Vec<Vec<Share>>> = r
         .calls
@@ -129,41 +137,54 @@ pub fn attribute(m: &Matched, r: &Regions, order: &[usize]) -> Attribution {
         let mut excess: BTreeMap<Culprit, f64> = BTreeMap::new();
         let mut holds = Vec::new();
         for k in 0..inst.entries.len() {
-            let Some(c) = causer(inst, k) else { continue };
-            let b = blocking(inst, k);
             let (rk, pk) = r.call(m, i, k);
-            let (rc, pc) = r.call(m, i, c);
-            let (ck, cc) = (r.calls[&rk][pk], r.calls[&rc][pc]);
-            let prev = pc
-                .checked_sub(1)
-                .map_or(&[][..], |p| held[&rc][p].as_slice());
-            let (lc, sc) = release(m, r, rc, pc);
-            let (lk, sk) = release(m, r, rk, pk);
-            let terms = Terms {
-                region: Culprit::Region {
-                    rank: rc,
-                    region: cc.region,
-                },
-                d: cc.region_s() - ck.region_s(),
-                inside: pc.checked_sub(1).map(|p| Culprit::Region {
-                    rank: rc,
-                    region: r.calls[&rc][p].inside,
-                }),
-                sigma: sc - sk,
-                lambda: lc - lk,
-                rc,
+            let ck = r.calls[&rk][pk];
+            // What member `k`'s lateness against causer `c` is made of, with the shares of
+            // c's holding in its previous call.
+            let terms = |c: usize| {
+                let (rc, pc) = r.call(m, i, c);
+                let cc = r.calls[&rc][pc];
+                let prev = pc
+                    .checked_sub(1)
+                    .map_or(&[][..], |p| held[&rc][p].as_slice());
+                let (lc, sc) = release(r, &hold, rc, pc);
+                let (lk, sk) = release(r, &hold, rk, pk);
+                let t = Terms {
+                    region: Culprit::Region {
+                        rank: rc,
+                        region: cc.region,
+                    },
+                    d: cc.region_s() - ck.region_s(),
+                    inside: pc.checked_sub(1).map(|p| Culprit::Region {
+                        rank: rc,
+                        region: r.calls[&rc][p].inside,
+                    }),
+                    sigma: sc - sk,
+                    lambda: lc - lk,
+                    rc,
+                };
+                (t, prev)
             };
-            if w[k] > 0.0 {
-                waits[i][k] = explain(&terms, prev, w[k]);
-                let e = excess.entry(terms.region).or_insert(0.0);
-                *e = e.max(terms.d.max(0.0));
-                if let Some(inside) = terms.inside {
+            if let Some(c) = causer(inst, k).filter(|_| w[k] > 0.0) {
+                let (t, prev) = terms(c);
+                waits[i][k] = explain(&t, prev, w[k], None);
+                let e = excess.entry(t.region).or_insert(0.0);
+                *e = e.max(t.d.max(0.0));
+                if let Some(inside) = t.inside {
                     let e = excess.entry(inside).or_insert(0.0);
-                    *e = e.max(terms.sigma.max(0.0));
+                    *e = e.max(t.sigma.max(0.0));
                 }
             }
-            if b > 0.0 {
-                holds.push((rk, pk, explain(&terms, prev, b)));
+            if let Some(h) = hold[i][k].filter(|h| h.s > 0.0) {
+                let (t, prev) = terms(h.by);
+                // The part of the holding the holder's lateness explains, and the wake-up
+                // after it in the same proportions (super::inside).
+                let part = h.s.min(h.gap);
+                let mut shares = explain(&t, prev, part, h.basis);
+                if part < h.s {
+                    shares.iter_mut().for_each(|x| x.s *= h.s / part);
+                }
+                holds.push((rk, pk, shares));
             }
         }
         // Written after the instance: no member's holding here explains another's.
@@ -196,8 +217,9 @@ struct Terms {
 }
 
 /// A rank's release time L and service time s in the call before its call at `pos`
-/// (module docs), seconds; (its region's start, 0) for its first call.
-fn release(m: &Matched, r: &Regions, rank: u32, pos: usize) -> (f64, f64) {
+/// (module docs), seconds, from every member's holding `hold` ([`holds`]); (its region's
+/// start, 0) for its first call.
+fn release(r: &Regions, hold: &[Vec<Option<Hold>>], rank: u32, pos: usize) -> (f64, f64) {
     let list = &r.calls[&rank];
     let Some(p) = pos.checked_sub(1) else {
         return (list[pos].region_start_s, 0.0);
@@ -205,22 +227,24 @@ fn release(m: &Matched, r: &Regions, rank: u32, pos: usize) -> (f64, f64) {
     let prev = list[p];
     let held = prev
         .instance
-        .map_or(0.0, |i| blocking(&m.instances[i], prev.member));
+        .and_then(|i| hold[i][prev.member])
+        .map_or(0.0, |h| h.s);
     let l = prev.enter_s + held;
     (l, (prev.exit_s - l).max(0.0))
 }
 
 /// Splits `t` seconds of waiting into direct (region, then inside the previous call),
 /// propagated (in the proportions of `prev`, the shares of the causer's holding in its
-/// previous call) and unexplained shares (module docs).
-fn explain(terms: &Terms, prev: &[Share], t: f64) -> Vec<Share> {
-    let mut out: BTreeMap<(Culprit, Option<u32>), f64> = BTreeMap::new();
+/// previous call) and unexplained shares (module docs); `basis` is that of the holding `t`
+/// explains when it is a wait inside a call ([`Share::basis`]).
+fn explain(terms: &Terms, prev: &[Share], t: f64, basis: Option<CauseBasis>) -> Vec<Share> {
+    let mut out: BTreeMap<(Culprit, Option<u32>, Option<CauseBasis>), f64> = BTreeMap::new();
     let mut rest = t;
     let mut give = |culprit: Culprit, limit: f64, rest: &mut f64| {
         let s = rest.min(limit.max(0.0));
         // Rounding of equal times is no cause.
         if s > 1e-12 {
-            *out.entry((culprit, None)).or_insert(0.0) += s;
+            *out.entry((culprit, None, basis)).or_insert(0.0) += s;
             *rest -= s;
         }
     };
@@ -236,14 +260,21 @@ fn explain(terms: &Terms, prev: &[Share], t: f64) -> Vec<Share> {
                 Culprit::Unexplained => None,
                 Culprit::Region { .. } => s.via.or(Some(terms.rc)),
             };
-            *out.entry((s.culprit, via)).or_insert(0.0) += s.s * p / held;
+            *out.entry((s.culprit, via, basis.or(s.basis)))
+                .or_insert(0.0) += s.s * p / held;
         }
         rest -= p;
     }
     if rest > 0.0 {
-        *out.entry((Culprit::Unexplained, None)).or_insert(0.0) += rest;
+        *out.entry((Culprit::Unexplained, None, basis))
+            .or_insert(0.0) += rest;
     }
     out.into_iter()
-        .map(|((culprit, via), s)| Share { culprit, via, s })
+        .map(|((culprit, via, basis), s)| Share {
+            culprit,
+            via,
+            basis,
+            s,
+        })
         .collect()
 }

@@ -5,6 +5,8 @@
 //! - `attribution.rs`: delays, direct and propagated costs after Böhme, Geimer, Wolf,
 //!   Arnold, Wylie and Schulz (2010): every second of waiting given to one (rank, region)
 //!   or to the remainder, *unexplained*.
+//! - `inside.rs`: waiting inside a call beyond Scalasca's wait states (a rank of a reduce
+//!   tree held by a late child) and who it was held by, on every rank.
 //! - `what_if.rs`: the instances re-timed with one region's excess removed (Lin et al. 2025).
 //! - `replayed.rs`: for `analyze` of a replay, the top cause of each late rank's lateness at
 //!   the replayed site, from the capture's attribution.
@@ -16,11 +18,13 @@
 //! unexplained.
 
 mod attribution;
+mod inside;
 mod regions;
 mod replayed;
 mod what_if;
 
 pub use attribution::{attribute, blocking, causer, Attribution, Culprit, Share};
+pub use inside::{hold, holds, CauseBasis, Hold};
 pub use regions::{causal_order, regions, RankCall, RegionName, Regions, INIT_SITE};
 pub use replayed::{
     late_rank_causes, parse_replay_label, replay_cause_line, replay_causes, LateRankCause,
@@ -79,6 +83,9 @@ pub struct CallCause {
     pub region: Option<usize>,
     /// The kind of the share.
     pub kind: CauseKind,
+    /// None when the share came through wait states only; else how the rank waited for
+    /// inside a call on its way was found ([`Share::basis`]).
+    pub basis: Option<CauseBasis>,
 }
 
 /// The causes of a capture's waiting. The default is the report of a capture without
@@ -132,10 +139,12 @@ impl<'a> Causes<'a> {
                         rank: None,
                         region: None,
                         kind: CauseKind::None,
+                        basis: None,
                     },
                     Some(Share {
                         culprit: Culprit::Region { rank, region },
                         via,
+                        basis,
                         ..
                     }) => CallCause {
                         rank: Some(*rank),
@@ -145,11 +154,13 @@ impl<'a> Causes<'a> {
                         } else {
                             CauseKind::Direct
                         },
+                        basis: *basis,
                     },
-                    Some(_) => CallCause {
+                    Some(s) => CallCause {
                         rank: None,
                         region: None,
                         kind: CauseKind::Unexplained,
+                        basis: s.basis,
                     },
                 });
                 for s in shares {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::analysis::causes::inside::{hold, CauseBasis};
 use crate::capture::testdata::{rank, rank_2_late_at_two_sites, two_sites};
 use crate::capture::{match_calls, CaptureOp};
 use CaptureOp::*;
@@ -291,4 +292,86 @@ fn a_shortened_wait_keeps_its_share_of_the_late_exit() {
     // The last exit: rank 0's 1.11 + 0.5 + 0.01 + (0.21 − 0.01) × 0.5 = 1.72 s (1.82 s
     // with the whole wake-up kept, 1.62 s with none).
     assert!((w.wall_after_s - 1.72).abs() < 1e-9, "{w:?}");
+}
+
+/// Four ranks, two iterations of MPI_Reduce (root 0, site app+0x10) then MPI_Allreduce
+/// (site app+0x20). Iteration 0: rank 1 is 0.5 s late into the reduce (so its time in the
+/// reduce when nobody is after it, its reference, is 0.01 s). Iteration 1: rank 3 is 0.5 s
+/// late; in a binomial tree it sends to rank 1, which is held inside the reduce until
+/// 11.52 (Scalasca's Early Reduce counts no waiting off the root) and enters the allreduce
+/// last, at 11.62.
+fn late_child_in_a_reduce_tree() -> Vec<crate::capture::RankCapture> {
+    let calls = |r: u32| -> Vec<(CaptureOp, i32, f64, f64)> {
+        let (reduce0, all0) = match r {
+            0 => ((1.0, 1.52), (1.61, 1.63)),
+            1 => ((1.5, 1.51), (1.615, 1.63)),
+            _ => ((1.0, 1.01), (1.11, 1.63)),
+        };
+        let (reduce1, all1) = match r {
+            0 => ((11.0, 11.52), (11.61, 11.63)),
+            1 => ((11.0, 11.52), (11.62, 11.63)),
+            2 => ((11.0, 11.01), (11.11, 11.63)),
+            _ => ((11.5, 11.51), (11.61, 11.63)),
+        };
+        vec![
+            (Reduce, 0, reduce0.0, reduce0.1),
+            (Allreduce, -1, all0.0, all0.1),
+            (Reduce, 0, reduce1.0, reduce1.1),
+            (Allreduce, -1, all1.0, all1.1),
+        ]
+    };
+    let mut caps = two_sites((0..4).map(|r| rank(r, 4, 0.0, &calls(r))).collect());
+    for c in &mut caps {
+        c.events[3].site = 1;
+    }
+    caps
+}
+
+#[test]
+fn a_rank_held_inside_a_reduce_tree_passes_the_waiting_on_to_the_late_child() {
+    let caps = late_child_in_a_reduce_tree();
+    let m = match_calls(&caps).unwrap();
+    let mut c = Causes::new(&caps, &m, &key);
+    let r = &c.report;
+    assert_sum(r, &m);
+    // Rank 1 waited inside the reduce for rank 3 (the last entrant, 0.5 s after it): its
+    // holding is its 0.52 s there less its reference 0.01 s, the wake-up included.
+    let h = hold(&m.instances[2], 1, Some(0.01)).unwrap();
+    assert_eq!((h.by, h.basis), (3, Some(CauseBasis::LastEntrant)));
+    assert!(
+        (h.s - 0.51).abs() < 1e-9 && (h.gap - 0.5).abs() < 1e-9,
+        "{h:?}"
+    );
+    // The root's: by the latest non-root too, its 0.01 s after the late rank's entry
+    // included (the wait state alone would hold it 0.5 s).
+    let root = hold(&m.instances[2], 0, Some(0.01)).unwrap();
+    assert_eq!(root.by, 3);
+    assert!((root.s - 0.51).abs() < 1e-9, "{root:?}");
+    // At the second allreduce rank 2 waits 0.51 s for rank 1: rank 3's, through rank 1.
+    let cause = r.calls[3][2];
+    assert_eq!(
+        (cause.rank, cause.kind, cause.basis),
+        (
+            Some(3),
+            CauseKind::Propagated,
+            Some(CauseBasis::LastEntrant)
+        ),
+        "{r:?}"
+    );
+    let three = r.causes.iter().find(|k| k.rank == 3).unwrap();
+    assert_eq!(three.via.first().map(|v| v.0), Some(1), "{three:?}");
+    // Rank 1's time in the reduce is no longer its own.
+    let inside_1: f64 = r
+        .causes
+        .iter()
+        .filter(|k| k.rank == 1 && k.region_label.starts_with("inside"))
+        .map(|k| k.direct_s)
+        .sum();
+    assert!(inside_1 < 0.05, "{r:?}");
+    // Capping rank 3's region removes the wait inside the reduce and what it caused at the
+    // allreduce (0.53 s): what is left is iteration 0's (rank 1 late, 1.0 s) and hundredths.
+    let region = c.regions().calls[&3][2].region;
+    let w = c.what_if(3, region).unwrap();
+    assert!(w.wait_before_s - w.wait_after_s > 0.45, "{w:?}");
+    assert!(w.wait_after_s < 1.05, "{w:?}");
 }

@@ -31,10 +31,17 @@
 //! goes too). The proportion is the simplest rule continuous in b' (no model of the
 //! scheduler): a shortened but still long wait keeps part of its wake-up.
 //!
+//! A rank held inside a call beyond its wait state ([`super::inside`]: an interior rank of
+//! a reduce tree waiting for a late child) is re-timed the same way, its holding taken from
+//! the rank it waited for: with that rank's new arrival, the part of the gap it did not
+//! wait for in the capture stays unwaited, so removing the late child's excess removes the
+//! wait inside the reduce too.
+//!
 //! A model of the collectives only: point-to-point messages, computation that depends on
 //! the data, and the MPI library's progress are not captured and are taken as they were.
 
 use super::attribution::causer;
+use super::inside::holds;
 use super::regions::Regions;
 use crate::capture::{Instance, Matched};
 use serde::Serialize;
@@ -132,6 +139,7 @@ pub fn what_if(m: &Matched, r: &Regions, order: &[usize], rank: u32, region: usi
         }
     };
     let reference = references(m, r);
+    let hold = holds(m, r);
     // Advances a rank's new exits up to (not including) `pos`: the calls without an
     // instance in between keep their time in the call.
     let advance = |exits: &mut Vec<f64>, rk: u32, pos: usize, removed: &mut f64| {
@@ -162,12 +170,31 @@ pub fn what_if(m: &Matched, r: &Regions, order: &[usize], rank: u32, region: usi
         for k in 0..n {
             let o = &old.entries[k];
             let in_call = o.exit_s - o.enter_s;
-            let gap_old = causer(old, k).map_or(0.0, |c| old.entries[c].enter_s - o.enter_s);
-            let held_old = gap_old.min(in_call).max(0.0);
-            let held_new = causer(&new, k).map_or(0.0, |c| enter[c] - enter[k]);
-            // The part of the gap the rank did not wait for in the capture (it left first).
-            let unwaited = (gap_old - in_call).max(0.0);
-            let held = (held_new - unwaited).max(0.0);
+            // Who held it: Scalasca's causer, re-found among the new arrivals, or the rank
+            // it waited for inside the call.
+            let (held_old, held) = match hold[i][k] {
+                // Inside a call: the holding shrinks with the holder's lateness, its
+                // wake-up in proportion (super::inside), and grows with it one for one.
+                Some(h) if h.basis.is_some() => {
+                    let gap_new = enter[h.by] - enter[k];
+                    let kept = if h.gap > 0.0 {
+                        (gap_new / h.gap).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    };
+                    (h.s, h.s * kept + (gap_new - h.gap).max(0.0))
+                }
+                _ => {
+                    let c = causer(old, k);
+                    let gap_old = c.map_or(0.0, |c| old.entries[c].enter_s - o.enter_s);
+                    let held_old = gap_old.min(in_call).max(0.0);
+                    let held_new = causer(&new, k).map_or(0.0, |c| enter[c] - enter[k]);
+                    // The part of the gap the rank did not wait for in the capture (it left
+                    // first).
+                    let unwaited = (gap_old - in_call).max(0.0);
+                    (held_old, (held_new - unwaited).max(0.0))
+                }
+            };
             let (rk, pk) = r.call(m, i, k);
             let site = r.calls[&rk][pk].inside;
             let post = post_release(in_call - held_old, held_old, held, reference.get(&site));
