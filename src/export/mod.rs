@@ -47,9 +47,9 @@ pub use exporter::{
     RowSink, RowsSpec,
 };
 pub use formats::{
-    write_markdown_table, write_plain_table, write_plain_table_within, Choices, Csv, Delimited,
-    Format, FormatParser, Json, JsonLines, Markdown, Table, Tsv, ALGORITHMS, ANALYSES, ARRIVALS,
-    EXPORTS, INFO, TABLES,
+    write_archive, write_capture_archive, write_markdown_table, write_plain_table,
+    write_plain_table_within, ArchiveSummary, Choices, Csv, Delimited, Format, FormatParser, Json,
+    JsonLines, Markdown, Table, Tsv, ALGORITHMS, ANALYSES, ARRIVALS, EXPORTS, INFO, TABLES,
 };
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use noise::{write_noise_detours, write_noise_report, DetourRow};
@@ -209,6 +209,15 @@ pub enum ExportError {
     /// records file, an I/O error); the message is the reader's.
     #[error(transparent)]
     Records(#[from] crate::records::RecordsError),
+    /// The OTF2 archive could not be written (the library refused, or this build has no
+    /// OTF2: the message says what to install).
+    #[error("cannot write the OTF2 archive {}: {what}", path.display())]
+    Otf2 {
+        /// The archive's directory.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        what: String,
+    },
 }
 
 /// Writes the summary of `analysis` (one row per measured configuration, from
