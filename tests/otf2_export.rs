@@ -31,16 +31,6 @@ with otf2.reader.open(sys.argv[1]) as trace:
         print(json.dumps(e, default=str))
 "#;
 
-/// Debian's python3 with the `otf2` module (the machine's default python3 may be another).
-fn python_with_otf2() -> Option<&'static str> {
-    ["/usr/bin/python3", "python3"].into_iter().find(|py| {
-        Command::new(py)
-            .args(["-c", "import otf2"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
-}
-
 /// The tick of a global time: the nearest nanosecond.
 fn tick(t_s: f64) -> u64 {
     (t_s * 1e9).round() as u64
@@ -87,14 +77,9 @@ fn otf2_archive_holds_every_call_to_the_nanosecond() {
     );
     let records = dir.path().join("run.cbor");
     let archive = dir.path().join("otf2");
-    let out = common::offline(&[
-        "export",
-        records.to_str().unwrap(),
-        "--format",
-        "otf2",
-        "--output",
-        archive.to_str().unwrap(),
-    ]);
+    let (r, a) = (records.to_str().unwrap(), archive.to_str().unwrap());
+    let export = || common::offline(&["export", r, "--format", "otf2", "--output", a]);
+    let out = export();
     if cfg!(not(feature = "otf2")) {
         assert_eq!(out.status.code(), Some(1), "{}", common::text(&out));
         assert!(
@@ -108,14 +93,7 @@ fn otf2_archive_holds_every_call_to_the_nanosecond() {
     assert!(out.status.success(), "{}", common::text(&out));
     let anchor = archive.join("traces.otf2");
     // Refused when the directory is not empty: outputs are never overwritten.
-    let again = common::offline(&[
-        "export",
-        records.to_str().unwrap(),
-        "--format",
-        "otf2",
-        "--output",
-        archive.to_str().unwrap(),
-    ]);
+    let again = export();
     assert_eq!(again.status.code(), Some(2), "{}", common::text(&again));
 
     // What the records say, through the one reader of records files.
@@ -138,7 +116,7 @@ fn otf2_archive_holds_every_call_to_the_nanosecond() {
     }
     assert!(delays > 0, "the run delayed some ranks");
 
-    let Some(python) = python_with_otf2() else {
+    let Some(python) = common::python_with_otf2() else {
         common::skip("no python3 with the otf2 module (Debian's python3-otf2)");
         return;
     };
@@ -166,7 +144,9 @@ fn otf2_archive_holds_every_call_to_the_nanosecond() {
     );
 
     let mut kinds: HashMap<String, u64> = HashMap::new();
-    let mut open: HashMap<usize, Vec<(String, u64, Option<(u32, u32, bool)>)>> = HashMap::new();
+    // Per rank the regions entered and not yet left: name, tick, (block, repetition, valid).
+    type Open = (String, u64, Option<(u32, u32, bool)>);
+    let mut open: HashMap<usize, Vec<Open>> = HashMap::new();
     let mut seen: HashMap<(usize, u32, u32), (u64, u64, bool)> = HashMap::new();
     let (mut delay_enters, mut detour_enters, mut collectives) = (0u64, 0u64, 0u64);
     for line in lines {

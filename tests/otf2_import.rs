@@ -3,8 +3,9 @@
 //! `MpiCollectiveBegin`, `MpiCollectiveEnd`, `Leave`, inside an application region, two
 //! ranks per host, a non-zero clock offset, a timer of 10 ns ticks) is read as a capture:
 //! `arrivals` and its causes find the same late rank, the same causes and the same what-if
-//! as the same pattern written as delaybench capture files. A damaged or truncated archive
-//! is refused naming the file, never with a panic.
+//! as the same pattern written as delaybench capture files, and `replay:` takes its site; a
+//! capture exported by `arrivals --format otf2` reads back to the same printed causes. A
+//! damaged or truncated archive is refused naming the file, never with a panic.
 
 mod common;
 
@@ -91,19 +92,14 @@ with otf2.writer.open(path, timer_resolution=resolution) as trace:
         w.leave(tick(iterations * 1_000_000 + 100_000), main)
 "#;
 
-/// Debian's python3 with the `otf2` module.
-fn python_with_otf2() -> Option<&'static str> {
-    ["/usr/bin/python3", "python3"].into_iter().find(|py| {
-        Command::new(py)
-            .args(["-c", "import otf2"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
-}
-
-/// The archive of the pattern in `dir/otf2` (its anchor `traces.otf2`), or None (skipped).
+/// The archive of the pattern in `dir/otf2` (its anchor `traces.otf2`), or None (skipped:
+/// a build without the `otf2` feature, which could not read it, or no Python writer).
 fn write_archive(dir: &Path) -> Option<PathBuf> {
-    let Some(python) = python_with_otf2() else {
+    if cfg!(not(feature = "otf2")) {
+        common::skip("built without the `otf2` feature (libotf2-trace-dev)");
+        return None;
+    }
+    let Some(python) = common::python_with_otf2() else {
         common::skip("no python3 with the otf2 module (Debian's python3-otf2)");
         return None;
     };
@@ -219,10 +215,6 @@ fn causes_of(path: &Path) -> (Vec<RankCapture>, CausesReport) {
 
 #[test]
 fn a_score_p_layout_archive_reads_as_the_same_capture() {
-    if cfg!(not(feature = "otf2")) {
-        common::skip("built without the `otf2` feature (libotf2-trace-dev)");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let Some(archive) = write_archive(dir.path()) else {
         return;
@@ -283,6 +275,24 @@ fn a_score_p_layout_archive_reads_as_the_same_capture() {
         assert!(out.status.success(), "{text}");
         assert!(text.contains("solver_step solver.c:42"), "{text}");
     }
+    // The replay model reads it too: the site by its region's name, its 30 calls of 4 ranks.
+    if cfg!(feature = "mpi") {
+        let spec = format!("replay:{}@solver_step", archive.display());
+        let out = common::offline(&[
+            "--dry-run",
+            "--world-size",
+            "4",
+            "--ops",
+            "allreduce",
+            "--sizes",
+            "8",
+            "--delay",
+            &spec,
+        ]);
+        let text = common::text(&out);
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains("allreduce 8B, 30 calls of 4 ranks"), "{text}");
+    }
 }
 
 /// Round trip: a capture folder exported by `arrivals --format otf2` and read back gives the
@@ -317,7 +327,7 @@ fn a_capture_exported_to_otf2_reads_back_the_same() {
         "the causes and the what-if, as printed"
     );
     // The waiting and the cause of each call, as the OTF2 library's Python reader sees them.
-    let Some(python) = python_with_otf2() else {
+    let Some(python) = common::python_with_otf2() else {
         common::skip("no python3 with the otf2 module (Debian's python3-otf2)");
         return;
     };
@@ -345,10 +355,6 @@ fn a_capture_exported_to_otf2_reads_back_the_same() {
 /// is refused with a message naming the archive, or reads; none panics or aborts.
 #[test]
 fn a_damaged_archive_is_refused_naming_it() {
-    if cfg!(not(feature = "otf2")) {
-        common::skip("built without the `otf2` feature (libotf2-trace-dev)");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let Some(archive) = write_archive(dir.path()) else {
         return;

@@ -139,12 +139,15 @@ pub fn read_otf2(anchor: &Path) -> Result<Vec<RankCapture>, CaptureFileError> {
         .collect())
 }
 
+/// The collective recorded inside a region: OTF2 op, communicator, root, bytes sent.
+type Collective = (u8, u32, u32, u64);
+
 /// One rank while its events are read.
 struct RankState {
     capture: RankCapture,
     /// The regions entered and not yet left: region, enter tick, the collective recorded
     /// inside it (op, comm, root, bytes sent).
-    stack: Vec<(u32, u64, Option<(u8, u32, u32, u64)>)>,
+    stack: Vec<(u32, u64, Option<Collective>)>,
     sites: HashMap<Option<u32>, u32>,
 }
 

@@ -73,6 +73,22 @@ pub(crate) fn check(call: &'static str, code: c::OTF2_ErrorCode) -> Result<(), O
     })
 }
 
+/// `p`, or the error of `call` with `message` when the library returned null.
+pub(crate) fn non_null<T>(
+    p: *mut T,
+    call: &'static str,
+    message: &str,
+) -> Result<*mut T, Otf2Error> {
+    if p.is_null() {
+        Err(Otf2Error {
+            call,
+            message: message.into(),
+        })
+    } else {
+        Ok(p)
+    }
+}
+
 /// A string as C wants it; an interior NUL (never in what delaybench writes) is cut there.
 pub(crate) fn c_string(s: &str) -> CString {
     let end = s.find('\0').unwrap_or(s.len());

@@ -2,7 +2,7 @@
 //! [`read_trace`] into a [`Trace`] of plain data.
 
 use super::bindings as c;
-use super::{c_string, check, Otf2Error};
+use super::{c_string, check, non_null, Otf2Error};
 use std::ffi::CStr;
 use std::path::Path;
 
@@ -335,26 +335,22 @@ pub fn read_trace(anchor: &Path) -> Result<Trace, Otf2Error> {
     // `Reader`'s Drop; `data` points at `t`, which outlives the reads; the callbacks match
     // the library's prototypes (bindgen's types).
     unsafe {
-        let reader = c::OTF2_Reader_Open(path.as_ptr());
-        if reader.is_null() {
-            return Err(Otf2Error {
-                call: "OTF2_Reader_Open",
-                message: format!("cannot open {}", anchor.display()),
-            });
-        }
+        let reader = non_null(
+            c::OTF2_Reader_Open(path.as_ptr()),
+            "OTF2_Reader_Open",
+            &format!("cannot open {}", anchor.display()),
+        )?;
         let reader = Reader(reader);
         let r = reader.0;
         check(
             "OTF2_Reader_SetSerialCollectiveCallbacks",
             c::OTF2_Reader_SetSerialCollectiveCallbacks(r),
         )?;
-        let defs = c::OTF2_Reader_GetGlobalDefReader(r);
-        if defs.is_null() {
-            return Err(Otf2Error {
-                call: "OTF2_Reader_GetGlobalDefReader",
-                message: "no global definitions".into(),
-            });
-        }
+        let defs = non_null(
+            c::OTF2_Reader_GetGlobalDefReader(r),
+            "OTF2_Reader_GetGlobalDefReader",
+            "no global definitions",
+        )?;
         let cb = c::OTF2_GlobalDefReaderCallbacks_New();
         c::OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, Some(on_string));
         c::OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, Some(on_clock));
@@ -409,13 +405,11 @@ pub fn read_trace(anchor: &Path) -> Result<Trace, Otf2Error> {
         if has_defs {
             c::OTF2_Reader_CloseDefFiles(r);
         }
-        let events = c::OTF2_Reader_GetGlobalEvtReader(r);
-        if events.is_null() {
-            return Err(Otf2Error {
-                call: "OTF2_Reader_GetGlobalEvtReader",
-                message: "no event reader (no locations?)".into(),
-            });
-        }
+        let events = non_null(
+            c::OTF2_Reader_GetGlobalEvtReader(r),
+            "OTF2_Reader_GetGlobalEvtReader",
+            "no event reader (no locations?)",
+        )?;
         let cb = c::OTF2_GlobalEvtReaderCallbacks_New();
         c::OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, Some(on_enter));
         c::OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, Some(on_leave));

@@ -2,7 +2,7 @@
 //! writes last ([`GlobalDefs`]).
 
 use super::bindings as c;
-use super::{c_string, check, Otf2Error, OTF2_UNDEFINED_UINT32};
+use super::{c_string, check, non_null, Otf2Error, OTF2_UNDEFINED_UINT32};
 use std::path::{Path, PathBuf};
 use std::ptr;
 
@@ -254,13 +254,11 @@ impl ArchiveWriter {
         }
         if self.writers[i].is_null() {
             // SAFETY: the event files are open (create).
-            let w = unsafe { c::OTF2_Archive_GetEvtWriter(self.archive, location) };
-            if w.is_null() {
-                return Err(Otf2Error {
-                    call: "OTF2_Archive_GetEvtWriter",
-                    message: format!("no event writer for location {location}"),
-                });
-            }
+            let w = non_null(
+                unsafe { c::OTF2_Archive_GetEvtWriter(self.archive, location) },
+                "OTF2_Archive_GetEvtWriter",
+                &format!("no event writer for location {location}"),
+            )?;
             self.writers[i] = w;
         }
         self.events[i] += 1;
@@ -404,13 +402,11 @@ impl ArchiveWriter {
                 "OTF2_Archive_CloseDefFiles",
                 c::OTF2_Archive_CloseDefFiles(self.archive),
             )?;
-            let g = c::OTF2_Archive_GetGlobalDefWriter(self.archive);
-            if g.is_null() {
-                return Err(Otf2Error {
-                    call: "OTF2_Archive_GetGlobalDefWriter",
-                    message: "no global definition writer".into(),
-                });
-            }
+            let g = non_null(
+                c::OTF2_Archive_GetGlobalDefWriter(self.archive),
+                "OTF2_Archive_GetGlobalDefWriter",
+                "no global definition writer",
+            )?;
             self.write_defs(g, defs)?;
             check(
                 "OTF2_Archive_CloseGlobalDefWriter",

@@ -20,7 +20,7 @@ pub use csv_rows::{Csv, Delimited, CSV};
 pub use json_rows::Json;
 pub use jsonl_rows::JsonLines;
 pub use markdown::{write_markdown_table, Markdown};
-pub use otf2_archive::{write_archive, write_capture_archive, ArchiveSummary, OTF2};
+pub use otf2_archive::{write_archive, write_capture_archive, OTF2};
 pub use parquet_rows::PARQUET;
 pub use table::{write_plain_table, write_plain_table_within, Table};
 pub use tsv_rows::{Tsv, TSV};
@@ -109,6 +109,22 @@ impl Format {
     pub fn parser(choices: Choices) -> FormatParser {
         FormatParser(choices)
     }
+}
+
+/// What an OTF2 archive's writer (`write_archive`, `write_capture_archive`) wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArchiveSummary {
+    /// Blocks read from the records file (0 for a capture).
+    pub blocks: usize,
+    /// Locations (ranks).
+    pub locations: usize,
+    /// `Enter` events (as many `Leave`).
+    pub enters: u64,
+    /// `MpiCollectiveBegin` events (as many `MpiCollectiveEnd`).
+    pub collectives: u64,
+    /// Repetitions left out for a rank because a time was not finite (none in a complete
+    /// run).
+    pub skipped: u64,
 }
 
 /// The formats one command offers, each with what it holds there (its `--help` line).

@@ -15,6 +15,7 @@
 //! validity (docs/exports.md).
 
 use super::super::{ExportError, RowExporter, RowSink, RowsSpec};
+use super::ArchiveSummary;
 use crate::otf2_sys::{
     collective_op, ArchiveWriter, AttrValue, AttributeDef, CommDef, GlobalDefs, LocationDef,
     Otf2Error, RegionDef, RegionRole, OTF2_UNDEFINED_TIMESTAMP, OTF2_UNDEFINED_UINT32,
@@ -83,22 +84,6 @@ const ATTRIBUTES: [(&str, &str, AttrValue); 5] = [
         AttrValue::U8(0),
     ),
 ];
-
-/// What [`write_archive`] wrote.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ArchiveSummary {
-    /// Blocks read from the records file.
-    pub blocks: usize,
-    /// Locations (ranks).
-    pub locations: usize,
-    /// `Enter` events (as many `Leave`).
-    pub enters: u64,
-    /// `MpiCollectiveBegin` events (as many `MpiCollectiveEnd`).
-    pub collectives: u64,
-    /// Repetitions left out for a rank because a time was not finite (none in a complete
-    /// run).
-    pub skipped: u64,
-}
 
 /// The tick (ns) of a global time in seconds: rounded to the nearest nanosecond.
 ///
@@ -200,6 +185,48 @@ impl Defs {
         r
     }
 
+    /// The definitions every archive starts with: a location `MPI Rank r` per rank under
+    /// its host (`host_of(r)`; hosts in order of first appearance), the machine `machine`,
+    /// and `attributes` (name, description, a value of their type) as ids 0, 1, ...
+    fn new(
+        world: usize,
+        host_of: impl Fn(usize) -> String,
+        machine: &str,
+        attributes: &[(&str, &str, AttrValue)],
+    ) -> Defs {
+        let mut d = Defs::default();
+        let mut hosts: Vec<String> = Vec::new();
+        for rank in 0..world {
+            let host = host_of(rank);
+            let h = hosts.iter().position(|x| *x == host).unwrap_or_else(|| {
+                hosts.push(host);
+                hosts.len() - 1
+            });
+            let name = d.string(&format!("MPI Rank {rank}"));
+            d.defs.locations.push(LocationDef { name, host: h });
+        }
+        d.defs.hosts = hosts.iter().map(|h| d.string(h)).collect::<Vec<_>>();
+        d.defs.machine = d.string(machine);
+        for &(name, description, value) in attributes {
+            let (name, description) = (d.string(name), d.string(description));
+            d.defs.attributes.push(AttributeDef {
+                name,
+                description,
+                otf2_type: value.otf2_type(),
+            });
+        }
+        d
+    }
+
+    /// The clock: nanosecond ticks from `first` to `last` (none written: 0), `realtime` the
+    /// wall-clock time of `first` in ns since 1970 when known.
+    fn clock(&mut self, first: u64, last: u64, realtime: Option<u64>) {
+        self.defs.timer_resolution = 1_000_000_000;
+        self.defs.global_offset = if first == u64::MAX { 0 } else { first };
+        self.defs.trace_length = last.saturating_sub(self.defs.global_offset);
+        self.defs.realtime_ns = realtime.unwrap_or(OTF2_UNDEFINED_TIMESTAMP);
+    }
+
     fn comm(&mut self, members: Vec<u64>, world: usize) -> u32 {
         if let Some(&c) = self.comms.get(&members) {
             return c;
@@ -253,31 +280,12 @@ pub fn write_archive(timeline: &mut Timeline, dir: &Path) -> Result<ArchiveSumma
     };
     let header = timeline.header().clone();
     let world = header.world_size as usize;
-    let mut d = Defs::default();
-    // Hosts in order of first appearance, each rank's location under its host.
-    let mut hosts: Vec<String> = Vec::new();
-    for rank in 0..world {
-        let host = header.hosts.get(rank).cloned().unwrap_or_default();
-        let h = match hosts.iter().position(|x| *x == host) {
-            Some(h) => h,
-            None => {
-                hosts.push(host);
-                hosts.len() - 1
-            }
-        };
-        let name = d.string(&format!("MPI Rank {rank}"));
-        d.defs.locations.push(LocationDef { name, host: h });
-    }
-    d.defs.hosts = hosts.iter().map(|h| d.string(h)).collect::<Vec<_>>();
-    d.defs.machine = d.string(&format!("delaybench run {}", header.provenance.run_id));
-    for (name, description, value) in ATTRIBUTES {
-        let (name, description) = (d.string(name), d.string(description));
-        d.defs.attributes.push(AttributeDef {
-            name,
-            description,
-            otf2_type: value.otf2_type(),
-        });
-    }
+    let mut d = Defs::new(
+        world,
+        |rank| header.hosts.get(rank).cloned().unwrap_or_default(),
+        &format!("delaybench run {}", header.provenance.run_id),
+        &ATTRIBUTES,
+    );
     let delay_region = d.region(DELAY_REGION, RegionRole::Artificial, false);
     let creator = format!("delaybench {}", header.tool_version);
     let description = format!("delaybench records of run {}", header.provenance.run_id);
@@ -374,14 +382,7 @@ pub fn write_archive(timeline: &mut Timeline, dir: &Path) -> Result<ArchiveSumma
         .ok()
         .and_then(|t| t.timestamp_nanos_opt())
         .and_then(|n| u64::try_from(n).ok());
-    d.defs.timer_resolution = 1_000_000_000;
-    d.defs.global_offset = if first_tick == u64::MAX {
-        0
-    } else {
-        first_tick
-    };
-    d.defs.trace_length = last_tick.saturating_sub(d.defs.global_offset);
-    d.defs.realtime_ns = start_ns.unwrap_or(OTF2_UNDEFINED_TIMESTAMP);
+    d.clock(first_tick, last_tick, start_ns);
     w.finish(&d.defs).map_err(otf2)?;
     Ok(summary)
 }
@@ -541,34 +542,25 @@ pub fn write_capture_archive(
         })
     };
     let world = matched.world_size as usize;
-    let mut d = Defs::default();
-    let mut hosts: Vec<String> = Vec::new();
     let host_of: HashMap<u32, &str> = captures
         .iter()
         .map(|c| (c.header.rank, c.header.host.as_str()))
         .collect();
-    for rank in 0..world as u32 {
-        let host = host_of.get(&rank).copied().unwrap_or_default().to_string();
-        let h = hosts.iter().position(|x| *x == host).unwrap_or_else(|| {
-            hosts.push(host);
-            hosts.len() - 1
-        });
-        let name = d.string(&format!("MPI Rank {rank}"));
-        d.defs.locations.push(LocationDef { name, host: h });
-    }
-    d.defs.hosts = hosts.iter().map(|h| d.string(h)).collect::<Vec<_>>();
     let id = captures
         .first()
         .map_or("", |c| c.header.capture_id.as_str());
-    d.defs.machine = d.string(&format!("delaybench capture {id}"));
-    for (name, description, value) in CALL_ATTRIBUTES {
-        let (name, description) = (d.string(name), d.string(description));
-        d.defs.attributes.push(AttributeDef {
-            name,
-            description,
-            otf2_type: value.otf2_type(),
-        });
-    }
+    let mut d = Defs::new(
+        world,
+        |rank| {
+            host_of
+                .get(&(rank as u32))
+                .copied()
+                .unwrap_or_default()
+                .to_string()
+        },
+        &format!("delaybench capture {id}"),
+        &CALL_ATTRIBUTES,
+    );
     let span = d.region("delaybench: capture", RegionRole::Artificial, false);
     // Each communicator's members by communicator rank, from the instances.
     let mut members: HashMap<u64, Vec<u64>> = HashMap::new();
@@ -665,14 +657,7 @@ pub fn write_capture_archive(
         w.leave(location, end, span).map_err(otf2)?;
         summary.enters += 1;
     }
-    d.defs.timer_resolution = 1_000_000_000;
-    d.defs.global_offset = if first_tick == u64::MAX {
-        0
-    } else {
-        first_tick
-    };
-    d.defs.trace_length = last_tick.saturating_sub(d.defs.global_offset);
-    d.defs.realtime_ns = OTF2_UNDEFINED_TIMESTAMP;
+    d.clock(first_tick, last_tick, None);
     w.finish(&d.defs).map_err(otf2)?;
     Ok(summary)
 }
@@ -713,7 +698,8 @@ mod tests {
         };
         let mut spans = vec![span(10, 20), span(30, 40)];
         nest_detours(&mut spans, [(5, 12), (18, 35), (45, 50)].into_iter(), 0, 9);
-        let shape: Vec<(u64, u64, Vec<(u64, u64)>)> = spans
+        type Shape = (u64, u64, Vec<(u64, u64)>);
+        let shape: Vec<Shape> = spans
             .iter()
             .map(|s| (s.start, s.end, s.inner.clone()))
             .collect();

@@ -2,6 +2,7 @@
 //! parses the same in every build) and refuses, saying what to install and how to build.
 
 use super::super::{ExportError, RowExporter, RowSink, RowsSpec};
+use super::ArchiveSummary;
 use crate::timeline::Timeline;
 use std::io::Write;
 use std::path::Path;
@@ -28,21 +29,6 @@ impl RowExporter for Otf2 {
     ) -> Result<Box<dyn RowSink + 'a>, ExportError> {
         Err(ExportError::Io(std::io::Error::other(MISSING)))
     }
-}
-
-/// What [`write_archive`] wrote (never built without the feature).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ArchiveSummary {
-    /// Blocks read from the records file.
-    pub blocks: usize,
-    /// Locations (ranks).
-    pub locations: usize,
-    /// `Enter` events (as many `Leave`).
-    pub enters: u64,
-    /// `MpiCollectiveBegin` events (as many `MpiCollectiveEnd`).
-    pub collectives: u64,
-    /// Repetitions left out for a rank because a time was not finite.
-    pub skipped: u64,
 }
 
 /// Refuses: this build cannot write OTF2.
