@@ -394,9 +394,13 @@ mod tests {
             let e = write_rows_streamed(&run, blocks, ExportRows::Rank, *format, &mut Broken);
             let message = e.expect_err("a broken output must fail").to_string();
             // A build without the Parquet writer refuses before writing a byte,
-            // and says which feature is missing; every other format meets the disk.
+            // and says which feature is missing; OTF2 writes archives, never rows, and
+            // says so (or, without its feature, what to install); every other format meets
+            // the disk.
             let expected = if !cfg!(feature = "parquet") && message.contains("Parquet") {
                 "--features parquet"
+            } else if *format == Format::Otf2 {
+                "otf2"
             } else {
                 "disk full"
             };
