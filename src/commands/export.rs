@@ -87,6 +87,14 @@ fn export_otf2(file: &Path, times: GlobalTimes, dir: Option<&Path>) -> Result<()
             String::new()
         }
     );
+    if wrote.moved > 0 {
+        eprintln!(
+            "delaybench: warning: {} regions began before their rank's previous one ended \
+             (overlapping global times) and were moved later to keep each rank's events in \
+             time order, as OTF2 requires",
+            wrote.moved
+        );
+    }
     Ok(())
 }
 

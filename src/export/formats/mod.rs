@@ -125,6 +125,10 @@ pub struct ArchiveSummary {
     /// Repetitions left out for a rank because a time was not finite (none in a complete
     /// run).
     pub skipped: u64,
+    /// Regions whose start (and end) moved later to the location's last event, because
+    /// OTF2 takes each location's events in time order and their global times overlapped
+    /// the previous one's (none in the runs tested; synthetic records have them).
+    pub moved: u64,
 }
 
 /// The formats one command offers, each with what it holds there (its `--help` line).

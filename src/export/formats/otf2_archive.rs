@@ -354,27 +354,34 @@ pub fn write_archive(timeline: &mut Timeline, dir: &Path) -> Result<ArchiveSumma
                 }
             }
             for s in &spans {
-                first_tick = first_tick.min(s.start);
-                last_tick = last_tick.max(s.end);
-                w.enter(location, s.start, s.region, &s.attributes)
+                // The library takes each location's events in time order only: a region
+                // that begins before the location's last event (global times that overlap
+                // the previous repetition's) begins at that event instead, and is counted.
+                let cur = last[location as usize];
+                let (start, end) = (s.start.max(cur), s.end.max(s.start.max(cur)));
+                summary.moved += u64::from(start != s.start || end != s.end);
+                first_tick = first_tick.min(start);
+                last_tick = last_tick.max(end);
+                w.enter(location, start, s.region, &s.attributes)
                     .map_err(otf2)?;
                 summary.enters += 1;
                 if s.coll.is_some() {
-                    w.collective_begin(location, s.start).map_err(otf2)?;
+                    w.collective_begin(location, start).map_err(otf2)?;
                     summary.collectives += 1;
                 }
                 for &(a, z) in &s.inner {
                     let r = detour_region.expect("pieces only with detours");
+                    let a = a.clamp(start, end);
                     w.enter(location, a, r, &[]).map_err(otf2)?;
-                    w.leave(location, z, r).map_err(otf2)?;
+                    w.leave(location, z.clamp(a, end), r).map_err(otf2)?;
                     summary.enters += 1;
                 }
                 if let Some(c) = s.coll {
-                    w.collective_end(location, s.end, c.op, c.comm, c.root, c.bytes, c.bytes)
+                    w.collective_end(location, end, c.op, c.comm, c.root, c.bytes, c.bytes)
                         .map_err(otf2)?;
                 }
-                w.leave(location, s.end, s.region).map_err(otf2)?;
-                last[location as usize] = last[location as usize].max(s.end);
+                w.leave(location, end, s.region).map_err(otf2)?;
+                last[location as usize] = end;
             }
         }
     }
