@@ -31,6 +31,13 @@
 #                       when python3 cannot import them, Debian's python3-cbor2,
 #                       python3-numpy and python3-crc32c when pip refuses (Debian's own
 #                       python3 is externally managed); a failure is said and returned.
+#   DELAYBENCH_OTF2=1   the OTF2 library (Debian's libotf2-trace-dev: headers, libotf2 and
+#                       otf2-config), otf2-tools (otf2-print) and python3-otf2 (the
+#                       library's Python reader and writer, for Debian's /usr/bin/python3),
+#                       apt-get when missing: `--features otf2` (OTF2 archives, bindgen over
+#                       the C API) and tests/otf2_export.rs. Exports DELAYBENCH_FEATURES=otf2
+#                       once the headers are there, which scripts/test.sh passes to cargo;
+#                       without them the feature stays off and those tests skip.
 #   DELAYBENCH_MAN=1    man-db (apt-get, when man is missing), for tests/man_page.rs's
 #                       rendering of the manual page.
 #   DELAYBENCH_BROWSER=1  Debian's chromium (apt-get, when no chromium is on PATH), the
@@ -38,7 +45,7 @@
 #                       and python3's html5lib, the validator it parses them with (pip,
 #                       else Debian's python3-html5lib).
 #
-# Exports: MPICC (read by rsmpi's build), DELAYBENCH_MPIEXEC (the launcher: mpirun or
+# Exports: DELAYBENCH_FEATURES (see DELAYBENCH_OTF2), MPICC (read by rsmpi's build), DELAYBENCH_MPIEXEC (the launcher: mpirun or
 # mpiexec), DELAYBENCH_MPI_FLAVOR (openmpi, mpich or other), CARGO_TARGET_DIR for a named
 # MPI, LIBCLANG_PATH when libclang is outside bindgen's default places, and the Open MPI
 # variables for root and for more ranks than cores. Shell options of the caller are left as
@@ -142,6 +149,11 @@ _delaybench_setup() {
             fi
         fi
     fi
+    if [ "${DELAYBENCH_OTF2:-0}" = 1 ]; then
+        [ -f /usr/include/otf2/otf2.h ] || command -v otf2-config >/dev/null 2>&1 || missing+=(libotf2-trace-dev)
+        command -v otf2-print >/dev/null 2>&1 || missing+=(otf2-tools)
+        [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import otf2' >/dev/null 2>&1 || missing+=(python3-otf2)
+    fi
     if [ "${DELAYBENCH_MAN:-0}" = 1 ]; then
         command -v man >/dev/null 2>&1 || missing+=(man-db)
     fi
@@ -171,6 +183,15 @@ _delaybench_setup() {
     if [ "${DELAYBENCH_PYTHON:-0}" = 1 ] && ! _python_has "${python_modules[@]}"; then
         say "python3 ($(command -v python3)) still cannot import ${python_modules[*]}: install them for it (python3 -m pip install ${python_modules[*]}), or set DELAYBENCH_PYTHON=0 to leave out the tests of scripts/read_records.py"
         return 1
+    fi
+    if [ "${DELAYBENCH_OTF2:-0}" = 1 ]; then
+        if [ -f /usr/include/otf2/otf2.h ] || command -v otf2-config >/dev/null 2>&1; then
+            DELAYBENCH_FEATURES=otf2
+            export DELAYBENCH_FEATURES
+            say "OTF2: the library is there, cargo builds with --features otf2 (scripts/test.sh)"
+        else
+            say "OTF2: no otf2/otf2.h after installing libotf2-trace-dev; the feature stays off"
+        fi
     fi
     if [ -z "${libclang:-}" ]; then
         libclang=$(find_libclang) || {

@@ -15,10 +15,12 @@ export DELAYBENCH_SLURM="${DELAYBENCH_SLURM:-1}"
 export DELAYBENCH_SIMGRID="${DELAYBENCH_SIMGRID:-1}"
 # And the rest the tests use (each =0 leaves its part out, and those tests skip): the
 # emulated cluster's tools, LAMMPS and HPCC for the capture of real applications, python3
-# with cbor2, numpy and crc32c for read_records.py, and man for the manual page's rendering.
+# with cbor2, numpy and crc32c for read_records.py, the OTF2 library, otf2-print and its
+# Python reader for OTF2 archives (`--features otf2`), and man for the manual page's rendering.
 export DELAYBENCH_CLUSTER="${DELAYBENCH_CLUSTER:-1}"
 export DELAYBENCH_APPS="${DELAYBENCH_APPS:-1}"
 export DELAYBENCH_PYTHON="${DELAYBENCH_PYTHON:-1}"
+export DELAYBENCH_OTF2="${DELAYBENCH_OTF2:-1}"
 export DELAYBENCH_MAN="${DELAYBENCH_MAN:-1}"
 export DELAYBENCH_BROWSER="${DELAYBENCH_BROWSER:-1}"
 . scripts/setup.sh
@@ -36,8 +38,11 @@ for arg in "$@"; do
             --bench=* | --examples | --example | --example=* | --doc) targets=() ;;
     esac
 done
+# The optional features whose libraries setup.sh found (DELAYBENCH_FEATURES: otf2).
+features=()
+[ -z "${DELAYBENCH_FEATURES:-}" ] || features=(--features "$DELAYBENCH_FEATURES")
 status=0
-cargo test ${targets[@]+"${targets[@]}"} "$@" || status=$?
+cargo test ${features[@]+"${features[@]}"} ${targets[@]+"${targets[@]}"} "$@" || status=$?
 # A test that skips the same part twice (once per choice of times) is listed once.
 list=$(awk '!seen[$0]++ { sub(/^skipped: /, "  "); print }' "$DELAYBENCH_SKIP_LOG")
 skipped=$(($(printf '%s' "$list" | grep -c '^' || true)))

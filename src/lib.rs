@@ -26,6 +26,8 @@ pub mod export;
 pub mod frame;
 pub mod info;
 pub mod noise;
+#[cfg(feature = "otf2")]
+pub mod otf2_sys;
 pub mod output_name;
 pub mod plan;
 pub mod plot;

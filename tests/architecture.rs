@@ -24,6 +24,7 @@ const FLOORS: &[&[&str]] = &[
         "exit",
         "frame",
         "output_name",
+        "otf2_sys",
     ],
     &["clock"],
     &["wait", "capture"],

@@ -142,7 +142,9 @@ fn analyze_export_and_plot_of_a_large_file_run_in_bounded_memory() {
     // made before they are written, about 230 MB from 10^7 events on (256 MB at 10^8, the
     // rest the footer's per-row-group statistics).
     #[cfg(feature = "parquet")]
-    parquet_export(dir.path(), &path, events, size, 6 * block_bytes);
+    let parquet_secs = parquet_export(dir.path(), &path, events, size, 6 * block_bytes);
+    #[cfg(all(feature = "otf2", feature = "parquet"))]
+    otf2_export(dir.path(), &path, events, size, parquet_secs);
     let figures = dir.path().join("figures");
     let plot = ["plot", "--out", figures.to_str().unwrap()];
     let p = measured("plot", &plot, &path, events, size);
@@ -171,7 +173,7 @@ fn analyze_export_and_plot_of_a_large_file_run_in_bounded_memory() {
 /// bytes per row, and holds its memory to `blocks_bytes` (a few blocks) plus one row group
 /// of column buffers; the file is removed after, as it is not small.
 #[cfg(feature = "parquet")]
-fn parquet_export(dir: &Path, path: &Path, events: u64, size: u64, blocks_bytes: u64) {
+fn parquet_export(dir: &Path, path: &Path, events: u64, size: u64, blocks_bytes: u64) -> f64 {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     let out = dir.join("large.parquet");
     let args = [
@@ -194,6 +196,68 @@ fn parquet_export(dir: &Path, path: &Path, events: u64, size: u64, blocks_bytes:
     // ROW_GROUP_ROWS rows of ~30 columns before it is written out.
     within("export parquet", q.rss, blocks_bytes + (128 << 20));
     std::fs::remove_file(&out).unwrap();
+    q.secs
+}
+
+/// Times `export --format otf2` of the whole file beside the per-rank CSV export into a
+/// file (the same rows as Parquet's), prints the bytes of each per rank-repetition, and
+/// holds OTF2 to the goal of at most twice Parquet's time (`parquet_secs`).
+#[cfg(all(feature = "otf2", feature = "parquet"))]
+fn otf2_export(dir: &Path, path: &Path, events: u64, size: u64, parquet_secs: f64) {
+    let archive = dir.join("large-otf2");
+    let args = [
+        "export",
+        "--format",
+        "otf2",
+        "--output",
+        archive.to_str().unwrap(),
+    ];
+    let o = measured("export --format otf2", &args, path, events, size);
+    let bytes: u64 = walk_bytes(&archive);
+    eprintln!(
+        "export --format otf2: {bytes} bytes, {:.1} bytes per rank-repetition",
+        bytes as f64 / events as f64
+    );
+    std::fs::remove_dir_all(&archive).unwrap();
+    let csv = dir.join("large.csv");
+    let args = [
+        "export",
+        "--format",
+        "csv",
+        "--output",
+        csv.to_str().unwrap(),
+    ];
+    let c = measured("export --format csv", &args, path, events, size);
+    let csv_bytes = std::fs::metadata(&csv).unwrap().len();
+    eprintln!(
+        "export --format csv: {csv_bytes} bytes, {:.1} bytes per rank-repetition; OTF2 took \
+         {:.2} x Parquet's time and {:.2} x CSV's",
+        csv_bytes as f64 / events as f64,
+        o.secs / parquet_secs,
+        o.secs / c.secs
+    );
+    std::fs::remove_file(&csv).unwrap();
+    assert!(
+        o.secs <= 2.0 * parquet_secs,
+        "OTF2 took {:.1} s, more than twice Parquet's {parquet_secs:.1} s",
+        o.secs
+    );
+}
+
+/// The bytes of the files under `dir`.
+#[cfg(feature = "otf2")]
+fn walk_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk_bytes(&p)
+            } else {
+                std::fs::metadata(&p).unwrap().len()
+            }
+        })
+        .sum()
 }
 
 /// What [`measured`] saw of one run.

@@ -69,6 +69,11 @@ pub struct CaptureSite {
     pub symbol_offset: u64,
 }
 
+/// The module of every site read from an OTF2 archive (`otf2_import.rs`): its offset is the
+/// calling region's definition, the same on every rank, and its symbol the region's name
+/// with its file and line, which is the site's name as it stands.
+pub const OTF2_MODULE: &str = "otf2";
+
 impl CaptureSite {
     /// The key that identifies the site across ranks: `module+0xoffset`.
     pub fn key(&self) -> String {

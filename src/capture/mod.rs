@@ -17,6 +17,8 @@
 //!   file, files without a footer, a skipped MPI_Finalize synchronisation.
 //! - The matching (`matching.rs`, `instance.rs`): the ranks' calls as collective instances on
 //!   the global clock, each with its lateness, spread, imbalance and wait states.
+//! - OTF2 archives (`otf2_import.rs`, feature `otf2`): Score-P's MPI collective records read
+//!   as the same [`RankCapture`]s, wherever a capture folder is accepted ([`read_captures`]).
 //! - By call site (`sites.rs`, `counts.rs`): the groups `arrivals` reports, the site with the
 //!   most waiting, a site's lateness vectors and a call's count vectors, which
 //!   `--delay replay:CAPTURE@SITE` replays.
@@ -32,6 +34,8 @@ mod instance;
 mod items;
 mod matching;
 mod op;
+#[cfg_attr(not(feature = "otf2"), path = "otf2_import_off.rs")]
+mod otf2_import;
 mod reader;
 mod sites;
 #[cfg(test)]
@@ -45,9 +49,11 @@ pub use instance::{Entry, Instance};
 pub use items::{
     counts_hash, CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader,
     CaptureSite, CaptureSync, CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION, MAX_VECTORS_PER_SITE,
+    OTF2_MODULE,
 };
 pub use matching::{match_calls, MatchError, Matched};
 pub use op::{CaptureOp, WaitKind};
-pub use reader::{is_capture_header, read_capture, read_captures, RankCapture};
+pub use otf2_import::read_otf2;
+pub use reader::{is_capture_header, otf2_anchor, read_capture, read_captures, RankCapture};
 pub use sites::{busiest_site, by_site, demangle, site_lateness, site_names, wait_total, SiteKey};
 pub use writer::CaptureWriter;

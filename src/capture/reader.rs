@@ -147,14 +147,18 @@ pub fn read_capture(path: &Path) -> Result<RankCapture, CaptureFileError> {
 }
 
 /// Reads the files of one capture: each path is a rank's file or a capture directory, whose
-/// `rank*.cbor` files are all read.
+/// `rank*.cbor` files are all read, or an OTF2 archive (its anchor file or its directory,
+/// [`otf2_anchor`]), read as a capture by `otf2_import.rs` (feature `otf2`).
 ///
 /// # Errors
 /// [`CaptureFileError`] when a directory or file cannot be read or a file is no capture.
 pub fn read_captures(paths: &[PathBuf]) -> Result<Vec<RankCapture>, CaptureFileError> {
     let mut files = Vec::new();
+    let mut archives = Vec::new();
     for p in paths {
-        if p.is_dir() {
+        if let Some(anchor) = otf2_anchor(p) {
+            archives.extend(super::otf2_import::read_otf2(&anchor)?);
+        } else if p.is_dir() {
             let entries = std::fs::read_dir(p).map_err(|source| io_error(p, source))?;
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
@@ -176,7 +180,34 @@ pub fn read_captures(paths: &[PathBuf]) -> Result<Vec<RankCapture>, CaptureFileE
             files.push(p.clone());
         }
     }
-    files.iter().map(|f| read_capture(f.as_path())).collect()
+    let mut captures: Vec<RankCapture> = files
+        .iter()
+        .map(|f| read_capture(f.as_path()))
+        .collect::<Result<_, _>>()?;
+    captures.extend(archives);
+    Ok(captures)
+}
+
+/// The anchor file of an OTF2 archive (Score-P's `traces.otf2`) when `path` is one or is a
+/// directory holding one (`traces.otf2`, or its only `*.otf2` file); None otherwise.
+pub fn otf2_anchor(path: &Path) -> Option<PathBuf> {
+    let is_otf2 = |p: &Path| p.is_file() && p.extension().is_some_and(|e| e == "otf2");
+    if is_otf2(path) {
+        return Some(path.to_path_buf());
+    }
+    if !path.is_dir() {
+        return None;
+    }
+    let traces = path.join("traces.otf2");
+    if is_otf2(&traces) {
+        return Some(traces);
+    }
+    let mut found = std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| is_otf2(p));
+    let one = found.next()?;
+    found.next().is_none().then_some(one)
 }
 
 #[cfg(test)]

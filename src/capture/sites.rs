@@ -97,6 +97,12 @@ pub fn site_names(captures: &[RankCapture], search: &[PathBuf]) -> HashMap<Strin
             if names.contains_key(&key) {
                 continue;
             }
+            // A site read from an OTF2 archive is a region, named as the archive names it.
+            if let (super::items::OTF2_MODULE, Some(symbol)) = (site.module.as_str(), &site.symbol)
+            {
+                names.insert(key, symbol.clone());
+                continue;
+            }
             let loader = loaders
                 .entry(site.module.clone())
                 .or_insert_with(|| {

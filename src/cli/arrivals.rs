@@ -7,7 +7,8 @@ use std::path::PathBuf;
 /// Arguments of `delaybench arrivals`: a capture and how to report it.
 #[derive(Debug, Clone, Args)]
 pub struct ArrivalsArgs {
-    /// The capture's per-rank files, or its directory.
+    /// The capture's per-rank files, or its directory; or an OTF2 archive (Score-P's
+    /// `traces.otf2`, or its directory), read as a capture (build feature `otf2`).
     #[arg(required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
     /// Output: plain tables for reading, CSV rows (see --rows) or one JSON document.
@@ -42,6 +43,10 @@ pub struct ArrivalsArgs {
     /// largest cause]. Repeatable.
     #[arg(long, value_name = "RANK:REGION", value_parser = parse_what_if)]
     pub what_if: Vec<(u32, usize)>,
+    /// The new (or empty) directory of the OTF2 archive that `--format otf2` writes; only
+    /// with that format.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: Option<PathBuf>,
     /// Where to find the application's modules for file:line names of the call sites: files
     /// or directories [default: the application's argv[0]]. Repeatable.
     #[arg(long, value_name = "PATH")]

@@ -18,7 +18,8 @@ pub struct ExportArgs {
     /// One row per rank and repetition (`rank`), or per repetition with t_global (`rep`).
     #[arg(long, value_enum, default_value = "rank")]
     pub rows: ExportRows,
-    /// File to write [default: standard output; Parquet needs one]. Never overwritten.
+    /// File to write [default: standard output; Parquet needs one], or the new directory
+    /// of an OTF2 archive (`--format otf2`). Never overwritten.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }

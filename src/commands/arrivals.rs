@@ -7,7 +7,7 @@ use crate::analysis::causes::Causes;
 use crate::capture::site_names;
 use crate::cli::ArrivalsArgs;
 use crate::exit::BadInput;
-use crate::export::{write_arrivals, ExportError};
+use crate::export::{write_arrivals, write_capture_archive, ExportError, Format};
 use crate::plot::{arrivals_dir, write_arrivals_figures};
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -30,7 +30,24 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
         top,
         what_if,
         modules,
+        output,
     } = args;
+    let archive = match (format, output) {
+        (Format::Otf2, Some(dir)) => {
+            crate::output_name::check_fresh_dir(&dir).map_err(BadInput)?;
+            Some(dir)
+        }
+        (Format::Otf2, None) => {
+            return Err(BadInput(
+                "--format otf2 writes an archive, a directory: give it with --output DIR".into(),
+            )
+            .into())
+        }
+        (_, Some(_)) => {
+            return Err(BadInput("--output is the directory of --format otf2 only".into()).into())
+        }
+        (_, None) => None,
+    };
     // A folder the user named must take the figures: refused before anything is read.
     if let Some(dir) = &figures {
         fresh_figures_dir(dir).map_err(BadInput)?;
@@ -56,6 +73,17 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
     };
     for (rank, region) in asked {
         causes.what_if(rank, region).map_err(BadInput)?;
+    }
+    if let Some(dir) = archive {
+        let wrote = write_capture_archive(&captures, &matched, &causes.report, &dir)?;
+        eprintln!(
+            "delaybench: wrote {}: {} locations, {} regions entered, {} collectives",
+            dir.join("traces.otf2").display(),
+            wrote.locations,
+            wrote.enters,
+            wrote.collectives
+        );
+        return Ok(());
     }
     let figures_dir =
         (!no_figures).then(|| figures.clone().unwrap_or_else(|| arrivals_dir(&files[0])));

@@ -47,9 +47,9 @@ pub use exporter::{
     RowSink, RowsSpec,
 };
 pub use formats::{
-    write_markdown_table, write_plain_table, write_plain_table_within, Choices, Csv, Delimited,
-    Format, FormatParser, Json, JsonLines, Markdown, Table, Tsv, ALGORITHMS, ANALYSES, ARRIVALS,
-    EXPORTS, INFO, TABLES,
+    write_archive, write_capture_archive, write_markdown_table, write_plain_table,
+    write_plain_table_within, ArchiveSummary, Choices, Csv, Delimited, Format, FormatParser, Json,
+    JsonLines, Markdown, Table, Tsv, ALGORITHMS, ANALYSES, ARRIVALS, EXPORTS, INFO, TABLES,
 };
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
 pub use noise::{write_noise_detours, write_noise_report, DetourRow};
@@ -210,6 +210,15 @@ pub enum ExportError {
     /// records file, an I/O error); the message is the reader's.
     #[error(transparent)]
     Records(#[from] crate::records::RecordsError),
+    /// The OTF2 archive could not be written (the library refused, or this build has no
+    /// OTF2: the message says what to install).
+    #[error("cannot write the OTF2 archive {}: {what}", path.display())]
+    Otf2 {
+        /// The archive's directory.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        what: String,
+    },
 }
 
 /// Writes the summary of `analysis` (one row per measured configuration, from
@@ -386,9 +395,13 @@ mod tests {
             let e = write_rows_streamed(&run, blocks, ExportRows::Rank, *format, &mut Broken);
             let message = e.expect_err("a broken output must fail").to_string();
             // A build without the Parquet writer refuses before writing a byte,
-            // and says which feature is missing; every other format meets the disk.
+            // and says which feature is missing; OTF2 writes archives, never rows, and
+            // says so (or, without its feature, what to install); every other format meets
+            // the disk.
             let expected = if !cfg!(feature = "parquet") && message.contains("Parquet") {
                 "--features parquet"
+            } else if *format == Format::Otf2 {
+                "otf2"
             } else {
                 "disk full"
             };

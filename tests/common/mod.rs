@@ -161,3 +161,14 @@ pub fn records_on(
         truncated: end.truncated,
     }
 }
+
+/// Debian's python3 with the OTF2 library's Python module `otf2` (python3-otf2; the
+/// machine's default python3 may be another), or None.
+pub fn python_with_otf2() -> Option<&'static str> {
+    ["/usr/bin/python3", "python3"].into_iter().find(|py| {
+        Command::new(py)
+            .args(["-c", "import otf2"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
