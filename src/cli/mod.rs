@@ -66,6 +66,9 @@ use clap::{Parser, Subcommand};
     // `delaybench CMD -h` does what `delaybench help CMD` would, and the line it takes keeps
     // `-h` within one screen.
     disable_help_subcommand = true,
+    // One usage line for the two forms, so that `-h` with every subcommand listed stays
+    // within one screen.
+    override_usage = "delaybench [OPTIONS]  |  delaybench <COMMAND>",
     after_long_help = crate::exit::EXIT_STATUS_HELP
 )]
 pub struct Cli {
