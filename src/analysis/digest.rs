@@ -37,6 +37,9 @@ pub struct BlockDigest {
     /// What the lower bounds of the valid repetitions need of their start times, aligned
     /// with `t_globals` (`None` where a block has no bound: [`ArrivalTerms::of`]).
     pub arrivals: Option<ArrivalTerms>,
+    /// Per rank: where it ran and where its buffers were ([`Block::placement`]; empty when
+    /// not recorded).
+    pub placement: Vec<crate::records::BufferPlacement>,
 }
 
 crate::timeline::pairing::configuration!(BlockDigest);
@@ -74,6 +77,7 @@ impl BlockDigest {
             t_globals,
             algorithm: block.algorithm_name().to_string(),
             arrivals: ArrivalTerms::of(block),
+            placement: block.placement.clone(),
         }
     }
 }

@@ -13,6 +13,7 @@ mod digest;
 mod family_differences;
 mod fdr;
 mod launch_level;
+mod launch_placement;
 mod launches;
 mod lower_bound;
 mod noise;
@@ -52,6 +53,7 @@ pub use family_differences::{
 };
 pub use fdr::benjamini_hochberg;
 pub use launch_level::{interval_method, over_launches, ByLaunch};
+pub use launch_placement::{placement_rows, separation_p, PlacementRow};
 pub use launches::{analyze, analyze_digests, Analysis, LaunchInfo};
 pub use lower_bound::{bound_columns, dependents, rounds, ArrivalTerms, BoundColumns};
 pub use noise::{noise_report, NoiseReport, NoiseStats};

@@ -59,6 +59,11 @@ pub struct AnalyzeArgs {
     /// it as CSV).
     #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing", "truth", "algorithms"])]
     pub replay: bool,
+    /// Instead of the summary, given several launches of one plan: per configuration each
+    /// launch's median t_global beside where its ranks and buffers were (CPUs, SMT
+    /// siblings, page offsets, huge pages), and which of those separates the launches.
+    #[arg(long, conflicts_with_all = ["distribution", "trend", "overlap", "timing", "truth", "algorithms", "replay"])]
+    pub placement: bool,
     #[command(flatten)]
     pub times: TimesArgs,
     /// File to write [default: standard output; Parquet needs one]. Never overwritten.

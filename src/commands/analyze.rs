@@ -3,14 +3,14 @@
 use super::reading::{analysis, analysis_of, each_block, launches, refuse_repeated_runs};
 use super::{finish, Run};
 use crate::analysis::{
-    algorithm_rows, algorithm_table_text, replay_pattern_rows, timing_row, trend_row, truth_rows,
-    Analysis, DistributionRows, OverlapRows,
+    algorithm_rows, algorithm_table_text, placement_rows, replay_pattern_rows, timing_row,
+    trend_row, truth_rows, Analysis, DistributionRows, OverlapRows,
 };
 use crate::analysis::{Bootstrap, LaunchDigest};
 use crate::cli::AnalyzeArgs;
 use crate::export::{
-    with_run_columns, write_distribution, write_overlap, write_serde_rows, write_summary,
-    write_summary_wide, write_timing, write_trend, write_truth, Format,
+    with_run_columns, write_distribution, write_overlap, write_placement, write_serde_rows,
+    write_summary, write_summary_wide, write_timing, write_trend, write_truth, Format,
 };
 use crate::plot::{Offered, Selection};
 use crate::records::RunLabel;
@@ -43,6 +43,7 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
         truth,
         algorithms,
         replay,
+        placement,
         wide,
         select,
         times,
@@ -116,6 +117,17 @@ fn analyze(args: AnalyzeArgs) -> Result<()> {
                 .into())
             }
         }
+    } else if placement {
+        // What differed between launches, beside each launch's median.
+        let launches = selected_launches(&files, times, &select)?;
+        let rows = placement_rows(&launches);
+        if rows.iter().all(|r| r.cpus.is_empty()) {
+            eprintln!(
+                "delaybench: these records hold no placements (written before they were \
+                 recorded, or simulated)"
+            );
+        }
+        write_placement(&rows, format, out)?;
     } else if replay {
         // The application's own pattern, on its own: CSV, TSV or JSON rows.
         let a = selected_analysis(&files, bootstrap.bootstrap(), times, &select)?;

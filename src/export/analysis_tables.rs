@@ -1,9 +1,9 @@
-//! `analyze --distribution` and `analyze --trend` as a table, CSV or JSON.
+//! `analyze --distribution`, `--trend`, `--truth` and `--placement` as a table, CSV or JSON.
 
 use super::table_cells::size_cell;
 use super::write_table;
 use super::{ExportError, Format};
-use crate::analysis::{DistributionRow, TrendRow, TruthRow};
+use crate::analysis::{DistributionRow, PlacementRow, TrendRow, TruthRow};
 use crate::plan::Op;
 use std::io::Write;
 
@@ -46,6 +46,49 @@ const TRUTH_HEADERS: [&str; 10] = [
     "global clock error med (us)",
     "global clock error p95 (us)",
 ];
+
+const PLACEMENT_HEADERS: [&str; 14] = [
+    "op",
+    "size",
+    "P",
+    "delay",
+    "launch",
+    "valid",
+    "t_global med (us)",
+    "CPUs",
+    "SMT siblings",
+    "send page offset (B)",
+    "recv page offset (B)",
+    "send huge",
+    "recv huge",
+    "separated by",
+];
+
+/// Writes `analyze --placement` rows (table: microseconds; the launch by its place among
+/// the files, CSV and JSON also by its run id).
+pub fn write_placement(
+    rows: &[PlacementRow],
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let cells = |r: &PlacementRow| {
+        let mut c = key(r.op, r.bytes, r.nprocs, &r.delay_model);
+        c.extend([
+            r.launch.to_string(),
+            r.valid.to_string(),
+            format!("{:.2}", r.t_global_median_s * 1e6),
+            r.cpus.clone(),
+            r.smt_siblings.clone(),
+            r.send_page_offsets.clone(),
+            r.recv_page_offsets.clone(),
+            r.send_huge.clone(),
+            r.recv_huge.clone(),
+            r.separated_by.clone(),
+        ]);
+        c
+    };
+    write_table(rows, format, &PLACEMENT_HEADERS, cells, out)
+}
 
 /// Writes `analyze --truth` rows (table: microseconds).
 pub fn write_truth(

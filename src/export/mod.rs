@@ -36,7 +36,7 @@ mod summary_table;
 mod summary_tsv;
 mod table_cells;
 
-pub use analysis_tables::{write_distribution, write_trend, write_truth};
+pub use analysis_tables::{write_distribution, write_placement, write_trend, write_truth};
 pub use arrivals::{call_rows, write_arrivals, ArrivalsRows, CallRow};
 pub use capture_compare::write_capture_compare;
 pub use cells::Cell;

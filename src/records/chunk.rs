@@ -148,6 +148,7 @@ pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
         algorithm: block.algorithm.clone(),
         algorithm_check: block.algorithm_check.clone(),
         counts: block.counts.clone(),
+        placement: block.placement.clone(),
         flags_online: if block.flags_online.is_empty() {
             Vec::new()
         } else {

@@ -4,6 +4,7 @@
 //! CBOR: one header, one block per measured configuration (or, for a long block, its chunks
 //! and a block end), and a footer when the run completed. Plain Rust, no MPI.
 
+mod buffer_placement;
 mod chunk;
 mod header;
 pub mod host_list;
@@ -22,6 +23,7 @@ pub mod testdata;
 mod writer;
 
 pub use crate::frame::cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
+pub use buffer_placement::{BufferPlacement, PAGE_BYTES};
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
 pub use job::{JobInfo, RankPlacement};
 pub use noise_check::{octave_counts, NoiseCheck, NOISE_OCTAVES};

@@ -57,6 +57,11 @@ pub struct Machine {
     pub cores_logical: u32,
     /// The environment variables whose names start with one of [`ENV_PREFIXES`], by name.
     pub env: BTreeMap<String, String>,
+    /// Transparent huge pages: the selected mode of
+    /// `/sys/kernel/mm/transparent_hugepage/enabled` (`always`, `madvise`, `never`), empty
+    /// when unknown or in files written before it was recorded.
+    #[serde(default)]
+    pub thp: String,
 }
 
 /// Tags in one cell: `key=value` joined with `;`, in the order given (empty for none).
@@ -105,8 +110,21 @@ impl Machine {
             cores_physical,
             cores_logical: u32::try_from(online).unwrap_or(0),
             env: recorded_env(env),
+            thp: selected_mode(
+                &std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+                    .unwrap_or_default(),
+            ),
         }
     }
+}
+
+/// The bracketed choice of a sysfs mode list (`always [madvise] never` → `madvise`), empty
+/// when none is bracketed.
+fn selected_mode(list: &str) -> String {
+    list.split_whitespace()
+        .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// What tells one launch from another on every row of `analyze` and `export`, from its header:
@@ -305,6 +323,13 @@ fn uname() -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_bracketed_huge_page_mode_is_the_selected_one() {
+        assert_eq!(selected_mode("always [madvise] never\n"), "madvise");
+        assert_eq!(selected_mode("[always] madvise never"), "always");
+        assert_eq!(selected_mode(""), "");
+    }
+
     use super::*;
 
     #[test]

@@ -281,6 +281,11 @@ pub struct Block {
     /// uniform (`bytes` per rank or rank pair) and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts: Option<BlockCounts>,
+    /// Per rank of the block: where it ran and where its message buffers were, taken after
+    /// the warm-up ([`super::BufferPlacement`]); the same for every block of a configuration.
+    /// Empty in older files and simulated runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub placement: Vec<super::BufferPlacement>,
 }
 
 pub use crate::plan::vcounts::BlockCounts;

@@ -90,6 +90,7 @@ pub fn header(world_size: u32) -> Header {
                 cores_physical: 2,
                 cores_logical: 4,
                 env: [("OMPI_MCA_btl".to_string(), "self,vader".to_string())].into(),
+                thp: "madvise".into(),
             }],
         },
         noise_check: None,
@@ -142,6 +143,7 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         algorithm: None,
         algorithm_check: None,
         counts: None,
+        placement: Vec::new(),
     };
     for rep in 0..nrep as usize {
         let start = b.scheduled_start_s.0[rep];

@@ -175,6 +175,8 @@ pub struct BlockSpec {
     pub algorithm_check: Option<crate::plan::algorithms::AlgorithmCheck>,
     /// The captured counts the kernel's partitions were sized from, for the records.
     pub counts: Option<BlockCounts>,
+    /// Per rank: where it ran and where its buffers were, for the records (rank 0).
+    pub placement: Vec<crate::records::BufferPlacement>,
 }
 
 /// A measured block: on rank 0 the whole block (`None` elsewhere), and how many of its first
@@ -626,6 +628,7 @@ fn gather(
         algorithm: spec.algorithm.clone(),
         algorithm_check: spec.algorithm_check.clone(),
         counts: spec.counts.clone(),
+        placement: spec.placement.clone(),
     })
 }
 

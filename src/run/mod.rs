@@ -8,6 +8,7 @@
 
 mod agree;
 mod algorithms;
+mod buffer_placement;
 mod check;
 mod clockeval;
 mod command;

@@ -142,6 +142,7 @@ pub fn decode(
             algorithm: None,
             algorithm_check: None,
             counts: None,
+            placement: Vec::new(),
             detour: None,
             world_ranks: (0..p).collect(),
             hosts: label.hosts,

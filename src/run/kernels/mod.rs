@@ -243,6 +243,22 @@ impl Kernel {
         kernel
     }
 
+    /// Addresses of the first byte of the send and the receive buffer the kernel uses (the
+    /// f64 buffers of a reduction, else the byte buffers; 0 where it has none), for the
+    /// records' [`crate::records::BufferPlacement`].
+    pub fn buffer_addresses(&self) -> (usize, usize) {
+        let b = &self.buffers;
+        let first = |f: &[f64], u: &[u8]| match (f.is_empty(), u.is_empty()) {
+            (false, _) => f.as_ptr() as usize,
+            (true, false) => u.as_ptr() as usize,
+            (true, true) => 0,
+        };
+        (
+            first(&b.send_f64, &b.send_u8),
+            first(&b.recv_f64, &b.recv_u8),
+        )
+    }
+
     /// Makes what a kernel needs before its first call on `comm` outside the timed
     /// repetitions: the persistent kernels' request (`MPI_<Coll>_init`); nothing for the
     /// others. Collective on `comm` for the persistent kernels.

@@ -55,6 +55,7 @@ impl Runner<'_> {
             algorithm: self.algorithm.as_ref().map(|(s, _)| s.clone()),
             algorithm_check: self.algorithm.as_ref().map(|(_, c)| c.clone()),
             counts: None,
+            placement: Vec::new(),
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::delay::DelayModel;
 use crate::plan::{blocks, Op};
 use crate::records::{Block, RecordsWriter};
 use crate::run::error::RunError;
+use crate::run::gather::gather_one;
 use crate::run::interrupt;
 use crate::run::kernels::Kernel;
 use crate::run::measure::{auto_window, early_probe_reps, pure_pass, warm_up};
@@ -56,6 +57,10 @@ impl Runner<'_> {
         // A persistent kernel's request is made here, before the warm-up and the timed calls.
         kernel.prepare(comm);
         let slowest = warm_up(comm, &mut kernel, timing, self.plan.warmup);
+        // Where the ranks and their buffers are, once the warm-up has touched every page.
+        let (send, recv) = kernel.buffer_addresses();
+        let placement =
+            gather_one(comm, crate::run::buffer_placement::here(send, recv)).unwrap_or_default();
         // Overlap mode: a pure pass after the warm-up (as OSU and IMB-NBC run one), whose
         // slowest-rank times size the computation.
         let pure = self
@@ -102,6 +107,7 @@ impl Runner<'_> {
         for (model, matrix) in delays {
             let mut spec = self.block_spec(comm, op, bytes, model.as_ref(), &matrix);
             spec.counts = counts.clone();
+            spec.placement = placement.clone();
             spec.compute = compute;
             spec.pure_pass = pure.clone();
             if let (Some(comms), Some(every)) = (comms, self.plan.track_every_s) {
