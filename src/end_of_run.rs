@@ -55,7 +55,7 @@ impl EndOfRun {
     /// Errors: the message of [`check_fresh_dir`].
     pub fn check(&self) -> Result<(), String> {
         if self.writes_files() {
-            check_fresh_dir(&self.dir)
+            check_fresh_dir(&self.dir, crate::output_name::FIGURES_WAY_OUT)
         } else {
             Ok(())
         }

@@ -235,6 +235,14 @@ impl RunInfo {
             }
         }
         rows.push(("p2p one-way", p2p_line(h)));
+        if !h.transport.is_empty() {
+            let vars: Vec<String> = h
+                .transport
+                .iter()
+                .map(|v| format!("{}={}", v.name, v.value))
+                .collect();
+            rows.push(("transport", vars.join(", ")));
+        }
         rows.push((
             "noise check",
             h.noise_check
@@ -252,10 +260,15 @@ impl RunInfo {
             rows.push((
                 "machine",
                 format!(
-                    "{}: {}; {}; {cores}",
+                    "{}: {}; {}; {cores}{}",
                     m.host,
                     or_unknown(&m.kernel, "kernel unknown"),
-                    or_unknown(&m.cpu_model, "CPU unknown")
+                    or_unknown(&m.cpu_model, "CPU unknown"),
+                    if m.thp.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; transparent huge pages {}", m.thp)
+                    }
                 ),
             ));
             for (k, v) in &m.env {
@@ -511,7 +524,7 @@ mod tests {
             "tags            system=test",
             "ops             allreduce, iallreduce",
             "clock sync      offset (nonimproving=100)",
-            "machine         node0: Linux 6.1.0 #1 SMP x86_64; Example CPU; 2 physical / 4 logical cores",
+            "machine         node0: Linux 6.1.0 #1 SMP x86_64; Example CPU; 2 physical / 4 logical cores; transparent huge pages madvise",
             "  environment   OMPI_MCA_btl=self,vader",
             "noise check     not run",
             "simulated       no (measured)",

@@ -33,12 +33,16 @@ pub fn outputs_dir(data: &Path) -> PathBuf {
     }
 }
 
-/// Checks that `dir` may receive a run's outputs without overwriting anything: it does not
-/// exist, or is an empty directory.
+/// The way out a run's figures folder offers when it is in the way.
+pub const FIGURES_WAY_OUT: &str = "--figures DIR (or --output FILE, whose folder is beside it)";
+
+/// Checks that `dir` may receive a command's outputs without overwriting anything: it does
+/// not exist, or is an empty directory. `option` is the option that names another one
+/// (`--dir`, `--output DIR`, [`FIGURES_WAY_OUT`]).
 ///
-/// Errors: a message naming `dir` and what is in the way (a file, a non-empty directory, or
-/// an unreadable path).
-pub fn check_fresh_dir(dir: &Path) -> Result<(), String> {
+/// Errors: a message naming `dir`, what is in the way (a file, a non-empty directory, or
+/// an unreadable path) and `option`.
+pub fn check_fresh_dir(dir: &Path, option: &str) -> Result<(), String> {
     match std::fs::read_dir(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) if dir.is_file() => Err(format!(
@@ -50,7 +54,7 @@ pub fn check_fresh_dir(dir: &Path) -> Result<(), String> {
             None => Ok(()),
             Some(_) => Err(format!(
                 "{} already holds files: outputs are never overwritten; remove it or \
-                 choose another --figures DIR (or --output FILE, whose folder is beside it)",
+                 choose another {option}",
                 dir.display()
             )),
         },
@@ -83,15 +87,20 @@ mod tests {
     fn only_missing_or_empty_dirs_are_fresh() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("figs");
-        assert_eq!(check_fresh_dir(&dir), Ok(()));
+        assert_eq!(check_fresh_dir(&dir, "--dir"), Ok(()));
         std::fs::create_dir(&dir).unwrap();
-        assert_eq!(check_fresh_dir(&dir), Ok(()));
+        assert_eq!(check_fresh_dir(&dir, "--dir"), Ok(()));
         std::fs::write(dir.join("index.md"), "x").unwrap();
-        let e = check_fresh_dir(&dir).unwrap_err();
-        assert!(e.contains("never overwritten"), "{e}");
+        let e = check_fresh_dir(&dir, "--dir").unwrap_err();
+        assert!(
+            e.contains("never overwritten") && e.ends_with("another --dir"),
+            "{e}"
+        );
         let file = tmp.path().join("f");
         std::fs::write(&file, "x").unwrap();
-        assert!(check_fresh_dir(&file).unwrap_err().contains("is a file"));
+        assert!(check_fresh_dir(&file, "--dir")
+            .unwrap_err()
+            .contains("is a file"));
     }
 
     #[test]

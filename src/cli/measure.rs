@@ -91,6 +91,11 @@ pub struct MeasureArgs {
     /// that refuse run-time writes; `analyze` pools such launches by algorithm.
     #[arg(long, conflicts_with = "algorithms", help_heading = MEASURE, hide_short_help = true)]
     pub algorithm_from_env: bool,
+    /// At every P, start from the N-th configuration (op, size, algorithm) and wrap around:
+    /// launches of one plan given 0, 1, 2, ... measure each configuration at another point
+    /// of the run (`delaybench launches` sets it).
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = MEASURE, hide_short_help = true)]
+    pub rotate: u32,
     /// Whether `--ops` came from the command line or a study file rather than its default
     /// (set by [`MeasureArgs::note_given`]; a replay chooses the kernels otherwise).
     #[arg(skip)]
@@ -321,6 +326,7 @@ impl MeasureArgs {
                 },
                 algorithms: self.algorithms.clone(),
                 algorithm_from_env: self.algorithm_from_env,
+                rotate: self.rotate,
                 clock: self.clock,
                 // Replaced by the builder: `seed` below, or the run's drawn one.
                 seed: 0,

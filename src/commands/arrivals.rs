@@ -34,7 +34,7 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
     } = args;
     let archive = match (format, output) {
         (Format::Otf2, Some(dir)) => {
-            crate::output_name::check_fresh_dir(&dir).map_err(BadInput)?;
+            crate::output_name::check_fresh_dir(&dir, "--output DIR").map_err(BadInput)?;
             Some(dir)
         }
         (Format::Otf2, None) => {
@@ -115,7 +115,7 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
 /// Checks that `dir` may take the figures of `arrivals`: missing or empty; else a message
 /// that names it and the way out.
 fn fresh_figures_dir(dir: &Path) -> Result<(), String> {
-    crate::output_name::check_fresh_dir(dir).map_err(|e| {
+    crate::output_name::check_fresh_dir(dir, "--figures DIR").map_err(|e| {
         if dir.is_dir() {
             format!(
                 "{} already holds files (an earlier report's figures?) and figures are never \

@@ -55,7 +55,7 @@ fn export_otf2(file: &Path, times: GlobalTimes, dir: Option<&Path>) -> Result<()
         )
         .into());
     };
-    crate::output_name::check_fresh_dir(dir).map_err(BadInput)?;
+    crate::output_name::check_fresh_dir(dir, "--output DIR").map_err(BadInput)?;
     if is_noise_file(file) {
         return Err(BadInput(format!(
             "{} is a noise file: --format otf2 writes the blocks of a records file",

@@ -29,7 +29,13 @@ impl Run for LaunchesArgs {
 
 /// Options that `launches` sets on every launch itself: given in the launcher's command line
 /// they would name one file for all launches, or clash with the ones appended.
-const SET_PER_LAUNCH: [&str; 4] = ["--output", "--figures", "--no-figures", "--no-summary"];
+const SET_PER_LAUNCH: [&str; 5] = [
+    "--output",
+    "--figures",
+    "--no-figures",
+    "--no-summary",
+    "--rotate",
+];
 
 /// Runs the launches; returns the records files written, in launch order.
 fn launches(args: LaunchesArgs) -> Result<Vec<PathBuf>> {
@@ -54,7 +60,7 @@ fn launches(args: LaunchesArgs) -> Result<Vec<PathBuf>> {
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
         PathBuf::from(format!("results/launches-{stamp}-{}", std::process::id()))
     });
-    check_fresh_dir(&dir).map_err(BadInput)?;
+    check_fresh_dir(&dir, "--dir").map_err(BadInput)?;
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut files = Vec::new();
     let start = Instant::now();
@@ -68,6 +74,10 @@ fn launches(args: LaunchesArgs) -> Result<Vec<PathBuf>> {
             format!("launch={k}").as_ref(),
             "--no-figures".as_ref(),
             "--no-summary".as_ref(),
+            // Launch K starts from the K-th configuration: a configuration measured first
+            // in every launch would carry whatever the start of a run does to it.
+            "--rotate".as_ref(),
+            (k - 1).to_string().as_ref(),
         ]);
         eprintln!(
             "launches: launch {k} of {count} ({:.0} s so far): {}",

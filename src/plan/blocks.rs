@@ -31,7 +31,8 @@ pub struct DelayBlock {
 }
 
 /// The configurations measured at every P, in order: per kernel of the plan, per size the
-/// kernel takes ([`Plan::sizes_for`]), per algorithm setting `settings(op)` gives.
+/// kernel takes ([`Plan::sizes_for`]), per algorithm setting `settings(op)` gives; then
+/// rotated left by [`Plan::rotate`].
 pub fn configurations<S: Clone>(
     plan: &Plan,
     mut settings: impl FnMut(Op) -> Vec<S>,
@@ -48,6 +49,10 @@ pub fn configurations<S: Clone>(
                 });
             }
         }
+    }
+    if !out.is_empty() {
+        let by = plan.rotate as usize % out.len();
+        out.rotate_left(by);
     }
     out
 }
@@ -115,5 +120,18 @@ mod tests {
             blocks_per_p(&plan, |op| if op == Op::Allreduce { 2 } else { 1 }),
             5 * n
         );
+        // Rotated by 2 (and by 7 = 2 mod 5): the same configurations from the third on.
+        for rotate in [2, 7] {
+            plan.rotate = rotate;
+            let rotated: Vec<_> = configurations(&plan, |op| match op {
+                Op::Allreduce => vec!["a", "b"],
+                _ => vec!["x"],
+            })
+            .iter()
+            .map(|c| (c.op, c.bytes, c.setting))
+            .collect();
+            assert_eq!(rotated[..3], keys[2..]);
+            assert_eq!(rotated[3..], keys[..2]);
+        }
     }
 }

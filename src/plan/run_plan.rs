@@ -170,6 +170,16 @@ pub struct Plan {
     /// `--algorithm-from-env`: record the algorithm the launch environment set.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub algorithm_from_env: bool,
+    /// `--rotate N`: at every P, measure the configurations starting from the N-th (mod
+    /// their number) and wrap around, so that launches of one plan given 0, 1, 2, ... put
+    /// each configuration early and late in the run (`delaybench launches` does so). Block
+    /// streams count in the order measured. 0 in older files.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rotate: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Plan {

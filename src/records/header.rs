@@ -48,6 +48,7 @@ impl Header {
             algorithms: None,
             simulation: None,
             p2p: None,
+            transport: Vec::new(),
         }
     }
 }

@@ -197,6 +197,19 @@ pub struct Header {
     /// runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p2p: Option<super::P2pTimes>,
+    /// The MPI library's point-to-point path variables at the start of the run (eager
+    /// limits, rendezvous thresholds, the single-copy mechanism), read through MPI_T on rank
+    /// 0: what decides how a message of each size travels. Empty in older files, simulated
+    /// runs and libraries whose MPI_T lists none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transport: Vec<TransportVariable>,
+}
+
+/// One integer control variable of the MPI library, by its MPI_T name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransportVariable {
+    pub name: String,
+    pub value: i64,
 }
 
 /// One measured configuration: (op, bytes, P, nominal delay).

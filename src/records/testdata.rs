@@ -73,6 +73,7 @@ pub fn header(world_size: u32) -> Header {
             adaptive: None,
             algorithms: None,
             algorithm_from_env: false,
+            rotate: 0,
         },
         study: None,
         provenance: Provenance {
@@ -98,6 +99,7 @@ pub fn header(world_size: u32) -> Header {
         algorithms: None,
         simulation: None,
         p2p: None,
+        transport: Vec::new(),
     }
 }
 

@@ -48,6 +48,8 @@ pub struct Cvar {
     pub scope: c_int,
     /// The enumeration's items (value, name), empty when it has none.
     pub items: Vec<(i32, String)>,
+    /// Bytes of one value of its datatype (`MPI_Type_size`), 0 when unknown.
+    pub value_bytes: c_int,
 }
 
 impl Mpit {
@@ -111,12 +113,19 @@ impl Mpit {
             } else {
                 enum_items(enumtype)
             };
+            let mut value_bytes: c_int = 0;
+            // SAFETY: MPI_T_cvar_get_info succeeded, so it wrote the datatype; the out
+            // pointer is valid.
+            if unsafe { ffi::MPI_Type_size(datatype.assume_init(), &mut value_bytes) } != 0 {
+                value_bytes = 0;
+            }
             out.push(Cvar {
                 index,
                 name,
                 desc: c_string(&desc),
                 scope,
                 items,
+                value_bytes,
             });
         }
         Ok(out)
@@ -127,7 +136,7 @@ impl Mpit {
     /// # Errors
     /// A handle that cannot be allocated, or a failed read.
     pub fn read(&self, index: c_int) -> Result<i32, MpitError> {
-        self.with_handle(index, |h| {
+        self.with_handle(index, |h, _| {
             // Zeroed and larger than any scalar the variable could hold: a boolean written as
             // one byte reads as 0 or 1.
             let mut buf = [0u8; 64];
@@ -144,7 +153,7 @@ impl Mpit {
     /// # Errors
     /// The library refusing the write (`MPI_T_ERR_CVAR_SET_NEVER`, `..._NOT_NOW`) or failing.
     pub fn write(&self, index: c_int, value: i32) -> Result<(), MpitError> {
-        self.with_handle(index, |h| {
+        self.with_handle(index, |h, _| {
             let v: c_int = value;
             // SAFETY: the handle is valid; the variable is one integer.
             let rc = unsafe { ffi::MPI_T_cvar_write(h, (&v as *const c_int).cast::<c_void>()) };
@@ -169,10 +178,31 @@ impl Mpit {
         Ok(())
     }
 
+    /// The value of integer control variable `c` as an i64: one value (count 1) of 1, 4 or 8
+    /// bytes, little-endian as this machine stores it; `None` for any other variable.
+    pub fn read_integer(&self, c: &Cvar) -> Option<i64> {
+        self.with_handle(c.index, |h, count| {
+            let mut buf = [0u8; 64];
+            if count != 1 || !matches!(c.value_bytes, 1 | 4 | 8) {
+                return Ok(None);
+            }
+            // SAFETY: the handle is valid; one value of at most 8 bytes fits the buffer.
+            let rc = unsafe { ffi::MPI_T_cvar_read(h, buf.as_mut_ptr().cast::<c_void>()) };
+            check("MPI_T_cvar_read", rc)?;
+            Ok(Some(match c.value_bytes {
+                1 => i64::from(buf[0]),
+                4 => i64::from(i32::from_ne_bytes([buf[0], buf[1], buf[2], buf[3]])),
+                _ => i64::from_ne_bytes(buf[..8].try_into().expect("8 bytes")),
+            }))
+        })
+        .ok()
+        .flatten()
+    }
+
     fn with_handle<T>(
         &self,
         index: c_int,
-        body: impl FnOnce(ffi::MPI_T_cvar_handle) -> Result<T, MpitError>,
+        body: impl FnOnce(ffi::MPI_T_cvar_handle, c_int) -> Result<T, MpitError>,
     ) -> Result<T, MpitError> {
         let mut handle: ffi::MPI_T_cvar_handle = std::ptr::null_mut();
         let mut count: c_int = 0;
@@ -182,7 +212,7 @@ impl Mpit {
             ffi::MPI_T_cvar_handle_alloc(index, std::ptr::null_mut(), &mut handle, &mut count)
         };
         check("MPI_T_cvar_handle_alloc", rc)?;
-        let result = body(handle);
+        let result = body(handle, count);
         // SAFETY: `handle` came from MPI_T_cvar_handle_alloc and is freed once.
         unsafe { ffi::MPI_T_cvar_handle_free(&mut handle) };
         result
@@ -335,6 +365,36 @@ pub fn algorithm_variables(
         ));
     }
     Ok(out)
+}
+
+/// Words in the names of the control variables that choose a point-to-point path: eager
+/// limits, rendezvous thresholds and the single-copy mechanisms (Open MPI's `btl_vader_*`,
+/// `pml_ob1_*`; MPICH's `MPIR_CVAR_CH3_EAGER_*`, `MPIR_CVAR_CH4_IPC_*`, ...).
+const TRANSPORT_WORDS: [&str; 7] = [
+    "eager",
+    "rndv",
+    "single_copy",
+    "cma",
+    "xpmem",
+    "knem",
+    "ipc_",
+];
+
+/// The running library's integer control variables that choose how a message of a given
+/// size travels (eager or rendezvous, copy-in/copy-out or single copy), with their values at
+/// the start of the run, for the records (at most 64, in the library's order). Empty when
+/// MPI_T cannot list them.
+pub fn transport_variables(mpit: &Mpit) -> Vec<(String, i64)> {
+    let keep = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        TRANSPORT_WORDS.iter().any(|w| lower.contains(w))
+    };
+    mpit.cvars(keep)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|c| mpit.read_integer(c).map(|v| (c.name.clone(), v)))
+        .take(64)
+        .collect()
 }
 
 /// The enabling variable (`coll_tuned_use_dynamic_rules`) of `library`: its index, value and

@@ -174,8 +174,9 @@ fn run(session: &mut Session, opts: &NoiseOptions) -> ExitCode {
             .unwrap_or_else(|| crate::output_name::default_output("results", "noise", "cbor"));
         // The figures' folder is checked before the file is created, so a refused folder
         // leaves no file behind and nothing is measured.
-        let fresh = figures_dir(opts, &path)
-            .map_or(Ok(()), |dir| crate::output_name::check_fresh_dir(&dir));
+        let fresh = figures_dir(opts, &path).map_or(Ok(()), |dir| {
+            crate::output_name::check_fresh_dir(&dir, crate::output_name::FIGURES_WAY_OUT)
+        });
         match fresh.map(|()| NoiseWriter::create(&path)) {
             Ok(Ok(w)) => writer = Some(w),
             Ok(Err(e)) => refused = e.to_string(),

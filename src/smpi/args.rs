@@ -178,6 +178,7 @@ impl SmpiArgs {
                 adaptive: None,
                 algorithms: None,
                 algorithm_from_env: false,
+                rotate: 0,
             },
             seed: self.seed,
             replay: None,

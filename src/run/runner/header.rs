@@ -2,7 +2,9 @@
 
 use super::Runner;
 use crate::clock::timer_delay_s;
-use crate::records::{ClockInfo, ClockSyncInfo, Header, Machine, Provenance, WaitInfo};
+use crate::records::{
+    ClockInfo, ClockSyncInfo, Header, Machine, Provenance, TransportVariable, WaitInfo,
+};
 use crate::run::session::{Gathered, SPIN_MARGIN_S};
 
 impl Runner<'_> {
@@ -48,6 +50,12 @@ impl Runner<'_> {
             job: self.job.clone(),
             algorithms: self.sweep.as_ref().map(|s| s.info()),
             p2p: self.p2p.clone(),
+            transport: crate::run::mpit::Mpit::init()
+                .map(|m| crate::run::mpit::transport_variables(&m))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, value)| TransportVariable { name, value })
+                .collect(),
             ..header
         }
     }
