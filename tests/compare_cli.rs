@@ -87,6 +87,81 @@ fn compare_two_files_side_by_side() {
 }
 
 #[test]
+fn compare_two_series_of_launches_decides_over_the_launches() {
+    use delaybench::plan::ProcessSyncMethod::Window;
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    // A's launches take 10, 11 and 12 us (run ids: their file names), B's 20, 21 and 22.
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    for k in 1..=3 {
+        write(
+            &a,
+            &format!("launch-{k}.cbor"),
+            9e-6 + f64::from(k) * 1e-6,
+            Window,
+        );
+    }
+    // B's run ids must differ from A's, which are the same file names.
+    for k in 1..=3 {
+        let name = format!("launch-{k}.cbor");
+        let mut header = testdata::header(2);
+        header.provenance.run_id = format!("b-{k}");
+        let mut w = RecordsWriter::create(&b.join(&name)).unwrap();
+        w.write_header(&header).unwrap();
+        for delay in [0.0, 50e-6] {
+            let op_time_s = 19e-6 + f64::from(k) * 1e-6;
+            w.write_block(&testdata::block(Op::Allreduce, 8, 2, delay, 60, op_time_s))
+                .unwrap();
+        }
+        w.finish(&Footer {
+            end_offsets_s: vec![0.0; 2],
+            offset_change_s: vec![0.0; 2],
+            max_abs_offset_change_s: 0.0,
+            wall_time_s: 1.0,
+            warnings: Vec::new(),
+        })
+        .unwrap();
+    }
+    // Column `c` of the first row (the baseline) of `compare A B --format csv`.
+    let first_row = |a: &Path, b: &Path| -> std::collections::HashMap<String, String> {
+        let out = offline(&["compare", s(a), s(b), "--format", "csv"]);
+        assert!(out.status.success(), "{}", text(&out));
+        let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+        let headers = reader.headers().unwrap().clone();
+        let row = reader.records().next().unwrap().unwrap();
+        headers
+            .iter()
+            .zip(row.iter())
+            .map(|(h, v)| (h.to_string(), v.to_string()))
+            .collect()
+    };
+    let num = |r: &std::collections::HashMap<String, String>, c: &str| -> f64 {
+        r[c].parse().unwrap_or_else(|_| panic!("{c} = {:?}", r[c]))
+    };
+    let series = first_row(&a, &b);
+    let launch = |k: u32| {
+        let name = format!("launch-{k}.cbor");
+        first_row(&a.join(&name), &b.join(&name))
+    };
+    let (first, middle, last) = (launch(1), launch(2), launch(3));
+    // Every repetition of every launch counts, and the point is the median over launches.
+    assert_eq!(num(&series, "valid_a"), 3.0 * num(&middle, "valid_a"));
+    for side in ["a", "b"] {
+        let median = format!("t_global_median_{side}_s");
+        assert!((num(&series, &median) - num(&middle, &median)).abs() < 1e-12);
+        // Each side's interval holds every launch's own median (launches, not
+        // repetitions, are the unit).
+        assert!(num(&series, &format!("t_global_median_ci_lo_{side}_s")) <= num(&first, &median));
+        assert!(num(&series, &format!("t_global_median_ci_hi_{side}_s")) >= num(&last, &median));
+    }
+    assert_eq!(series["t_global_differs"], "true");
+    // The same series on both sides is refused, as the same file is.
+    let same = offline(&["compare", s(&a), s(&a)]);
+    assert!(!same.status.success(), "{}", text(&same));
+}
+
+#[test]
 fn analyze_pools_launches_of_one_plan_and_refuses_others() {
     use delaybench::plan::ProcessSyncMethod::{Barrier, Window};
     let dir = tempfile::tempdir().unwrap();

@@ -5,14 +5,15 @@ use crate::export::{Format, TABLES};
 use clap::Args;
 use std::path::PathBuf;
 
-/// Arguments of `delaybench compare`: two records files, or two capture folders of an
-/// application, and how to compare them.
+/// Arguments of `delaybench compare`: two records files or series of launches, or two
+/// capture folders of an application, and how to compare them.
 #[derive(Debug, Clone, Args)]
 pub struct CompareArgs {
-    /// Records file A (the reference), or capture folder A of an application.
+    /// Records file A (the reference); a folder of launches A (`delaybench launches`' DIR,
+    /// its launch-K.cbor, decided over the launches); or capture folder A of an application.
     pub a: PathBuf,
-    /// Records file B, compared with A; or capture folder B: per call site, the time in its
-    /// calls after (B) against before (A).
+    /// Records file B or a folder of launches B, compared with A; or capture folder B: per
+    /// call site, the time in its calls after (B) against before (A).
     pub b: PathBuf,
     /// Output: a table for reading, or CSV, TSV, JSON, Markdown.
     #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]

@@ -17,16 +17,43 @@ use std::process::ExitCode;
 
 impl Run for CompareArgs {
     fn run(self) -> ExitCode {
-        if self.a.is_dir() || self.b.is_dir() {
-            return finish(compare_captures_of(self));
-        }
-        let files = [self.a.clone(), self.b.clone()];
+        let (a, b) = (side_files(&self.a), side_files(&self.b));
+        let (a, b) = match (a, b) {
+            (Some(a), Some(b)) => (a, b),
+            _ => return finish(compare_captures_of(self)),
+        };
+        let files: Vec<PathBuf> = a.iter().chain(&b).cloned().collect();
         finish(
             refuse_repeated_runs(&files)
                 .map_err(anyhow::Error::from)
-                .and_then(|()| compare_files(self)),
+                .and_then(|()| compare_files(self, a, b)),
         )
     }
+}
+
+/// The records files of one side: the file itself, or the launches of a series
+/// (`delaybench launches`' folder: its `launch-K.cbor`, in launch order); `None` for a
+/// folder without them (a capture folder).
+fn side_files(path: &Path) -> Option<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return Some(vec![path.to_path_buf()]);
+    }
+    let mut launches: Vec<(u32, PathBuf)> = std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            let k = p
+                .file_name()?
+                .to_str()?
+                .strip_prefix("launch-")?
+                .strip_suffix(".cbor")?
+                .parse()
+                .ok()?;
+            Some((k, p))
+        })
+        .collect();
+    launches.sort();
+    (!launches.is_empty()).then(|| launches.into_iter().map(|(_, p)| p).collect())
 }
 
 /// Two capture folders (`libdelaybench_capture.so`'s `DELAYBENCH_CAPTURE_DIR`): the time in
@@ -86,15 +113,16 @@ fn compare_captures_of(args: CompareArgs) -> Result<()> {
     Ok(())
 }
 
-fn compare_files(args: CompareArgs) -> Result<()> {
+/// Records files of A against those of B: one file a side, or a series of launches a side
+/// (each side's launches resampled as the unit, `analysis::over_launches`).
+fn compare_files(args: CompareArgs, a: Vec<PathBuf>, b: Vec<PathBuf>) -> Result<()> {
     let CompareArgs {
-        a,
-        b,
         format,
         figures,
         html,
         bootstrap,
         times,
+        ..
     } = args;
     if let Some(page) = &html {
         check_page_path(page)?;
@@ -102,8 +130,7 @@ fn compare_files(args: CompareArgs) -> Result<()> {
     let boot = bootstrap.bootstrap();
     let times = times.global_times;
     // Each side's digests stay: the intervals of the differences resample their t_globals.
-    let read = |file: &PathBuf| -> Result<(Vec<LaunchDigest>, Analysis)> {
-        let files = std::slice::from_ref(file);
+    let read = |files: &Vec<PathBuf>| -> Result<(Vec<LaunchDigest>, Analysis)> {
         let launches = launches(files, times)?;
         let analysis = analysis_of(files, &launches, boot)?;
         Ok((launches, analysis))
@@ -111,8 +138,13 @@ fn compare_files(args: CompareArgs) -> Result<()> {
     let (la, lb) = (read(&a)?, read(&b)?);
     let (sa, sb) = (&la.1, &lb.1);
     for (side, x) in [("A", sa), ("B", sb)] {
+        // A series' warnings name their launch's file themselves.
+        let file = match &x.files[..] {
+            [one] => format!(" ({one})"),
+            _ => String::new(),
+        };
         for w in &x.warnings {
-            eprintln!("delaybench: warning: {side} ({}): {w}", x.files[0]);
+            eprintln!("delaybench: warning: {side}{file}: {w}");
         }
     }
     let side_a = CompareSide {
@@ -151,7 +183,8 @@ fn compare_files(args: CompareArgs) -> Result<()> {
             .with_context(|| format!("reading {}", path.display()))?;
         Ok(Side::of(path, t.header()))
     };
-    let (side_a, side_b) = (side(&a)?, side(&b)?);
+    // A series is labelled by its first launch's header.
+    let (side_a, side_b) = (side(&a[0])?, side(&b[0])?);
     if let Some(dir) = figures {
         for p in write_compare_figures(&rows, &side_a, &side_b, &dir)? {
             eprintln!("delaybench: figure {}", p.display());
