@@ -294,17 +294,7 @@ fn the_run_page_and_the_comparison_page_open_in_chromium() {
     assert!(!html.contains("src="), "nothing loaded from elsewhere");
     let (b, _) = run(dir.path(), "b.cbor");
     let compare_page = dir.path().join("compare.html");
-    let out = offline(&[
-        "compare",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--html",
-        compare_page.to_str().unwrap(),
-        "--format",
-        "csv",
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    let compared = String::from_utf8_lossy(&out.stdout).lines().count() - 1;
+    let compared = csv_rows(&compare_to_page(&a, &b, &compare_page));
     let keep = output_folder();
     std::fs::copy(&page, keep.join("index.html")).unwrap();
     std::fs::copy(&compare_page, keep.join("compare.html")).unwrap();
@@ -425,9 +415,27 @@ fn write_capture(dir: &Path, id: &str, calls: usize, late_s: f64) {
     }
 }
 
-/// Data rows of a CSV text (its header line left out).
+/// `compare a b --html page --format csv`, which must succeed.
+fn compare_to_page(a: &Path, b: &Path, page: &Path) -> std::process::Output {
+    let out = offline(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    out
+}
+
+/// Data rows of a CSV text (its header line left out; none when it is empty).
 fn csv_rows(out: &std::process::Output) -> usize {
-    String::from_utf8_lossy(&out.stdout).lines().count() - 1
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .count()
+        .saturating_sub(1)
 }
 
 /// The browser, or `None` having said why the test skips.
@@ -473,16 +481,7 @@ fn the_capture_page_and_the_capture_comparison_open_in_chromium() {
     ]);
     assert!(causes.status.success(), "{}", text(&causes));
     let compare_page = dir.path().join("captures.html");
-    let compared = offline(&[
-        "compare",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--html",
-        compare_page.to_str().unwrap(),
-        "--format",
-        "csv",
-    ]);
-    assert!(compared.status.success(), "{}", text(&compared));
+    let compared = compare_to_page(&a, &b, &compare_page);
     let html = std::fs::read_to_string(&page).unwrap();
     // The capture's identity and every cause the figure draws linked to it.
     assert!(html.contains("before-1") && html.contains("./app --steps 40"));
@@ -566,7 +565,7 @@ fn a_sampled_delay_puts_its_distribution_on_the_run_page() {
         "--sizes",
         "8",
         "--nrep",
-        "20",
+        "40",
         "--warmup",
         "3",
         "--delay",
@@ -603,6 +602,14 @@ fn a_sampled_delay_puts_its_distribution_on_the_run_page() {
         csv_rows(&rows),
         "a row per row of analyze --distribution"
     );
+    if csv_rows(&rows) == 0 {
+        // MPICH on 2 loaded cores once had no valid pair of repetitions in 20.
+        common::skip_known_limit(
+            "no valid repetition with its baseline under this load: the distribution has no \
+             row, so its links were not checked",
+        );
+        return;
+    }
     // Each row links to its model's distribution figure, which is on the page.
     let targets: Vec<&str> = table
         .split("href=\"#")

@@ -7,7 +7,7 @@
 
 use super::capture_names::subtitle;
 use super::compare::Side;
-use super::html::{figure, inline_svg, key_values, page, text_table, INDEX_HTML};
+use super::html::{figure, inline_svg, key_values, page, text_table, warnings_section, INDEX_HTML};
 use super::render::Drawable;
 use super::PlotError;
 use crate::analysis::causes::CausesReport;
@@ -136,13 +136,7 @@ pub fn capture_html(
     };
     let main = html! {
         main {
-            section #warnings {
-                h2 { "Warnings" }
-                @if warnings.is_empty() { p { "None." } }
-                @else {
-                    ul.warnings { @for w in &warnings { li { "Warning: " (printable(w)) } } }
-                }
-            }
+            (warnings_section(&warnings))
             section #causes {
                 h2 { "Who made everyone wait" }
                 (text_table(

@@ -10,6 +10,7 @@ use super::render::svg_string;
 use super::PlotError;
 use crate::analysis::capture_compare::CaptureComparison;
 use crate::analysis::{Bootstrap, CompareRow};
+use crate::export::TextTable;
 use crate::records::provenance::printable;
 use maud::{html, Markup};
 use std::path::Path;
@@ -44,16 +45,11 @@ pub fn compare_html(
     let main = html! {
         main {
             (runs(a, b))
-            section #differences {
-                h2 { "Differences" }
-                (text_table(
-                    "compare-table",
-                    "B against A per configuration: medians with their intervals, the \
-                     difference with the interval of the difference, and whether it excludes 0.",
-                    &table,
-                    None,
-                ))
-            }
+            (differences(
+                "B against A per configuration: medians with their intervals, the difference \
+                 with the interval of the difference, and whether it excludes 0.",
+                &table,
+            ))
             section #figures {
                 h2 { "Figures" }
                 @if figures.is_empty() { p { "No figure: no configuration with a median on both sides." } }
@@ -81,17 +77,11 @@ pub fn capture_compare_html(c: &CaptureComparison, boot: &Bootstrap, a: &Side, b
     let main = html! {
         main {
             (runs(a, b))
-            section #differences {
-                h2 { "Differences" }
-                (text_table(
-                    "compare-table",
-                    "B against A per call site: the median time in the call (the members' \
-                     waiting included), the difference with its interval, and whether it \
-                     differs.",
-                    &table,
-                    None,
-                ))
-            }
+            (differences(
+                "B against A per call site: the median time in the call (the members' waiting \
+                 included), the difference with its interval, and whether it differs.",
+                &table,
+            ))
         }
     };
     let title = format!(
@@ -115,6 +105,16 @@ fn page_header(a: &Side, b: &Side, rows: &str, figures: bool) -> Markup {
                 a href="#runs" { "Runs" } " · " a href="#differences" { "Differences" }
                 @if figures { " · " a href="#figures" { "Figures" } }
             }
+        }
+    }
+}
+
+/// The section of the difference table, `#compare-table` with `caption`.
+fn differences(caption: &str, table: &TextTable) -> Markup {
+    html! {
+        section #differences {
+            h2 { "Differences" }
+            (text_table("compare-table", caption, table, None))
         }
     }
 }

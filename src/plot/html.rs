@@ -133,15 +133,7 @@ pub fn index_html(
     };
     let main = html! {
                 main {
-                    section #warnings {
-                        h2 { "Warnings" }
-                        @if data.warnings.is_empty() { p { "None." } }
-                        @else {
-                            ul.warnings {
-                                @for w in &data.warnings { li { "Warning: " (printable(w)) } }
-                            }
-                        }
-                    }
+                    (warnings_section(&data.warnings))
                     section #answer {
                         h2 { "The answer" }
                         div.scroll {
@@ -331,6 +323,19 @@ pub(super) fn key_values(caption: &str, rows: &[(String, String)]) -> Markup {
                 @for (k, v) in rows {
                     tr { th scope="row" { (printable(k)) } td { (printable(v)) } }
                 }
+            }
+        }
+    }
+}
+
+/// The page's first section: its warnings as the terminal says them, or "None.".
+pub(super) fn warnings_section(warnings: &[String]) -> Markup {
+    html! {
+        section #warnings {
+            h2 { "Warnings" }
+            @if warnings.is_empty() { p { "None." } }
+            @else {
+                ul.warnings { @for w in warnings { li { "Warning: " (printable(w)) } } }
             }
         }
     }

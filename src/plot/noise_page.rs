@@ -4,7 +4,7 @@
 //! total; sortable by a column), each row linked to the figures that draw its detours, the
 //! sources of the noise the machine names, then both figures with their captions.
 
-use super::html::{figure, inline_svg, key_values, page, text_table, INDEX_HTML};
+use super::html::{figure, inline_svg, key_values, page, text_table, warnings_section, INDEX_HTML};
 use super::render::Drawable;
 use super::PlotError;
 use crate::analysis::noise_report;
@@ -100,13 +100,7 @@ pub fn noise_html(run: &NoiseRun, figures: &[Drawable], dir: &Path) -> Result<St
     };
     let main = html! {
         main {
-            section #warnings {
-                h2 { "Warnings" }
-                @if warnings.is_empty() { p { "None." } }
-                @else {
-                    ul.warnings { @for w in &warnings { li { "Warning: " (printable(w)) } } }
-                }
-            }
+            (warnings_section(&warnings))
             section #report {
                 h2 { "The noise" }
                 (text_table(
