@@ -19,11 +19,12 @@ pub struct CompareArgs {
     #[arg(long, value_parser = Format::parser(TABLES), default_value = "table")]
     pub format: Format,
     /// Also draw the comparison (median t_global and benefit of A and B vs P, with
-    /// intervals) as PNG and SVG figures into this directory.
+    /// intervals) as PNG and SVG figures into this directory (records files only).
     #[arg(long, value_name = "DIR")]
     pub figures: Option<PathBuf>,
     /// Also write the comparison as one self-contained HTML page to this file: both runs'
-    /// identities side by side, the difference table (sortable) and the figures, inline.
+    /// identities side by side, the difference table (sortable) and the figures, inline
+    /// (of two capture folders: the captures and the per-site table, no figure).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     #[command(flatten)]

@@ -8,7 +8,7 @@ use crate::capture::site_names;
 use crate::cli::ArrivalsArgs;
 use crate::exit::BadInput;
 use crate::export::{write_arrivals, write_capture_archive, ExportError, Format};
-use crate::plot::{arrivals_dir, write_arrivals_figures};
+use crate::plot::{announce, arrivals_dir, write_arrivals_figures};
 use anyhow::{Context, Result};
 use std::path::Path;
 use std::process::ExitCode;
@@ -104,8 +104,8 @@ fn arrivals(args: ArrivalsArgs) -> Result<()> {
         if let Err(e) = fresh_figures_dir(&dir) {
             eprintln!("delaybench: warning: no figures: {e}");
         } else {
-            for p in write_arrivals_figures(&matched, &report, &causes.report, &dir)? {
-                eprintln!("delaybench: figure {}", p.display());
+            for p in write_arrivals_figures(&captures, &matched, &report, &causes.report, &dir)? {
+                eprintln!("delaybench: {}", announce(&p));
             }
         }
     }

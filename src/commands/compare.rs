@@ -9,7 +9,9 @@ use crate::exit::BadInput;
 
 use crate::cli::CompareArgs;
 use crate::export::{write_capture_compare, write_compare};
-use crate::plot::{write_compare_figures, write_compare_page, Side};
+use crate::plot::{
+    capture_side, write_capture_compare_page, write_compare_figures, write_compare_page, Side,
+};
 use crate::timeline::{GlobalTimes, Timeline};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -78,13 +80,16 @@ fn compare_captures_of(args: CompareArgs) -> Result<()> {
             .into());
         }
     }
-    if figures.is_some() || html.is_some() {
+    if figures.is_some() {
         return Err(BadInput(
-            "--figures and --html draw records comparisons only; two captures are compared \
-             as a table (draw each with `delaybench arrivals`)"
+            "--figures draws records comparisons only; two captures are compared as a table \
+             and a page (--html FILE; draw each capture with `delaybench arrivals`)"
                 .into(),
         )
         .into());
+    }
+    if let Some(page) = &html {
+        check_page_path(page)?;
     }
     let boot = bootstrap.bootstrap();
     let read =
@@ -110,6 +115,11 @@ fn compare_captures_of(args: CompareArgs) -> Result<()> {
         .into());
     }
     write_capture_compare(&compared, &boot, format, &mut std::io::stdout().lock())?;
+    if let Some(page) = html {
+        let (side_a, side_b) = (capture_side(&a, &ca, &ma), capture_side(&b, &cb, &mb));
+        write_capture_compare_page(&compared, &boot, &side_a, &side_b, &page)?;
+        eprintln!("delaybench: comparison page: {}", page.display());
+    }
     Ok(())
 }
 

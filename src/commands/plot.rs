@@ -58,6 +58,7 @@ fn plot(args: PlotArgs) -> Result<()> {
         let run = read_noise(&file).with_context(|| format!("reading {}", file.display()))?;
         let paths = write_noise_figures(&run, &out_dir)?;
         if paths.is_empty() {
+            // Without a figure there is no page either: the report on stdout says it all.
             eprintln!(
                 "delaybench: no figure to draw from {}: no rank had a detour above the threshold",
                 file.display()

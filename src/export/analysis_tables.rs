@@ -1,6 +1,6 @@
 //! `analyze --distribution`, `--trend`, `--truth` and `--placement` as a table, CSV or JSON.
 
-use super::table_cells::size_cell;
+use super::table_cells::{size_cell, TextTable};
 use super::write_table;
 use super::{ExportError, Format};
 use crate::analysis::{DistributionRow, PlacementRow, TrendRow, TruthRow};
@@ -122,6 +122,35 @@ fn key(op: Op, bytes: u64, nprocs: u32, delay_model: &str) -> Vec<String> {
     ]
 }
 
+/// One distribution row's cells: benefits in percent, `-` where a metric does not apply.
+fn distribution_cells(r: &DistributionRow) -> Vec<String> {
+    let pc = |b: f64| format!("{:.1}", b * 100.0);
+    let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.2}"));
+    let mut c = key(r.op, r.bytes, r.nprocs, &r.delay_model);
+    c.push(r.n.to_string());
+    c.extend(
+        [
+            r.benefit_p5,
+            r.benefit_p25,
+            r.benefit_median,
+            r.benefit_p75,
+            r.benefit_p95,
+        ]
+        .map(pc),
+    );
+    c.extend([opt(r.amplification), opt(r.wait_for_slowest)]);
+    c
+}
+
+/// What the distribution table's metrics are, one line each.
+const DISTRIBUTION_NOTES: [&str; 5] = [
+    "b: per-repetition delay overlap benefit, delaybench's own extension of",
+    "Niethammer et al. 2016, eq. 5.",
+    "noise ampl.: delaybench's own, for noise blocks (every rank delayed) only.",
+    "Both are defined in the project's metrics documentation; b also in",
+    "delaybench-metrics(7).",
+];
+
 /// Writes distribution rows (table: benefits in percent, then a note that both metrics are
 /// delaybench's own; noise amplification `-` for blocks that are not noise blocks).
 pub fn write_distribution(
@@ -129,36 +158,21 @@ pub fn write_distribution(
     format: Format,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
-    let pc = |b: f64| format!("{:.1}", b * 100.0);
-    let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.2}"));
-    let cells = |r: &DistributionRow| {
-        let mut c = key(r.op, r.bytes, r.nprocs, &r.delay_model);
-        c.push(r.n.to_string());
-        c.extend(
-            [
-                r.benefit_p5,
-                r.benefit_p25,
-                r.benefit_median,
-                r.benefit_p75,
-                r.benefit_p95,
-            ]
-            .map(pc),
-        );
-        c.extend([opt(r.amplification), opt(r.wait_for_slowest)]);
-        c
-    };
-    write_table(rows, format, &DISTRIBUTION_HEADERS, cells, out)?;
+    write_table(rows, format, &DISTRIBUTION_HEADERS, distribution_cells, out)?;
     if format == Format::Table {
-        writeln!(
-            out,
-            "b: per-repetition delay overlap benefit, delaybench's own extension of\n\
-             Niethammer et al. 2016, eq. 5.\n\
-             noise ampl.: delaybench's own, for noise blocks (every rank delayed) only.\n\
-             Both are defined in the project's metrics documentation; b also in\n\
-             delaybench-metrics(7)."
-        )?;
+        for line in DISTRIBUTION_NOTES {
+            writeln!(out, "{line}")?;
+        }
     }
     Ok(())
+}
+
+/// The distribution table as the terminal prints it, for the run's page.
+pub fn distribution_table(rows: &[DistributionRow]) -> TextTable {
+    TextTable {
+        notes: DISTRIBUTION_NOTES.iter().map(|l| l.to_string()).collect(),
+        ..TextTable::of(rows, &DISTRIBUTION_HEADERS, distribution_cells)
+    }
 }
 
 /// Writes trend rows (table: microseconds, and microseconds per second of run).

@@ -3,6 +3,7 @@
 //! CSV (one flat row per site, per rank, per call and rank, or per cause) or JSON (the
 //! whole report).
 
+use super::table_cells::TextTable;
 use super::{write_plain_table, write_serde_rows, ExportError, Format};
 use crate::analysis::arrivals::{ArrivalsReport, SiteRow};
 use crate::analysis::causes::{CauseBasis, CauseKind, CauseRow, CausesReport};
@@ -380,56 +381,46 @@ fn write_tables(r: &ArrivalsReport, out: &mut dyn Write) -> Result<(), ExportErr
     Ok(())
 }
 
-/// The causes table (the `top` largest), the headline, the what-ifs and what the capture
-/// cannot see.
-fn write_causes_table(
-    c: &CausesReport,
-    top: usize,
-    out: &mut dyn Write,
-) -> Result<(), ExportError> {
+const CAUSES_HEADERS: [&str; 8] = [
+    "cause rank",
+    "region",
+    "from → to",
+    "delay ms",
+    "direct ms",
+    "propagated ms",
+    "through rank:ms",
+    "waiting %",
+];
+
+/// The causes table as data (the `top` largest causes; the terminal's rows, headers and the
+/// lines under it: how many causes are left out, the waiting attributed, the headline, the
+/// what-ifs), for the terminal and the capture's page alike.
+pub fn causes_table(c: &CausesReport, top: usize) -> TextTable {
     let ms = |s: f64| format!("{:.3}", s * 1e3);
-    let rows = c
-        .causes
-        .iter()
-        .take(top)
-        .map(|k| {
-            vec![
-                k.rank.to_string(),
-                k.region.to_string(),
-                k.region_label.clone(),
-                ms(k.delay_s),
-                ms(k.direct_s),
-                ms(k.propagated_s),
-                k.via
-                    .iter()
-                    .take(3)
-                    .map(|(r, s)| format!("{r}:{}", ms(*s)))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                format!("{:.1}", k.share * 100.0),
-            ]
-        })
-        .collect();
-    write_plain_table(
-        &[
-            "cause rank",
-            "region",
-            "from → to",
-            "delay ms",
-            "direct ms",
-            "propagated ms",
-            "through rank:ms",
-            "waiting %",
-        ],
-        rows,
-        out,
-    )?;
+    let cells = |k: &&CauseRow| {
+        vec![
+            k.rank.to_string(),
+            k.region.to_string(),
+            k.region_label.clone(),
+            ms(k.delay_s),
+            ms(k.direct_s),
+            ms(k.propagated_s),
+            k.via
+                .iter()
+                .take(3)
+                .map(|(r, s)| format!("{r}:{}", ms(*s)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            format!("{:.1}", k.share * 100.0),
+        ]
+    };
+    let shown: Vec<_> = c.causes.iter().take(top).collect();
+    let mut notes = Vec::new();
     if c.causes.len() > top {
-        writeln!(
-            out,
+        notes.push(format!(
             "{} more causes (--top N, or --rows causes for all)",
             c.causes.len() - top
-        )?;
+        ));
     }
     let share = |s: f64| {
         if c.wait_total_s > 0.0 {
@@ -438,21 +429,17 @@ fn write_causes_table(
             0.0
         }
     };
-    writeln!(
-        out,
-        "\nwaiting {} ms: {} ms attributed ({:.1} %), {} ms unexplained ({:.1} %; point-to-point messages are not captured)",
+    notes.push(format!(
+        "waiting {} ms: {} ms attributed ({:.1} %), {} ms unexplained ({:.1} %; point-to-point messages are not captured)",
         ms(c.wait_total_s),
         ms(c.attributed_s),
         share(c.attributed_s),
         ms(c.unexplained_s),
         share(c.unexplained_s),
-    )?;
-    if let Some(h) = c.headline() {
-        writeln!(out, "{h}")?;
-    }
+    ));
+    notes.extend(c.headline());
     for w in &c.what_if {
-        writeln!(
-            out,
+        notes.push(format!(
             "what if rank {} in `{}` took the other ranks' median (−{} ms): waiting {} → {} ms, wall time {:.6} → {:.6} s (a model of the collectives only)",
             w.rank,
             w.region_label,
@@ -461,7 +448,31 @@ fn write_causes_table(
             ms(w.wait_after_s),
             w.wall_before_s,
             w.wall_after_s,
-        )?;
+        ));
+    }
+    TextTable {
+        notes,
+        ..TextTable::of(&shown, &CAUSES_HEADERS, cells)
+    }
+}
+
+/// The causes table (the `top` largest), the headline, the what-ifs and what the capture
+/// cannot see.
+fn write_causes_table(
+    c: &CausesReport,
+    top: usize,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let t = causes_table(c, top);
+    write_plain_table(&CAUSES_HEADERS, t.rows, out)?;
+    // The count of causes left out stays under the table; the rest follows a blank line.
+    let more = usize::from(c.causes.len() > top);
+    for line in &t.notes[..more] {
+        writeln!(out, "{line}")?;
+    }
+    writeln!(out)?;
+    for line in &t.notes[more..] {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

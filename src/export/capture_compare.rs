@@ -2,6 +2,7 @@
 //! site found in both captures, the time the application spent in its calls before and
 //! after.
 
+use super::table_cells::TextTable;
 use super::{write_table, ExportError, Format};
 use crate::analysis::capture_compare::{CaptureComparison, SiteComparison};
 use crate::analysis::Bootstrap;
@@ -83,6 +84,18 @@ fn notes(c: &CaptureComparison, boot: &Bootstrap) -> Vec<String> {
         }
     }
     lines
+}
+
+/// The capture comparison as data for the comparison page: the terminal's headers, rows
+/// and notes.
+pub fn capture_compare_table(c: &CaptureComparison, boot: &Bootstrap) -> TextTable {
+    TextTable {
+        notes: notes(c, boot)
+            .into_iter()
+            .map(|l| l.trim_start().to_string())
+            .collect(),
+        ..TextTable::of(&c.sites, &HEADERS, cells)
+    }
 }
 
 /// Writes a capture comparison: the table shows per site the median time in the call of A

@@ -1,6 +1,6 @@
 //! `delaybench compare A B` as a table, CSV, JSON or Markdown.
 
-use super::table_cells::{percent, size_cell, us, with_ci};
+use super::table_cells::{percent, size_cell, us, with_ci, TextTable};
 use super::write_table;
 use super::{ExportError, Format};
 use crate::analysis::{Bootstrap, CompareRow};
@@ -104,26 +104,14 @@ fn notes(boot: &Bootstrap) -> Vec<String> {
 /// The comparison table as data, for a page that lays it out itself (the HTML comparison
 /// page): the table's headers (a line break between a name and its unit), each row's cells,
 /// and the notes saying what the verdict columns mean, as the terminal prints them.
-pub fn compare_table(rows: &[CompareRow], boot: &Bootstrap) -> CompareTable {
-    CompareTable {
-        headers: HEADERS.iter().map(|h| h.to_string()).collect(),
-        rows: rows.iter().map(cells).collect(),
+pub fn compare_table(rows: &[CompareRow], boot: &Bootstrap) -> TextTable {
+    TextTable {
         notes: notes(boot)
             .into_iter()
             .map(|l| l.trim_start().to_string())
             .collect(),
+        ..TextTable::of(rows, &HEADERS, cells)
     }
-}
-
-/// What [`compare_table`] gives.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CompareTable {
-    /// Column headers.
-    pub headers: Vec<String>,
-    /// One row of cells (one per header) per compared configuration, in the rows' order.
-    pub rows: Vec<Vec<String>>,
-    /// The notes' lines, joined by a space they make one paragraph.
-    pub notes: Vec<String>,
 }
 
 /// Writes compare rows: the table shows medians in microseconds with their intervals, the

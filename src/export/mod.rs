@@ -36,12 +36,14 @@ mod summary_table;
 mod summary_tsv;
 mod table_cells;
 
-pub use analysis_tables::{write_distribution, write_placement, write_trend, write_truth};
-pub use arrivals::{call_rows, write_arrivals, ArrivalsRows, CallRow};
-pub use capture_compare::write_capture_compare;
+pub use analysis_tables::{
+    distribution_table, write_distribution, write_placement, write_trend, write_truth,
+};
+pub use arrivals::{call_rows, causes_table, write_arrivals, ArrivalsRows, CallRow};
+pub use capture_compare::{capture_compare_table, write_capture_compare};
 pub use cells::Cell;
 pub use clocksync::{read_clocksync_csv, write_clocksync, write_simulated, ClockSyncRow};
-pub use compare::{compare_table, write_compare, CompareTable};
+pub use compare::{compare_table, write_compare};
 pub use exporter::{
     write_rows, write_serde_rows, write_table, JsonLayout, MarkupExporter, Row, RowExporter,
     RowSink, RowsSpec,
@@ -52,7 +54,7 @@ pub use formats::{
     JsonLines, Markdown, Table, Tsv, ALGORITHMS, ANALYSES, ARRIVALS, EXPORTS, INFO, TABLES,
 };
 pub use nbc_tables::{write_overlap, write_schemes, write_timing};
-pub use noise::{write_noise_detours, write_noise_report, DetourRow};
+pub use noise::{noise_table, write_noise_detours, write_noise_report, DetourRow};
 pub use rank_rows::{
     flag_words, iter_rank_rows, rank_rows, run_id, run_id_of, RankRow, EXPORT_SCHEMA_VERSION,
 };
@@ -61,6 +63,7 @@ pub use row_stream::write_rows_streamed;
 pub use run_columns::{with_run_columns, RUN_COLUMNS};
 pub use skew::{write_skew, SkewRow};
 pub use summary_narrow::{headline, headline_markdown, output_width, wrap, Headline, MIN_WIDTH};
+pub use table_cells::TextTable;
 
 use crate::analysis::Analysis;
 use std::io::Write;

@@ -1,6 +1,7 @@
 //! Noise files as tables: the report of `delaybench noise` (per rank, per host, total) and
 //! `export` of a noise file (one row per detour).
 
+use super::table_cells::TextTable;
 use super::{write_serde_rows, write_table, ExportError, Format};
 use crate::analysis::{NoiseReport, NoiseStats};
 use crate::records::noise::NoiseRun;
@@ -21,19 +22,19 @@ const HEADERS: [&str; 11] = [
     "by chance %",
 ];
 
-/// Writes the report rows (ranks, then hosts, then the total) in `format` (table:
-/// microseconds and percent; CSV and JSON: seconds and fractions).
-pub fn write_noise_report(
-    report: &NoiseReport,
-    format: Format,
-    out: &mut dyn Write,
-) -> Result<(), ExportError> {
-    let rows: Vec<&NoiseStats> = report
+/// The report's rows: ranks, then hosts, then the total.
+fn scopes(report: &NoiseReport) -> Vec<&NoiseStats> {
+    report
         .per_rank
         .iter()
         .chain(&report.per_host)
         .chain([&report.total])
-        .collect();
+        .collect()
+}
+
+/// One scope's cells as the table shows them: microseconds and percent, `-` where a value
+/// is undefined (no detour, one rank).
+fn cells(r: &&NoiseStats) -> Vec<String> {
     let us = |s: f64| {
         if s.is_finite() {
             format!("{:.1}", s * 1e6)
@@ -48,22 +49,34 @@ pub fn write_noise_report(
             "-".into()
         }
     };
-    let cells = |r: &&NoiseStats| {
-        vec![
-            r.scope.clone(),
-            r.ranks.to_string(),
-            r.detours.to_string(),
-            format!("{:.1}", r.per_s),
-            pct(r.lost_share),
-            us(r.longest_s),
-            us(r.p50_s),
-            us(r.p90_s),
-            us(r.p99_s),
-            pct(r.correlated_share),
-            pct(r.correlated_chance),
-        ]
-    };
-    write_table(&rows, format, &HEADERS, cells, out)
+    vec![
+        r.scope.clone(),
+        r.ranks.to_string(),
+        r.detours.to_string(),
+        format!("{:.1}", r.per_s),
+        pct(r.lost_share),
+        us(r.longest_s),
+        us(r.p50_s),
+        us(r.p90_s),
+        us(r.p99_s),
+        pct(r.correlated_share),
+        pct(r.correlated_chance),
+    ]
+}
+
+/// Writes the report rows (ranks, then hosts, then the total) in `format` (table:
+/// microseconds and percent; CSV and JSON: seconds and fractions).
+pub fn write_noise_report(
+    report: &NoiseReport,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    write_table(&scopes(report), format, &HEADERS, cells, out)
+}
+
+/// The report as the table shows it, for the noise page: its headers and rows.
+pub fn noise_table(report: &NoiseReport) -> TextTable {
+    TextTable::of(&scopes(report), &HEADERS, cells)
 }
 
 /// One detour of a noise file, as `export` writes it.

@@ -8,6 +8,34 @@ use crate::plan::Op;
 use crate::timeline::Configuration;
 use crate::units::{format_bytes, format_duration};
 
+/// A table as text for a page that lays it out itself (the HTML pages): what the terminal
+/// prints, as data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextTable {
+    /// Column headers; a line break separates a header's name from its unit.
+    pub headers: Vec<String>,
+    /// One row of cells (one per header), in the terminal's order.
+    pub rows: Vec<Vec<String>>,
+    /// The notes' lines under the table, as the terminal prints them (leading spaces of a
+    /// continued line trimmed): joined by a space they make one paragraph.
+    pub notes: Vec<String>,
+}
+
+impl TextTable {
+    /// The table of `rows` under `headers`, each row's cells by `cells`, without notes.
+    pub fn of<T, H: ToString>(
+        rows: &[T],
+        headers: &[H],
+        cells: impl Fn(&T) -> Vec<String>,
+    ) -> Self {
+        TextTable {
+            headers: headers.iter().map(ToString::to_string).collect(),
+            rows: rows.iter().map(cells).collect(),
+            notes: Vec::new(),
+        }
+    }
+}
+
 /// The op's name, with the algorithm a run that swept algorithms (`--algorithms`) measured
 /// it with: `allreduce [ring]`; the bare name when `algorithm` is empty.
 pub(super) fn op_cell(op: Op, algorithm: &str) -> String {

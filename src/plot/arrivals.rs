@@ -477,11 +477,14 @@ fn wait_state_name(w: &str) -> &'static str {
 }
 
 /// Writes `arrival_spread`, `arrival_lateness`, `arrival_waiting` and `arrival_causes`
-/// (of `c`, the causes of `m`'s waiting; PNG and SVG) into `out_dir` (created if missing)
-/// and returns the paths; a figure without data is left out.
+/// (of `c`, the causes of `m`'s waiting, `m` matched from `captures`; PNG and SVG) into
+/// `out_dir` (created if missing), then the capture's page, [`super::INDEX_HTML`]
+/// (`capture_page.rs`), and returns the paths, the page's last; a figure without data is
+/// left out.
 ///
-/// Errors: [`PlotError::CreateDir`] and those of writing a figure.
+/// Errors: [`PlotError::CreateDir`] and those of writing a figure or the page.
 pub fn write_arrivals_figures(
+    captures: &[crate::capture::RankCapture],
     m: &Matched,
     r: &ArrivalsReport,
     c: &CausesReport,
@@ -497,7 +500,15 @@ pub fn write_arrivals_figures(
     .flatten()
     .map(Drawable::Custom)
     .collect();
-    write_all(&figs, out_dir)
+    let mut paths = write_all(&figs, out_dir)?;
+    // Nothing drawn, no folder and no page: the terminal has said there is nothing.
+    if paths.is_empty() {
+        return Ok(paths);
+    }
+    paths.push(super::capture_page::write_capture_page(
+        captures, m, c, &figs, out_dir,
+    )?);
+    Ok(paths)
 }
 
 /// Where `delaybench arrivals` draws by default: beside the capture, named after it with
@@ -618,8 +629,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // No cause named: `arrival_causes` is left out (its own tests draw it).
         let c = CausesReport::default();
-        let paths = write_arrivals_figures(&m, &r, &c, &dir.path().join("figs")).unwrap();
-        assert_eq!(paths.len(), 6);
+        let paths = write_arrivals_figures(&[], &m, &r, &c, &dir.path().join("figs")).unwrap();
+        // Three figures as PNG and SVG, and the page holding them.
+        assert_eq!(paths.len(), 7);
+        let page = std::fs::read_to_string(&paths[6]).unwrap();
+        assert_eq!(page.matches("<svg role=\"img\"").count(), 3);
         for p in &paths {
             assert!(
                 std::fs::metadata(p).unwrap().len() > 1000,
@@ -631,7 +645,8 @@ mod tests {
             instances: vec![],
             ..matched()
         };
-        let none = write_arrivals_figures(&empty, &report(&empty, None), &c, dir.path()).unwrap();
+        let none =
+            write_arrivals_figures(&[], &empty, &report(&empty, None), &c, dir.path()).unwrap();
         assert!(none.is_empty());
     }
 

@@ -11,7 +11,7 @@ use super::layout::PART_SEP;
 use super::rank_heatmaps::swatch;
 use super::spec::LegendEntry;
 use super::xy::{Bar, XyFigure, XyPanel};
-use crate::analysis::causes::CausesReport;
+use crate::analysis::causes::{CauseRow, CausesReport};
 use crate::capture::Matched;
 
 /// Causes drawn as bars.
@@ -44,14 +44,22 @@ fn region_name(label: &str) -> String {
     }
 }
 
-/// `arrival_causes` (module docs); None when no cause was named.
-pub fn causes_figure(m: &Matched, c: &CausesReport) -> Option<XyFigure> {
-    let rows: Vec<_> = c
-        .causes
+/// The figure's file stem.
+pub(super) const STEM: &str = "arrival_causes";
+
+/// The causes `arrival_causes` draws: the largest [`MAX_CAUSES`] with a cost, in the
+/// report's order.
+pub(super) fn drawn_causes(c: &CausesReport) -> Vec<&CauseRow> {
+    c.causes
         .iter()
         .filter(|k| k.direct_s + k.propagated_s > 0.0)
         .take(MAX_CAUSES)
-        .collect();
+        .collect()
+}
+
+/// `arrival_causes` (module docs); None when no cause was named.
+pub fn causes_figure(m: &Matched, c: &CausesReport) -> Option<XyFigure> {
+    let rows = drawn_causes(c);
     if rows.is_empty() {
         return None;
     }
@@ -90,7 +98,7 @@ pub fn causes_figure(m: &Matched, c: &CausesReport) -> Option<XyFigure> {
     };
     let headline = c.headline().unwrap_or_default();
     Some(XyFigure {
-        stem: "arrival_causes".into(),
+        stem: STEM.into(),
         title: "Who made everyone wait".into(),
         subtitle: format!(
             "{headline}{PART_SEP}{}{PART_SEP}waiting {} in all, {} unexplained (Böhme et al. \

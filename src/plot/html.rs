@@ -12,6 +12,7 @@ use super::index::{answer_note, caption, form_differences, run_rows};
 use super::naming::model_stems;
 use super::render::Drawable;
 use super::{PlotError, RunData, Stat};
+use crate::export::TextTable;
 use crate::records::provenance::printable;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use std::path::{Path, PathBuf};
@@ -19,12 +20,28 @@ use std::path::{Path, PathBuf};
 /// Name of the report page for a browser in a run's folder.
 pub const INDEX_HTML: &str = "index.html";
 
+/// What a command says on stderr of a file it wrote into a report's folder (after
+/// `delaybench: `): `report page: PATH` for the page, `figure PATH` for a figure.
+pub fn announce(path: &Path) -> String {
+    if path.ends_with(INDEX_HTML) {
+        format!("report page: {}", path.display())
+    } else {
+        format!("figure {}", path.display())
+    }
+}
+
 /// The figure prefixes a row of the answer table links to: its delay's benefit against P,
 /// timeline and distribution of the per-repetition benefit.
 const ROW_FIGURES: [(&str, &str); 3] = [
     ("benefit_vs_p", "benefit vs P"),
     ("timeline", "timeline"),
     ("benefit_distribution", "distribution"),
+];
+
+/// The figure prefixes a row of the sampled-delay distribution table links to.
+const DISTRIBUTION_FIGURES: [(&str, &str); 2] = [
+    ("benefit_distribution", "distribution"),
+    ("noise_amplification", "noise amplification"),
 ];
 
 /// The page's style: plain, black on white, readable printed in grey.
@@ -56,7 +73,7 @@ pub fn index_html(
     let delays = data.delays();
     let stems: Vec<&str> = figures.iter().map(Drawable::stem).collect();
     // Per row, the figures of its delay that were drawn.
-    let row_links = |r: &crate::analysis::ConfigStats| -> Vec<(String, &'static str)> {
+    let row_links = |r: &crate::analysis::ConfigStats| -> Vec<(String, String)> {
         let Some(i) = delays
             .iter()
             .position(|k| r.delay_s > 0.0 && k.matches(&r.delay_model, r.delay_s))
@@ -65,10 +82,34 @@ pub fn index_html(
         };
         ROW_FIGURES
             .iter()
-            .map(|(prefix, what)| (model_stems(prefix, &delays)[i].clone(), *what))
+            .map(|(prefix, what)| (model_stems(prefix, &delays)[i].clone(), what.to_string()))
             .filter(|(stem, _)| stems.contains(&stem.as_str()))
             .collect()
     };
+    // Sampled delays have no single benefit: their distribution follows the answer, as it
+    // follows the summary in the terminal, each row linked to its model's figures.
+    let sampled = data
+        .run
+        .launch
+        .blocks
+        .iter()
+        .any(|b| b.delay_s > 0.0 && !b.late_arrival);
+    let distribution = sampled.then(|| crate::export::distribution_table(&data.run.distribution));
+    let distribution_links: Vec<Vec<(String, String)>> = data
+        .run
+        .distribution
+        .iter()
+        .map(|r| {
+            let Some(i) = delays.iter().position(|k| k.model == r.delay_model) else {
+                return Vec::new();
+            };
+            DISTRIBUTION_FIGURES
+                .iter()
+                .map(|(prefix, what)| (model_stems(prefix, &delays)[i].clone(), what.to_string()))
+                .filter(|(stem, _)| stems.contains(&stem.as_str()))
+                .collect()
+        })
+        .collect();
     let title = format!("delaybench run {}", printable(&p.run_id));
     let tags = crate::records::provenance::tags_cell(&p.tags);
     let header = html! {
@@ -84,6 +125,7 @@ pub fn index_html(
                     }
                     nav aria-label="sections" {
                         a href="#warnings" { "Warnings" } " · " a href="#answer" { "The answer" }
+                        @if distribution.is_some() { " · " a href="#distribution" { "Distribution" } }
                         " · " a href="#figures" { "Figures" } " · " a href="#run" { "Run" }
                         " · " a href="#files" { "Files" }
                     }
@@ -91,15 +133,7 @@ pub fn index_html(
     };
     let main = html! {
                 main {
-                    section #warnings {
-                        h2 { "Warnings" }
-                        @if data.warnings.is_empty() { p { "None." } }
-                        @else {
-                            ul.warnings {
-                                @for w in &data.warnings { li { "Warning: " (printable(w)) } }
-                            }
-                        }
-                    }
+                    (warnings_section(&data.warnings))
                     section #answer {
                         h2 { "The answer" }
                         div.scroll {
@@ -129,12 +163,7 @@ pub fn index_html(
                                                     td data-sort=[key] { (printable(c)) }
                                                 }
                                             }
-                                            td {
-                                                @for (j, (stem, what)) in row_links(r).iter().enumerate() {
-                                                    @if j > 0 { ", " }
-                                                    a href=(format!("#fig-{stem}")) { (what) }
-                                                }
-                                            }
+                                            td { (figure_links(&row_links(r))) }
                                         }
                                     }
                                 }
@@ -145,6 +174,20 @@ pub fn index_html(
                             ul { @for line in &answer.families { li { (printable(line)) } } }
                         }
                         p.note { (answer_note()) }
+                    }
+                    @if let Some(t) = &distribution {
+                        section #distribution {
+                            h2 { "Sampled delays: the per-repetition benefit" }
+                            (text_table(
+                                "distribution-table",
+                                "Per configuration with a sampled delay: the distribution of \
+                                 the per-repetition delay overlap benefit b (percent) and the \
+                                 noise amplification, as the terminal prints them after the \
+                                 summary.",
+                                t,
+                                Some(&distribution_links),
+                            ))
+                        }
                     }
                     section #figures {
                         h2 { "Figures" }
@@ -240,7 +283,7 @@ fn sort_key(column: usize, r: &crate::analysis::ConfigStats) -> Option<String> {
 /// The figure's SVG from `dir` as markup to put inline ([`accessible_svg`]).
 ///
 /// Errors: [`PlotError::Write`] naming the SVG when it cannot be read.
-fn inline_svg(f: &Drawable, dir: &Path) -> Result<String, PlotError> {
+pub(super) fn inline_svg(f: &Drawable, dir: &Path) -> Result<String, PlotError> {
     let path = dir.join(format!("{}.svg", f.stem()));
     let svg = std::fs::read_to_string(&path).map_err(|e| PlotError::Write {
         path: path.clone(),
@@ -281,6 +324,68 @@ pub(super) fn key_values(caption: &str, rows: &[(String, String)]) -> Markup {
                     tr { th scope="row" { (printable(k)) } td { (printable(v)) } }
                 }
             }
+        }
+    }
+}
+
+/// The page's first section: its warnings as the terminal says them, or "None.".
+pub(super) fn warnings_section(warnings: &[String]) -> Markup {
+    html! {
+        section #warnings {
+            h2 { "Warnings" }
+            @if warnings.is_empty() { p { "None." } }
+            @else {
+                ul.warnings { @for w in warnings { li { "Warning: " (printable(w)) } } }
+            }
+        }
+    }
+}
+
+/// A sortable table (`table.sortable`, id `id`) of the terminal's table `t` with `caption`,
+/// each row's first cell its header, and its notes as a paragraph under it. With `links`
+/// (one list per row, possibly empty) a last column links each row to the figures that
+/// explain it: `(stem, what)` to `#fig-{stem}`.
+pub(super) fn text_table(
+    id: &str,
+    caption: &str,
+    t: &TextTable,
+    links: Option<&[Vec<(String, String)>]>,
+) -> Markup {
+    html! {
+        div.scroll {
+            table.answer.sortable id=(id) {
+                caption { (caption) }
+                thead {
+                    tr {
+                        @for h in &t.headers { th scope="col" { (header_text(h)) } }
+                        @if links.is_some() { th scope="col" { "figures" } }
+                    }
+                }
+                tbody {
+                    @for (i, cells) in t.rows.iter().enumerate() {
+                        tr {
+                            @for (j, c) in cells.iter().enumerate() {
+                                @if j == 0 { th scope="row" { (printable(c)) } }
+                                @else { td { (printable(c)) } }
+                            }
+                            @if let Some(links) = links {
+                                td { (figure_links(links.get(i).map_or(&[][..], Vec::as_slice))) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if !t.notes.is_empty() { p.note { (printable(&t.notes.join(" "))) } }
+    }
+}
+
+/// Links to figures on the page, `(stem, what)` as `what` to `#fig-{stem}`, comma-separated.
+fn figure_links(links: &[(String, String)]) -> Markup {
+    html! {
+        @for (j, (stem, what)) in links.iter().enumerate() {
+            @if j > 0 { ", " }
+            a href=(format!("#fig-{stem}")) { (what) }
         }
     }
 }

@@ -168,15 +168,20 @@ pub fn ecdf_figure(run: &NoiseRun) -> Option<XyFigure> {
 }
 
 /// Writes `noise_timeline` and `noise_ecdf` (PNG and SVG) into `out_dir` (created if
-/// missing) and returns the paths; none when no rank had a detour. Errors: those of
-/// [`super::write_figures_of_run`].
+/// missing), then the noise page, [`super::INDEX_HTML`] (`noise_page.rs`), and returns the
+/// paths, the page's last; none when no rank had a detour (the terminal's report says so).
+/// Errors: those of [`super::write_figures_of_run`] and of writing the page.
 pub fn write_noise_figures(run: &NoiseRun, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let figs: Vec<Drawable> = [timeline(run), ecdf_figure(run)]
         .into_iter()
         .flatten()
         .map(Drawable::Custom)
         .collect();
-    write_all(&figs, out_dir)
+    let mut paths = write_all(&figs, out_dir)?;
+    if !paths.is_empty() {
+        paths.push(super::noise_page::write_noise_page(run, &figs, out_dir)?);
+    }
+    Ok(paths)
 }
 
 #[cfg(test)]
@@ -195,7 +200,11 @@ mod tests {
         assert_eq!(e.panels[0].lines.len(), 2);
         let dir = tempfile::tempdir().unwrap();
         let paths = write_noise_figures(&run, dir.path()).unwrap();
-        assert_eq!(paths.len(), 4);
+        // Two figures as PNG and SVG, and the page holding them with a row per scope.
+        assert_eq!(paths.len(), 5);
+        let page = std::fs::read_to_string(&paths[4]).unwrap();
+        assert_eq!(page.matches("<svg role=\"img\"").count(), 2);
+        assert!(page.contains("<th scope=\"row\">rank 1</th>"), "{page}");
         assert!(paths.iter().all(|p| p.exists()));
         assert!(write_noise_figures(&testdata::run(&[vec![]]), dir.path())
             .unwrap()

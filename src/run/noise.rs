@@ -319,7 +319,7 @@ fn report(run: &NoiseRun, opts: &NoiseOptions, path: &std::path::Path) -> ExitCo
         match crate::plot::write_noise_figures(run, &dir) {
             Ok(paths) => {
                 for p in paths {
-                    eprintln!("delaybench: figure {}", p.display());
+                    eprintln!("delaybench: {}", crate::plot::announce(&p));
                 }
             }
             Err(e) => eprintln!("delaybench: warning: no figures: {e}"),
