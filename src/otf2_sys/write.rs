@@ -154,7 +154,9 @@ extern "C" fn pre_flush(
     _: *mut std::ffi::c_void,
     _: bool,
 ) -> c::OTF2_FlushType {
-    // Every full chunk goes to disk, so an archive of any size fits in memory.
+    // Asked when a location's memory is full (without memory callbacks the library's own
+    // budget, 128 MiB per location) and at close: write what it holds to disk. Memory is
+    // therefore up to 128 MiB per location, not a chunk (docs/exports.md).
     c::OTF2_FlushType_enum_OTF2_FLUSH as c::OTF2_FlushType
 }
 
