@@ -336,7 +336,7 @@ fn a_rank_held_inside_a_reduce_tree_passes_the_waiting_on_to_the_late_child() {
     assert_sum(r, &m);
     // Rank 1 waited inside the reduce for rank 3 (the last entrant, 0.5 s after it): its
     // holding is its 0.52 s there less its reference 0.01 s, the wake-up included.
-    let h = hold(&m.instances[2], 1, Some(0.01)).unwrap();
+    let h = hold(&m.instances[2], 1, Some(0.01), None).unwrap();
     assert_eq!((h.by, h.basis), (3, Some(CauseBasis::LastEntrant)));
     assert!(
         (h.s - 0.51).abs() < 1e-9 && (h.gap - 0.5).abs() < 1e-9,
@@ -344,7 +344,7 @@ fn a_rank_held_inside_a_reduce_tree_passes_the_waiting_on_to_the_late_child() {
     );
     // The root's: by the latest non-root too, its 0.01 s after the late rank's entry
     // included (the wait state alone would hold it 0.5 s).
-    let root = hold(&m.instances[2], 0, Some(0.01)).unwrap();
+    let root = hold(&m.instances[2], 0, Some(0.01), None).unwrap();
     assert_eq!(root.by, 3);
     assert!((root.s - 0.51).abs() < 1e-9, "{root:?}");
     // At the second allreduce rank 2 waits 0.51 s for rank 1: rank 3's, through rank 1.
