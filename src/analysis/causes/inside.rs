@@ -5,7 +5,7 @@
 //! semantics force: at an Early Reduce only the root's, at a Late Broadcast only the wait
 //! for the root. Inside the library the ranks wait for each other along the algorithm's
 //! schedule (Faraj, Patarasuk and Yuan 2008 on process arrival patterns inside
-//! collectives): in Open MPI's binomial reduce tree on 4 ranks, rank 3 sends to rank 1 and
+//! collectives): in Open MPI 4.1's binary reduce tree on 4 ranks, rank 3 sends to rank 1 and
 //! rank 1 to the root, so a late rank 3 holds rank 1 inside the reduce, where Scalasca
 //! counts nothing; rank 1 then leaves late, enters its next call late, and without this
 //! module its time in the reduce looked like its own (a direct cost of `inside` the

@@ -297,7 +297,7 @@ fn a_shortened_wait_keeps_its_share_of_the_late_exit() {
 /// Four ranks, two iterations of MPI_Reduce (root 0, site app+0x10) then MPI_Allreduce
 /// (site app+0x20). Iteration 0: rank 1 is 0.5 s late into the reduce (so its time in the
 /// reduce when nobody is after it, its reference, is 0.01 s). Iteration 1: rank 3 is 0.5 s
-/// late; in a binomial tree it sends to rank 1, which is held inside the reduce until
+/// late; in Open MPI's binary tree it sends to rank 1, which is held inside the reduce until
 /// 11.52 (Scalasca's Early Reduce counts no waiting off the root) and enters the allreduce
 /// last, at 11.62.
 fn late_child_in_a_reduce_tree() -> Vec<crate::capture::RankCapture> {
