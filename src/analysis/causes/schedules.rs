@@ -15,18 +15,24 @@
 //! The entries come from the libraries' own sources, read for the versions named:
 //! - Open MPI 4.1 (`coll_tuned_decision_fixed.c`, `coll_base_topo.c`): the fixed decision
 //!   for a commutative reduce picks `binary` (algorithm 4) below 4096 B at P = 4–7 and below
-//!   8192 B at P = 8–15, and a bcast `binary_tree` (5) below 64 B at P = 4–7 and from 8 B to
-//!   below 64 B at P = 8–15. Both build the tree `ompi_coll_base_topo_build_tree(2, …)`
-//!   makes: level by level from the root (shifted rank 0; level l holds 2^l ranks), the
-//!   children of shifted rank s at level l are s + 2^l and s + 2·2^l (on 4 ranks 3 → 1 → 0
-//!   and 2 → 0). Setting `coll_tuned_use_dynamic_rules` with
-//!   `coll_tuned_allreduce_algorithm` 4 forces the ring allreduce.
+//!   8192 B at P = 8–15, the tree `ompi_coll_base_topo_build_tree(2, …)` builds: level by
+//!   level from the root (shifted rank 0; level l holds 2^l ranks), the children of shifted
+//!   rank s at level l are s + 2^l and s + 2·2^l (on 4 ranks 3 → 1 → 0 and 2 → 0). Setting
+//!   `coll_tuned_use_dynamic_rules` with `coll_tuned_allreduce_algorithm` 4 forces the ring
+//!   allreduce.
 //! - MPICH 4.0 (`maint/tuning/coll/ch4/*.json`, `posix/release_gather`): on one node a
 //!   commutative reduce up to 2048 B goes to the shared-memory `release_gather` reduce, a
 //!   k-ary tree with k = `MPIR_CVAR_REDUCE_INTRANODE_TREE_KVAL` (4): the children of r are
-//!   4r + 1 … 4r + 4; a bcast to the `release_gather` bcast, k-ary with k =
-//!   `MPIR_CVAR_BCAST_INTRANODE_TREE_KVAL` (64): every member below 65 ranks a child of the
-//!   root. `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring` forces the ring allreduce.
+//!   4r + 1 … 4r + 4. `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring` forces the ring allreduce.
+//!
+//! No bcast is listed, though both libraries' small bcasts are trees by their sources (Open
+//! MPI 4.1's `binary_tree` below 64 B at P = 4–7, MPICH 4.0's 64-ary `release_gather`), in
+//! which the root depends on no one: measured, Open MPI 4.1.4's root of an 8 B bcast on 4
+//! and 8 ranks of a loaded 2-core node left late when a rank was late, and with those
+//! entries the late rank was named at 4 of 19 and 8 of 25 of the following allreduces
+//! where the last entrant named 12 of 19 and 24 of 25 (the same captures). Until that is
+//! understood a bcast keeps the last entrant; [`depends_on`] has the bcast's direction (the
+//! ancestors) for when it is.
 //!
 //! A capture does not record the reduction's operation: the entries for a reduce assume it
 //! is commutative, as every predefined operation on the predefined types is (MPI Forum 2021,
@@ -126,30 +132,6 @@ pub const SCHEDULES: &[Schedule] = &[
     Schedule {
         library: Library::OpenMpi,
         version: (4, 1),
-        op: CaptureOp::Bcast,
-        algorithm: "binary_tree",
-        when: When::Default {
-            p: (4, 7),
-            bytes: (0, 63),
-            one_node: false,
-        },
-        shape: Shape::LevelTree(2),
-    },
-    Schedule {
-        library: Library::OpenMpi,
-        version: (4, 1),
-        op: CaptureOp::Bcast,
-        algorithm: "binary_tree",
-        when: When::Default {
-            p: (8, 15),
-            bytes: (8, 63),
-            one_node: false,
-        },
-        shape: Shape::LevelTree(2),
-    },
-    Schedule {
-        library: Library::OpenMpi,
-        version: (4, 1),
         op: CaptureOp::Allreduce,
         algorithm: "ring",
         when: When::Forced(OMPI_RING),
@@ -166,18 +148,6 @@ pub const SCHEDULES: &[Schedule] = &[
             one_node: true,
         },
         shape: Shape::Kary(4),
-    },
-    Schedule {
-        library: Library::Mpich,
-        version: (4, 0),
-        op: CaptureOp::Bcast,
-        algorithm: "release_gather",
-        when: When::Default {
-            p: (2, 65),
-            bytes: (0, 8192),
-            one_node: true,
-        },
-        shape: Shape::Kary(64),
     },
     Schedule {
         library: Library::Mpich,
@@ -420,14 +390,17 @@ mod tests {
             depends_on(s(CaptureOp::Reduce).unwrap(), &reduce, 7),
             [0usize; 0]
         );
+        // A bcast over the same tree (no table entry: module docs).
+        let bcast_tree = Schedule {
+            op: CaptureOp::Bcast,
+            ..*s(CaptureOp::Reduce).unwrap()
+        };
         let bcast = inst(CaptureOp::Bcast, 8, 0, 8);
-        assert_eq!(
-            depends_on(s(CaptureOp::Bcast).unwrap(), &bcast, 7),
-            [3, 1, 0]
-        );
+        assert_eq!(depends_on(&bcast_tree, &bcast, 7), [3, 1, 0]);
         // Root 2 on 4 ranks: shifted ranks 0 1 2 3 are ranks 2 3 0 1; 1 (shifted 3) → 3 → 2.
         let rooted = inst(CaptureOp::Bcast, 4, 2, 8);
-        assert_eq!(depends_on(s(CaptureOp::Bcast).unwrap(), &rooted, 1), [3, 2]);
+        assert_eq!(depends_on(&bcast_tree, &rooted, 1), [3, 2]);
+        assert_eq!(s(CaptureOp::Bcast), None);
     }
 
     #[test]
