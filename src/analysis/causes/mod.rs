@@ -31,7 +31,9 @@ pub use replayed::{
     late_rank_causes, parse_replay_label, replay_cause_line, replay_causes, LateRankCause,
     ReplayCausesError,
 };
-pub use schedules::{depends_on, library_version, Runtime, Schedule, Shape, When, SCHEDULES};
+pub use schedules::{
+    depends_on, library_version, Forcing, Runtime, Schedule, Shape, When, SCHEDULES,
+};
 pub use what_if::WhatIf;
 
 use crate::capture::{Matched, RankCapture};

@@ -72,7 +72,7 @@ pub enum When {
     },
     /// Forced by the environment: every (variable, value) pair set, values compared as the
     /// library reads them (a number, or the algorithm's name).
-    Forced(&'static [(&'static str, &'static [&'static str])]),
+    Forced(Forcing),
 }
 
 /// One schedule: a library's algorithm for one operation.
@@ -92,8 +92,11 @@ pub struct Schedule {
     pub shape: Shape,
 }
 
+/// Variables and the values (any of them) that force an algorithm.
+pub type Forcing = &'static [(&'static str, &'static [&'static str])];
+
 /// Open MPI's forcing of its tuned component's allreduce algorithm 4, `ring`.
-const OMPI_RING: &[(&str, &[&str])] = &[
+const OMPI_RING: Forcing = &[
     (
         "OMPI_MCA_coll_tuned_use_dynamic_rules",
         &["1", "true", "yes"],
@@ -101,42 +104,42 @@ const OMPI_RING: &[(&str, &[&str])] = &[
     ("OMPI_MCA_coll_tuned_allreduce_algorithm", &["4", "ring"]),
 ];
 /// MPICH's forcing of its ring allreduce.
-const MPICH_RING: &[(&str, &[&str])] = &[("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", &["ring"])];
+const MPICH_RING: Forcing = &[("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", &["ring"])];
+
+/// Open MPI 4.1's fixed decision for a commutative reduce on `p` ranks below `below` bytes:
+/// `binary` (module docs).
+const fn open_mpi_binary_reduce(p: (usize, usize), below: u64) -> Schedule {
+    Schedule {
+        library: Library::OpenMpi,
+        version: (4, 1),
+        op: CaptureOp::Reduce,
+        algorithm: "binary",
+        when: When::Default {
+            p,
+            bytes: (0, below - 1),
+            one_node: false,
+        },
+        shape: Shape::LevelTree(2),
+    }
+}
+
+/// The ring allreduce `library` runs when `forced`.
+const fn ring_allreduce(library: Library, version: (u32, u32), forced: Forcing) -> Schedule {
+    Schedule {
+        library,
+        version,
+        op: CaptureOp::Allreduce,
+        algorithm: "ring",
+        when: When::Forced(forced),
+        shape: Shape::Everyone,
+    }
+}
 
 /// Every schedule delaybench knows (module docs).
 pub const SCHEDULES: &[Schedule] = &[
-    Schedule {
-        library: Library::OpenMpi,
-        version: (4, 1),
-        op: CaptureOp::Reduce,
-        algorithm: "binary",
-        when: When::Default {
-            p: (4, 7),
-            bytes: (0, 4095),
-            one_node: false,
-        },
-        shape: Shape::LevelTree(2),
-    },
-    Schedule {
-        library: Library::OpenMpi,
-        version: (4, 1),
-        op: CaptureOp::Reduce,
-        algorithm: "binary",
-        when: When::Default {
-            p: (8, 15),
-            bytes: (0, 8191),
-            one_node: false,
-        },
-        shape: Shape::LevelTree(2),
-    },
-    Schedule {
-        library: Library::OpenMpi,
-        version: (4, 1),
-        op: CaptureOp::Allreduce,
-        algorithm: "ring",
-        when: When::Forced(OMPI_RING),
-        shape: Shape::Everyone,
-    },
+    open_mpi_binary_reduce((4, 7), 4096),
+    open_mpi_binary_reduce((8, 15), 8192),
+    ring_allreduce(Library::OpenMpi, (4, 1), OMPI_RING),
     Schedule {
         library: Library::Mpich,
         version: (4, 0),
@@ -149,16 +152,8 @@ pub const SCHEDULES: &[Schedule] = &[
         },
         shape: Shape::Kary(4),
     },
-    Schedule {
-        library: Library::Mpich,
-        version: (4, 0),
-        op: CaptureOp::Allreduce,
-        algorithm: "ring",
-        when: When::Forced(MPICH_RING),
-        shape: Shape::Everyone,
-    },
+    ring_allreduce(Library::Mpich, (4, 0), MPICH_RING),
 ];
-
 /// What a capture recorded of its MPI library (capture format 2): the context in which a
 /// schedule is looked up.
 #[derive(Debug, Clone, Default, PartialEq)]
