@@ -4,7 +4,10 @@
 //! before an MPI_Allreduce, direct; (b) a random rank per iteration, named right at ≥ 95 %
 //! of the calls with waiting; (c) a non-root late at an MPI_Reduce, whose root then arrives
 //! last at an MPI_Allreduce: the waiting there is the non-root's, propagated through the
-//! root; (d) two ranks slow in two regions; (e) no imbalance. Every case checks that the
+//! root; (d) two ranks slow in two regions; (e) no imbalance; (f) a rank drawn per iteration
+//! late into a reduce tree, a bcast tree or a forced ring allreduce, on 4 and 8 ranks, named
+//! at ≥ 95 % of the waiting allreduce calls (more ranks than cores: a known limit between
+//! half and 95 %). Every case checks that the
 //! costs and the unexplained remainder add up to the waiting. The what-if of (a) is held
 //! to a run of the same program without the slow rank, on 4 ranks where the node has 4
 //! cores and on 2 ranks (rank 1 slow) where it has 2; `arrivals` draws `arrival_causes`
@@ -18,7 +21,9 @@ mod common;
 #[path = "capture/support.rs"]
 mod support;
 
-use delaybench::analysis::causes::{CauseKind, CauseRow, Causes, CausesReport, INIT_SITE};
+use delaybench::analysis::causes::{
+    CauseBasis, CauseKind, CauseRow, Causes, CausesReport, Runtime, INIT_SITE,
+};
 use delaybench::capture::{
     match_calls, read_captures, site_names, CaptureOp, Matched, RankCapture,
 };
@@ -596,6 +601,7 @@ fn a_skewed_clock_on_the_slow_rank_leaves_the_cause_in_place() {
         &["direct", ITERATIONS, DELAY_US],
         &tmp.path().join("capture"),
         ("0.05", "50"),
+        &[],
     );
     let c = causes(&captures, &m);
     show("skewed", &c.report);
@@ -641,8 +647,8 @@ fn skewed_capture_library(dir: &Path) -> Option<PathBuf> {
 }
 
 /// Runs `program` with `args` on `np` ranks under `both` ([`skewed_capture_library`]) into
-/// `dir`, rank 3's clocks ahead by `skew`.0 seconds and fast by `skew`.1 ppm, and reads the
-/// capture back.
+/// `dir`, rank 3's clocks ahead by `skew`.0 seconds and fast by `skew`.1 ppm, `env` set on
+/// every rank, and reads the capture back.
 fn capture_skewed(
     np: u32,
     both: &Path,
@@ -650,18 +656,21 @@ fn capture_skewed(
     args: &[&str],
     dir: &Path,
     skew: (&str, &str),
+    env: &[(&str, &str)],
 ) -> (Vec<RankCapture>, Matched) {
+    let mut all = vec![
+        ("SKEW_RANKS", "3"),
+        ("SKEW_OFFSET_S", skew.0),
+        ("SKEW_PPM", skew.1),
+    ];
+    all.extend_from_slice(env);
     let out = support::capture_env(
         np,
         both,
         program,
         args,
         dir,
-        &[
-            ("SKEW_RANKS", "3"),
-            ("SKEW_OFFSET_S", skew.0),
-            ("SKEW_PPM", skew.1),
-        ],
+        &all,
         std::time::Duration::from_secs(240),
     );
     assert!(out.status.success(), "{}", common::text(&out));
@@ -670,43 +679,34 @@ fn capture_skewed(
     (captures, m)
 }
 
-/// Iterations of the reduce-tree case.
-const TREE_ITERATIONS: usize = 200;
+/// Iterations of the cases with a rank drawn per iteration (tree, bcast, ring).
+const DRAWN_ITERATIONS: usize = 200;
 
-/// The reduce-tree case (tests/capture/causes.c `tree`) on `np` ranks, rank 3's clock
-/// skewed (+1.5 ms, +20 ppm): at every MPI_Allreduce with waiting over 0.5 ms, the rank
-/// named by most of the waiting ranks must be the iteration's slow rank in at least 95 % of
-/// the calls. The criterion counts the calls of the iterations in which the slow rank
-/// entered the reduce last: where the scheduler held another rank longer than the planted
-/// 1.5 ms (on a loaded 2-core node, 4 and 8 ranks entered the reduce up to 12 ms apart),
-/// that rank is the cause, and naming it is right. Fewer than a quarter of the iterations
-/// so judged (a node busier than the planted delay) is a known limit, reported with its
-/// figures. A slow rank whose parent in the reduce tree is not the root (Open MPI's
-/// binomial tree at P = 4 has rank 3 send to rank 1 and rank 1 to the root) holds that
-/// parent inside the reduce, where Scalasca's Early Reduce counts no waiting; the parent
-/// then enters the allreduce last. Naming the parent there (a direct cost of its time in
-/// the reduce) is the misattribution this case holds against.
-fn a_late_rank_inside_a_reduce_tree_is_named_at_the_next_call(np: u32) {
-    let _quiet = one_at_a_time();
-    let Some((tmp, program)) = build() else {
-        return;
-    };
-    let Some(both) = skewed_capture_library(tmp.path()) else {
-        return;
-    };
+/// A case of tests/capture/causes.c with a rank drawn per iteration (`tree`, `bcast`,
+/// `ring`) on `np` ranks, 1.5 ms late, rank 3's clock skewed (+1.5 ms, +20 ppm), `env` set on
+/// every rank: the capture, its matching and the drawn ranks. None (skipped) without an MPI
+/// compiler or a C compiler.
+fn drawn_case(
+    np: u32,
+    mode: &str,
+    env: &[(&str, &str)],
+) -> Option<(Vec<RankCapture>, Matched, Vec<u32>)> {
+    let (tmp, program) = build()?;
+    let both = skewed_capture_library(tmp.path())?;
     let truth_file = tmp.path().join("truth.txt");
     let (captures, m) = capture_skewed(
         np,
         &both,
         &program,
         &[
-            "tree",
-            &TREE_ITERATIONS.to_string(),
+            mode,
+            &DRAWN_ITERATIONS.to_string(),
             "1500",
             truth_file.to_str().unwrap(),
         ],
         &tmp.path().join("capture"),
         ("0.0015", "20"),
+        env,
     );
     assert_eq!(m.incomplete_calls, 0);
     let truth: Vec<u32> = std::fs::read_to_string(&truth_file)
@@ -714,39 +714,34 @@ fn a_late_rank_inside_a_reduce_tree_is_named_at_the_next_call(np: u32) {
         .lines()
         .map(|l| l.parse().unwrap())
         .collect();
-    assert_eq!(truth.len(), TREE_ITERATIONS);
-    let c = causes(&captures, &m);
-    show(&format!("tree on {np} ranks"), &c.report);
-    assert_sum(&c.report, &m);
-    let (mut judged, mut right, mut waiting) = (0, 0, 0);
-    let mut wrong: std::collections::BTreeMap<(u32, Option<u32>), usize> = Default::default();
-    // The slow rank of each reduce (by call position) that it entered last.
-    let last_at_reduce: std::collections::BTreeSet<usize> = m
-        .instances
-        .iter()
-        .filter(|inst| inst.op == CaptureOp::Reduce)
-        .filter(|inst| {
-            let last = (0..inst.entries.len())
-                .max_by(|&a, &b| inst.entries[a].enter_s.total_cmp(&inst.entries[b].enter_s));
-            last.map(|k| inst.entries[k].world_rank) == Some(truth[(inst.index - 1) / 2])
-        })
-        .map(|inst| inst.index)
-        .collect();
-    for (i, inst) in m.instances.iter().enumerate() {
-        if inst.op != CaptureOp::Allreduce {
-            continue;
-        }
-        // Call 0 is the barrier; iteration j has the reduce at 1 + 2j, the allreduce at 2 + 2j.
-        let want = truth[(inst.index - 2) / 2];
-        let waits = inst.waits();
+    assert_eq!(truth.len(), DRAWN_ITERATIONS);
+    // Capture format 2 names the library, which chooses the algorithms' schedules.
+    let library = captures[0].header.mpi_library.clone().unwrap_or_default();
+    assert!(
+        library.contains("Open MPI") || library.contains("MPICH"),
+        "the capture header names no library: {library:?}"
+    );
+    Some((captures, m, truth))
+}
+
+/// The waiting calls judged and the rank the causes named at each.
+#[derive(Debug, Default)]
+struct Named {
+    judged: usize,
+    right: usize,
+    /// (true culprit, named) → calls.
+    wrong: std::collections::BTreeMap<(u32, Option<u32>), usize>,
+}
+
+impl Named {
+    /// Judges instance `i` of `m`, whose true culprit is `want`, when some member waited over
+    /// 0.5 ms there: the rank named by most of its waiting members (over 10 us) must be `want`.
+    /// True when judged.
+    fn judge(&mut self, c: &Causes, m: &Matched, i: usize, want: u32) -> bool {
+        let waits = m.instances[i].waits();
         if waits.iter().copied().fold(0.0, f64::max) <= 0.5e-3 {
-            continue;
+            return false;
         }
-        waiting += 1;
-        if !last_at_reduce.contains(&(inst.index - 1)) {
-            continue;
-        }
-        judged += 1;
         let mut votes: std::collections::BTreeMap<Option<u32>, usize> = Default::default();
         for (k, w) in waits.iter().enumerate() {
             if *w > 10e-6 {
@@ -757,55 +752,284 @@ fn a_late_rank_inside_a_reduce_tree_is_named_at_the_next_call(np: u32) {
             .iter()
             .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
             .and_then(|(r, _)| *r);
+        self.judged += 1;
         if named == Some(want) {
-            right += 1;
+            self.right += 1;
         } else {
-            *wrong.entry((want, named)).or_default() += 1;
+            *self.wrong.entry((want, named)).or_default() += 1;
         }
+        true
     }
-    eprintln!(
-        "tree on {np} ranks: {right} of {judged} allreduce calls with waiting > 0.5 ms whose \
-         slow rank entered the reduce last named right ({waiting} with waiting); wrong (true, \
-         named): {wrong:?}"
-    );
-    if judged < TREE_ITERATIONS / 4 {
+
+    fn share(&self) -> f64 {
+        self.right as f64 / self.judged.max(1) as f64
+    }
+}
+
+/// The issue's bar for a case with a drawn rank: fewer than a quarter of the iterations
+/// judged (a node busier than the planted delay) is a known limit, reported with its figures.
+/// With a core per rank 95 % of the judged calls named right. With more ranks than cores the
+/// scheduler's slices (milliseconds, beside the planted 1.5 ms) stretch the ranks' own
+/// references: CI's 8 ranks on 2 cores named 56 of 62 and 47 of 60 in two runs of the reduce
+/// tree. There the test still fails below half (the old attribution named 27 of 200 at the
+/// reduce tree), and between half and 95 % it is a known limit that lists its figures.
+fn ask_95(what: &str, np: u32, n: &Named) {
+    if n.judged < DRAWN_ITERATIONS / 4 {
         common::skip_known_limit(&format!(
-            "the slow rank entered the reduce last in {judged} of {TREE_ITERATIONS} iterations \
-             with waiting on {np} ranks: the scheduler held other ranks longer than the planted \
-             1.5 ms ({right} of them named right)"
+            "{what}: {} of {DRAWN_ITERATIONS} iterations judged on {np} ranks: the scheduler \
+             held other ranks longer than the planted 1.5 ms ({} of them named right)",
+            n.judged, n.right
         ));
         return;
     }
-    // With a core per rank the issue's 95 %. With more ranks than cores the scheduler's slices
-    // (milliseconds, beside the planted 1.5 ms) stretch the root's own reference at the
-    // reduce: CI's 8 ranks on 2 cores named 56 of 62 and 47 of 60 in two runs. There the test
-    // still fails below half (the old attribution named 27 of 200), and between half and
-    // 95 % it is a known limit that lists its figures.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
-    let share = right as f64 / judged as f64;
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u32;
+    let share = n.share();
     assert!(
         share >= 0.5,
-        "{right} of {judged} on {np} ranks, {cores} cores; wrong (true, named): {wrong:?}"
+        "{what}: {} of {} on {np} ranks, {cores} cores; wrong (true, named): {:?}",
+        n.right,
+        n.judged,
+        n.wrong
     );
     if share < 0.95 && np > cores {
         common::skip_known_limit(&format!(
-            "{right} of {judged} judged calls named right on {np} ranks sharing {cores} cores \
-             (95 % asked with a core per rank); wrong (true, named): {wrong:?}"
+            "{what}: {} of {} judged calls named right on {np} ranks sharing {cores} cores \
+             (95 % asked with a core per rank); wrong (true, named): {:?}",
+            n.right, n.judged, n.wrong
         ));
         return;
     }
     assert!(
         share >= 0.95,
-        "{right} of {judged} on {np} ranks, {cores} cores; wrong (true, named): {wrong:?}"
+        "{what}: {} of {} on {np} ranks, {cores} cores; wrong (true, named): {:?}",
+        n.right,
+        n.judged,
+        n.wrong
     );
+}
+
+/// Holds a drawn-rank case to the bar: the calls of the iterations in which the slow rank
+/// entered first call last (`last`; where the scheduler held another rank longer than the
+/// planted 1.5 ms, that rank is the cause, and naming it is right) always, as before; every
+/// waiting call (`all`, the issue's criterion) where the library's schedule is known and
+/// every rank has a core. With more ranks than cores, every allreduce waits over 0.5 ms for
+/// the scheduler's slices (4 ranks on the loaded 2-core machine waited 3.4 s over 200
+/// iterations of a reduce tree with 1.5 ms planted), so `all` counts noise: it is printed,
+/// not held.
+fn hold_to_the_bar(what: &str, np: u32, all: &Named, last: &Named, schedule_known: bool) {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u32;
+    ask_95(&format!("{what}, the slow rank last"), np, last);
+    if schedule_known && np <= cores {
+        ask_95(&format!("{what}, every waiting allreduce"), np, all);
+    } else {
+        eprintln!(
+            "{what}: every waiting allreduce ({} of {}) not held to 95 %: {}",
+            all.right,
+            all.judged,
+            if schedule_known {
+                "more ranks than cores"
+            } else {
+                "no known schedule"
+            }
+        );
+    }
+}
+
+/// The captures with the library's name removed from their headers: their waits inside
+/// calls fall back to the last entrant (`last_entrant`), for the comparison on one capture.
+fn without_library(captures: &[RankCapture]) -> Vec<RankCapture> {
+    let mut plain = captures.to_vec();
+    for c in &mut plain {
+        c.header.mpi_library = None;
+    }
+    plain
+}
+
+/// How many waits had their holder found by each basis (None: Scalasca's wait states only).
+fn bases(c: &Causes) -> std::collections::BTreeMap<Option<CauseBasis>, usize> {
+    let mut by = std::collections::BTreeMap::new();
+    for call in c.report.calls.iter().flatten() {
+        *by.entry(call.basis).or_default() += 1;
+    }
+    by
+}
+
+/// The tree-shaped cases (tests/capture/causes.c `tree` and `bcast`) on `np` ranks: a
+/// non-root rank drawn per iteration is 1.5 ms late into `op` (an MPI_Reduce or MPI_Bcast
+/// to root 0, 8 B), rank 3's clock skewed (+1.5 ms, +20 ppm); every MPI_Allreduce that
+/// follows with waiting over 0.5 ms must name the iteration's slow rank (the rank named by
+/// most of the waiting ranks). A slow rank whose parent in the reduce tree is not the root
+/// (Open MPI's binary tree at P = 4 has rank 3 send to rank 1 and rank 1 to the root) holds
+/// that parent inside the reduce, where Scalasca's Early Reduce counts no waiting; a slow
+/// interior rank of a bcast tree (rank 1 of Open MPI's at P = 4, parent of rank 3) holds
+/// its children, whom Scalasca's Late Broadcast lets wait for the root only. The held rank
+/// then enters the allreduce last; naming it there (a direct cost of its time in `op`) is
+/// the misattribution this case holds against.
+///
+/// Two counts ([`hold_to_the_bar`]): those of the iterations in which the slow rank entered
+/// `op` last, and every waiting allreduce (the issue's criterion), held where the library's
+/// schedule for `op` is known (cause_basis `algorithm`: the waiting rank's holder is found
+/// among the ranks it depends on, so another late rank outside its subtree does not take
+/// the blame) and every rank has a core. Both are printed beside the same capture's figures
+/// with the last entrant as every holder.
+fn a_late_rank_inside_a_tree_is_named_at_the_next_call(mode: &str, op: CaptureOp, np: u32) {
+    let _quiet = one_at_a_time();
+    let Some((captures, m, truth)) = drawn_case(np, mode, &[]) else {
+        return;
+    };
+    let c = causes(&captures, &m);
+    show(&format!("{mode} on {np} ranks"), &c.report);
+    assert_sum(&c.report, &m);
+    // The slow rank of each `op` (by call position) that it entered last.
+    let last_at_op: std::collections::BTreeSet<usize> = m
+        .instances
+        .iter()
+        .filter(|inst| inst.op == op)
+        .filter(|inst| {
+            let last = (0..inst.entries.len())
+                .max_by(|&a, &b| inst.entries[a].enter_s.total_cmp(&inst.entries[b].enter_s));
+            last.map(|k| inst.entries[k].world_rank) == Some(truth[(inst.index - 1) / 2])
+        })
+        .map(|inst| inst.index)
+        .collect();
+    let plain = without_library(&captures);
+    let c_plain = causes(&plain, &m);
+    let (mut all, mut last) = (Named::default(), Named::default());
+    let (mut all_plain, mut last_plain) = (Named::default(), Named::default());
+    for (i, inst) in m.instances.iter().enumerate() {
+        if inst.op != CaptureOp::Allreduce {
+            continue;
+        }
+        // Call 0 is the barrier; iteration j has `op` at 1 + 2j, the allreduce at 2 + 2j.
+        let want = truth[(inst.index - 2) / 2];
+        all_plain.judge(&c_plain, &m, i, want);
+        if all.judge(&c, &m, i, want) && last_at_op.contains(&(inst.index - 1)) {
+            last.judge(&c, &m, i, want);
+            last_plain.judge(&c_plain, &m, i, want);
+        }
+    }
+    let runtime = Runtime::of(&captures);
+    let schedule = m
+        .instances
+        .iter()
+        .find(|inst| inst.op == op)
+        .and_then(|inst| runtime.schedule(inst));
+    eprintln!(
+        "{mode} on {np} ranks ({}): {} of {} waiting allreduce calls named right; {} of {} \
+         whose slow rank entered the {} last; wrong (true, named): {:?}; holders found by \
+         {:?}",
+        schedule.map_or("no known schedule", |s| s.algorithm),
+        all.right,
+        all.judged,
+        last.right,
+        last.judged,
+        op.name(),
+        all.wrong,
+        bases(&c)
+    );
+    eprintln!(
+        "{mode} on {np} ranks, the same capture with the last entrant as every holder: {} of \
+         {} waiting allreduce calls named right; {} of {} whose slow rank entered the {} last",
+        all_plain.right,
+        all_plain.judged,
+        last_plain.right,
+        last_plain.judged,
+        op.name()
+    );
+    hold_to_the_bar(mode, np, &all, &last, schedule.is_some());
 }
 
 #[test]
 fn a_late_rank_inside_a_reduce_tree_on_4_ranks_is_named_at_the_next_call() {
-    a_late_rank_inside_a_reduce_tree_is_named_at_the_next_call(4);
+    a_late_rank_inside_a_tree_is_named_at_the_next_call("tree", CaptureOp::Reduce, 4);
 }
 
 #[test]
 fn a_late_rank_inside_a_reduce_tree_on_8_ranks_is_named_at_the_next_call() {
-    a_late_rank_inside_a_reduce_tree_is_named_at_the_next_call(8);
+    a_late_rank_inside_a_tree_is_named_at_the_next_call("tree", CaptureOp::Reduce, 8);
+}
+
+#[test]
+fn a_late_interior_rank_of_a_bcast_tree_on_4_ranks_is_named_at_the_next_call() {
+    a_late_rank_inside_a_tree_is_named_at_the_next_call("bcast", CaptureOp::Bcast, 4);
+}
+
+#[test]
+fn a_late_interior_rank_of_a_bcast_tree_on_8_ranks_is_named_at_the_next_call() {
+    a_late_rank_inside_a_tree_is_named_at_the_next_call("bcast", CaptureOp::Bcast, 8);
+}
+
+/// The ring case (tests/capture/causes.c `ring`) on `np` ranks: a rank drawn per iteration
+/// over all ranks is 1.5 ms late into an 8 KiB MPI_Allreduce that the library's variables
+/// force onto its ring (Open MPI: `coll_tuned_use_dynamic_rules` 1 and
+/// `coll_tuned_allreduce_algorithm` 4; MPICH: `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring`),
+/// where a late rank holds its successors, and they theirs; then an 8 B MPI_Allreduce. The
+/// capture header must record the forcing (so the ring's schedule is found), and every
+/// allreduce with waiting over 0.5 ms must name the iteration's slow rank
+/// ([`hold_to_the_bar`]: with more ranks than cores the rings the slow rank entered last).
+fn a_late_rank_in_a_ring_allreduce_is_named(np: u32) {
+    let _quiet = one_at_a_time();
+    let env: &[(&str, &str)] = if support::is_mpich() {
+        &[("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "ring")]
+    } else {
+        &[
+            ("OMPI_MCA_coll_tuned_use_dynamic_rules", "1"),
+            ("OMPI_MCA_coll_tuned_allreduce_algorithm", "4"),
+        ]
+    };
+    let Some((captures, m, truth)) = drawn_case(np, "ring", env) else {
+        return;
+    };
+    let c = causes(&captures, &m);
+    show(&format!("ring on {np} ranks"), &c.report);
+    assert_sum(&c.report, &m);
+    let runtime = Runtime::of(&captures);
+    let ring = m
+        .instances
+        .iter()
+        .find(|inst| inst.op == CaptureOp::Allreduce && inst.bytes == 8192)
+        .and_then(|inst| runtime.schedule(inst));
+    assert_eq!(
+        ring.map(|s| s.algorithm),
+        Some("ring"),
+        "the capture header's algorithm variables: {:?}",
+        runtime.variables
+    );
+    let (mut all, mut last) = (Named::default(), Named::default());
+    for (i, inst) in m.instances.iter().enumerate() {
+        if inst.op != CaptureOp::Allreduce {
+            continue;
+        }
+        // Iteration j has the ring at 1 + 2j and the 8 B allreduce at 2 + 2j.
+        let want = truth[(inst.index - 1) / 2];
+        let entered_last = inst.bytes == 8192
+            && (0..inst.entries.len())
+                .max_by(|&a, &b| inst.entries[a].enter_s.total_cmp(&inst.entries[b].enter_s))
+                .map(|k| inst.entries[k].world_rank)
+                == Some(want);
+        if all.judge(&c, &m, i, want) && entered_last {
+            last.judge(&c, &m, i, want);
+        }
+    }
+    eprintln!(
+        "ring on {np} ranks: {} of {} waiting allreduce calls named right; {} of {} rings the \
+         slow rank entered last; wrong (true, named): {:?}; holders found by {:?}",
+        all.right,
+        all.judged,
+        last.right,
+        last.judged,
+        all.wrong,
+        bases(&c)
+    );
+    hold_to_the_bar("ring", np, &all, &last, ring.is_some());
+}
+
+#[test]
+fn a_late_rank_in_a_ring_allreduce_on_4_ranks_is_named() {
+    a_late_rank_in_a_ring_allreduce_is_named(4);
+}
+
+#[test]
+fn a_late_rank_in_a_ring_allreduce_on_8_ranks_is_named() {
+    a_late_rank_in_a_ring_allreduce_is_named(8);
 }

@@ -154,6 +154,8 @@ fn write_capture(dir: &Path) -> PathBuf {
             clock: "monotonic".into(),
             sync_init: zero,
             t_start_s: 0.0,
+            mpi_library: None,
+            algorithm_variables: Default::default(),
         };
         let path = capture.join(format!("rank{r}.cbor"));
         let mut w = CaptureWriter::create(&path, &header).unwrap();

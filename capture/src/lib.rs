@@ -17,15 +17,16 @@
 //! saying it was skipped.
 
 use delaybench::capture::{
-    CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader, CaptureOp,
-    CaptureSite, CaptureSync, CaptureWriter, CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION,
-    MAX_VECTORS_PER_SITE,
+    is_algorithm_variable, CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader,
+    CaptureOp, CaptureSite, CaptureSync, CaptureWriter, CAPTURE_FORMAT_NAME,
+    CAPTURE_FORMAT_VERSION, MAX_VECTORS_PER_SITE,
 };
 use delaybench::clock::{Clock, ClockSync, MonotonicClock, OffsetSync, Transport, MAX_MSG_LEN};
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::collections::HashSet;
 use std::ffi::CStr;
-use std::os::raw::{c_double, c_int};
+use std::os::raw::{c_char, c_double, c_int};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -233,7 +234,22 @@ fn capture_dir(stamp_s: i64, pid0: i64) -> (PathBuf, String) {
     (dir, id)
 }
 
-fn start(rank: usize, size: usize, stamp_s: i64, pid0: i64) -> Result<State, String> {
+/// The environment's variables that choose collective algorithms
+/// ([`is_algorithm_variable`]), name to value.
+fn algorithm_variables() -> BTreeMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| is_algorithm_variable(k))
+        .collect()
+}
+
+fn start(
+    rank: usize,
+    size: usize,
+    stamp_s: i64,
+    pid0: i64,
+    library: Option<String>,
+) -> Result<State, String> {
     let transport = ShimTransport { rank, size };
     // First, before anything on this rank can fail: every rank must take part.
     let sync_init = synchronise(&transport);
@@ -262,6 +278,8 @@ fn start(rank: usize, size: usize, stamp_s: i64, pid0: i64) -> Result<State, Str
         clock: MonotonicClock.name().into(),
         sync_init,
         t_start_s: transport.now(),
+        mpi_library: library,
+        algorithm_variables: algorithm_variables(),
     };
     let writer = CaptureWriter::create(&path, &header).map_err(|e| e.to_string())?;
     if rank == 0 {
@@ -282,9 +300,25 @@ fn start(rank: usize, size: usize, stamp_s: i64, pid0: i64) -> Result<State, Str
 /// Called by the shim after MPI_Init: synchronises the clock, creates the rank's file.
 /// Returns 0 when capturing, 1 when not (a message was printed).
 #[no_mangle]
-pub extern "C" fn dbc_rust_start(rank: c_int, size: c_int, stamp_s: i64, pid0: i64) -> c_int {
+pub extern "C" fn dbc_rust_start(
+    rank: c_int,
+    size: c_int,
+    stamp_s: i64,
+    pid0: i64,
+    library: *const c_char,
+) -> c_int {
     RANK.store(rank as usize, Ordering::Relaxed);
-    let r = std::panic::catch_unwind(|| start(rank as usize, size as usize, stamp_s, pid0));
+    // SAFETY: the shim passes a NUL-terminated static buffer (or null).
+    let library = (!library.is_null())
+        .then(|| {
+            unsafe { CStr::from_ptr(library) }
+                .to_string_lossy()
+                .trim()
+                .to_owned()
+        })
+        .filter(|s| !s.is_empty());
+    let r =
+        std::panic::catch_unwind(|| start(rank as usize, size as usize, stamp_s, pid0, library));
     match r {
         Ok(Ok(state)) => {
             if let Ok(mut g) = STATE.lock() {

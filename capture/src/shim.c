@@ -100,7 +100,7 @@ static dbc_comm_entry dbc_comms[DBC_COMMS];
 static int dbc_comm_next;
 
 /* The Rust side. */
-extern int dbc_rust_start(int rank, int size, int64_t stamp_s, int64_t pid0);
+extern int dbc_rust_start(int rank, int size, int64_t stamp_s, int64_t pid0, const char *library);
 extern int dbc_rust_flush(const dbc_event *events, size_t n, const uint64_t *counts,
                           size_t ncounts);
 extern void dbc_rust_finish(uint64_t passed_through, int all_on, int rank, int size);
@@ -308,9 +308,16 @@ static void dbc_start(void) {
     PMPI_Comm_size(dbc_sync_comm, &dbc_size);
     int64_t id[2] = {(int64_t)time(NULL), (int64_t)getpid()};
     PMPI_Bcast(id, 2, MPI_INT64_T, 0, dbc_sync_comm);
+    /* The library's own words, for the header: which library, and so which collective
+     * algorithms its defaults choose. MPICH's text (its configure line) can be kilobytes. */
+    static char library[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    int len = 0;
+    if (PMPI_Get_library_version(library, &len) != MPI_SUCCESS || len < 0)
+        len = 0;
+    library[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING] = 0;
     /* Every rank synchronises in here before anything of its own can fail; a rank that then
      * fails (its directory) keeps dbc_sync_comm for the agreement at MPI_Finalize. */
-    if (dbc_rust_start(dbc_rank, dbc_size, id[0], id[1]) == 0) {
+    if (dbc_rust_start(dbc_rank, dbc_size, id[0], id[1], library) == 0) {
         dbc_active = 1;
         dbc_last_flush = dbc_now();
     }

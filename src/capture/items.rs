@@ -4,11 +4,13 @@
 
 use super::op::CaptureOp;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The `format` field of every capture header.
 pub const CAPTURE_FORMAT_NAME: &str = "delaybench-capture";
-/// Version of the capture items; a reader refuses newer ones.
-pub const CAPTURE_FORMAT_VERSION: u32 = 1;
+/// Version of the capture items; a reader refuses newer ones. 2 added the header's
+/// `mpi_library` and `algorithm_variables` (a version 1 file reads with neither).
+pub const CAPTURE_FORMAT_VERSION: u32 = 2;
 
 /// Result of one clock synchronisation of this rank against world rank 0 (`offset` method:
 /// min-RTT ping-pong, Niethammer et al. 2016; Hoefler et al. 2010).
@@ -49,6 +51,22 @@ pub struct CaptureHeader {
     pub sync_init: CaptureSync,
     /// Local time (seconds) at which the capture started (after the synchronisation).
     pub t_start_s: f64,
+    /// `MPI_Get_library_version`'s text, whole (format 2; None before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi_library: Option<String>,
+    /// The variables that choose the library's collective algorithms, as this rank's
+    /// environment set them ([`is_algorithm_variable`]), name to value (format 2; empty
+    /// before and when none was set).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub algorithm_variables: BTreeMap<String, String>,
+}
+
+/// Whether an environment variable chooses a collective algorithm: Open MPI's
+/// `OMPI_MCA_coll_*` (the `tuned` component's `*_algorithm` and `use_dynamic_rules`, and
+/// every other collective component's), MPICH's `MPIR_CVAR_*_ALGORITHM`.
+pub fn is_algorithm_variable(name: &str) -> bool {
+    name.starts_with("OMPI_MCA_coll_")
+        || (name.starts_with("MPIR_CVAR_") && name.contains("_ALGORITHM"))
 }
 
 /// A call site: the return address of the intercepted call, resolved at flush time with

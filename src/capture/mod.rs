@@ -47,9 +47,9 @@ pub use error::CaptureFileError;
 pub use gaps::{capture_gaps, CaptureGaps, Unfinished};
 pub use instance::{Entry, Instance};
 pub use items::{
-    counts_hash, CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter, CaptureHeader,
-    CaptureSite, CaptureSync, CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION, MAX_VECTORS_PER_SITE,
-    OTF2_MODULE,
+    counts_hash, is_algorithm_variable, CaptureChunk, CaptureCounts, CaptureEvent, CaptureFooter,
+    CaptureHeader, CaptureSite, CaptureSync, CAPTURE_FORMAT_NAME, CAPTURE_FORMAT_VERSION,
+    MAX_VECTORS_PER_SITE, OTF2_MODULE,
 };
 pub use matching::{match_calls, MatchError, Matched};
 pub use op::{CaptureOp, WaitKind};

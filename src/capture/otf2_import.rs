@@ -182,6 +182,8 @@ impl RankState {
                     clock: "otf2".into(),
                     sync_init: zero,
                     t_start_s: 0.0,
+                    mpi_library: None,
+                    algorithm_variables: Default::default(),
                 },
                 sites: Vec::new(),
                 events: Vec::new(),

@@ -235,6 +235,8 @@ mod tests {
                 rtt_s: 0.0,
             },
             t_start_s: 10.0,
+            mpi_library: None,
+            algorithm_variables: Default::default(),
         }
     }
 

@@ -33,6 +33,8 @@ pub(crate) fn rank(
             clock: "monotonic".into(),
             sync_init: sync,
             t_start_s: offset_s,
+            mpi_library: None,
+            algorithm_variables: Default::default(),
         },
         sites: vec![CaptureSite {
             id: 0,

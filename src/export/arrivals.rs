@@ -51,8 +51,9 @@ pub struct CallRow<'a> {
     pub cause_region: Option<&'a str>,
     /// `direct`, `propagated`, `unexplained`, or `none` (no waiting).
     pub cause_kind: CauseKind,
-    /// How the rank waited for inside a call on the cause's way was found: `last_entrant`
-    /// (the call's last entrant); empty when the cause came through wait states only.
+    /// How the rank waited for inside a call on the cause's way was found: `algorithm` (the
+    /// library's algorithm, `analysis::causes::SCHEDULES`) or `last_entrant` (the call's last
+    /// entrant); empty when the cause came through wait states only.
     pub cause_basis: Option<CauseBasis>,
 }
 

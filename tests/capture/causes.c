@@ -14,7 +14,13 @@
  *           then MPI_Reduce (8 B, root 0), 200 us, MPI_Allreduce (8 B): a late rank whose
  *           parent in the reduce tree is not the root holds that parent inside the reduce,
  *           and the parent then enters the allreduce late; rank 0 writes the drawn rank to
- *           TRUTH_FILE as in random.
+ *           TRUTH_FILE as in random;
+ *   bcast   as tree with MPI_Bcast (8 B, root 0) in place of the reduce: a late rank with
+ *           children in the bcast tree holds them inside the bcast;
+ *   ring    every rank computes 200 us, a rank drawn per iteration over all ranks DELAY_US
+ *           longer, then MPI_Allreduce of 1024 doubles (8 KiB: as many elements as ranks at
+ *           least, which Open MPI's ring needs, else it runs recursive doubling; the test
+ *           forces the ring through the library's variables), 200 us, MPI_Allreduce (8 B).
  * One MPI_Barrier comes first (call 0 on MPI_COMM_WORLD). */
 #include <mpi.h>
 #include <stdio.h>
@@ -41,7 +47,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 4) {
         if (rank == 0)
-            fprintf(stderr, "usage: causes direct|random|chain|two|tree ITERATIONS DELAY_US [TRUTH]\n");
+            fprintf(stderr, "usage: causes direct|random|chain|two|tree|bcast|ring ITERATIONS DELAY_US [TRUTH]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *mode = argv[1];
@@ -52,6 +58,7 @@ int main(int argc, char **argv) {
         truth = fopen(argv[4], "w");
     unsigned seed = 12345;
     double x = 1.0, y = 0.0;
+    static double xs[1024], ys[1024];
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < n; i++) {
         if (strcmp(mode, "direct") == 0) {
@@ -68,12 +75,23 @@ int main(int argc, char **argv) {
             MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
             compute(50);
             MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        } else if (strcmp(mode, "tree") == 0) {
+        } else if (strcmp(mode, "tree") == 0 || strcmp(mode, "bcast") == 0) {
             int slow = 1 + rand_r(&seed) % (size - 1);
             if (truth)
                 fprintf(truth, "%d\n", slow);
             compute(200 + (rank == slow ? delay : 0));
-            MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            if (mode[0] == 't')
+                MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            else
+                MPI_Bcast(&x, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            compute(200);
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        } else if (strcmp(mode, "ring") == 0) {
+            int slow = rand_r(&seed) % size;
+            if (truth)
+                fprintf(truth, "%d\n", slow);
+            compute(200 + (rank == slow ? delay : 0));
+            MPI_Allreduce(xs, ys, 1024, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             compute(200);
             MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         } else {

@@ -111,6 +111,12 @@ pub fn capture_with(
     )
 }
 
+/// Whether the tests launch under MPICH (its launcher, or `DELAYBENCH_MPI_FLAVOR=mpich`).
+pub fn is_mpich() -> bool {
+    crate::common::launcher().contains("mpich")
+        || std::env::var("DELAYBENCH_MPI_FLAVOR").as_deref() == Ok("mpich")
+}
+
 /// [`capture_with`] with extra environment variables for every rank (`env`, passed on by
 /// name under Open MPI, whose launcher forwards only what it is told; MPICH's forwards the
 /// whole environment) and its own deadline, after which the job is killed and the test fails.
@@ -127,9 +133,7 @@ pub fn capture_env(
     let mut cmd = Command::new(&launcher);
     cmd.arg("-np").arg(np.to_string());
     let preload = format!("LD_PRELOAD={}", library.display());
-    if launcher.contains("mpich")
-        || std::env::var("DELAYBENCH_MPI_FLAVOR").as_deref() == Ok("mpich")
-    {
+    if is_mpich() {
         cmd.args(["-genv", "LD_PRELOAD"]).arg(library);
     } else {
         cmd.args(["-x", &preload, "-x", "DELAYBENCH_CAPTURE_DIR"]);

@@ -5,7 +5,7 @@
 //! semantics force: at an Early Reduce only the root's, at a Late Broadcast only the wait
 //! for the root. Inside the library the ranks wait for each other along the algorithm's
 //! schedule (Faraj, Patarasuk and Yuan 2008 on process arrival patterns inside
-//! collectives): in Open MPI's binomial reduce tree on 4 ranks, rank 3 sends to rank 1 and
+//! collectives): in Open MPI 4.1's binary reduce tree on 4 ranks, rank 3 sends to rank 1 and
 //! rank 1 to the root, so a late rank 3 holds rank 1 inside the reduce, where Scalasca
 //! counts nothing; rank 1 then leaves late, enters its next call late, and without this
 //! module its time in the reduce looked like its own (a direct cost of `inside` the
@@ -21,10 +21,15 @@
 //! algorithm's schedule, cost milliseconds (the root of a reduce on 4 ranks on a loaded
 //! 2-core node left 5 ms after the late rank's entry, against a reference of 0.2 ms); that
 //! time is a consequence of the wait, and goes with it, as the what-if lets a waiter's
-//! wake-up go with its wait ([`super::what_if`]). The schedule of the library's algorithm would name h
-//! exactly; the capture does not record the library or its algorithm, so h is the
-//! instance's last entrant ([`CauseBasis::LastEntrant`]): exact whenever one rank is late,
-//! and an approximation when several are. Where Scalasca's wait state holds the member
+//! wake-up go with its wait ([`super::what_if`]). Where the capture names the library (format
+//! 2) and [`super::schedules`] knows the algorithm it ran for the instance's operation, size
+//! and P, h is the member that entered last of those k depends on in the algorithm's
+//! dependency graph ([`CauseBasis::Algorithm`]): in Open MPI's binary reduce tree on 4 ranks
+//! rank 1 depends on rank 3 only, so a rank 2 that entered later holds rank 1 not at all,
+//! and a member none of whose dependencies entered after it was held by no one (its time in
+//! the call is its own). Elsewhere h is the instance's last entrant
+//! ([`CauseBasis::LastEntrant`]): exact whenever one rank is late, an approximation when
+//! several are. Where Scalasca's wait state holds the member
 //! longer (its causer, [`blocking`]), and at N×N operations and barriers (whose causer is
 //! the last entrant), that holding stands as before, and the waiter's wake-up stays its
 //! post-release time. An Early Reduce's root takes the wait inside the call with its
@@ -40,6 +45,7 @@
 
 use super::attribution::{blocking, causer};
 use super::regions::Regions;
+use super::schedules::depends_on;
 use crate::capture::{Instance, Matched, WaitKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -50,6 +56,9 @@ use std::collections::BTreeMap;
 pub enum CauseBasis {
     /// The instance's last entrant (module docs).
     LastEntrant,
+    /// The member that entered last among those the waiting member depends on in the
+    /// library's algorithm ([`super::schedules`]).
+    Algorithm,
 }
 
 /// What held one member in one call.
@@ -69,7 +78,12 @@ pub struct Hold {
 /// The member that entered last (ties: the lower rank, so a tie names one rank
 /// reproducibly).
 fn last_entrant(inst: &Instance) -> Option<usize> {
-    (0..inst.entries.len()).max_by(|&a, &b| {
+    latest(inst, &(0..inst.entries.len()).collect::<Vec<_>>())
+}
+
+/// Of `members`, the one that entered `inst` last (ties: the lower rank).
+fn latest(inst: &Instance, members: &[usize]) -> Option<usize> {
+    members.iter().copied().max_by(|&a, &b| {
         inst.entries[a]
             .enter_s
             .total_cmp(&inst.entries[b].enter_s)
@@ -130,8 +144,10 @@ pub fn references(m: &Matched, r: &Regions) -> BTreeMap<(u32, usize), f64> {
 }
 
 /// Member `k`'s holding in `inst` (module docs); `t_ref` is its reference time at the site,
-/// seconds. None when nothing held it.
-pub fn hold(inst: &Instance, k: usize, t_ref: Option<f64>) -> Option<Hold> {
+/// seconds; `deps` the members (by communicator rank) `k` depends on in the library's
+/// algorithm ([`super::schedules::depends_on`]), None when the algorithm is unknown. None
+/// when nothing held it.
+pub fn hold(inst: &Instance, k: usize, t_ref: Option<f64>, deps: Option<&[usize]>) -> Option<Hold> {
     let scalasca = causer(inst, k).map(|c| Hold {
         by: c,
         s: blocking(inst, k),
@@ -143,14 +159,17 @@ pub fn hold(inst: &Instance, k: usize, t_ref: Option<f64>) -> Option<Hold> {
         Some(WaitKind::WaitNxN | WaitKind::WaitBarrier)
     );
     let inside = inst.op.wait_kind().and(t_ref).and_then(|t_ref| {
-        let h = last_entrant(inst)?;
+        let (h, basis) = match deps {
+            Some(deps) => (latest(inst, deps)?, CauseBasis::Algorithm),
+            None => (last_entrant(inst)?, CauseBasis::LastEntrant),
+        };
         let e = &inst.entries[k];
         let gap = inst.entries[h].enter_s - e.enter_s;
         (h != k && gap > 0.0).then(|| Hold {
             by: h,
             s: ((e.exit_s - e.enter_s) - t_ref).max(0.0),
             gap,
-            basis: Some(CauseBasis::LastEntrant),
+            basis: Some(basis),
         })
     });
     match (scalasca, inside) {
@@ -170,11 +189,13 @@ pub fn holds(m: &Matched, r: &Regions) -> Vec<Vec<Option<Hold>>> {
         .iter()
         .enumerate()
         .map(|(i, inst)| {
+            let schedule = r.runtime.schedule(inst);
             (0..inst.entries.len())
                 .map(|k| {
                     let (rank, pos) = r.call(m, i, k);
                     let site = r.calls[&rank][pos].inside;
-                    hold(inst, k, refs.get(&(rank, site)).copied())
+                    let deps = schedule.map(|s| depends_on(s, inst, k));
+                    hold(inst, k, refs.get(&(rank, site)).copied(), deps.as_deref())
                 })
                 .collect()
         })

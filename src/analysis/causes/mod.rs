@@ -21,6 +21,7 @@ mod attribution;
 mod inside;
 mod regions;
 mod replayed;
+mod schedules;
 mod what_if;
 
 pub use attribution::{attribute, blocking, causer, Attribution, Culprit, Share};
@@ -29,6 +30,9 @@ pub use regions::{causal_order, regions, RankCall, RegionName, Regions, INIT_SIT
 pub use replayed::{
     late_rank_causes, parse_replay_label, replay_cause_line, replay_causes, LateRankCause,
     ReplayCausesError,
+};
+pub use schedules::{
+    depends_on, library_version, Forcing, Runtime, Schedule, Shape, When, SCHEDULES,
 };
 pub use what_if::WhatIf;
 

@@ -6,6 +6,7 @@
 //! Every call a rank made is a region boundary, also one whose instance misses a member
 //! (`Matched::incomplete_calls`): it has times on that rank even if it has no wait state.
 
+use super::schedules::Runtime;
 use crate::capture::{Matched, RankCapture};
 use std::collections::{BTreeMap, HashMap};
 
@@ -72,6 +73,8 @@ pub struct Regions {
     pub calls: BTreeMap<u32, Vec<RankCall>>,
     /// Per instance and member, the position of that call in its rank's list.
     pub position: Vec<Vec<usize>>,
+    /// What the capture recorded of its MPI library, for the algorithms' schedules.
+    pub runtime: Runtime,
 }
 
 impl Regions {
@@ -155,6 +158,7 @@ pub fn regions(captures: &[RankCapture], m: &Matched) -> Regions {
         calls.insert(rank, list);
     }
     Regions {
+        runtime: Runtime::of(captures),
         names,
         calls,
         position,

@@ -297,7 +297,7 @@ fn a_shortened_wait_keeps_its_share_of_the_late_exit() {
 /// Four ranks, two iterations of MPI_Reduce (root 0, site app+0x10) then MPI_Allreduce
 /// (site app+0x20). Iteration 0: rank 1 is 0.5 s late into the reduce (so its time in the
 /// reduce when nobody is after it, its reference, is 0.01 s). Iteration 1: rank 3 is 0.5 s
-/// late; in a binomial tree it sends to rank 1, which is held inside the reduce until
+/// late; in Open MPI's binary tree it sends to rank 1, which is held inside the reduce until
 /// 11.52 (Scalasca's Early Reduce counts no waiting off the root) and enters the allreduce
 /// last, at 11.62.
 fn late_child_in_a_reduce_tree() -> Vec<crate::capture::RankCapture> {
@@ -336,7 +336,7 @@ fn a_rank_held_inside_a_reduce_tree_passes_the_waiting_on_to_the_late_child() {
     assert_sum(r, &m);
     // Rank 1 waited inside the reduce for rank 3 (the last entrant, 0.5 s after it): its
     // holding is its 0.52 s there less its reference 0.01 s, the wake-up included.
-    let h = hold(&m.instances[2], 1, Some(0.01)).unwrap();
+    let h = hold(&m.instances[2], 1, Some(0.01), None).unwrap();
     assert_eq!((h.by, h.basis), (3, Some(CauseBasis::LastEntrant)));
     assert!(
         (h.s - 0.51).abs() < 1e-9 && (h.gap - 0.5).abs() < 1e-9,
@@ -344,7 +344,7 @@ fn a_rank_held_inside_a_reduce_tree_passes_the_waiting_on_to_the_late_child() {
     );
     // The root's: by the latest non-root too, its 0.01 s after the late rank's entry
     // included (the wait state alone would hold it 0.5 s).
-    let root = hold(&m.instances[2], 0, Some(0.01)).unwrap();
+    let root = hold(&m.instances[2], 0, Some(0.01), None).unwrap();
     assert_eq!(root.by, 3);
     assert!((root.s - 0.51).abs() < 1e-9, "{root:?}");
     // At the second allreduce rank 2 waits 0.51 s for rank 1: rank 3's, through rank 1.
