@@ -505,7 +505,7 @@ fn narrow_notes(a: &Analysis) -> Vec<String> {
             "verdict: from the interval of delay hidden; too few (n=..): under {} valid \
              repetitions on a side, no interval (at least {MIN_VALID_FOR_CI}: Le Boudec 2010); \
              *: fewer than {FEW_VALID} valid; launches disagree: one launch's own interval \
-             hides part of the delay and another's costs more than it.",
+             hides over 1 % of the delay and another's costs over 1 % more than it.",
             a.bootstrap.min_valid()
         ),
     ];
