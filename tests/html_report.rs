@@ -370,6 +370,8 @@ fn write_capture(dir: &Path, id: &str, calls: usize, late_s: f64) {
             clock: "monotonic".into(),
             sync_init: sync,
             t_start_s: 0.0,
+            mpi_library: None,
+            algorithm_variables: Default::default(),
         };
         let call = |op, site, enter: f64, exit: f64| CaptureEvent {
             op,
