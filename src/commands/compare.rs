@@ -44,14 +44,7 @@ fn side_files(path: &Path) -> Option<Vec<PathBuf>> {
         .ok()?
         .filter_map(|e| {
             let p = e.ok()?.path();
-            let k = p
-                .file_name()?
-                .to_str()?
-                .strip_prefix("launch-")?
-                .strip_suffix(".cbor")?
-                .parse()
-                .ok()?;
-            Some((k, p))
+            Some((super::launches::launch_number(&p)?, p))
         })
         .collect();
     launches.sort();

@@ -37,6 +37,22 @@ const SET_PER_LAUNCH: [&str; 5] = [
     "--rotate",
 ];
 
+/// The records file of launch `k` (from 1) in a series' folder: `DIR/launch-K.cbor`.
+pub(super) fn launch_file(dir: &Path, k: u32) -> PathBuf {
+    dir.join(format!("launch-{k}.cbor"))
+}
+
+/// The launch number of a series' records file named by [`launch_file`], `None` for any
+/// other name.
+pub(super) fn launch_number(file: &Path) -> Option<u32> {
+    file.file_name()?
+        .to_str()?
+        .strip_prefix("launch-")?
+        .strip_suffix(".cbor")?
+        .parse()
+        .ok()
+}
+
 /// Runs the launches; returns the records files written, in launch order.
 fn launches(args: LaunchesArgs) -> Result<Vec<PathBuf>> {
     let LaunchesArgs {
@@ -65,7 +81,7 @@ fn launches(args: LaunchesArgs) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     let start = Instant::now();
     for k in 1..=count {
-        let file = dir.join(format!("launch-{k}.cbor"));
+        let file = launch_file(&dir, k);
         let mut command = Command::new(&launcher[0]);
         command.args(&launcher[1..]).args([
             "--output".as_ref(),
