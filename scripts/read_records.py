@@ -110,7 +110,18 @@ def as_arrays(item):
         item[name] = np.frombuffer(item[name], dtype=">f8").reshape(shape)
     item["scheduled_start_s"] = np.frombuffer(item["scheduled_start_s"], dtype=">f8")
     item["flags"] = np.frombuffer(item["flags"], dtype=np.uint8).reshape(shape)
+    sp = item.get("start_path")
+    if sp:
+        # The release and entry stamps (docs/records-format.md); run_delay_s and steal_s
+        # are empty without --start-path.
+        for name in START_PATH_ARRAYS:
+            a = np.frombuffer(sp.get(name, b""), dtype=">f8")
+            sp[name] = a.reshape(shape) if a.size else a
     return item
+
+
+START_PATH_ARRAYS = ("release_cycles", "entry_cycles", "release_cpu", "entry_cpu",
+                     "run_delay_s", "steal_s")
 
 
 def join(parts):
@@ -120,6 +131,10 @@ def join(parts):
         block[name] = np.concatenate([p[name] for p in parts])
     block["nrep"] = sum(p["nrep"] for p in parts)
     block["clock_probes"] = [c for p in parts for c in p.get("clock_probes", [])]
+    if block.get("start_path"):
+        block["start_path"] = dict(block["start_path"])
+        for name in START_PATH_ARRAYS:
+            block["start_path"][name] = np.concatenate([p["start_path"][name] for p in parts])
     if block.get("overlap"):
         # Overlap parts stay big-endian f64 byte strings, as in unchunked blocks.
         block["overlap"] = dict(block["overlap"])

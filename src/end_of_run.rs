@@ -6,7 +6,9 @@
 //! file with its stem), which it never shares with another run. Plain Rust, no MPI: rank 0
 //! calls it after the ranks are done.
 
-use crate::analysis::{analyze_digests, Analysis, Bootstrap, ClockBound, StartSpread};
+use crate::analysis::{
+    analyze_digests, Analysis, Bootstrap, ClockBound, EntrySummary, StartSpread,
+};
 use crate::clock::shared::SharedVerdict;
 use crate::export::{write_distribution, write_summary, Format};
 use crate::info::RunInfo;
@@ -87,8 +89,12 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
         .extras
         .iter()
         .flat_map(|e| e.start_spreads_s.iter().copied());
+    let entry = EntrySummary::of(run.extras.iter().filter_map(|e| e.entry.as_ref()));
     if let Some(spread) = StartSpread::of(spreads.collect()) {
-        eprintln!("delaybench: {}", spread.line(clock_bound(&run)));
+        eprintln!(
+            "delaybench: {}",
+            spread.line(clock_bound(&run), entry.as_ref())
+        );
     }
     let mut written = 0;
     if end.summary {

@@ -23,6 +23,7 @@ mod replay_pattern;
 mod sampled;
 mod schemes;
 mod skew;
+mod entry_spread;
 mod start_spread;
 mod stats;
 mod tables;
@@ -68,6 +69,7 @@ pub use schemes::{
     timing_row, timing_rows, SchemeRow, TimingMethod, TimingRow, REFERENCE_SCHEME, SCHEMES,
 };
 pub use skew::{exit_skew, ExitSkew};
+pub use entry_spread::{entry_spreads, EntrySpreads, EntrySummary};
 pub use start_spread::{start_spreads, ClockBound, StartSpread};
 pub use stats::{describe, median, minimum, Outliers, SampleStats};
 pub use tables::{

@@ -9,6 +9,7 @@
 //! that measured it) and the path from the release to the entry into the MPI call, which no
 //! clock inside delaybench sees.
 
+use super::EntrySummary;
 use crate::records::Block;
 use statrs::statistics::{Data, OrderStatistics};
 
@@ -78,8 +79,9 @@ impl StartSpread {
     }
 
     /// One line for the end of a run; `clocks` says what bounds the clocks' share of the
-    /// error.
-    pub fn line(&self, clocks: ClockBound) -> String {
+    /// error, `entry` (runs that stamped the path into MPI) where the ranks entered MPI,
+    /// which leads the line because it is what a truth outside the tool sees.
+    pub fn line(&self, clocks: ClockBound, entry: Option<&EntrySummary>) -> String {
         let us = |s: f64| s * 1e6;
         let clock = match clocks {
             ClockBound::OneClock => {
@@ -95,15 +97,26 @@ impl StartSpread {
                 "the run has no drift-tracking probes to bound its clocks' error".to_string()
             }
         };
-        format!(
-            "start spread of the {} valid window-synchronised repetitions, by their recorded \
-             starts: median {:.3} us, p95 {:.3} us, max {:.3} us; {clock}; the time from a \
-             rank's release to its entry into MPI is not in these figures",
-            self.reps,
+        let recorded = format!(
+            "median {:.3} us, p95 {:.3} us, max {:.3} us",
             us(self.median_s),
             us(self.p95_s),
             us(self.max_s)
-        )
+        );
+        match entry {
+            Some(e) => format!(
+                "start spread of the {} valid window-synchronised repetitions {}; by the \
+                 recorded starts (the releases) alone: {recorded}; {clock}",
+                self.reps,
+                e.clause()
+            ),
+            None => format!(
+                "start spread of the {} valid window-synchronised repetitions, by their \
+                 recorded starts: {recorded}; {clock}; the time from a rank's release to its \
+                 entry into MPI is not in these figures (not stamped in this file)",
+                self.reps
+            ),
+        }
     }
 }
 
@@ -142,16 +155,16 @@ mod tests {
         assert!((s.max_s - 1e-6).abs() < 1e-15);
         assert!(s.median_s > 0.49e-6 && s.median_s < 0.52e-6, "{s:?}");
         assert!(s.p95_s > 0.94e-6 && s.p95_s < 0.97e-6, "{s:?}");
-        let line = s.line(ClockBound::HalfRtt(0.2e-6));
+        let line = s.line(ClockBound::HalfRtt(0.2e-6), None);
         assert!(line.contains("max 1.000 us"), "{line}");
         assert!(
             line.contains("median 0.200 us") && line.contains("by 0.400 us"),
             "{line}"
         );
         assert!(s
-            .line(ClockBound::Unknown)
+            .line(ClockBound::Unknown, None)
             .contains("no drift-tracking probes"));
-        assert!(s.line(ClockBound::OneClock).contains("adds no error"));
+        assert!(s.line(ClockBound::OneClock, None).contains("adds no error"));
         assert!(StartSpread::of(Vec::new()).is_none());
     }
 }

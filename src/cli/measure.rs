@@ -236,6 +236,12 @@ pub struct MeasureArgs {
     /// after the clock synchronisation, recorded in the header (see `delaybench noise`).
     #[arg(long, help_heading = EXPERT_NOISE, hide_short_help = true)]
     pub no_noise_check: bool,
+    /// Diagnose the start spread: after every repetition read how long each rank waited on
+    /// a run queue (/proc/self/schedstat) and how much time the hypervisor took from its CPU
+    /// (/proc/stat steal), into the records beside the release and entry time stamps every
+    /// run keeps (docs/records-format.md). Costs a few microseconds between repetitions.
+    #[arg(long, help_heading = EXPERT_NOISE, hide_short_help = true)]
+    pub start_path: bool,
 }
 
 /// The help of `--delay`, listing every registered delay model.
@@ -368,6 +374,7 @@ impl MeasureArgs {
             quiet: self.quiet,
             verbose: self.verbose,
             no_noise_check: self.no_noise_check,
+            start_path: self.start_path,
             tags: self.tags.clone(),
         }
     }

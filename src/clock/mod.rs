@@ -39,6 +39,7 @@ mod source;
 mod sync;
 pub mod tracking;
 mod tree;
+pub mod tsc;
 
 pub use emulate::{
     true_error, true_global, true_offset, EmulatedClock, EmulationError, EmulationSpec,

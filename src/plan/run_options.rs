@@ -30,6 +30,9 @@ pub struct RunOptions {
     pub verbose: bool,
     /// Skip the noise check before measuring.
     pub no_noise_check: bool,
+    /// Record, per repetition and rank, the run-queue wait and the CPU's steal time beside
+    /// the release and entry stamps (a diagnostic of the start spread).
+    pub start_path: bool,
     /// Tags kept in the records header.
     pub tags: Vec<Tag>,
 }

@@ -64,6 +64,9 @@ pub struct BlockExtras {
     /// Recorded start spread of each valid repetition, seconds, aligned with `valid_reps`
     /// ([`crate::analysis::start_spreads`]; empty without a window).
     pub start_spreads_s: Vec<f64>,
+    /// Entry spreads and release-to-entry paths of the same repetitions
+    /// ([`crate::analysis::entry_spreads`]; `None` without a window or stamps).
+    pub entry: Option<crate::analysis::EntrySpreads>,
 }
 
 impl BlockExtras {
@@ -78,10 +81,12 @@ impl BlockExtras {
         let median =
             median_of(times).map(|rep| (rep, split_block(block, rep as u32..rep as u32 + 1)));
         let start_spreads_s = crate::analysis::start_spreads(block, &times.reps);
+        let entry = crate::analysis::entry_spreads(block, &times.reps);
         BlockExtras {
             valid_reps,
             median,
             start_spreads_s,
+            entry,
         }
     }
 }

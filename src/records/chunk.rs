@@ -63,6 +63,7 @@ pub fn append_chunk(block: &mut Block, first_rep: u32, part: Block) -> Result<()
         late_tolerance_s,
         overlap,
         adaptive,
+        start_path,
         ..
     } = part;
     match (block.overlap.as_mut(), overlap) {
@@ -74,6 +75,11 @@ pub fn append_chunk(block: &mut Block, first_rep: u32, part: Block) -> Result<()
             mine.wait_s.0.extend(more.wait_s.0);
         }
         _ => return Err("chunk and block disagree on overlap mode".into()),
+    }
+    match (block.start_path.as_mut(), start_path) {
+        (Some(mine), Some(more)) => mine.append(&more),
+        (None, None) => {}
+        _ => return Err("chunk and block disagree on the start path's stamps".into()),
     }
     block.nrep += nrep;
     block.scheduled_start_s.0.extend(scheduled_start_s.0);
@@ -149,6 +155,7 @@ pub fn split_block(block: &Block, reps: std::ops::Range<u32>) -> Block {
         algorithm_check: block.algorithm_check.clone(),
         counts: block.counts.clone(),
         placement: block.placement.clone(),
+        start_path: block.start_path.as_ref().map(|s| s.cut(a, b, p)),
         flags_online: if block.flags_online.is_empty() {
             Vec::new()
         } else {

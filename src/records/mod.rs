@@ -17,6 +17,7 @@ mod pure_pass;
 mod reader;
 mod schema;
 mod simulation;
+mod start_path;
 mod stream;
 #[doc(hidden)]
 pub mod testdata;
@@ -33,6 +34,7 @@ pub use pure_pass::PurePass;
 pub use reader::{read_records, Records};
 pub use schema::*;
 pub use simulation::{Simulation, SimulationCost};
+pub use start_path::StartPathRecord;
 pub use stream::RecordsStream;
 pub use writer::RecordsWriter;
 

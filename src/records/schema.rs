@@ -299,6 +299,11 @@ pub struct Block {
     /// Empty in older files and simulated runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub placement: Vec<super::BufferPlacement>,
+    /// The path from each rank's release to its MPI call, per repetition (time-stamp
+    /// counter and CPU, and with `--start-path` the run-queue and steal time); absent in
+    /// older files, simulated runs and barrier-synchronised blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_path: Option<super::StartPathRecord>,
 }
 
 pub use crate::plan::vcounts::BlockCounts;

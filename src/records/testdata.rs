@@ -146,6 +146,7 @@ pub fn block(op: Op, bytes: u64, nprocs: u32, delay_s: f64, nrep: u32, op_time_s
         algorithm_check: None,
         counts: None,
         placement: Vec::new(),
+        start_path: None,
     };
     for rep in 0..nrep as usize {
         let start = b.scheduled_start_s.0[rep];

@@ -6,13 +6,14 @@ use super::overlap::{Compute, OverlapParts};
 use super::process_sync::{ProcessSync, Release};
 use super::release_clock::ReleaseClock;
 use super::tracking::{probe_clocks, ProbeComms};
+use crate::clock::tsc::{self, Stamp};
 use crate::clock::{ClockModel, ClockProbe};
 use crate::delay::{DetourInjector, DetourStats};
 use crate::plan::options::ADAPTIVE_CHECK_EVERY;
 use crate::plan::{AdaptiveSpec, Op};
 use crate::records::{
     append_chunk, AdaptiveRecord, AppliedDetours, Block, BlockCounts, DetourRecord, F64Array,
-    OverlapRecord, PurePass, RecordsWriter,
+    OverlapRecord, PurePass, RecordsWriter, StartPathRecord,
 };
 use crate::timeline::validity;
 use crate::wire::Wire;
@@ -33,6 +34,12 @@ struct LocalRows {
     parts: Vec<OverlapParts>,
     /// Adaptive repetitions only: how they ended.
     adaptive: Option<AdaptiveRecord>,
+    /// The counter and CPU at the release and at the last instruction before the call.
+    release: Vec<Stamp>,
+    entry: Vec<Stamp>,
+    /// `--start-path` only: run-queue wait and steal since the previous repetition, seconds.
+    run_delay: Vec<f64>,
+    steal: Vec<f64>,
 }
 
 /// Runs `warmup` unrecorded repetitions after a barrier each and returns, per repetition, the
@@ -177,6 +184,8 @@ pub struct BlockSpec {
     pub counts: Option<BlockCounts>,
     /// Per rank: where it ran and where its buffers were, for the records (rank 0).
     pub placement: Vec<crate::records::BufferPlacement>,
+    /// `--start-path`: read the run-queue and steal counters after every repetition.
+    pub start_path: bool,
 }
 
 /// A measured block: on rank 0 the whole block (`None` elsewhere), and how many of its first
@@ -344,6 +353,15 @@ fn repetitions(
         flags: Vec::with_capacity(nrep),
         parts: Vec::new(),
         adaptive: None,
+        release: Vec::with_capacity(nrep),
+        entry: Vec::with_capacity(nrep),
+        run_delay: Vec::new(),
+        steal: Vec::new(),
+    };
+    let mut counters = if spec.start_path {
+        super::start_path::ProcCounters::new()
+    } else {
+        None
     };
     let mut probes = Vec::new();
     sync.begin(comm, timing);
@@ -354,12 +372,17 @@ fn repetitions(
         let Release {
             scheduled_g: scheduled,
             t_local: t0,
+            stamp: released,
         } = sync.start(comm, timing, rep - anchor, delay, &mut || {
             kernel.warm(&call)
         });
         // The gate opens after t0 and closes before t1: a detour lengthens the operation, as
         // OS noise does, but never shifts the recorded entry past the rank's start instant.
         gate(true);
+        // The last instruction of ours before the kernel's MPI call (a few dispatching
+        // instructions follow): the path from `released` to here is what the recorded start
+        // cannot see.
+        let entered = tsc::stamp();
         match &spec.compute {
             Some(c) => {
                 // A punctual rank computes longer by the delay it would otherwise wait for
@@ -395,6 +418,13 @@ fn repetitions(
         rows.end_global.push(g1);
         rows.applied.push(delay);
         rows.flags.push(flags);
+        rows.release.push(released);
+        rows.entry.push(entered);
+        if let Some(c) = counters.as_mut() {
+            let (run_delay, steal) = c.advance(entered.cpu);
+            rows.run_delay.push(run_delay);
+            rows.steal.push(steal);
+        }
         interrupt::beat();
         super::report::repetition_done();
         if (rep + 1) % STOP_CHECK_EVERY == 0 && interrupt::agreed(comm) {
@@ -514,10 +544,18 @@ struct RankRep {
     flags: u8,
     /// Zero outside overlap mode.
     parts: OverlapParts,
+    /// Counter cycles since the rank's base at release and entry, and the CPUs.
+    release_cycles: f64,
+    entry_cycles: f64,
+    release_cpu: f64,
+    entry_cpu: f64,
+    /// NaN without `--start-path`.
+    run_delay: f64,
+    steal: f64,
 }
 
 impl Wire for RankRep {
-    const LEN: usize = 10;
+    const LEN: usize = 16;
     fn put(&self, out: &mut Vec<f64>) {
         let p = &self.parts;
         out.extend([
@@ -531,6 +569,12 @@ impl Wire for RankRep {
             p.compute_s,
             p.test_s,
             p.wait_s,
+            self.release_cycles,
+            self.entry_cycles,
+            self.release_cpu,
+            self.entry_cpu,
+            self.run_delay,
+            self.steal,
         ]);
     }
     fn take(x: &[f64]) -> Self {
@@ -547,6 +591,12 @@ impl Wire for RankRep {
                 test_s: x[8],
                 wait_s: x[9],
             },
+            release_cycles: x[10],
+            entry_cycles: x[11],
+            release_cpu: x[12],
+            entry_cpu: x[13],
+            run_delay: x[14],
+            steal: x[15],
         }
     }
 }
@@ -564,6 +614,11 @@ fn gather(
 ) -> Option<Block> {
     // Adaptive blocks may have stopped before spec.nrep; every rank stopped at the same count.
     let nrep = reps.len();
+    // Counter cycles count from the block's first release, so that they stay exact in an
+    // f64 and every chunk of the block shares the base.
+    let base = rows.release.first().map_or(0, |s| s.cycles);
+    let since = |s: &Stamp| s.cycles.wrapping_sub(base) as f64;
+    let nan_or = |v: &[f64], i: usize| v.get(i).copied().unwrap_or(f64::NAN);
     let mine: Vec<RankRep> = reps
         .clone()
         .map(|i| RankRep {
@@ -574,9 +629,29 @@ fn gather(
             applied: rows.applied[i],
             flags: rows.flags[i],
             parts: rows.parts.get(i).copied().unwrap_or_default(),
+            release_cycles: since(&rows.release[i]),
+            entry_cycles: since(&rows.entry[i]),
+            release_cpu: f64::from(rows.release[i].cpu),
+            entry_cpu: f64::from(rows.entry[i].cpu),
+            run_delay: nan_or(&rows.run_delay, i),
+            steal: nan_or(&rows.steal, i),
         })
         .collect();
+    // The base as two exact halves, and the counter's rate over the repetitions so far.
+    let last = reps.end.max(1) - 1;
+    let hz = match (rows.release.first(), rows.release.get(last)) {
+        (Some(a), Some(b)) => tsc::rate_hz(
+            (rows.start_local[0], a.cycles),
+            (rows.start_local[last], b.cycles),
+        ),
+        _ => f64::NAN,
+    };
+    let counter = super::gather::gather_one(
+        comm,
+        [(base >> 32) as f64, (base & 0xffff_ffff) as f64, hz],
+    );
     let per_rank = super::gather::gather(comm, &mine)?;
+    let counter = counter?;
     // Per rank, per repetition; the records want [nrep][P].
     let column = |f: fn(&RankRep) -> f64| -> F64Array {
         F64Array(
@@ -629,6 +704,27 @@ fn gather(
         algorithm_check: spec.algorithm_check.clone(),
         counts: spec.counts.clone(),
         placement: spec.placement.clone(),
+        start_path: window_s.map(|_| StartPathRecord {
+            tsc_base_cycles: counter
+                .iter()
+                .map(|c| ((c[0] as u64) << 32) | c[1] as u64)
+                .collect(),
+            tsc_hz: counter.iter().map(|c| c[2]).collect(),
+            release_cycles: column(|r| r.release_cycles),
+            entry_cycles: column(|r| r.entry_cycles),
+            release_cpu: column(|r| r.release_cpu),
+            entry_cpu: column(|r| r.entry_cpu),
+            run_delay_s: if spec.start_path {
+                column(|r| r.run_delay)
+            } else {
+                F64Array(Vec::new())
+            },
+            steal_s: if spec.start_path {
+                column(|r| r.steal)
+            } else {
+                F64Array(Vec::new())
+            },
+        }),
     })
 }
 

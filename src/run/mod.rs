@@ -32,6 +32,7 @@ mod schemes;
 mod session;
 mod shared_clock;
 mod skew;
+mod start_path;
 mod tracking;
 mod transport;
 

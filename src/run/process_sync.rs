@@ -2,6 +2,7 @@
 //! together. Not the clock synchronisation (`crate::clock::ClockSync`), which agrees on time.
 
 use super::release_clock::ReleaseClock;
+use crate::clock::tsc::{self, Stamp};
 use crate::plan::ProcessSyncMethod;
 use crate::wait::spin_for;
 use mpi::collective::SystemOperation;
@@ -42,6 +43,9 @@ pub struct Release {
     /// recorded start. The window scheme's is the reading that ended its wait, so that no
     /// clock read lies between the end of the wait and the call.
     pub t_local: f64,
+    /// The time-stamp counter and CPU just after that reading: where the path into MPI
+    /// starts ([`crate::records::StartPathRecord`]).
+    pub stamp: Stamp,
 }
 
 /// Clock-based synchronisation: rank 0 broadcasts a global start instant; repetition i starts
@@ -122,10 +126,12 @@ impl ProcessSync for WindowProcessSync {
         timing.wait_until_global(release_g - WARM_LEAD_S);
         warm();
         let waited = timing.wait_until_global(release_g);
+        let stamp = tsc::stamp();
         self.worst_lateness_s = self.worst_lateness_s.max(waited.lateness_s);
         Release {
             scheduled_g,
             t_local: waited.reached,
+            stamp,
         }
     }
 
@@ -247,9 +253,11 @@ impl ProcessSync for BarrierProcessSync {
         if delay_s > 0.0 {
             spin_for(|| timing.clock.now(), delay_s);
         }
+        let t_local = timing.clock.now();
         Release {
             scheduled_g: f64::NAN,
-            t_local: timing.clock.now(),
+            t_local,
+            stamp: tsc::stamp(),
         }
     }
 

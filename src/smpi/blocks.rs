@@ -143,6 +143,7 @@ pub fn decode(
             algorithm_check: None,
             counts: None,
             placement: Vec::new(),
+            start_path: None,
             detour: None,
             world_ranks: (0..p).collect(),
             hosts: label.hosts,

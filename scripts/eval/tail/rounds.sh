@@ -6,6 +6,9 @@
 #   db-treefit db-hca db-jk   delaybench --clock-sync treefit|hca|jk (also db-hca3, db-offset, ...)
 #   rm-hca3 rm-jk             ReproMPI (Hunold and Carpen-Amarie 2016) with mpi-time-sync's
 #                             HCA3 or JK (also rm-none: no clock sync, to see the skew)
+#   floor@WINDOW              the machine's floor (floor.c): ranks spin to one deadline on the
+#                             shared time-stamp counter, no clock sync; summary.py gives every
+#                             cell as a ratio to the floor at the same window in the same round
 # Run by hand, not by the tests. Raw truth logs and records stay in the output directory;
 # summary.py turns them into the Markdown table (printed at the end).
 #
@@ -66,6 +69,7 @@ out="$(cd "$out" && pwd)"
 cc -O2 -shared -fPIC -o "$out/libskew.so" "$here/skew.c" -ldl
 "${MPICC:-mpicc}" -O2 -shared -fPIC -o "$out/libtruth.so" "$here/truth.c" -ldl
 cc -O2 -pthread -o "$out/selfish" "$repo/scripts/eval/selfish.c" -lm
+"${MPICC:-mpicc}" -O2 -o "$out/floor" "$here/floor.c"
 reprompi=""
 if [[ " $tools " == *" rm-"* ]]; then
     reprompi="$(MPICC="${MPICC:-mpicc}" "$here/build_reprompi.sh")"
@@ -145,6 +149,15 @@ run_one() { # round length tool
             cmd=("$bin" --ops alltoall --sizes 8 --procs 2 --nrep "$nrep" --window "$window"
                 --warmup "${WARMUP:-20}" --clock-sync "$method" --no-figures
                 --output "$d/records.cbor" "${extra[@]}" ${DB_EXTRA:-}) ;;
+        floor@*)
+            local window="${tool#floor@}" us
+            case "$window" in
+                *ms) us=$((${window%ms} * 1000)) ;;
+                *us) us=${window%us} ;;
+                *) say "floor@WINDOW: a duration in us or ms"; return 1 ;;
+            esac
+            nrep=$((len * 1000000 / us))
+            cmd=("$out/floor" "$us" "$nrep" "${WARMUP:-20}") ;;
         rm-*)
             local m="${tool#rm-}" params=""
             case "$m" in

@@ -55,7 +55,16 @@ TOOL_NAMES = {
     "rm-hca3": "ReproMPI HCA3",
     "rm-jk": "ReproMPI JK",
     "rm-none": "ReproMPI no sync",
+    "floor@1ms": "floor 1 ms",
+    "floor@10ms": "floor 10 ms",
 }
+
+
+def window_of(tool):
+    """The window a tool ran with: "1ms" by default, "auto", or what follows '@'."""
+    if "@" not in tool:
+        return "1ms"
+    return tool.split("@", 1)[1].split("+", 1)[0]
 
 
 def p95(xs):
@@ -98,6 +107,11 @@ def measured(d, tool, logs, reps_file="reps.csv"):
     note = []
     if len({len(c) for c in logs.values()}) > 1:
         note.append("ranks logged different call counts " + str(sorted(len(c) for c in logs.values())))
+    if tool.startswith("floor"):
+        # floor.c: WARMUP calls after a barrier each, then NREP measured ones, all kept.
+        cmd = open(os.path.join(d, "cmd")).read().split()
+        n = min(int(cmd[2]), n_calls)
+        return list(range(n_calls - n, n_calls)), [True] * n, None, note
     if tool.startswith("db"):
         rows = list(csv.DictReader(open(os.path.join(d, reps_file))))
         n = len(rows)
@@ -203,6 +217,18 @@ def clock_vs_truth(d, idx, logs):
     return out
 
 
+def line_figures(d):
+    """(median, p95) in us of the spread delaybench's end-of-run line leads with (at the
+    entry into MPI, or by the recorded starts in older builds), or None."""
+    try:
+        text = open(os.path.join(d, "stderr")).read()
+    except OSError:
+        return None
+    m = re.search(r"at the entry into MPI, [^:]*: median ([0-9.]+) us, p95 ([0-9.]+) us", text)
+    m = m or re.search(r"by their recorded starts: median ([0-9.]+) us, p95 ([0-9.]+) us", text)
+    return (float(m.group(1)), float(m.group(2))) if m else None
+
+
 def half_rtt_us(d):
     """The median probe RTT/2 (us) delaybench printed on stderr for its post-hoc global
     times, or None (ReproMPI, or a run without probes)."""
@@ -253,6 +279,7 @@ def run_stats(d, tool, reps_file="reps.csv"):
             st["bounded"] = sum(t <= r + 2 * h for t, r in pairs) / len(pairs)
             st["excess_p95"] = p95([t - r for t, r in pairs])
     st["clock"] = clock_vs_truth(d, idx, logs)
+    st["line"] = line_figures(d) if tool.startswith("db") else None
     return st
 
 
@@ -299,6 +326,37 @@ def noise_lines(out):
             longest = max(r[4] for r in rows)
             lines.append(f"| {label} | {per_s:.0f} | {lost:.2f} | {longest:.0f} |")
     return lines
+
+
+def floor_ratios(runs, lengths, order, mode):
+    """Every non-floor cell as a ratio to the floor at the same window in the same round:
+    valid p95 / floor p95 and valid median − floor median (µs), median over rounds and the
+    worst round. The target: p95 ≤ 1.5 × the floor's + 0.1 µs, median ≤ the floor's + 0.1 µs."""
+    floors = {t for t in order if t.startswith("floor@")}
+    if not floors:
+        return
+    print("**Against the floor of the same round** (valid p95 / floor p95, and valid median − "
+          "floor median in µs; median over rounds, worst round in brackets; ✓ when every round "
+          "has p95 ≤ 1.5 × floor + 0.1 µs and median ≤ floor + 0.1 µs)\n")
+    cols = [t for t in order if t not in floors]
+    print("| run | " + " | ".join(TOOL_NAMES.get(t, t) for t in cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for length in lengths:
+        cells = []
+        for t in cols:
+            fl = dict(runs.get((length, "floor@" + window_of(t)), []))
+            pairs = [(st, fl[r]) for r, st in runs.get((length, t), []) if r in fl]
+            if not pairs:
+                cells.append("-")
+                continue
+            ratio = [a["v_p95"] / b["p95"] for a, b in pairs]
+            dmed = [a["v_median"] - b["median"] for a, b in pairs]
+            ok = all(a["v_p95"] <= 1.5 * b["p95"] + 0.1 and a["v_median"] <= b["median"] + 0.1
+                     for a, b in pairs)
+            cells.append(f"{med(ratio):.2f}× ({max(ratio):.2f}×), {med(dmed):+.2f} "
+                         f"({max(dmed):+.2f}){' ✓' if ok else ''}")
+        print(f"| {mode}, {length} s | " + " | ".join(cells) + " |")
+    print()
 
 
 def main():
@@ -374,6 +432,7 @@ def main():
     table("True start spread, valid repetitions only (delaybench: valid on its online global "
           "times, as the run decided; ReproMPI as above)", "o_median", "o_p95",
           lambda rs: f", valid {100 * med([s['o_frac'] for s in rs]):.1f} %")
+    floor_ratios(runs, lengths, order, mode)
     noise = noise_lines(out)
     if noise:
         print("**Noise** (scripts/eval/selfish.c, mean over CPUs; longest over CPUs)\n")
@@ -399,6 +458,21 @@ def main():
               "rank 1's clock − truth, rel. to rank 0: median (first → last) | "
               "valid: true − reported, p95 | held: true ≤ reported + 2·RTT/2 |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        lines = [(length, t, rnd, s) for (length, t), rs in sorted(runs.items())
+                 for rnd, s in rs if s.get("line")]
+        if lines:
+            print("**The end-of-run line against the truth** (valid repetitions, µs; the line "
+                  "holds when its p95 is within [0.5×, 2×] of the true p95)\n")
+            print("| round | length | tool | true median / p95 | line median / p95 | "
+                  "line p95 / true p95 |")
+            print("|---|---|---|---|---|---|")
+            for length, t, rnd, s in sorted(lines):
+                lm, lp = s["line"]
+                ratio = lp / s["v_p95"] if s["v_p95"] > 0 else float("nan")
+                held = "held" if 0.5 <= ratio <= 2.0 else "**not held**"
+                print(f"| {rnd} | {length} s | {TOOL_NAMES.get(t, t)} | "
+                      f"{fmt(s['v_median'], s['v_p95'])} | {fmt(lm, lp)} | {ratio:.2f} ({held}) |")
+            print()
         for (length, t), rs in sorted(runs.items()):
             for rnd, s in sorted(rs, key=lambda x: x[0]):
                 rep = fmt(s.get("rep_median", float("nan")), s.get("rep_p95", float("nan")))

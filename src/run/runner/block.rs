@@ -56,6 +56,7 @@ impl Runner<'_> {
             algorithm_check: self.algorithm.as_ref().map(|(_, c)| c.clone()),
             counts: None,
             placement: Vec::new(),
+            start_path: self.start_path,
         }
     }
 }

@@ -59,6 +59,8 @@ pub struct Runner<'w> {
     trace: Option<(crate::delay::NoiseFileSpec, crate::records::noise::NoiseRun)>,
     /// `--no-noise-check`.
     no_noise_check: bool,
+    /// `--start-path`: per repetition, the run-queue and steal counters.
+    start_path: bool,
     /// On rank 0: the noise check's result, for the header and the warnings.
     noise_check: Option<NoiseCheck>,
     /// Whether noise was already warned about (once per run).
@@ -115,6 +117,7 @@ impl<'w> Runner<'w> {
             empty_blocks: Vec::new(),
             trace: None,
             no_noise_check: opts.no_noise_check,
+            start_path: opts.start_path,
             noise_check: None,
             noise_warned: false,
             job: None,
