@@ -157,14 +157,15 @@ impl EntrySummary {
     pub fn clause(&self) -> String {
         let us = |s: f64| s * 1e6;
         let how = if self.by_counter {
-            "by the ranks' shared time-stamp counter (one host: no clock model in it)"
+            "by the ranks' shared time-stamp counter (one host, so no clock model in it)"
         } else {
             "on the global clock (recorded start plus each rank's path)"
         };
         format!(
-            "at the entry into MPI, {how}: median {:.3} us, p95 {:.3} us; the path from \
-             release to the call took median {:.3} us, p95 {:.3} us on rank {}, and {} of {} \
-             repetitions had a rank change CPU on it",
+            "at the entry into MPI, {how}: median {:.3} us, p95 {:.3} us (up to the last \
+             instruction before the call; the library's own first instructions are not in \
+             it); the path from release to the call took median {:.3} us, p95 {:.3} us on \
+             rank {}, and {} of {} repetitions had a rank change CPU on it",
             us(self.spread_s.0),
             us(self.spread_s.1),
             us(self.path_s.0),

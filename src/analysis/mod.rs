@@ -10,6 +10,7 @@ mod compare;
 mod confidence;
 mod config_stats;
 mod digest;
+mod entry_spread;
 mod family_differences;
 mod fdr;
 mod launch_level;
@@ -23,7 +24,6 @@ mod replay_pattern;
 mod sampled;
 mod schemes;
 mod skew;
-mod entry_spread;
 mod start_spread;
 mod stats;
 mod tables;
@@ -49,6 +49,7 @@ pub use config_stats::{
     ConfigStats, LaunchLabels, ANALYZE_SCHEMA_VERSION, FEW_VALID,
 };
 pub use digest::{BlockDigest, LaunchDigest};
+pub use entry_spread::{entry_spreads, EntrySpreads, EntrySummary};
 pub use family_differences::{
     family_differences, form_pairs, test_forms, FamilyDifference, FormSamples,
 };
@@ -69,7 +70,6 @@ pub use schemes::{
     timing_row, timing_rows, SchemeRow, TimingMethod, TimingRow, REFERENCE_SCHEME, SCHEMES,
 };
 pub use skew::{exit_skew, ExitSkew};
-pub use entry_spread::{entry_spreads, EntrySpreads, EntrySummary};
 pub use start_spread::{start_spreads, ClockBound, StartSpread};
 pub use stats::{describe, median, minimum, Outliers, SampleStats};
 pub use tables::{

@@ -181,6 +181,44 @@ mod tests {
     }
 
     #[test]
+    fn start_path_stamps_survive_chunking_with_and_without_the_counters() {
+        let series = |k: f64, n: usize| F64Array((0..n).map(|i| k + i as f64).collect());
+        for diagnosed in [false, true] {
+            // 2 ranks, 5 repetitions.
+            let mut whole = testdata::block(Op::Allreduce, 8, 2, 0.0, 5, 1e-5);
+            let counters = |k| {
+                if diagnosed {
+                    series(k, 10)
+                } else {
+                    F64Array(Vec::new())
+                }
+            };
+            whole.start_path = Some(crate::records::StartPathRecord {
+                tsc_base_cycles: vec![1 << 40, (1 << 40) + 7],
+                tsc_hz: vec![2.4e9, 2.4e9],
+                release_cycles: series(0.0, 10),
+                entry_cycles: series(50.0, 10),
+                release_cpu: series(0.0, 10),
+                entry_cpu: series(0.0, 10),
+                run_delay_s: counters(1e-6),
+                steal_s: counters(0.0),
+            });
+            let mut joined = split_block(&whole, 0..2);
+            assert_eq!(
+                joined.start_path.as_ref().unwrap().entry_cycles.0,
+                vec![50.0, 51.0, 52.0, 53.0]
+            );
+            append_chunk(&mut joined, 2, split_block(&whole, 2..5)).unwrap();
+            assert_eq!(joined, whole);
+            // A chunk without the stamps does not continue a block with them.
+            let mut bare = split_block(&whole, 0..2);
+            let mut later = split_block(&whole, 2..5);
+            later.start_path = None;
+            assert!(append_chunk(&mut bare, 2, later).is_err());
+        }
+    }
+
+    #[test]
     fn overlap_parts_and_the_adaptive_record_survive_chunking() {
         let mut whole = testdata::block(Op::Iallreduce, 8, 2, 0.0, 5, 1e-5);
         let series = |k: f64| F64Array((0..10).map(|i| k + i as f64).collect());

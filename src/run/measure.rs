@@ -646,10 +646,8 @@ fn gather(
         ),
         _ => f64::NAN,
     };
-    let counter = super::gather::gather_one(
-        comm,
-        [(base >> 32) as f64, (base & 0xffff_ffff) as f64, hz],
-    );
+    let counter =
+        super::gather::gather_one(comm, [(base >> 32) as f64, (base & 0xffff_ffff) as f64, hz]);
     let per_rank = super::gather::gather(comm, &mine)?;
     let counter = counter?;
     // Per rank, per repetition; the records want [nrep][P].

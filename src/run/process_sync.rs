@@ -61,8 +61,13 @@ pub struct WindowProcessSync {
 }
 
 /// How long before its release a rank warms the path into the call, seconds: long enough
-/// for the warm-up to finish, short enough that a clock interrupt rarely falls in between.
-const WARM_LEAD_S: f64 = 5e-6;
+/// for the warm-up to finish even after a long wait has let the caches go cold. At 5 us the
+/// warm-up of a rank that had spun for a 10 ms window often ran past the release (measured
+/// with the start-path stamps: the release came 0.14-1.18 us late in the median and 2-26 us
+/// at the p95, and 30-72 % of the repetitions started late); at 50 us the median lateness is
+/// 0.02 us at 10 ms, as at 1 ms, and the path from release to the call is no longer
+/// (docs/accuracy.md, "The terms of the start spread, stamped").
+const WARM_LEAD_S: f64 = 50e-6;
 
 /// Repetitions between checks of whether the schedule has slipped.
 const SLIP_CHECK_EVERY: usize = 16;

@@ -224,7 +224,7 @@ def line_figures(d):
         text = open(os.path.join(d, "stderr")).read()
     except OSError:
         return None
-    m = re.search(r"at the entry into MPI, [^:]*: median ([0-9.]+) us, p95 ([0-9.]+) us", text)
+    m = re.search(r"at the entry into MPI, [^;]*?: median ([0-9.]+) us, p95 ([0-9.]+) us", text)
     m = m or re.search(r"by their recorded starts: median ([0-9.]+) us, p95 ([0-9.]+) us", text)
     return (float(m.group(1)), float(m.group(2))) if m else None
 
