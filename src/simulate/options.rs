@@ -1,226 +1,104 @@
-//! The options of `delaybench simulate`: the plan options of a measurement run, a platform
-//! and SMPI's collective selection.
+//! What `delaybench simulate` needs besides its plan, as plain data: the command line's
+//! arguments (`cli::SimulateArgs`) are turned into [`Options`] at the edge, as every other
+//! command's are.
 
-use super::blocks::SIM_LATE_TOLERANCE_S;
-use super::session::{self, SimSettings};
-use super::SmpiError;
-use crate::clock::{ClockSyncMethod, ClockSyncParams};
-use crate::delay::{parse_delay_list, DelayModel, DetourArg, RankSelection};
-use crate::plan::{ClockSource, Op, Plan, ProcessSyncMethod, Request};
-use crate::records::Tag;
-use crate::units::{parse_duration_s, SizeList};
-use clap::Args;
-use std::io::Write;
+use super::noise_source::NoiseSpec;
+use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 
-/// Options of `delaybench simulate` (see docs/simulate.md).
-#[derive(Debug, Clone, Args)]
-pub struct SmpiArgs {
-    /// Kernels, comma-separated (as a measurement's --ops).
-    #[arg(long, value_delimiter = ',', default_value = "allreduce")]
-    pub ops: Vec<Op>,
-    /// Message sizes (as a measurement's --sizes: 8,1KiB or 8:1MiB).
-    #[arg(long, short = 'm', default_value = "8")]
-    pub sizes: SizeList,
-    /// Process counts P, each one simulation of P ranks: a list (2,4,100) or the powers of two
-    /// MIN:MAX (2:16384).
-    #[arg(long, value_parser = parse_procs, default_value = "2,4,8,16")]
-    pub procs: Procs,
-    /// Ranks (within each P) that arrive late (as a measurement's --delay-rank).
-    #[arg(long = "delay-rank", default_value = "0")]
-    pub delay_ranks: RankSelection,
-    /// Delays or delay models (as a measurement's --delay); the baseline is always simulated.
-    #[arg(long, value_parser = parse_delays, default_value = "50us", allow_hyphen_values = true)]
-    pub delay: Delays,
-    /// OS-noise detours: not simulated yet; given, the command stops with an error.
-    #[arg(long, hide_short_help = true)]
-    pub detour: Option<DetourArg>,
-    /// Repetitions per configuration. Without noise every repetition of a block gives the
-    /// same t_global, so a few suffice.
-    #[arg(long, short = 'i', default_value_t = 100)]
-    pub nrep: u32,
-    /// Simulate every repetition, even those whose delays repeat an earlier one's. By
-    /// default each distinct delay vector is simulated once (plus 2 copies that check the
-    /// simulation repeats itself): without noise the others would give the same times.
-    #[arg(long, hide_short_help = true)]
-    pub every_repetition: bool,
-    /// Warm-up calls per block before the first window (at least 2 are made).
-    #[arg(long, short = 'x', default_value_t = 10, hide_short_help = true)]
-    pub warmup: u32,
-    /// Window per repetition (e.g. 500us) or `auto` (2 x the 90th percentile of the slowest
-    /// rank's warm-up time + 1.1 x the largest delay + 20us).
-    #[arg(long, default_value = "auto", hide_short_help = true)]
-    pub window: String,
-    /// Seed of the delay streams [default: drawn and recorded].
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// SimGrid platform: `fat-tree`, `torus`, `dragonfly`, `local` (written by --calibrate),
-    /// or the path of any SimGrid platform file (XML).
-    #[arg(long, default_value = "fat-tree")]
+/// `--engine`: which engine simulates the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EngineKind {
+    /// SimGrid's SMPI: the ranks run the MPI library's algorithms on a simulated network
+    /// (Casanova et al. 2014; Degomme et al. 2017).
+    #[default]
+    Smpi,
+    /// The built-in LogGOPS engine (Hoefler, Schneider and Lumsdaine 2010).
+    Loggops,
+}
+
+impl EngineKind {
+    /// The names `--engine` takes, in the order the help lists them.
+    pub const NAMES: [&'static str; 2] = ["loggops", "smpi"];
+
+    /// The name `--engine` takes and the header's `engine_option` holds.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Smpi => "smpi",
+            EngineKind::Loggops => "loggops",
+        }
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for EngineKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "smpi" => Ok(EngineKind::Smpi),
+            "loggops" => Ok(EngineKind::Loggops),
+            _ => Err(format!(
+                "engine '{s}': expected one of {}",
+                EngineKind::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// The SMPI engine's settings: the platform and SMPI's collective selection.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SmpiSettings {
+    /// A built-in platform (`fat-tree`, `torus`, `dragonfly`, `local`) or a platform file.
     pub platform: String,
-    /// With a platform file: the hosts the ranks run on, one name per line (`name:N` for N
-    /// ranks), as smpirun's -hostfile; rank i of every P runs on the i-th entry.
-    #[arg(long, hide_short_help = true)]
+    /// With a platform file: the host of each rank slot, as smpirun's -hostfile.
     pub hostfile: Option<PathBuf>,
-    /// MPI ranks per simulated host of a built-in platform (several ranks of a host talk over
-    /// its loopback link).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), hide_short_help = true)]
+    /// Ranks per simulated host of a built-in platform.
     pub ranks_per_host: u32,
-    /// SMPI's collective selector (`smpi/coll-selector`): default, mpich, ompi, mvapich2,
-    /// impi, intel.
-    #[arg(long, hide_short_help = true)]
+    /// SMPI's collective selector (`smpi/coll-selector`).
     pub coll_selector: Option<String>,
-    /// Collective algorithms to sweep, by SMPI's names (e.g. rdb,lr,redbcast for allreduce;
-    /// binomial_tree,flattree for bcast): one simulation and one records file per algorithm,
-    /// set for the family of every --ops kernel (`smpi/<family>:<name>`).
-    #[arg(long, value_delimiter = ',')]
-    pub algorithms: Vec<String>,
-    /// Further SimGrid options, `key:value` (repeatable), e.g. `--cfg smpi/bcast:binomial_tree`.
-    #[arg(long = "cfg", value_name = "KEY:VALUE", hide_short_help = true)]
+    /// Further SimGrid options, `key:value`.
     pub cfg: Vec<String>,
-    /// Measure this machine (ping-pong latency and bandwidth on 2 MPI ranks, mpirun) and
-    /// write the `local` platform from them, then stop.
-    #[arg(long)]
-    pub calibrate: bool,
-    /// Records file [default: `results/simulated-<UTC time, µs>-<pid>.cbor`]. Never overwritten.
-    #[arg(long)]
+}
+
+/// What `delaybench simulate` needs besides its plan. Plain data, filled from the command
+/// line at the edge.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Options {
+    /// The engine (`--engine`).
+    pub engine: EngineKind,
+    /// The SMPI engine's platform and selection.
+    pub smpi: SmpiSettings,
+    /// Algorithm names to sweep (the engine's names): one simulation and one records file
+    /// each.
+    pub algorithms: Vec<String>,
+    /// Simulate every repetition, not each distinct delay vector once.
+    pub every_repetition: bool,
+    /// A measurement's `--detour`, refused: not simulated yet (`--noise` is the
+    /// simulation's noise).
+    pub detour: Option<crate::delay::DetourArg>,
+    /// The simulated ranks' OS noise (`--noise`).
+    pub noise: Option<NoiseSpec>,
+    /// Every rank replays the noise at the same phase (`--noise-cosched`).
+    pub noise_cosched: bool,
+    /// The LogGOPS engine's parameters as given (`--loggops L=2.5us,o=1.5us,...`).
+    pub loggops: Option<String>,
+    /// Records file; `None`: `results/simulated-<UTC time, µs>-<pid>.cbor`.
     pub output: Option<PathBuf>,
-    /// A tag kept in the header and on every analyze/export row (repeatable).
-    #[arg(long = "tag", value_name = "KEY=VALUE")]
-    pub tags: Vec<Tag>,
+    /// Tags kept in the header.
+    pub tags: Vec<crate::records::Tag>,
     /// Draw no figures and no report page at the end.
-    #[arg(long)]
     pub no_figures: bool,
-    /// Print no summary table and write no summary files at the end.
-    #[arg(long, hide_short_help = true)]
+    /// Print and write no summary at the end.
     pub no_summary: bool,
-    /// Keep the simulator's work files (plan, delays, output, logs) and say where.
-    #[arg(long, hide_short_help = true)]
+    /// Keep the engine's work files.
     pub keep_files: bool,
-}
-
-/// `--delay`: the delay models in order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Delays(pub Vec<DelayModel>);
-
-fn parse_delays(s: &str) -> Result<Delays, String> {
-    parse_delay_list(s).map(Delays).map_err(|e| e.to_string())
-}
-
-/// `--procs`: process counts in order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Procs(pub Vec<u32>);
-
-/// `2,4,100` or `2:16384` (powers of two from MIN to MAX, MIN a power of two).
-fn parse_procs(s: &str) -> Result<Procs, String> {
-    let num = |t: &str| {
-        t.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("'{t}' is not a process count"))
-    };
-    if let Some((a, b)) = s.split_once(':') {
-        let (a, b) = (num(a)?, num(b)?);
-        if !a.is_power_of_two() || a > b {
-            return Err(format!("'{s}': MIN:MAX needs a power of two MIN <= MAX"));
-        }
-        return Ok(Procs(
-            std::iter::successors(Some(a), |&p| p.checked_mul(2))
-                .take_while(|&p| p <= b)
-                .collect(),
-        ));
-    }
-    s.split(',').map(num).collect::<Result<_, _>>().map(Procs)
-}
-
-impl SmpiArgs {
-    /// The fixed window in seconds, or `None` for `auto`. Errors: the duration's message.
-    pub fn window_s(&self) -> Result<Option<f64>, String> {
-        if self.window == "auto" {
-            return Ok(None);
-        }
-        match parse_duration_s(&self.window) {
-            Ok(w) if w > 0.0 => Ok(Some(w)),
-            Ok(_) => Err(format!("--window {}: must be positive", self.window)),
-            Err(e) => Err(e.to_string()),
-        }
-    }
-
-    /// The plan request these options state, with the window `window_s` ([`Self::window_s`]):
-    /// what a simulation fixes (window synchronisation on `MPI_Wtime`, one clock, no
-    /// detours) stated as a measurement's plan. Replays are not settled (see
-    /// [`Request::replay`]).
-    pub fn request(&self, window_s: Option<f64>) -> Request {
-        Request {
-            stated: Plan {
-                ops: self.ops.clone(),
-                sizes: self.sizes.bytes.clone(),
-                procs: self.procs.0.clone(),
-                subcomm: Default::default(),
-                delay_ranks: self.delay_ranks.clone(),
-                delays: self.delay.0.clone(),
-                detour: None,
-                detour_noise_file: None,
-                nrep: self.nrep,
-                warmup: self.warmup,
-                sync: ProcessSyncMethod::Window,
-                window_s,
-                late_tolerance_s: Some(SIM_LATE_TOLERANCE_S),
-                clock: ClockSource::Wtime,
-                // Replaced by the builder: `seed` below, or the drawn one.
-                seed: 0,
-                clock_sync: ClockSyncMethod::Offset,
-                clock_params: ClockSyncParams::default(),
-                resync_every_s: None,
-                emulate_clock: None,
-                track_every_s: None,
-                timeout_s: None,
-                overlap: None,
-                adaptive: None,
-                algorithms: None,
-                algorithm_from_env: false,
-                rotate: 0,
-            },
-            seed: self.seed,
-            replay: None,
-        }
-    }
-
-    /// The settings of the simulation besides its plan.
-    pub fn settings(&self) -> SimSettings {
-        SimSettings {
-            platform: self.platform.clone(),
-            hostfile: self.hostfile.clone(),
-            ranks_per_host: self.ranks_per_host,
-            coll_selector: self.coll_selector.clone(),
-            algorithms: self.algorithms.clone(),
-            cfg: self.cfg.clone(),
-            every_repetition: self.every_repetition,
-            output: self.output.clone(),
-            tags: self.tags.clone(),
-            no_figures: self.no_figures,
-            no_summary: self.no_summary,
-            keep_files: self.keep_files,
-        }
-    }
-}
-
-/// Runs `delaybench simulate` as `args` ask, writing the summary to `out`: `--calibrate`
-/// alone, or the plan built from the options by the measurement's builder
-/// ([`Request::to_plan`]), checked, then simulated.
-///
-/// Errors: every [`SmpiError`]; plan and platform errors come before anything runs.
-pub fn run(args: &SmpiArgs, out: &mut dyn Write) -> Result<(), SmpiError> {
-    if args.calibrate {
-        return super::calibrate::run(out);
-    }
-    if args.detour.is_some() {
-        return Err(SmpiError::NotYet("--detour"));
-    }
-    let window_s = args.window_s().map_err(SmpiError::Plan)?;
-    // Every P is given (`--procs` has a default), so no world size is needed for the default.
-    let plan = args.request(window_s).to_plan(0, rand::random());
-    session::check_plan(&plan)?;
-    session::run(&plan, &args.settings(), out)
 }
 
 #[cfg(test)]
@@ -228,11 +106,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn procs_take_lists_and_power_of_two_ranges() {
-        assert_eq!(parse_procs("2,4,100").unwrap().0, vec![2, 4, 100]);
-        assert_eq!(parse_procs("2:16").unwrap().0, vec![2, 4, 8, 16]);
-        assert_eq!(parse_procs("4:20").unwrap().0, vec![4, 8, 16]);
-        assert!(parse_procs("3:16").is_err());
-        assert!(parse_procs("2,x").is_err());
+    fn engine_names_round_trip_and_a_wrong_one_lists_them() {
+        for name in EngineKind::NAMES {
+            assert_eq!(name.parse::<EngineKind>().unwrap().name(), name);
+        }
+        let e = "logp".parse::<EngineKind>().unwrap_err();
+        assert!(e.contains("loggops, smpi"), "{e}");
     }
 }
