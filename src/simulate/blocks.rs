@@ -30,6 +30,22 @@ pub struct SimBlock {
     pub delays: Vec<f64>,
 }
 
+#[cfg(test)]
+impl SimBlock {
+    /// An 8 B allreduce of `nrep` repetitions with `delays` (`[nrep][p]`), 2 warm-up calls
+    /// and the automatic window: the block the engines' unit tests simulate.
+    pub(crate) fn allreduce_8b(nrep: u32, delays: Vec<f64>) -> Self {
+        SimBlock {
+            op: crate::plan::Op::Allreduce,
+            bytes: 8,
+            nrep,
+            warmup: 2,
+            window_s: None,
+            delays,
+        }
+    }
+}
+
 /// What an engine gives back for one block of `p` ranks: its times in seconds of the
 /// engine's one clock.
 #[derive(Debug, Clone, PartialEq)]
@@ -255,14 +271,7 @@ mod tests {
     fn times_become_blocks_with_flags() {
         // p = 2, nrep = 2, window 1 ms; rank 1 late by 10 us in rep 0 as planned; rank 0 of
         // rep 1 starts 1 us after its instant (started late) and rank 1 of rep 1 overruns.
-        let sim = SimBlock {
-            op: Op::Allreduce,
-            bytes: 8,
-            nrep: 2,
-            warmup: 2,
-            window_s: None,
-            delays: vec![0.0, 10e-6, 0.0, 0.0],
-        };
+        let sim = SimBlock::allreduce_8b(2, vec![0.0, 10e-6, 0.0, 0.0]);
         let label = BlockLabel {
             delay_s: 10e-6,
             delay_model: "10us".into(),

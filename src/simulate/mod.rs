@@ -60,9 +60,6 @@ pub trait Engine {
     ///
     /// Errors: the engine's, as a [`SimulateError`].
     fn simulate(&mut self, p: u32, blocks: &[SimBlock]) -> Result<Simulated, SimulateError>;
-
-    /// Called once every P is done: the engine removes or names its work files.
-    fn finish(&mut self) {}
 }
 
 /// What an engine gives back for one P.

@@ -131,18 +131,10 @@ pub fn expand(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Op;
     use crate::simulate::smpi::output::decode;
 
     fn block(delays: Vec<f64>, nrep: u32) -> SimBlock {
-        SimBlock {
-            op: Op::Allreduce,
-            bytes: 8,
-            nrep,
-            warmup: 2,
-            window_s: None,
-            delays,
-        }
+        SimBlock::allreduce_8b(nrep, delays)
     }
 
     /// The C program's output for `sim` on 2 ranks: window 1 ms, rank 1 starts after its

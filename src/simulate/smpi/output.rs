@@ -65,19 +65,11 @@ pub fn decode(bytes: &[u8], p: u32, sims: &[SimBlock]) -> Result<Vec<SimulatedTi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Op;
 
     #[test]
     fn rank_major_output_becomes_repetition_major_times() {
         // p = 2, nrep = 2, window 1 ms.
-        let sim = SimBlock {
-            op: Op::Allreduce,
-            bytes: 8,
-            nrep: 2,
-            warmup: 2,
-            window_s: None,
-            delays: vec![0.0; 4],
-        };
+        let sim = SimBlock::allreduce_8b(2, vec![0.0; 4]);
         let mut v: Vec<f64> = vec![1e-3];
         v.extend([1.0, 1.001001, 1.0005, 1.0015]); // rank 0: starts, ends
         v.extend([1.00001, 1.001, 1.0006, 1.0021]); // rank 1
