@@ -1,16 +1,16 @@
 /* delaybench's simulated ranks: one launch of `smpirun` runs every block of one process count
  * P in SimGrid's simulated time (SMPI), the way a measurement run times them.
  *
- * Built by `delaybench simulate` with `smpicc` at first use (src/smpi/build.rs); see
+ * Built by `delaybench simulate` with `smpicc` at first use (src/simulate/smpi/toolchain.rs); see
  * docs/simulate.md for why a C program rather than the Rust kernels.
  *
  * Usage: delaybench_smpi PLAN DELAYS OUT [PROGRESS]
- *   PLAN    text, written by src/smpi/plan_file.rs:
+ *   PLAN    text, written by src/simulate/smpi/plan_file.rs:
  *             delaybench-smpi-plan 2
  *             warmup extrapolate|every
  *             blocks N
  *             block OP BYTES NREP WARMUP WINDOW_S DELAY_OFFSET MAX_DELAY_S   (N lines)
- *           OP is a delaybench kernel name (SIMULATED_FAMILIES in src/smpi/plan_file.rs); WINDOW_S 0 = automatic (the measurement's rule);
+ *           OP is a delaybench kernel name (SIMULATED_FAMILIES in src/simulate/smpi/plan_file.rs); WINDOW_S 0 = automatic (the measurement's rule);
  *           DELAY_OFFSET indexes DELAYS in f64 elements.
  *   DELAYS  native-endian f64, per block [P][NREP] (rank-major): the delay, seconds, of every
  *           rank in every repetition, computed by delaybench from the run seed.
@@ -20,7 +20,7 @@
  *           instants. Each rank writes its own part with pwrite (no gather), rank 0 the rest.
  *   PROGRESS  rank 0 appends a line per simulated call, `BLOCK BLOCKS warmup|rep DONE TOTAL`
  *           (BLOCK from 1), which delaybench reads while a long launch runs
- *           (src/smpi/watch.rs). With simulate-computation off the writes cost no
+ *           (src/simulate/smpi/watch.rs). With simulate-computation off the writes cost no
  *           simulated time.
  *
  * The program's own agreement (the slowest warm-up time, the start instant) goes over a
@@ -79,7 +79,7 @@ static int parse_op(const char *name, enum op_kind *kind, int *nonblocking) {
     return 1;
 }
 
-/* One call of the kernel, as src/run/kernels/ makes it (sizes as src/kernel.rs defines
+/* One call of the kernel, as src/run/kernels/ makes it (sizes as src/plan/kernel.rs defines
  * them): roots are rank 0, reductions and scans sum bytes/8 doubles per rank,
  * reduce_scatter_block gives each rank bytes/8 doubles, alltoall, allgather, gather and
  * scatter move `bytes` per rank pair; nonblocking forms post then wait. */

@@ -1,5 +1,5 @@
 /* This machine's ping-pong between ranks 0 and 1, for `delaybench simulate --calibrate`
- * (src/smpi/calibrate.rs): prints "latency_s L" (half the median round trip of 8 bytes) and
+ * (src/simulate/smpi/calibrate.rs): prints "latency_s L" (half the median round trip of 8 bytes) and
  * "bandwidth_Bps B" (4 MiB over half the median round trip of 4 MiB, less the latency).
  * Built with the machine's own mpicc and run with its mpirun on 2 ranks. */
 #include <mpi.h>

@@ -436,7 +436,7 @@ fn clock_sync_line(h: &Header) -> String {
     )
 }
 
-/// One simulated P's cost as `simulate` printed it while running (`src/smpi/progress.rs`):
+/// One simulated P's cost as `simulate` printed it while running (`src/simulate/progress.rs`):
 /// `P = 1024: 2.8 s of wall time, peak memory 170 MB, 6 repetitions simulated` (MB =
 /// 10^6 bytes, truncated like the progress line). Below a second the time keeps three
 /// decimals, so the small P's of a cheap curve do not all read `0.0 s`.

@@ -8,7 +8,7 @@
 //! stores what it is given; [`noise`]; [`timeline`], the one way to read a records file's
 //! global times and validity; [`analysis`], [`export`], [`plot`] and [`info`] on top of it;
 //! [`end_of_run`], what a run prints and draws once its records are complete; `run` (MPI,
-//! the `mpi` feature, the default) and [`smpi`] (simulation). The command-line edge sits on
+//! the `mpi` feature, the default) and [`simulate`] (simulation: SMPI and LogGOPS engines). The command-line edge sits on
 //! top: [`cli`] parses the command line into the plan's and the run's plain options,
 //! [`commands`] does what each command asks; nothing below the edge imports either.
 
@@ -34,7 +34,7 @@ pub mod plot;
 pub mod records;
 #[cfg(feature = "mpi")]
 pub mod run;
-pub mod smpi;
+pub mod simulate;
 pub mod timeline;
 pub mod units;
 pub mod wait;

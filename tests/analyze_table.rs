@@ -270,13 +270,6 @@ fn filters_narrow_the_rows_and_a_filter_matching_nothing_names_what_the_file_has
     }
 }
 
-#[test]
-#[ignore = "prints the run's default table: cargo test --test analyze_table -- --ignored --nocapture"]
-fn show() {
-    let (file, _) = run();
-    print!("{}", stdout(&analyze(file, &[], "100")));
-}
-
 /// The row parser above on a table whose cells wrapped (as a loaded machine's run printed it):
 /// each wrapped piece goes back to its own cell, so the pairing checks see whole rows.
 #[test]

@@ -37,7 +37,7 @@ const FLOORS: &[&[&str]] = &[
     &["export"],
     &["plot", "info"],
     &["end_of_run"],
-    &["smpi", "run"],
+    &["simulate", "run"],
     &["cli"],
     &["commands"],
     &["main"],

@@ -560,7 +560,7 @@ fn built_in_platforms_hold_one_and_two_hosts() {
 #[test]
 fn a_launch_says_where_it_is_in_its_progress_file() {
     // Rank 0 appends `BLOCK BLOCKS warmup|rep DONE TOTAL` per simulated call, which
-    // `delaybench` prints every 20 s of a long P (src/smpi/watch.rs); `--keep-files` keeps
+    // `delaybench` prints every 20 s of a long P (src/simulate/smpi/watch.rs); `--keep-files` keeps
     // the file. With every warm-up call and repetition simulated, its lines are all of them,
     // in order: the baseline block, then the delayed one.
     if !simgrid_here() {
@@ -597,6 +597,108 @@ fn a_launch_says_where_it_is_in_its_progress_file() {
         want.extend((1..=3).map(|r| format!("{block} 2 rep {r} 3")));
     }
     assert_eq!(text.lines().collect::<Vec<_>>(), want, "{text}");
-    let at = delaybench::smpi::watch::Position::last_of(&text).unwrap();
+    let at = delaybench::simulate::smpi::watch::Position::last_of(&text).unwrap();
     assert_eq!(at.to_string(), "block 2 of 2, 3 of 3 repetitions simulated");
+}
+
+/// The plan of `tests/data/smpi-records-before-engines.cbor`, written by the SMPI engine
+/// before the engines shared one writer (delaybench 1346f6f, Debian's SimGrid 3.32) with
+/// `delaybench simulate` and these options.
+const BEFORE_ENGINES: [&str; 14] = [
+    "--procs",
+    "2,4",
+    "--nrep",
+    "5",
+    "--sizes",
+    "8,64",
+    "--ops",
+    "allreduce,barrier",
+    "--delay",
+    "50us,exp:20us",
+    "--seed",
+    "7",
+    "--engine",
+    "smpi",
+];
+
+#[test]
+fn the_smpi_engine_writes_the_records_it_wrote_before() {
+    if !simgrid_here() {
+        return;
+    }
+    let before_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/smpi-records-before-engines.cbor");
+    let before = read_records(&before_path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The fixture was written without --engine, the only engine then.
+    let now = read_records(&simulate(dir.path(), "now", &BEFORE_ENGINES)).unwrap();
+    let (b_sim, n_sim) = (
+        before.header.simulation.clone().unwrap(),
+        now.header.simulation.clone().unwrap(),
+    );
+    if b_sim.engine_version != n_sim.engine_version {
+        common::skip_known_limit(&format!(
+            "the fixture was simulated by SimGrid {} and this machine has {}: its times may \
+             differ",
+            b_sim.engine_version, n_sim.engine_version
+        ));
+        return;
+    }
+    // Every block, every time and flag, to the bit (Debug prints an f64 exactly).
+    assert_eq!(before.blocks.len(), now.blocks.len());
+    // Per P: allreduce at 2 sizes and barrier, each undelayed, 50us and exp:20us.
+    assert_eq!(before.blocks.len(), 2 * (2 + 1) * 3);
+    for (i, (b, n)) in before.blocks.iter().zip(&now.blocks).enumerate() {
+        assert_eq!(format!("{b:?}"), format!("{n:?}"), "block {i} differs");
+    }
+    // The header apart from what names this run (its command line, start, identity and
+    // build), what it cost (wall times, memory) and the engine's name, new with the engines.
+    assert_eq!(
+        b_sim.engine_option, "smpi",
+        "a file without the field reads as smpi"
+    );
+    assert_eq!(n_sim.engine_option, "smpi");
+    let mut n = now.header.clone();
+    n.command_line = before.header.command_line.clone();
+    n.start_utc = before.header.start_utc.clone();
+    n.provenance = before.header.provenance.clone();
+    let costs = |s: &delaybench::records::Simulation| -> Vec<(u32, u64)> {
+        s.costs
+            .iter()
+            .map(|c| (c.procs, c.simulated_repetitions))
+            .collect()
+    };
+    assert_eq!(costs(&b_sim), costs(&n_sim));
+    n.simulation = Some(delaybench::records::Simulation {
+        costs: b_sim.costs.clone(),
+        ..n_sim
+    });
+    assert_eq!(format!("{:?}", before.header), format!("{n:?}"));
+}
+
+/// What no engine of this build simulates is refused before anything runs (no SimGrid is
+/// needed to see it), with exit status 2 and a message naming the option.
+#[test]
+fn options_an_engine_cannot_take_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.cbor");
+    let not_noise = dir.path().join("not-noise.txt");
+    std::fs::write(&not_noise, "0 100\n").unwrap();
+    let refused = |args: &[&str], names: &str| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--output", out.to_str().unwrap(), "--no-figures"]);
+        let run = simulate_output(&all);
+        let err = String::from_utf8_lossy(&run.stderr).to_string();
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?} should name {names}: {err}");
+        assert!(!out.exists(), "{args:?} wrote a file");
+    };
+    refused(&["--engine", "loggops"], "--engine loggops");
+    refused(&["--engine", "logp"], "loggops, smpi");
+    refused(&["--noise", "periodic:10Hz:1ms"], "--noise");
+    refused(&["--noise", not_noise.to_str().unwrap()], "--noise");
+    refused(&["--noise", "periodic:10:1ms"], "Hz");
+    refused(&["--noise-cosched"], "--noise-cosched");
+    refused(&["--loggops", "L=2.5us"], "--loggops");
+    refused(&["--detour", "1kHz,10us"], "--detour");
 }

@@ -1,5 +1,23 @@
-//! Offline analysis of records: t_global per repetition and the per-configuration summary
-//! with the delay overlap benefit. Plain Rust over [`crate::records`], no MPI.
+//! Offline analysis of records, captures and noise files. Plain Rust over
+//! [`crate::records`] and [`crate::capture`], no MPI.
+//!
+//! - t_global and its statistics: `tglobal` (per repetition), `stats`, `bootstrap`,
+//!   `launch_level` (launches as the unit of replication), `confidence`, `fdr`; `digest`
+//!   (what `analyze` keeps of a file), `config_stats` and `launches` (the per-configuration
+//!   summary with the delay overlap benefit), `sampled` (sampled delays), `overlap`
+//!   (`--overlap`), `lower_bound`, `start_spread`, `warnings`.
+//! - Comparisons and tables: `compare` (`delaybench compare`), `family_differences`
+//!   (blocking vs nonblocking), `algorithm_table` (`analyze --algorithms`), `reference_rows`
+//!   (the `ref:*` algorithms), `launch_placement` (`analyze --placement`), `tables`
+//!   (`--distribution`, `--trend`), `trend`, `replay_pattern` (a replayed capture's pattern).
+//! - [`tuning`]: `delaybench tune`, the MPI library's tuning file for an arrival pattern from
+//!   algorithm sweeps, and the check that the library obeys it.
+//! - Captures: [`arrivals`] (`delaybench arrivals`), [`causes`] (who made everyone wait: root
+//!   causes of the wait states, the waiting inside a call, the libraries' schedules,
+//!   what-if), [`capture_compare`] (two captures site by site).
+//! - The clocks and timing schemes: `skew` (a barrier's exit skew), `truth` (the true clock
+//!   error of emulated clocks), `schemes` (the published timing schemes against t_global).
+//! - `noise`: what a noise file says.
 
 mod algorithm_table;
 pub mod arrivals;

@@ -46,7 +46,7 @@ pub use noise::NoiseArgs;
 pub use parsers::{DelayList, WindowArg};
 pub use plot::PlotArgs;
 pub use schemes::SchemesArgs;
-pub use simulate::SmpiArgs;
+pub use simulate::SimulationArgs;
 pub use skew::SkewArgs;
 pub use tune::TuneArgs;
 
@@ -149,11 +149,11 @@ pub enum Command {
     /// Carpen-Amarie 2015, §7); with --simulate, offline in an event-driven simulator. The
     /// methods are described in delaybench-clock-sync(7).
     Clocksync(ClockSyncEvalArgs),
-    /// The measurement's plan in simulated time on SimGrid's SMPI (no MPI needed).
+    /// The measurement's plan in simulated time: SimGrid's SMPI or LogGOPS (no MPI needed).
     ///
-    /// Writes an ordinary records file marked as simulated (engine, version, platform,
-    /// collective selector), which every offline command reads.
-    Simulate(SmpiArgs),
+    /// Writes an ordinary records file marked as simulated (engine, version, platform or
+    /// parameters, collective selector, noise source), which every offline command reads.
+    Simulate(SimulationArgs),
     /// The MPI library's own tuning file for an arrival pattern, from algorithm sweeps.
     ///
     /// Open MPI 4.1 coll_tuned rules or MPICH 4.0 selection JSON: per collective, P and

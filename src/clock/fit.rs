@@ -80,16 +80,12 @@ fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
-/// LEARN_MODEL_HCA, client side (Hunold and Carpen-Amarie 2015, Algorithm 3 then Algorithm 4): estimates the RTT, takes
-/// `fitpoints` fit points of `exchanges_per_fitpoint` ping-pongs each against `reference`,
-/// fits offset (client − reference) against local time by least squares, stops the
-/// reference, and returns the regression model (slope and the regression's own intercept).
-/// The reference runs [`serve_linear_model`].
-pub fn learn_linear_model(t: &dyn Transport, reference: usize, p: &FitParams) -> ClockModel {
-    let mut stats = Stats::new();
-    learn_model(t, reference, p, &mut stats)
-}
-
+/// LEARN_MODEL_HCA, client side (Hunold and Carpen-Amarie 2015, Algorithm 3 then Algorithm
+/// 4): estimates the RTT, takes `fitpoints` fit points of `exchanges_per_fitpoint`
+/// ping-pongs each against `reference`, fits offset (client − reference) against local time
+/// by least squares, stops the reference, and returns the regression model (slope and the
+/// regression's own intercept), counting the exchanges in `stats`. The reference runs
+/// [`serve_model`].
 pub(crate) fn learn_model(
     t: &dyn Transport,
     reference: usize,
@@ -101,13 +97,6 @@ pub(crate) fn learn_model(
     let model = fit_points_model(t, reference, p, PointRule::Median { rtt_s }, stats);
     stop_with_model(t, reference, &model);
     model
-}
-
-/// Reference side of [`learn_linear_model`]: serves the client's ping-pongs with the local
-/// clock and returns the model the client found (client relative to this rank).
-pub fn serve_linear_model(t: &dyn Transport, client: usize) -> ClockModel {
-    let mut stats = Stats::new();
-    serve_model(t, client, &|| t.now(), &mut stats)
 }
 
 /// Client side of [`serve_model`]: ends the reference's serving loop, handing it `model`.

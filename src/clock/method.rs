@@ -1,5 +1,6 @@
 //! What a clock synchronisation method is built from: its parameters and its registry entry.
-//! Each method's file defines its `ENTRY`; `registry.rs` maps the names to them.
+//! Each method's file in `methods/` defines its `ENTRY`; the `methods!` registry in
+//! `methods/mod.rs` maps the names to them.
 
 use super::fit::FitParams;
 use super::ClockSync;

@@ -45,7 +45,7 @@ pub use emulate::{
     true_error, true_global, true_offset, EmulatedClock, EmulationError, EmulationSpec,
 };
 pub use evaluate::{measure_errors, GlobalClockTransport};
-pub use fit::{estimate_rtt, learn_linear_model, serve_linear_model, FitParams};
+pub use fit::{estimate_rtt, FitParams};
 pub use live::LiveClock;
 pub use methods::{
     build, skampi_offset, ClockSyncMethod, ClockSyncParams, Hca3Sync, HcaSync, JkSync,

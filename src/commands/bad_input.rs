@@ -8,7 +8,7 @@ use crate::exit::{causes, BadInput};
 use crate::export::ExportError;
 use crate::plot::{PlotError, SelectError};
 use crate::records::RecordsError;
-use crate::smpi::SmpiError;
+use crate::simulate::{SimulateError, SmpiError};
 use std::error::Error;
 
 /// True when `error`, or one of its causes, says the input was bad: an error the command
@@ -55,13 +55,25 @@ fn bad_in_itself(e: &(dyn Error + 'static)) -> bool {
         };
     }
     if let Some(s) = e.downcast_ref::<SmpiError>() {
+        return smpi_input(s);
+    }
+    if let Some(s) = e.downcast_ref::<SimulateError>() {
         return match s {
-            SmpiError::Plan(_) | SmpiError::NotYet(_) => true,
-            SmpiError::Records(r) => records_input(r),
-            _ => false,
+            SimulateError::Plan(_) => true,
+            SimulateError::Smpi(s) => smpi_input(s),
+            SimulateError::Records(r) => records_input(r),
         };
     }
     false
+}
+
+/// True for an SMPI engine's error about the plan or a records file the user named.
+fn smpi_input(s: &SmpiError) -> bool {
+    match s {
+        SmpiError::Plan(_) | SmpiError::NotYet(_) => true,
+        SmpiError::Records(r) => records_input(r),
+        _ => false,
+    }
 }
 
 /// True for a records error about the file the user named rather than about writing one:

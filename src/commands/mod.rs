@@ -38,7 +38,7 @@ mod skew;
 use crate::cli::{
     AlgorithmsArgs, AnalyzeArgs, ArrivalsArgs, CheckKernelsArgs, ClockSyncEvalArgs, CompareArgs,
     CompletionsArgs, ExportArgs, InfoArgs, LaunchesArgs, ManArgs, NoiseArgs, PlotArgs, SchemesArgs,
-    SkewArgs, SmpiArgs, TuneArgs,
+    SimulationArgs, SkewArgs, TuneArgs,
 };
 use crate::cli::{Cli, Command};
 use crate::exit::{is_broken_pipe, said_once, BAD_INPUT_EXIT};
@@ -112,7 +112,7 @@ registry! {
         Arrivals(ArrivalsArgs),
         Plot(PlotArgs),
         Clocksync(ClockSyncEvalArgs),
-        Simulate(SmpiArgs),
+        Simulate(SimulationArgs),
         Tune(TuneArgs),
         Man(ManArgs),
         Completions(CompletionsArgs),

@@ -505,10 +505,4 @@ mod tests {
             "{n:?}"
         );
     }
-
-    #[test]
-    #[ignore = "prints the table for a look: cargo test -- --ignored --nocapture"]
-    fn show() {
-        print!("{}", table_lines(&analysis()).join("\n"));
-    }
 }

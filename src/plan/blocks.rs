@@ -3,7 +3,7 @@
 //! baseline then each delay model. Stream numbers count blocks over the whole run, so every
 //! rank (and the simulator) draws the same delay matrices without communicating.
 //!
-//! The measurement (`run::runner`) and `delaybench simulate` (`smpi::blocks`) both
+//! The measurement (`run::runner`) and `delaybench simulate` (`simulate::blocks`) both
 //! enumerate through here, so their blocks and streams cannot drift apart.
 
 use super::{Op, Plan};

@@ -1,5 +1,5 @@
 //! The one way from options to a [`Plan`]: a measurement's command line (`cli`) and
-//! `delaybench simulate` (`smpi`) each state their options as a [`Request`], and
+//! `delaybench simulate` (`simulate`) each state their options as a [`Request`], and
 //! [`Request::to_plan`] settles what the options leave to the run (the default process
 //! counts, the drawn seed, the kernels and sizes of a replayed site).
 //!

@@ -3,7 +3,7 @@
 //!
 //! Everything that has to know the kernels reads this registry instead of listing them again:
 //! the plan and the CLI's default `--ops` ([`Op::ALL`]), the memory and count checks of
-//! `limits` ([`Buffers`]), the figures' colours and order ([`Family::color`],
+//! `plan::checks` ([`Buffers`]), the figures' colours and order ([`Family::color`],
 //! [`Family::index`]). Plain Rust without MPI; the MPI calls of each family live in
 //! `run::kernels`, which matches on [`Family`] exhaustively, so a family without them does not
 //! compile.
@@ -188,7 +188,7 @@ impl fmt::Display for Family {
 /// The message buffers of a kernel, as a function of its message size `bytes` (the `--sizes`
 /// value, see [`Op`]) and the process count P.
 ///
-/// The run side allocates exactly [`Buffers::lengths`]; `limits` checks
+/// The run side allocates exactly [`Buffers::lengths`]; `plan::checks` checks
 /// [`Buffers::allocated_bytes`] against memory and [`Buffers::largest_count`] against MPI's
 /// count limit, so the checks and the allocation cannot drift apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -778,7 +778,7 @@ mod tests {
 
     #[test]
     fn the_checked_sizes_are_the_allocated_ones() {
-        // limits checks allocated_bytes and largest_count; the run allocates lengths. For
+        // plan::checks checks allocated_bytes and largest_count; the run allocates lengths. For
         // every kernel at valid sizes they must describe the same buffers.
         for op in Op::ALL {
             let b = op.buffers();

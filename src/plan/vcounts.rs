@@ -8,7 +8,8 @@
 //! the two are measured on the same partitions) then runs with that rank's row and column
 //! of the matrix ([`partitions`]) and records where its counts came from
 //! ([`crate::records::BlockCounts`]). Plain Rust: the run side (`run/kernels`) allocates
-//! from [`Partitions`], and `limits` checks the same numbers before anything is measured.
+//! from [`Partitions`], and `plan::checks` (`check_captured_counts`) checks the same numbers
+//! before anything is measured.
 
 use crate::delay::models::replay::Replay;
 use crate::plan::kernel::Family;

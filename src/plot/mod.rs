@@ -188,6 +188,11 @@ macro_rules! figures {
         impl FigureKind {
             /// Every kind, in the order the report lists them.
             pub const ALL: [FigureKind; [$($name),*].len()] = [$(FigureKind::$variant),*];
+
+            /// Each kind's drawing function as the registry names it (`file::function`),
+            /// for the test that holds the registry to the figure files.
+            #[cfg(test)]
+            const DRAWABLES: [&'static str; [$($name),*].len()] = [$(stringify!($drawables)),*];
         }
 
         /// The figures of one kind, ready to draw (none when the records lack what it needs),
@@ -474,10 +479,54 @@ mod tests {
     use crate::plan::Op;
     use crate::records::testdata;
 
+    /// Every figure function in this folder's files (`pub(super) fn NAME(data: &RunData,
+    /// _: Stat) -> Vec<Drawable>`, the shape the registry calls), as `file::NAME`: a list
+    /// read from the files themselves, independent of the registry.
+    fn figure_functions_in_the_folder() -> Vec<String> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/plot");
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            for line in std::fs::read_to_string(&path).unwrap().lines() {
+                let Some(rest) = line.trim_start().strip_prefix("pub(super) fn ") else {
+                    continue;
+                };
+                let Some((name, args)) = rest.split_once('(') else {
+                    continue;
+                };
+                if args.starts_with("data: &RunData, ") && args.contains("Stat) -> Vec<Drawable>") {
+                    found.push(format!("{stem}::{name}"));
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+
     #[test]
     fn every_figure_kind_is_registered() {
         use clap::ValueEnum;
+        // The registry against the figure files: a figure function that is not in
+        // `figures!` (or an entry whose function is gone) fails here.
+        let mut registered: Vec<String> = FigureKind::DRAWABLES
+            .iter()
+            .map(|d| d.replace(' ', ""))
+            .collect();
+        registered.sort();
+        let in_files = figure_functions_in_the_folder();
+        assert!(in_files.len() >= 10, "{in_files:?}");
+        assert_eq!(registered, in_files);
+        // `--only` offers every kind, each under its own name.
         assert_eq!(&FigureKind::ALL[..], FigureKind::value_variants());
+        let names: std::collections::BTreeSet<String> = FigureKind::ALL
+            .iter()
+            .map(|k| k.to_possible_value().unwrap().get_name().to_string())
+            .collect();
+        assert_eq!(names.len(), FigureKind::ALL.len());
     }
 
     fn records(delays: &[f64]) -> Records {

@@ -1,5 +1,5 @@
 //! The one constructor of a records [`Header`], shared by the measurement (`run`) and
-//! `delaybench simulate` (`smpi`), so a field added to the header is filled in one place.
+//! `delaybench simulate` (`simulate`), so a field added to the header is filled in one place.
 
 use super::{ClockInfo, ClockSyncInfo, Header, Provenance, WaitInfo, FORMAT_NAME, FORMAT_VERSION};
 use crate::plan::Plan;

@@ -1,5 +1,6 @@
-//! The header's mark of a simulated run (`delaybench simulate`): which simulator ran the plan,
-//! on which platform, with which collective algorithms. A measured run has none.
+//! The header's mark of a simulated run (`delaybench simulate`): which engine ran the plan,
+//! on which platform or with which parameters, with which collective algorithms and which
+//! noise. A measured run has none.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +32,22 @@ pub struct Simulation {
     /// this field existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub costs: Vec<SimulationCost>,
+    /// The engine as `simulate --engine` names it: `smpi` or `loggops` (`smpi` in files
+    /// written before this field existed, when SMPI was the only engine).
+    #[serde(default = "smpi")]
+    pub engine_option: String,
+    /// The engine's parameters, `name=value` with units (the LogGOPS engine's `L=2.5us`,
+    /// ...); empty for SMPI, whose network is its platform.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<String>,
+    /// The simulated OS noise: its source and how its phases were chosen; `None`: no noise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<String>,
+}
+
+/// The engine of a file written before `engine_option` existed.
+fn smpi() -> String {
+    "smpi".into()
 }
 
 /// The cost of simulating one P: wall time and the simulator's peak memory (`delaybench info`
@@ -49,11 +66,63 @@ pub struct SimulationCost {
 
 impl Simulation {
     /// One line for tables and subtitles: `simulated: SimGrid SMPI 3.32, platform torus,
-    /// collectives default`.
+    /// collectives default`, then the parameters and the noise when there are any.
     pub fn line(&self) -> String {
-        format!(
+        let mut line = format!(
             "simulated: {} {}, platform {}, collectives {}",
             self.engine, self.engine_version, self.platform, self.collective_selector
-        )
+        );
+        if !self.parameters.is_empty() {
+            line.push_str(&format!(", parameters {}", self.parameters.join(",")));
+        }
+        if let Some(noise) = &self.noise {
+            line.push_str(&format!(", noise {noise}"));
+        }
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A header's simulation as CBOR without the fields added with the LogGOPS engine.
+    #[derive(Serialize)]
+    struct Older {
+        engine: String,
+        engine_version: String,
+        platform: String,
+        collective_selector: String,
+        config: Vec<String>,
+        ranks_per_host: u32,
+    }
+
+    #[test]
+    fn an_older_simulation_reads_as_smpi_without_noise() {
+        let older = Older {
+            engine: "SimGrid SMPI".into(),
+            engine_version: "3.32".into(),
+            platform: "torus".into(),
+            collective_selector: "default".into(),
+            config: vec![],
+            ranks_per_host: 1,
+        };
+        let mut bytes = Vec::new();
+        ciborium::into_writer(&older, &mut bytes).unwrap();
+        let read: Simulation = ciborium::from_reader(&bytes[..]).unwrap();
+        assert_eq!(read.engine_option, "smpi");
+        assert_eq!((read.parameters.len(), read.noise.clone()), (0, None));
+        assert_eq!(
+            read.line(),
+            "simulated: SimGrid SMPI 3.32, platform torus, collectives default"
+        );
+        let noisy = Simulation {
+            parameters: vec!["L=2.5us".into(), "o=1.5us".into()],
+            noise: Some("periodic:10Hz:2.5ms, random phases from the seed".into()),
+            ..read
+        };
+        assert!(noisy.line().ends_with(
+            ", parameters L=2.5us,o=1.5us, noise periodic:10Hz:2.5ms, random phases from the seed"
+        ));
     }
 }

@@ -94,6 +94,24 @@ mod tests {
 
     #[test]
     fn every_method_is_registered_once() {
+        // The registry against the folder: every method's file (this folder's files but
+        // mod.rs, named for the method) is registered, and every registered method has its
+        // file.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/clock/methods");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().to_string())
+            .filter(|stem| stem != "mod")
+            .collect();
+        files.sort_unstable();
+        let mut registered: Vec<String> = ClockSyncMethod::ALL
+            .iter()
+            .map(|m| m.name().to_string())
+            .collect();
+        registered.sort_unstable();
+        assert_eq!(registered, files);
         assert_eq!(&ClockSyncMethod::ALL[..], ClockSyncMethod::value_variants());
         let mut names: Vec<&str> = ClockSyncMethod::ALL.iter().map(|m| m.name()).collect();
         names.sort_unstable();

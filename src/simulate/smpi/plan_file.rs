@@ -3,6 +3,7 @@
 //! `smpi/delaybench_smpi.c`).
 
 use crate::plan::Op;
+pub use crate::simulate::blocks::SimBlock;
 use std::fmt::Write as _;
 
 /// The kernel families `smpi/delaybench_smpi.c` runs, by the blocking kernel's name; a
@@ -30,20 +31,6 @@ pub fn simulated(op: Op) -> bool {
             || name
                 .strip_prefix('i')
                 .is_some_and(|n| SIMULATED_FAMILIES.contains(&n)))
-}
-
-/// One block of a simulation: what the C program runs and the delays it waits.
-#[derive(Debug, Clone)]
-pub struct SimBlock {
-    pub op: Op,
-    /// Message size, bytes (0 for barriers).
-    pub bytes: u64,
-    pub nrep: u32,
-    pub warmup: u32,
-    /// Fixed window, seconds; `None`: the automatic rule.
-    pub window_s: Option<f64>,
-    /// `[nrep][p]` delays, seconds (as `delay::delay_matrix` gives them).
-    pub delays: Vec<f64>,
 }
 
 /// The plan text and the delays file of `blocks` on `p` ranks: the delays are written

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The ping-pong program, embedded.
-const PINGPONG_SOURCE: &str = include_str!("../../smpi/pingpong.c");
+const PINGPONG_SOURCE: &str = include_str!("../../../smpi/pingpong.c");
 
 /// The file `--calibrate` writes and `--platform local` reads.
 pub fn local_file() -> PathBuf {

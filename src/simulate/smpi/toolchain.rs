@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The C program the simulated ranks run, compiled with `smpicc` (see its header comment).
-pub const PROGRAM_SOURCE: &str = include_str!("../../smpi/delaybench_smpi.c");
+pub const PROGRAM_SOURCE: &str = include_str!("../../../smpi/delaybench_smpi.c");
 
 /// SimGrid's compiler wrapper and launcher, and the engine's version.
 #[derive(Debug, Clone)]

@@ -1,32 +1,31 @@
-//! `delaybench simulate`: the plan of a measurement run, run in simulated time on SimGrid's
-//! SMPI (Casanova et al. 2014; Degomme et al. 2017), written as an ordinary records file
-//! marked as simulated. Plain Rust and `std::process`: no MPI in this process, so it works in
-//! the `--no-default-features` build too.
+//! The SMPI engine of `delaybench simulate`: the plan in simulated time on SimGrid's SMPI
+//! (Casanova et al. 2014; Degomme et al. 2017), the MPI library's own collective algorithms
+//! on a simulated network. Plain Rust and `std::process`: SimGrid runs the ranks in its own
+//! processes.
 //!
-//! One `smpirun` per process count P runs `smpi/delaybench_smpi.c` (built with `smpicc` at
-//! first use, [`toolchain`]) on P simulated ranks: it reads the blocks of P and each rank's
-//! delays ([`plan_file`]), runs window-synchronised repetitions on `MPI_Wtime` with the waits
-//! as `nanosleep` (an exact sleep in simulated time), and writes every rank's start and end
-//! times, which [`blocks`] turns into records blocks. See docs/simulate.md.
+//! One `smpirun` per process count P ([`engine`]) runs `smpi/delaybench_smpi.c` (in the
+//! repository's root, built with `smpicc` at first use, [`toolchain`]) on P simulated ranks:
+//! it reads the blocks of P and each rank's delays ([`plan_file`]), runs window-synchronised
+//! repetitions on `MPI_Wtime` with the waits as `nanosleep` (an exact sleep in simulated
+//! time), and writes every rank's start and end times ([`output`]), which the session turns
+//! into records blocks. Without noise a repetition repeats itself, so each distinct delay
+//! vector is simulated once ([`distinct`]). The platforms are [`platform`]'s, or this
+//! machine's own ([`calibrate`]); [`watch`] reads rank 0's progress while SimGrid runs.
+//! See docs/simulate.md.
 
-pub mod args;
-pub mod blocks;
 pub mod calibrate;
 pub mod distinct;
+pub mod engine;
+pub mod output;
 pub mod plan_file;
 pub mod platform;
-pub mod progress;
-pub mod session;
 pub mod toolchain;
 pub mod watch;
-
-pub use args::{run, SmpiArgs};
-pub use session::SimSettings;
 
 use std::path::Path;
 use thiserror::Error;
 
-/// Errors of `delaybench simulate`, all found before or while SimGrid runs.
+/// Errors of the SMPI engine, all found before or while SimGrid runs.
 #[derive(Debug, Error)]
 pub enum SmpiError {
     #[error("{0} not found: `delaybench simulate` needs SimGrid's SMPI (Debian and Ubuntu: `apt-get install libsimgrid-dev`, or, in the source tree, `DELAYBENCH_SIMGRID=1 . scripts/setup.sh`)")]

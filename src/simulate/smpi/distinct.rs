@@ -12,8 +12,7 @@
 //! --every-repetition` turns this off; the records header says which was done
 //! (`simulation.distinct_repetitions`).
 
-use super::plan_file::SimBlock;
-use crate::records::{Block, F64Array};
+use crate::simulate::blocks::{SimBlock, SimulatedTimes};
 
 /// Extra copies of the first delay vector simulated to check that repetitions repeat.
 pub const CHECK_COPIES: usize = 2;
@@ -73,27 +72,35 @@ fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 
-/// The block of every repetition of `original` from the simulated block `sim` of `reduced`.
+/// The times of every repetition of `original` on `p` ranks from the simulated times `sim`
+/// of `reduced`.
 ///
 /// Repetition i takes the times of simulated repetition `source[i]`, moved from that
-/// repetition's start instant to its own (the first instant plus i windows), and keeps its
-/// flags; its applied delays are the original's.
+/// repetition's start instant to its own (the first instant plus i windows); its delays are
+/// the original's, the same as that repetition's, so the records writer gives it the same
+/// flags.
 ///
 /// Errors: the largest difference, when a check copy does not reproduce the first vector's
 /// repetition within [`SAME_S`] (the simulation is not deterministic: simulate every
 /// repetition instead).
-pub fn expand(sim: Block, original: &SimBlock, reduced: &Reduced) -> Result<Block, f64> {
-    let p = sim.nprocs as usize;
-    let window = sim.window_s.unwrap_or(0.0);
-    let sched0 = sim.scheduled_start_s.0.first().copied().unwrap_or(0.0);
+pub fn expand(
+    sim: SimulatedTimes,
+    p: u32,
+    original: &SimBlock,
+    reduced: &Reduced,
+) -> Result<SimulatedTimes, f64> {
+    let p = p as usize;
+    let window = sim.window_s;
+    let sched0 = sim.scheduled_start_s.first().copied().unwrap_or(0.0);
     let rel = |rep: usize, rank: usize| {
         let k = rep * p + rank;
-        let s = sim.scheduled_start_s.0[rep];
-        (sim.t_start_global_s.0[k] - s, sim.t_end_global_s.0[k] - s)
+        let s = sim.scheduled_start_s[rep];
+        (sim.start_s[k] - s, sim.end_s[k] - s)
     };
-    let distinct = sim.nrep as usize - CHECK_COPIES;
+    let simulated = sim.scheduled_start_s.len();
+    let distinct = simulated - CHECK_COPIES;
     let mut worst = 0.0f64;
-    for copy in distinct..sim.nrep as usize {
+    for copy in distinct..simulated {
         for rank in 0..p {
             let (a, b) = (rel(0, rank), rel(copy, rank));
             worst = worst.max((a.0 - b.0).abs()).max((a.1 - b.1).abs());
@@ -105,52 +112,29 @@ pub fn expand(sim: Block, original: &SimBlock, reduced: &Reduced) -> Result<Bloc
     let nrep = original.nrep as usize;
     let sched: Vec<f64> = (0..nrep).map(|i| sched0 + i as f64 * window).collect();
     let n = nrep * p;
-    let (mut start, mut end, mut flags) = (vec![0.0; n], vec![0.0; n], vec![0u8; n]);
+    let (mut start, mut end) = (vec![0.0; n], vec![0.0; n]);
     for (i, &j) in reduced.source.iter().enumerate() {
         for rank in 0..p {
             let (s, e) = rel(j, rank);
             start[i * p + rank] = sched[i] + s;
             end[i * p + rank] = sched[i] + e;
-            flags[i * p + rank] = sim.flags[j * p + rank];
         }
     }
-    Ok(Block {
-        nrep: original.nrep,
-        scheduled_start_s: F64Array(sched),
-        t_start_local_s: F64Array(start.clone()),
-        t_end_local_s: F64Array(end.clone()),
-        t_start_global_s: F64Array(start),
-        t_end_global_s: F64Array(end),
-        applied_delay_s: F64Array(original.delays.clone()),
-        flags,
-        ..sim
+    Ok(SimulatedTimes {
+        window_s: window,
+        scheduled_start_s: sched,
+        start_s: start,
+        end_s: end,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Op;
-    use crate::smpi::blocks::{decode, BlockLabel};
+    use crate::simulate::smpi::output::decode;
 
     fn block(delays: Vec<f64>, nrep: u32) -> SimBlock {
-        SimBlock {
-            op: Op::Allreduce,
-            bytes: 8,
-            nrep,
-            warmup: 2,
-            window_s: None,
-            delays,
-        }
-    }
-
-    fn label() -> BlockLabel {
-        BlockLabel {
-            delay_s: 1e-5,
-            delay_model: "10us".into(),
-            delayed_ranks: vec![1],
-            hosts: 2,
-        }
+        SimBlock::allreduce_8b(nrep, delays)
     }
 
     /// The C program's output for `sim` on 2 ranks: window 1 ms, rank 1 starts after its
@@ -177,12 +161,10 @@ mod tests {
         v.iter().flat_map(|x| x.to_ne_bytes()).collect()
     }
 
-    /// The block decoded from [`output`] for the reduced block of `r`.
-    fn simulated(r: &Reduced, jitter: f64) -> Block {
+    /// The times decoded from [`output`] for the reduced block of `r`.
+    fn simulated(r: &Reduced, jitter: f64) -> SimulatedTimes {
         let sims = std::slice::from_ref(&r.sim);
-        decode(&output(&r.sim, jitter), 2, sims, &[label()])
-            .unwrap()
-            .remove(0)
+        decode(&output(&r.sim, jitter), 2, sims).unwrap().remove(0)
     }
 
     #[test]
@@ -191,18 +173,19 @@ mod tests {
         let r = reduce(&original, 2).expect("saves repetitions");
         assert_eq!(r.sim.nrep as usize, 1 + CHECK_COPIES);
         assert!(r.source.iter().all(|&j| j == 0));
-        let full = expand(simulated(&r, 0.0), &original, &r).unwrap();
-        assert!(full.shape_ok());
-        assert_eq!(full.nrep, 100);
+        let full = expand(simulated(&r, 0.0), 2, &original, &r).unwrap();
+        assert_eq!(
+            (full.scheduled_start_s.len(), full.start_s.len()),
+            (100, 200)
+        );
         // Repetition 99 is repetition 0 moved by 99 windows.
         let k = 99 * 2 + 1;
-        assert!((full.t_start_global_s.0[k] - (1.0 + 99e-3 + 1e-5)).abs() < 1e-12);
-        assert!((full.t_end_global_s.0[k] - (1.0 + 99e-3 + 1.5e-5)).abs() < 1e-12);
-        assert_eq!(full.applied_delay_s.0, original.delays);
+        assert!((full.start_s[k] - (1.0 + 99e-3 + 1e-5)).abs() < 1e-12);
+        assert!((full.end_s[k] - (1.0 + 99e-3 + 1.5e-5)).abs() < 1e-12);
         // A check copy 5 ns off is the solver's precision; 20 ns off is not deterministic,
         // and the caller simulates every repetition.
-        assert!(expand(simulated(&r, 5e-9), &original, &r).is_ok());
-        let worst = expand(simulated(&r, 2e-8), &original, &r).unwrap_err();
+        assert!(expand(simulated(&r, 5e-9), 2, &original, &r).is_ok());
+        let worst = expand(simulated(&r, 2e-8), 2, &original, &r).unwrap_err();
         assert!((worst - 2e-8).abs() < 1e-12, "{worst}");
     }
 
@@ -216,8 +199,8 @@ mod tests {
         let r = reduce(&original, 2).unwrap();
         assert_eq!(r.sim.nrep, 4);
         assert_eq!(r.source, [0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
-        let full = expand(simulated(&r, 0.0), &original, &r).unwrap();
-        let late = |i: usize| full.t_start_global_s.0[i * 2 + 1] - full.scheduled_start_s.0[i];
+        let full = expand(simulated(&r, 0.0), 2, &original, &r).unwrap();
+        let late = |i: usize| full.start_s[i * 2 + 1] - full.scheduled_start_s[i];
         assert!((late(3) - 2e-5).abs() < 1e-12 && (late(4) - 1e-5).abs() < 1e-12);
     }
 

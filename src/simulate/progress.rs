@@ -1,4 +1,4 @@
-//! What one simulated P cost (wall time, the simulator's peak memory) and how long the P's
+//! What one simulated P cost (wall time, the engine's peak memory) and how long the P's
 //! left of a curve will take: beyond the simulator's start-up, SMPI's wall time per launch
 //! grows as a power of P (cost ∝ P^k, k ≈ 1-3 depending on the algorithm,
 //! docs/simulate.md), so the exponent fitted to the P's done so far extrapolates the rest.

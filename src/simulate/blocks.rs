@@ -1,7 +1,9 @@
-//! The simulated ranks' output turned into records blocks: one clock for every rank (the
-//! simulator's), so local and global times are the same and every clock model is the identity.
+//! What every engine simulates and what it gives back: the blocks of one P in the
+//! measurement's order with their delay matrices ([`blocks_of`], on the one enumeration of
+//! `plan::blocks`), and each block's simulated times ([`SimulatedTimes`]) turned into a
+//! records block ([`to_block`]): one clock for every rank (the engine's), so local and global
+//! times are the same and every clock model is the identity.
 
-use super::plan_file::SimBlock;
 use crate::clock::ClockModel;
 use crate::plan::{blocks, Plan};
 use crate::records::{Block, F64Array, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN};
@@ -13,6 +15,50 @@ pub const SIM_LATE_TOLERANCE_S: f64 = 1e-7;
 
 /// `wait_strategy` of every simulated block.
 pub const SIM_WAIT: &str = "simulated sleep";
+
+/// One block of a simulation: what the engine runs and the delays the ranks wait.
+#[derive(Debug, Clone)]
+pub struct SimBlock {
+    pub op: crate::plan::Op,
+    /// Message size, bytes (0 for barriers).
+    pub bytes: u64,
+    pub nrep: u32,
+    pub warmup: u32,
+    /// Fixed window, seconds; `None`: the automatic rule (the header's `window_rule`).
+    pub window_s: Option<f64>,
+    /// `[nrep][p]` delays, seconds (as `delay::delay_matrix` gives them).
+    pub delays: Vec<f64>,
+}
+
+#[cfg(test)]
+impl SimBlock {
+    /// An 8 B allreduce of `nrep` repetitions with `delays` (`[nrep][p]`), 2 warm-up calls
+    /// and the automatic window: the block the engines' unit tests simulate.
+    pub(crate) fn allreduce_8b(nrep: u32, delays: Vec<f64>) -> Self {
+        SimBlock {
+            op: crate::plan::Op::Allreduce,
+            bytes: 8,
+            nrep,
+            warmup: 2,
+            window_s: None,
+            delays,
+        }
+    }
+}
+
+/// What an engine gives back for one block of `p` ranks: its times in seconds of the
+/// engine's one clock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimulatedTimes {
+    /// The window the repetitions were started in, seconds.
+    pub window_s: f64,
+    /// `[nrep]` start instants, seconds.
+    pub scheduled_start_s: Vec<f64>,
+    /// `[nrep][p]` (repetition-major, as a records block) each rank's start of the call.
+    pub start_s: Vec<f64>,
+    /// `[nrep][p]` each rank's end of the call.
+    pub end_s: Vec<f64>,
+}
 
 /// What a block is besides its simulated times: the delay model's nominal value and name,
 /// and the ranks delayed in every repetition (as a measurement records them).
@@ -65,101 +111,72 @@ pub fn blocks_of(
     (sims, labels)
 }
 
-/// Reads the blocks of one simulation of `p` ranks from `bytes` (the C program's OUT file:
-/// per block the window, `[p][2 nrep]` start and end times, `[nrep]` start instants).
+/// The records block of `sim` on `p` ranks from its simulated `times`: the one place every
+/// engine's results become records, so `analyze`, `plot`, `compare`, `tune` and `info` read
+/// them as they read a measurement. A rank starting more than [`SIM_LATE_TOLERANCE_S`] after
+/// its instant plus its delay is flagged *started late*; one ending after its repetition's
+/// window, *window overrun*.
 ///
-/// Errors: a description of what is missing.
-pub fn decode(
-    bytes: &[u8],
-    p: u32,
-    sims: &[SimBlock],
-    labels: &[BlockLabel],
-) -> Result<Vec<Block>, String> {
-    if bytes.len() % 8 != 0 {
-        return Err(format!(
-            "{} bytes is not a whole number of f64",
-            bytes.len()
-        ));
-    }
-    let vals: Vec<f64> = bytes
-        .chunks_exact(8)
-        .map(|c| f64::from_ne_bytes(c.try_into().expect("8 bytes")))
-        .collect();
-    let p_us = p as usize;
-    let mut at = 0usize;
-    let mut out = Vec::with_capacity(sims.len());
-    for (i, (sim, label)) in sims.iter().zip(labels).enumerate() {
-        let nrep = sim.nrep as usize;
-        let need = 1 + 2 * nrep * p_us + nrep;
-        if vals.len() < at + need {
-            return Err(format!(
-                "block {} of {}: {} values, {need} needed",
-                i + 1,
-                sims.len(),
-                vals.len() - at
-            ));
-        }
-        let window = vals[at];
-        let times = &vals[at + 1..at + 1 + 2 * nrep * p_us];
-        let sched = &vals[at + 1 + 2 * nrep * p_us..at + need];
-        at += need;
-        let n = nrep * p_us;
-        let (mut start, mut end, mut flags) = (vec![0.0; n], vec![0.0; n], vec![0u8; n]);
+/// Panics when the shapes of `times` are not those of `sim` on `p` ranks (an engine's bug).
+pub fn to_block(sim: &SimBlock, label: &BlockLabel, p: u32, times: SimulatedTimes) -> Block {
+    let (p_us, nrep) = (p as usize, sim.nrep as usize);
+    let SimulatedTimes {
+        window_s: window,
+        scheduled_start_s: sched,
+        start_s: start,
+        end_s: end,
+    } = times;
+    assert!(
+        sched.len() == nrep && start.len() == nrep * p_us && end.len() == nrep * p_us,
+        "simulated times of {:?} P={p} are not [nrep][p]",
+        sim.op
+    );
+    let mut flags = vec![0u8; nrep * p_us];
+    for (rep, &instant) in sched.iter().enumerate() {
         for rank in 0..p_us {
-            let row = &times[rank * 2 * nrep..(rank + 1) * 2 * nrep];
-            for rep in 0..nrep {
-                let k = rep * p_us + rank;
-                start[k] = row[rep];
-                end[k] = row[nrep + rep];
-                if start[k] - (sched[rep] + sim.delays[k]) > SIM_LATE_TOLERANCE_S {
-                    flags[k] |= FLAG_STARTED_LATE;
-                }
-                if end[k] > sched[rep] + window {
-                    flags[k] |= FLAG_WINDOW_OVERRUN;
-                }
+            let k = rep * p_us + rank;
+            if start[k] - (instant + sim.delays[k]) > SIM_LATE_TOLERANCE_S {
+                flags[k] |= FLAG_STARTED_LATE;
+            }
+            if end[k] > instant + window {
+                flags[k] |= FLAG_WINDOW_OVERRUN;
             }
         }
-        out.push(Block {
-            op: sim.op,
-            bytes: sim.bytes,
-            nprocs: p,
-            delay_s: label.delay_s,
-            delay_model: label.delay_model.clone(),
-            delayed_ranks: label.delayed_ranks.clone(),
-            window_s: Some(window),
-            wait_strategy: SIM_WAIT.into(),
-            late_tolerance_s: SIM_LATE_TOLERANCE_S,
-            nrep: sim.nrep,
-            scheduled_start_s: F64Array(sched.to_vec()),
-            t_start_local_s: F64Array(start.clone()),
-            t_end_local_s: F64Array(end.clone()),
-            t_start_global_s: F64Array(start),
-            t_end_global_s: F64Array(end),
-            applied_delay_s: F64Array(sim.delays.clone()),
-            flags,
-            clock_models: vec![ClockModel::offset_only(0.0); p_us],
-            // A simulated sweep writes one file per SMPI algorithm (the header names it).
-            algorithm: None,
-            algorithm_check: None,
-            counts: None,
-            placement: Vec::new(),
-            start_path: None,
-            detour: None,
-            world_ranks: (0..p).collect(),
-            hosts: label.hosts,
-            clock_probes: Vec::new(),
-            overlap: None,
-            adaptive: None,
-            flags_online: Vec::new(),
-        });
     }
-    if at != vals.len() {
-        return Err(format!(
-            "{} values left over after the last block",
-            vals.len() - at
-        ));
+    Block {
+        op: sim.op,
+        bytes: sim.bytes,
+        nprocs: p,
+        delay_s: label.delay_s,
+        delay_model: label.delay_model.clone(),
+        delayed_ranks: label.delayed_ranks.clone(),
+        window_s: Some(window),
+        wait_strategy: SIM_WAIT.into(),
+        late_tolerance_s: SIM_LATE_TOLERANCE_S,
+        nrep: sim.nrep,
+        scheduled_start_s: F64Array(sched),
+        t_start_local_s: F64Array(start.clone()),
+        t_end_local_s: F64Array(end.clone()),
+        t_start_global_s: F64Array(start),
+        t_end_global_s: F64Array(end),
+        applied_delay_s: F64Array(sim.delays.clone()),
+        flags,
+        clock_models: vec![ClockModel::offset_only(0.0); p_us],
+        // A simulated sweep writes one file per algorithm (the header names it); the
+        // session sets the block's algorithm.
+        algorithm: None,
+        algorithm_check: None,
+        counts: None,
+        placement: Vec::new(),
+        start_path: None,
+        detour: None,
+        world_ranks: (0..p).collect(),
+        hosts: label.hosts,
+        clock_probes: Vec::new(),
+        overlap: None,
+        adaptive: None,
+        flags_online: Vec::new(),
     }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -252,38 +269,28 @@ mod tests {
     }
 
     #[test]
-    fn output_becomes_blocks_with_flags() {
+    fn times_become_blocks_with_flags() {
         // p = 2, nrep = 2, window 1 ms; rank 1 late by 10 us in rep 0 as planned; rank 0 of
         // rep 1 starts 1 us after its instant (started late) and rank 1 of rep 1 overruns.
-        let sim = SimBlock {
-            op: Op::Allreduce,
-            bytes: 8,
-            nrep: 2,
-            warmup: 2,
-            window_s: None,
-            delays: vec![0.0, 10e-6, 0.0, 0.0],
-        };
+        let sim = SimBlock::allreduce_8b(2, vec![0.0, 10e-6, 0.0, 0.0]);
         let label = BlockLabel {
             delay_s: 10e-6,
             delay_model: "10us".into(),
             delayed_ranks: vec![1],
             hosts: 2,
         };
-        let mut v: Vec<f64> = vec![1e-3];
-        v.extend([1.0, 1.001001, 1.0005, 1.0015]); // rank 0: starts, ends
-        v.extend([1.00001, 1.001, 1.0006, 1.0021]); // rank 1
-        v.extend([1.0, 1.001]);
-        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_ne_bytes()).collect();
-        let b = &decode(
-            &bytes,
-            2,
-            std::slice::from_ref(&sim),
-            std::slice::from_ref(&label),
-        )
-        .unwrap()[0];
+        let times = SimulatedTimes {
+            window_s: 1e-3,
+            scheduled_start_s: vec![1.0, 1.001],
+            start_s: vec![1.0, 1.00001, 1.001001, 1.001],
+            end_s: vec![1.0005, 1.0006, 1.0015, 1.0021],
+        };
+        let b = to_block(&sim, &label, 2, times);
         assert!(b.shape_ok());
         assert_eq!(b.t_start_global_s.0, vec![1.0, 1.00001, 1.001001, 1.001]);
+        assert_eq!(b.t_end_local_s.0, b.t_end_global_s.0);
+        assert_eq!(b.applied_delay_s.0, sim.delays);
         assert_eq!(b.flags, vec![0, 0, FLAG_STARTED_LATE, FLAG_WINDOW_OVERRUN]);
-        assert!(decode(&bytes[..40], 2, &[sim], &[label]).is_err());
+        assert_eq!((b.window_s, b.delayed_ranks.clone()), (Some(1e-3), vec![1]));
     }
 }
