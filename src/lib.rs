@@ -34,6 +34,7 @@ pub mod plot;
 pub mod records;
 #[cfg(feature = "mpi")]
 pub mod run;
+pub mod simulate;
 pub mod smpi;
 pub mod timeline;
 pub mod units;

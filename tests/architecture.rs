@@ -36,6 +36,7 @@ const FLOORS: &[&[&str]] = &[
     &["analysis"],
     &["export"],
     &["plot", "info"],
+    &["simulate"],
     &["end_of_run"],
     &["smpi", "run"],
     &["cli"],
