@@ -16,11 +16,14 @@
 //!   the engine (`--engine`), the noise source (`--noise`, [`noise_source`]) and the LogGOPS
 //!   parameters (`--loggops`);
 //! - [`smpi`]: the SimGrid SMPI engine (Casanova et al. 2014; Degomme et al. 2017), one
-//!   `smpirun` per P.
+//!   `smpirun` per P;
+//! - [`loggops`]: the built-in LogGOPS engine (Hoefler, Schneider and Lumsdaine 2010): the
+//!   event loop, its schedules and GOAL files, noise; not yet behind [`Engine`].
 //!
 //! See docs/simulate.md.
 
 pub mod blocks;
+pub mod loggops;
 pub mod noise_source;
 pub mod options;
 pub mod progress;

@@ -1,0 +1,115 @@
+//! The libraries' collective algorithms as schedules, one function each, named as Open MPI
+//! (`coll_tuned`) and MPICH (`MPIR_CVAR_*_INTRA_ALGORITHM`) name them, written from the
+//! published algorithms (Thakur, Rabenseifner and Gropp 2005; Hensgen, Finkel and Manber
+//! 1988 for the dissemination barrier) in the shape of LogGOPSim's Schedgen: within a rank,
+//! a step's sends wait for the previous step's receives; receives are posted at once (a
+//! posted receive costs nothing); each step's messages carry the step as their tag.
+//!
+//! Messages of a barrier are 1 B (LogGOPSim charges (s-1)G, so 0 B is not portable). The
+//! nonblocking form of a collective (`iallreduce`) runs the same schedule with asynchronous
+//! progress: every operation starts as soon as its dependencies allow, as if a progress
+//! thread or the NIC drove it (Hoefler and Lumsdaine 2008 call this the ideal progression).
+//! No reduction's computation is charged (γ = 0).
+
+mod collectives;
+
+use super::schedule::{Schedule, ScheduleBuilder};
+use super::LoggopsError;
+pub use collectives::*;
+
+/// One algorithm of one collective.
+#[derive(Debug, Clone, Copy)]
+pub struct Algorithm {
+    /// The blocking collective's kernel name (`allreduce`).
+    pub op: &'static str,
+    /// The algorithm's name (Open MPI's where both libraries have it).
+    pub name: &'static str,
+    /// Other names the libraries use for it (MPICH's).
+    pub aliases: &'static [&'static str],
+    /// Adds the schedule of `procs` ranks and `bytes` to the builder.
+    pub build: fn(&mut ScheduleBuilder, usize, u64),
+}
+
+macro_rules! algorithms {
+    ($($op:literal $name:literal [$($alias:literal),*] $f:path;)*) => {
+        /// Every algorithm; the first of each collective is its default.
+        pub const ALGORITHMS: &[Algorithm] = &[
+            $(Algorithm { op: $op, name: $name, aliases: &[$($alias),*], build: $f },)*
+        ];
+    };
+}
+
+algorithms! {
+    "barrier" "dissemination" ["bruck", "k_dissemination"] barrier_dissemination;
+    "barrier" "recursive_doubling" [] barrier_recursive_doubling;
+    "barrier" "tree" ["binomial"] barrier_tree;
+    "bcast" "binomial" [] bcast_binomial;
+    "reduce" "binomial" [] reduce_binomial;
+    "allreduce" "recursive_doubling" [] allreduce_recursive_doubling;
+    "allreduce" "rabenseifner" ["reduce_scatter_allgather"] allreduce_rabenseifner;
+    "allreduce" "ring" [] allreduce_ring;
+    "allreduce" "reduce_bcast" ["nonoverlapping"] allreduce_reduce_bcast;
+    "allgather" "ring" [] allgather_ring;
+    "allgather" "bruck" ["brucks"] allgather_bruck;
+    "alltoall" "pairwise" [] alltoall_pairwise;
+    "alltoall" "linear" ["basic_linear"] alltoall_linear;
+    "alltoall" "bruck" ["brucks"] alltoall_bruck;
+    "gather" "binomial" [] gather_binomial;
+    "gather" "linear" ["basic_linear"] gather_linear;
+    "scatter" "binomial" [] scatter_binomial;
+    "scatter" "linear" ["basic_linear"] scatter_linear;
+}
+
+/// The schedule of collective `op_name` (a kernel name of the plan: `allreduce`, or its
+/// nonblocking form `iallreduce`) with `algorithm` (its name or an alias; `None`: the
+/// collective's first) among `procs` ranks, `bytes` per rank's message (per block for
+/// allgather, alltoall, gather and scatter).
+///
+/// Errors: [`LoggopsError::Algorithm`] naming the collectives or the algorithms there are.
+pub fn collective(
+    op_name: &str,
+    algorithm: Option<&str>,
+    procs: usize,
+    bytes: u64,
+) -> Result<Schedule, LoggopsError> {
+    let op = blocking_name(op_name);
+    let of_op: Vec<&Algorithm> = ALGORITHMS.iter().filter(|a| a.op == op).collect();
+    if of_op.is_empty() {
+        let mut ops: Vec<&str> = ALGORITHMS.iter().map(|a| a.op).collect();
+        ops.dedup();
+        return Err(LoggopsError::Algorithm(format!(
+            "the LogGOPS engine has no schedule of {op_name}; it has {} and their \
+             nonblocking forms",
+            ops.join(", ")
+        )));
+    }
+    let chosen = match algorithm {
+        None => of_op[0],
+        Some(name) => of_op
+            .iter()
+            .find(|a| a.name == name || a.aliases.contains(&name))
+            .ok_or_else(|| {
+                let names: Vec<&str> = of_op.iter().map(|a| a.name).collect();
+                LoggopsError::Algorithm(format!(
+                    "no {op} algorithm '{name}' in the LogGOPS engine; it has {}",
+                    names.join(", ")
+                ))
+            })?,
+    };
+    if procs == 0 {
+        return Err(LoggopsError::Algorithm(
+            "a collective needs at least one rank".into(),
+        ));
+    }
+    let mut b = ScheduleBuilder::new(procs);
+    (chosen.build)(&mut b, procs, bytes);
+    b.build()
+}
+
+/// `iallreduce` → `allreduce`; a blocking name as it is.
+fn blocking_name(op: &str) -> &str {
+    match op.strip_prefix('i') {
+        Some(rest) if ALGORITHMS.iter().any(|a| a.op == rest) => rest,
+        _ => op,
+    }
+}
