@@ -85,7 +85,7 @@ mod tests {
     fn counters_advance_by_nothing_negative() {
         let mut c = ProcCounters::new().expect("/proc is readable on Linux");
         let (run_delay, steal) = c.advance(0);
-        assert!(run_delay >= 0.0 && run_delay < 1.0, "{run_delay}");
-        assert!(steal >= 0.0 && steal < 1.0, "{steal}");
+        assert!((0.0..1.0).contains(&run_delay), "{run_delay}");
+        assert!((0.0..1.0).contains(&steal), "{steal}");
     }
 }
