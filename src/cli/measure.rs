@@ -239,7 +239,8 @@ pub struct MeasureArgs {
     /// Diagnose the start spread: after every repetition read how long each rank waited on
     /// a run queue (/proc/self/schedstat) and how much time the hypervisor took from its CPU
     /// (/proc/stat steal), into the records beside the release and entry time stamps every
-    /// run keeps (docs/records-format.md). Costs a few microseconds between repetitions.
+    /// run keeps (the records format documentation names them). Costs a few microseconds between
+    /// repetitions.
     #[arg(long, help_heading = EXPERT_NOISE, hide_short_help = true)]
     pub start_path: bool,
 }
