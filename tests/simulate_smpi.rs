@@ -693,7 +693,8 @@ fn options_an_engine_cannot_take_are_refused_before_anything_runs() {
         assert!(err.contains(names), "{args:?} should name {names}: {err}");
         assert!(!out.exists(), "{args:?} wrote a file");
     };
-    refused(&["--engine", "loggops"], "--engine loggops");
+    refused(&["--engine", "loggops", "--loggops", "L=2.5"], "--loggops");
+    refused(&["--engine", "loggops", "--ops", "scan"], "--ops scan");
     refused(&["--engine", "logp"], "loggops, smpi");
     refused(&["--noise", "periodic:10Hz:1ms"], "--noise");
     refused(&["--noise", not_noise.to_str().unwrap()], "--noise");

@@ -24,6 +24,7 @@
 
 pub mod blocks;
 pub mod loggops;
+pub mod loggops_engine;
 pub mod noise_source;
 pub mod options;
 pub mod progress;

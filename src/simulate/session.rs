@@ -31,11 +31,26 @@ pub fn check_plan(plan: &Plan, opts: &Options) -> Result<(), SimulateError> {
         return Err(super::SmpiError::NotYet("--detour").into());
     }
     match opts.engine {
-        EngineKind::Loggops => bad(
-            "--engine loggops: the LogGOPS engine is not built into this delaybench yet; \
-             simulate with --engine smpi (the default)"
-                .into(),
-        ),
+        EngineKind::Loggops => {
+            loggops_params(opts)?;
+            // Every operation and swept algorithm must have a schedule (checked at P = 2).
+            let algorithms: Vec<Option<&str>> = if opts.algorithms.is_empty() {
+                vec![None]
+            } else {
+                opts.algorithms.iter().map(|a| Some(a.as_str())).collect()
+            };
+            for op in &plan.ops {
+                for alg in &algorithms {
+                    super::loggops::collective(op.name(), *alg, 2, 8).map_err(|e| {
+                        SimulateError::Plan(format!(
+                            "--ops {}: the loggops engine has no schedule for it: {e}",
+                            op.name()
+                        ))
+                    })?;
+                }
+            }
+            Ok(())
+        }
         EngineKind::Smpi => {
             // The SMPI engine simulates the MPI library's own code on a network model: no
             // OS noise, and its parameters are the platform's, not LogGOPS's.
@@ -69,12 +84,35 @@ pub fn run(plan: &Plan, opts: &Options, out: &mut dyn Write) -> Result<(), Simul
     check_plan(plan, opts)?;
     // Read and checked now, so a bad file stops the run before it simulates; the engines
     // that replay noise take it from here.
-    let _noise = opts
+    let noise = opts
         .noise
         .as_ref()
         .map(|n| NoiseSource::load(n, opts.noise_cosched))
         .transpose()
         .map_err(SimulateError::Plan)?;
+    let algorithms: Vec<Option<&str>> = if opts.algorithms.is_empty() {
+        vec![None]
+    } else {
+        opts.algorithms.iter().map(|a| Some(a.as_str())).collect()
+    };
+    if opts.engine == EngineKind::Loggops {
+        let params = loggops_params(opts)?;
+        let max_p = plan.procs.iter().copied().max().unwrap_or(2);
+        let outputs = outputs(opts, &algorithms)?;
+        for (alg, (path, end)) in algorithms.iter().zip(&outputs) {
+            let mut engine = super::loggops_engine::LoggopsEngine::new(
+                params,
+                noise.clone(),
+                plan.seed,
+                max_p,
+                *alg,
+            );
+            check_delay_ranks(plan, engine.rank_hosts())?;
+            simulate_curve(plan, &mut engine, path, &opts.tags, *alg)?;
+            crate::end_of_run::print_summary(path, end, out);
+        }
+        return Ok(());
+    }
     let setup = SmpiSetup::prepare(
         plan,
         &opts.smpi,
@@ -83,11 +121,6 @@ pub fn run(plan: &Plan, opts: &Options, out: &mut dyn Write) -> Result<(), Simul
         opts.keep_files,
     )?;
     check_delay_ranks(plan, setup.rank_hosts())?;
-    let algorithms: Vec<Option<&str>> = if opts.algorithms.is_empty() {
-        vec![None]
-    } else {
-        opts.algorithms.iter().map(|a| Some(a.as_str())).collect()
-    };
     let outputs = outputs(opts, &algorithms)?;
     for (alg, (path, end)) in algorithms.iter().zip(&outputs) {
         let mut engine = setup.engine(*alg);
@@ -96,6 +129,17 @@ pub fn run(plan: &Plan, opts: &Options, out: &mut dyn Write) -> Result<(), Simul
     }
     setup.finish();
     Ok(())
+}
+
+/// The LogGOPS parameters: `--loggops` over LogGOPSim's defaults.
+///
+/// Errors: [`SimulateError::Plan`] naming `--loggops` and what was wrong.
+fn loggops_params(opts: &Options) -> Result<super::loggops::Params, SimulateError> {
+    match &opts.loggops {
+        Some(spec) => super::loggops::Params::from_spec(spec)
+            .map_err(|e| SimulateError::Plan(format!("--loggops {spec}: {e}"))),
+        None => Ok(super::loggops::Params::default()),
+    }
 }
 
 /// Checks `--delay-rank` at every P on the ranks' hosts (`rank_hosts`: the largest P's).

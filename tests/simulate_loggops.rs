@@ -1,0 +1,118 @@
+//! `delaybench simulate --engine loggops`: the built-in engine writes a records file that
+//! `analyze` reads as a measurement's, a late rank costs what the model says, and noise
+//! only lengthens the calls. Needs nothing installed beyond the build.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn delaybench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_delaybench"))
+        .args(args)
+        .output()
+        .expect("delaybench runs")
+}
+
+fn simulate(out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "simulate",
+        "--engine",
+        "loggops",
+        "--ops",
+        "allreduce,iallreduce",
+        "--sizes",
+        "8",
+        "--procs",
+        "2,4,64",
+        "--delay-rank",
+        "0",
+        "--delay",
+        "50us",
+        "--nrep",
+        "30",
+        "--no-figures",
+        "--output",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    delaybench(&args)
+}
+
+/// Per (op, P, delay) the median t_global of the `analyze --format csv` rows, seconds.
+fn medians(file: &Path) -> Vec<(String, u32, f64, f64)> {
+    let out = delaybench(&["analyze", file.to_str().unwrap(), "--format", "csv"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut r = csv::Reader::from_reader(&out.stdout[..]);
+    let h = r.headers().unwrap().clone();
+    let col = |name: &str| {
+        h.iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let (op, p, d, m) = (
+        col("op"),
+        col("nprocs"),
+        col("delay_s"),
+        col("t_global_median_s"),
+    );
+    r.records()
+        .map(|x| {
+            let x = x.unwrap();
+            (
+                x[op].to_string(),
+                x[p].parse().unwrap(),
+                x[d].parse().unwrap(),
+                x[m].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_loggops_simulation_is_read_as_a_measurement_and_a_late_rank_costs_the_delay_at_p_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sim.cbor");
+    let run = simulate(&file, &[]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    let info = delaybench(&["info", file.to_str().unwrap()]);
+    let info = String::from_utf8_lossy(&info.stdout);
+    assert!(info.contains("LogGOPS"), "{info}");
+    let rows = medians(&file);
+    // 2 ops x 3 P x (baseline, 50 us).
+    assert_eq!(rows.len(), 12, "{rows:?}");
+    let at = |op: &str, p: u32, d: f64| {
+        rows.iter()
+            .find(|r| r.0 == op && r.1 == p && (r.2 - d).abs() < 1e-12)
+            .map(|r| r.3)
+            .unwrap_or_else(|| panic!("{op} {p} {d}: {rows:?}"))
+    };
+    // Without noise the model is exact: at P = 2 the delayed call takes t0 + 50 us.
+    let (t0, t50) = (at("allreduce", 2, 0.0), at("allreduce", 2, 50e-6));
+    assert!((t50 - t0 - 50e-6).abs() < 1e-9, "t0 {t0} t50 {t50}");
+    // More ranks take longer.
+    assert!(at("allreduce", 64, 0.0) > at("allreduce", 4, 0.0));
+}
+
+#[test]
+fn noise_lengthens_the_calls_and_bad_parameters_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let quiet = dir.path().join("quiet.cbor");
+    let noisy = dir.path().join("noisy.cbor");
+    assert!(simulate(&quiet, &[]).status.success());
+    let run = simulate(&noisy, &["--noise", "periodic:1kHz:20us"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let (q, n) = (medians(&quiet), medians(&noisy));
+    let sum = |rows: &[(String, u32, f64, f64)]| rows.iter().map(|r| r.3).sum::<f64>();
+    assert!(sum(&n) > sum(&q), "noise made nothing longer: {n:?} {q:?}");
+    let bad = simulate(&dir.path().join("bad.cbor"), &["--loggops", "L=2.5"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--loggops"));
+}
