@@ -34,13 +34,8 @@ pub fn check_plan(plan: &Plan, opts: &Options) -> Result<(), SimulateError> {
         EngineKind::Loggops => {
             loggops_params(opts)?;
             // Every operation and swept algorithm must have a schedule (checked at P = 2).
-            let algorithms: Vec<Option<&str>> = if opts.algorithms.is_empty() {
-                vec![None]
-            } else {
-                opts.algorithms.iter().map(|a| Some(a.as_str())).collect()
-            };
             for op in &plan.ops {
-                for alg in &algorithms {
+                for alg in &swept(opts) {
                     super::loggops::collective(op.name(), *alg, 2, 8).map_err(|e| {
                         SimulateError::Plan(format!(
                             "--ops {}: the loggops engine has no schedule for it: {e}",
@@ -90,11 +85,7 @@ pub fn run(plan: &Plan, opts: &Options, out: &mut dyn Write) -> Result<(), Simul
         .map(|n| NoiseSource::load(n, opts.noise_cosched))
         .transpose()
         .map_err(SimulateError::Plan)?;
-    let algorithms: Vec<Option<&str>> = if opts.algorithms.is_empty() {
-        vec![None]
-    } else {
-        opts.algorithms.iter().map(|a| Some(a.as_str())).collect()
-    };
+    let algorithms = swept(opts);
     if opts.engine == EngineKind::Loggops {
         let params = loggops_params(opts)?;
         let max_p = plan.procs.iter().copied().max().unwrap_or(2);
@@ -129,6 +120,16 @@ pub fn run(plan: &Plan, opts: &Options, out: &mut dyn Write) -> Result<(), Simul
     }
     setup.finish();
     Ok(())
+}
+
+/// The algorithms each output is simulated with: those `--algorithms` sweeps, or the
+/// engine's own choice (`None`) once.
+fn swept(opts: &Options) -> Vec<Option<&str>> {
+    if opts.algorithms.is_empty() {
+        vec![None]
+    } else {
+        opts.algorithms.iter().map(|a| Some(a.as_str())).collect()
+    }
 }
 
 /// The LogGOPS parameters: `--loggops` over LogGOPSim's defaults.
