@@ -306,6 +306,7 @@ fn an_application_is_rerun_with_the_file_tuned_for_its_captured_pattern() {
         resamples: 1000,
         level: 0.95,
         seed: 20_261_127,
+        ..Bootstrap::default()
     };
     let (ci, p) = boot
         .median_difference_test(&t_before, &t_after)

@@ -69,6 +69,11 @@ pub struct Bootstrap {
     pub level: f64,
     /// Seed of the resampling generator; fixed so that output is reproducible.
     pub seed: u64,
+    /// The verdicts' equivalence margin, a share of δ ([`super::Verdict`],
+    /// [`super::DEFAULT_MARGIN`]): an interval of the share hidden inside [−margin, margin]
+    /// reads `costs full delay`. Also the margin beyond which a launch's own interval counts
+    /// as hiding or costing extra for `launches disagree`.
+    pub margin: f64,
 }
 
 impl Default for Bootstrap {
@@ -77,6 +82,7 @@ impl Default for Bootstrap {
             resamples: 2000,
             level: 0.95,
             seed: 0x00de_1a7b,
+            margin: super::DEFAULT_MARGIN,
         }
     }
 }
@@ -103,9 +109,10 @@ impl Bootstrap {
     /// the medians of `resamples` resamples drawn with replacement. Over several launches
     /// ([`ByLaunch`]) the statistic is the median of the launch medians, resampled
     /// hierarchically (see [`ByLaunch`]). `None` for fewer than [`Bootstrap::min_valid`]
-    /// values in a launch, where no interval means what its level says.
+    /// values in the one launch, or in all but one of several (those launches are left out:
+    /// [`Study::thinned`]), where no interval means what its level says.
     pub fn median_ci<S: ByLaunch + ?Sized>(&self, values: &S) -> Option<Interval> {
-        let study = Study::of([values.launches()], |[m]| m)?;
+        let study = self.study([values.launches()], |[m]| m)?;
         self.study_test(study).map(|t| t.0)
     }
 
@@ -115,7 +122,8 @@ impl Bootstrap {
     /// resample draws the baseline and the delayed t_globals independently, each with
     /// replacement. Over several launches, b is each launch's benefit from its own medians and
     /// the statistic their median ([`ByLaunch`]). `None` when either has fewer than
-    /// [`Bootstrap::min_valid`] values in a launch, or the two have different launches.
+    /// [`Bootstrap::min_valid`] values in too many launches ([`Study::thinned`]), or the two
+    /// have different launches.
     pub fn benefit_ci<S: ByLaunch + ?Sized, T: ByLaunch + ?Sized>(
         &self,
         baseline_s: &S,
@@ -135,7 +143,7 @@ impl Bootstrap {
         delayed_s: &T,
         delay_s: f64,
     ) -> Option<(Interval, f64)> {
-        let study = Study::of([baseline_s.launches(), delayed_s.launches()], |[t0, td]| {
+        let study = self.study([baseline_s.launches(), delayed_s.launches()], |[t0, td]| {
             benefit(t0, td, delay_s)
         })?;
         self.study_test(study)
@@ -150,7 +158,7 @@ impl Bootstrap {
         baseline_s: &S,
         delayed_s: &T,
     ) -> Option<Interval> {
-        let study = Study::of([baseline_s.launches(), delayed_s.launches()], |[t0, td]| {
+        let study = self.study([baseline_s.launches(), delayed_s.launches()], |[t0, td]| {
             td - t0
         })?;
         self.study_test(study).map(|t| t.0)
@@ -165,7 +173,7 @@ impl Bootstrap {
     /// level: two 95 % intervals can overlap while the difference is significant at 5 %, so
     /// the overlap misses real differences (Schenker and Gentleman 2001, "On judging the significance of differences by examining the overlap
     /// between confidence intervals", Am. Statist. 55(3)). `None` when either has fewer than
-    /// [`Bootstrap::min_valid`] values in a launch.
+    /// [`Bootstrap::min_valid`] values in too many launches ([`Study::thinned`]).
     pub fn median_difference_ci<S: ByLaunch + ?Sized, T: ByLaunch + ?Sized>(
         &self,
         a: &S,
@@ -184,8 +192,8 @@ impl Bootstrap {
         b: &T,
     ) -> Option<(Interval, f64)> {
         let studies = [
-            Study::of([a.launches()], |[m]| m)?,
-            Study::of([b.launches()], |[m]| m)?,
+            self.study([a.launches()], |[m]| m)?,
+            self.study([b.launches()], |[m]| m)?,
         ];
         self.test(self.resamples(&studies, |v| v[1] - v[0])?)
     }
@@ -195,7 +203,7 @@ impl Bootstrap {
     /// same from `b0_s` and `bd_s`: the four samples were measured apart, so each resample
     /// draws all four independently (in that order); A's and B's launches are resampled
     /// apart ([`ByLaunch`]). A fraction; `None` when any has fewer than
-    /// [`Bootstrap::min_valid`] values in a launch.
+    /// [`Bootstrap::min_valid`] values in too many launches ([`Study::thinned`]).
     pub fn benefit_difference_ci<S, T, U, V>(
         &self,
         a0_s: &S,
@@ -233,8 +241,8 @@ impl Bootstrap {
     {
         let b = move |[t0, td]: [f64; 2]| benefit(t0, td, delay_s);
         let studies = [
-            Study::of([a0_s.launches(), ad_s.launches()], b)?,
-            Study::of([b0_s.launches(), bd_s.launches()], b)?,
+            self.study([a0_s.launches(), ad_s.launches()], b)?,
+            self.study([b0_s.launches(), bd_s.launches()], b)?,
         ];
         self.test(self.resamples(&studies, |v| v[1] - v[0])?)
     }
@@ -247,7 +255,7 @@ impl Bootstrap {
     /// [`Bootstrap::benefit_difference_test`] does. A and B are two forms measured in the
     /// same launches, so over several launches each drawn launch gives both costs, and the
     /// statistic is the median over launches of each launch's difference. `None` when any
-    /// has fewer than [`Bootstrap::min_valid`] values in a launch.
+    /// has fewer than [`Bootstrap::min_valid`] values in too many launches ([`Study::thinned`]).
     pub fn cost_difference_test<S, T, U, V>(
         &self,
         a0_s: &S,
@@ -261,7 +269,7 @@ impl Bootstrap {
         U: ByLaunch + ?Sized,
         V: ByLaunch + ?Sized,
     {
-        let study = Study::of(
+        let study = self.study(
             [
                 a0_s.launches(),
                 ad_s.launches(),
@@ -298,6 +306,16 @@ impl Bootstrap {
         Some((interval, p))
     }
 
+    /// [`Study::of`] without the launches too thin for an interval ([`Study::thinned`] at
+    /// [`Bootstrap::min_valid`]).
+    fn study<'a, const N: usize>(
+        &self,
+        samples: [Vec<&'a [f64]>; N],
+        per_launch: impl Fn([f64; N]) -> f64 + 'a,
+    ) -> Option<Study<'a>> {
+        Study::of(samples, per_launch)?.thinned(self.min_valid())
+    }
+
     /// The percentile interval and the two-sided p-value of 0 ([`two_sided_p`]) of the
     /// resampled `values`.
     fn test(&self, values: Vec<f64>) -> Option<(Interval, f64)> {
@@ -308,7 +326,7 @@ impl Bootstrap {
     /// The finite values of `stat` over the resamples of `studies`, measured apart: each
     /// resample draws, study by study in the order given, the study's value
     /// ([`Study::draw`]), then applies `stat` to them. `None` when a study has a sample
-    /// with fewer than [`Bootstrap::min_valid`] values in a launch.
+    /// with fewer than [`Bootstrap::min_valid`] values in too many launches ([`Study::thinned`]).
     fn resamples(&self, studies: &[Study<'_>], stat: impl Fn(&[f64]) -> f64) -> Option<Vec<f64>> {
         let least = self.min_valid();
         if studies.iter().any(|s| s.fewest() < least) {

@@ -16,7 +16,7 @@ use thiserror::Error;
 
 /// Version of the `analyze` CSV/JSON schema (columns of [`ConfigStats`]), documented in
 /// `docs/exports.md`. Raised whenever a column is renamed, removed or changes meaning.
-pub const ANALYZE_SCHEMA_VERSION: u32 = 9;
+pub const ANALYZE_SCHEMA_VERSION: u32 = 10;
 
 /// Fewer valid repetitions than this (in the block or its baseline) mark a row `few_valid`:
 /// the median's interval is then wide and the quartiles rest on a handful of values.
@@ -120,6 +120,11 @@ pub struct ConfigStats {
     /// ([`super::benjamini_hochberg`]): the benefit is told from none, with the many rows
     /// tested at once controlled for. `None` where there is no `benefit_p`.
     pub benefit_significant: Option<bool>,
+    /// The verdict's category at the analysis' equivalence margin ([`super::Verdict::word`]:
+    /// `hides`, `hides all`, `costs full delay`, `costs extra`, `faster than t0`,
+    /// `inconclusive`, `too few`, `launches disagree`); `None` where a row has no single δ
+    /// (a baseline, overlap mode, sampled delays, no baseline).
+    pub verdict: Option<&'static str>,
     /// Bound on `benefit_median`, min(t0, δ) / max(t0, δ) from the median t0, under the
     /// assumption tδ ≥ t0 (see [`benefit_ceiling`]; delaybench's own).
     pub benefit_ceiling: Option<f64>,
@@ -291,6 +296,9 @@ pub fn config_stats_of_digests(
             .map(|block| row(launches, block, boot, &labels)),
     );
     control_false_discoveries(&mut rows, boot);
+    for r in &mut rows {
+        r.verdict = super::Verdict::of(r, boot.margin).map(|v| v.word());
+    }
     Ok(rows)
 }
 
@@ -375,19 +383,15 @@ fn launch_samples(launches: &[LaunchDigest], k: &Key) -> Vec<(Vec<f64>, Vec<f64>
         .collect()
 }
 
-/// How far from δ, as a share of δ, a launch's cost interval must lie for that launch to
-/// have hidden part of the delay or cost extra in [`launches_disagree`]: 1 %, the share the
-/// verdicts call `< 1 %`. Without it, eight launches of a 50 µs delay on an 8 B allreduce
-/// here (costs 49.2 to 50.2 µs, each launch's interval about 0.2 µs wide) read "launches
-/// disagree" because one interval was [49.19, 49.45] and another [50.01, 50.21] µs: 0.01 µs
-/// above δ, below what a global clock resolves, is not a launch that cost extra.
-pub const DISAGREE_MARGIN: f64 = 0.01;
-
 /// Whether the launches of one delayed configuration contradict each other
 /// ([`ConfigStats::launches_disagree`]): each launch's own interval of the cost (its
 /// repetitions resampled, [`Bootstrap::cost_ci`]) against δ, one wholly below
-/// δ · (1 − [`DISAGREE_MARGIN`]) and another wholly above δ · (1 + [`DISAGREE_MARGIN`]).
-/// `None` for fewer than two launches with an interval.
+/// δ · (1 − m) and another wholly above δ · (1 + m), m the verdicts' margin
+/// ([`Bootstrap::margin`]): a launch within the margin of δ neither hid the delay nor cost
+/// extra by the verdicts' own measure. (Without a margin, eight launches of a 50 µs delay on
+/// an 8 B allreduce here, costs 49.2 to 50.2 µs, read "launches disagree" because one
+/// interval was [49.19, 49.45] and another [50.01, 50.21] µs.) `None` for fewer than two
+/// launches with an interval.
 fn launches_disagree(
     baseline: &[Vec<f64>],
     delayed: &[Vec<f64>],
@@ -399,7 +403,7 @@ fn launches_disagree(
         .zip(delayed)
         .filter_map(|(t0, td)| boot.cost_ci(t0, td))
         .collect();
-    let margin = DISAGREE_MARGIN * delay_s;
+    let margin = boot.margin * delay_s;
     (intervals.len() > 1).then(|| {
         intervals.iter().any(|c| c.lo > delay_s + margin)
             && intervals.iter().any(|c| c.hi < delay_s - margin)
@@ -575,6 +579,8 @@ fn row(
         benefit_p: b_test.map(|t| t.1),
         // Decided over all rows at once ([`control_false_discoveries`]).
         benefit_significant: None,
+        // From the finished row, below.
+        verdict: None,
         benefit_ceiling: ceiling,
         benefit_of_ceiling: b_med.zip(ceiling).map(|(b, c)| b / c),
         launch_median_min_s: launch.median_min,
@@ -896,8 +902,8 @@ mod tests {
     }
 
     #[test]
-    fn launches_within_a_percent_of_the_delay_do_not_disagree() {
-        let boot = Bootstrap::default();
+    fn launches_within_the_margin_of_the_delay_do_not_disagree() {
+        let mut boot = Bootstrap::default();
         // Narrow launches (60 repetitions within 10 ns): t0 = 10 us, cost `cost` us.
         let reps =
             |base: f64| -> Vec<f64> { (0..60).map(|i| base + f64::from(i) * 1e-10).collect() };
@@ -906,9 +912,17 @@ mod tests {
             let (t0s, tds): (Vec<_>, Vec<_>) = costs.iter().map(|&c| pair(c)).unzip();
             launches_disagree(&t0s, &tds, 50e-6, &boot)
         };
-        // 0.4 % below and above δ: both launches cost the delay, as far as 1 % tells.
+        // At the default 10 % margin: 6 % below and above δ both cost the delay; 12 % below
+        // and above, one hid part of it and the other cost extra.
+        assert_eq!(disagree(&[47.0, 53.0]), Some(false));
+        assert_eq!(disagree(&[44.0, 56.0]), Some(true));
+        // At a 1 % margin, 0.4 % either side is within it, 1.2 % is not.
+        boot.margin = 0.01;
+        let disagree = |costs: &[f64]| {
+            let (t0s, tds): (Vec<_>, Vec<_>) = costs.iter().map(|&c| pair(c)).unzip();
+            launches_disagree(&t0s, &tds, 50e-6, &boot)
+        };
         assert_eq!(disagree(&[49.8, 50.2]), Some(false));
-        // 1.2 % below and above: one hid part of it, the other cost extra.
         assert_eq!(disagree(&[49.4, 50.6]), Some(true));
         assert_eq!(disagree(&[49.4]), None);
     }

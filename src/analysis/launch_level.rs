@@ -100,6 +100,22 @@ impl<'a> Study<'a> {
         })
     }
 
+    /// The study without its launches that have a sample of fewer than `least` values: a
+    /// launch in which the scheduler left a configuration too few valid repetitions (4 ranks
+    /// on 2 cores left one launch of five 3 valid of 100) says nothing about its own median,
+    /// and would otherwise void the interval of every other launch. `None` when no launch is
+    /// left, or when a study of several launches keeps fewer than two (an interval from one
+    /// launch of several would claim the precision of one launch). The decision then rests on
+    /// the launches kept; the launches that were thin are the noisiest, so the interval is,
+    /// if anything, narrower than all launches would give.
+    pub(super) fn thinned(mut self, least: usize) -> Option<Study<'a>> {
+        let before = self.launches.len();
+        self.launches
+            .retain(|samples| samples.iter().all(|s| s.len() >= least));
+        let kept = self.launches.len();
+        (kept > 0 && (before < 2 || kept >= 2)).then_some(self)
+    }
+
     /// The fewest values of any sample in any launch.
     pub(super) fn fewest(&self) -> usize {
         self.launches
@@ -271,6 +287,27 @@ mod tests {
     }
 
     #[test]
+    fn a_thin_launch_is_left_out_of_the_interval_of_the_others() {
+        let boot = Bootstrap::default();
+        let kept = vec![
+            launch(10.0, 0.1, 51),
+            launch(11.0, 0.1, 51),
+            launch(12.0, 0.1, 51),
+        ];
+        let mut with_thin = kept.clone();
+        // Far off and too thin to have a median's interval of its own.
+        with_thin.push(launch(40.0, 0.1, 3));
+        assert_eq!(boot.median_ci(&with_thin), boot.median_ci(&kept));
+        assert!(boot.median_ci(&kept).is_some());
+        // A baseline thin in one launch drops that launch from the pair.
+        let delayed = vec![launch(60.0, 0.1, 51); 4];
+        assert_eq!(
+            boot.cost_ci(&with_thin, &delayed),
+            boot.cost_ci(&kept, &delayed[..3].to_vec())
+        );
+    }
+
+    #[test]
     fn samples_of_different_launch_counts_or_too_few_values_give_nothing() {
         let boot = Bootstrap::default();
         let two = vec![launch(1.0, 0.1, 9), launch(2.0, 0.1, 9)];
@@ -282,6 +319,8 @@ mod tests {
             super::over_launches([&Vec::<Vec<f64>>::new()], |[m]| m),
             None
         );
+        // One thin launch of one, or of two: nothing (one launch of several is too few).
+        assert_eq!(boot.median_ci(&vec![launch(1.0, 0.1, 5)]), None);
         assert_eq!(super::interval_method(1), "percentile");
         assert_eq!(super::interval_method(5), "hierarchical percentile");
     }

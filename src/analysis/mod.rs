@@ -4,7 +4,8 @@
 //! - t_global and its statistics: `tglobal` (per repetition), `stats`, `bootstrap`,
 //!   `launch_level` (launches as the unit of replication), `confidence`, `fdr`; `digest`
 //!   (what `analyze` keeps of a file), `config_stats` and `launches` (the per-configuration
-//!   summary with the delay overlap benefit), `sampled` (sampled delays), `overlap`
+//!   summary with the delay overlap benefit), `verdict` (its verdict at an equivalence
+//!   margin), `sampled` (sampled delays), `overlap`
 //!   (`--overlap`), `lower_bound`, `start_spread`, `warnings`.
 //! - Comparisons and tables: `compare` (`delaybench compare`), `family_differences`
 //!   (blocking vs nonblocking), `algorithm_table` (`analyze --algorithms`), `reference_rows`
@@ -49,6 +50,7 @@ mod tglobal;
 mod trend;
 mod truth;
 pub mod tuning;
+mod verdict;
 
 pub use confidence::ci_rel_half_width;
 pub use overlap::{
@@ -97,4 +99,5 @@ pub use tables::{
 pub use tglobal::{t_global, valid_t_globals, BlockTimes};
 pub use trend::{t_global_trend, Trend};
 pub use truth::{true_start_spread, true_time, truth_rows, TruthRow};
+pub use verdict::{hidden_share, Verdict, DEFAULT_MARGIN, WIDE_INTERVAL};
 pub use warnings::{launch_warnings, run_warnings};

@@ -1,7 +1,7 @@
 //! Argument groups the offline commands share: which configurations to draw, which global
 //! times to read, and the bootstrap of the intervals.
 
-use super::parsers::{parse_delays, parse_level, parse_op, DelayList};
+use super::parsers::{parse_delays, parse_level, parse_margin, parse_op, DelayList};
 use crate::analysis::{Bootstrap, MIN_RESAMPLES};
 use crate::plan::Op;
 use crate::timeline::GlobalTimes;
@@ -66,6 +66,12 @@ pub struct BootstrapArgs {
     /// Confidence level of the intervals, between 0 and 1 (e.g. 0.99).
     #[arg(long, default_value_t = Bootstrap::default().level, value_parser = parse_level)]
     pub confidence: f64,
+    /// Equivalence margin of the verdicts, a share of the delay (`10%`): an interval of the
+    /// delay hidden inside +-margin reads `costs full delay`, one above it `hides`, below it
+    /// `costs extra`, across it `inconclusive` (Schuirmann 1987). `0%` calls any
+    /// significant share a verdict, which the next launch often contradicts.
+    #[arg(long, default_value = "10%", value_parser = parse_margin)]
+    pub margin: f64,
 }
 
 /// `--resamples N`: a whole number of at least [`MIN_RESAMPLES`].
@@ -87,6 +93,7 @@ impl BootstrapArgs {
         Bootstrap {
             resamples: self.resamples,
             level: self.confidence,
+            margin: self.margin,
             ..Bootstrap::default()
         }
     }

@@ -39,6 +39,25 @@ pub(super) fn parse_level(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--margin`: a share of δ in percent (`10%`, `2.5%`) or as a fraction (`0.1`), from 0 up to
+/// below 100 %; returned as a fraction.
+pub(super) fn parse_margin(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let value = match t.strip_suffix('%') {
+        Some(pct) => pct.trim().parse::<f64>().map(|p| p / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match value {
+        Ok(m) if (0.0..1.0).contains(&m) => Ok(m),
+        _ => Err(format!(
+            "margin `{s}`: give a share of the delay from 0 % up to below 100 %, e.g. 10% or 0.1 \
+             (the default, {:.0}%, calls a row whose interval of the delay hidden lies inside \
+             +-10 % `costs full delay`)",
+            crate::analysis::DEFAULT_MARGIN * 100.0
+        )),
+    }
+}
+
 /// `--tag KEY=VALUE`.
 pub(super) fn parse_tag(s: &str) -> Result<Tag, String> {
     s.parse()
@@ -70,4 +89,18 @@ pub(super) fn parse_window(s: &str) -> Result<WindowArg, String> {
     parse_duration_s(s)
         .map(WindowArg::Fixed)
         .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn margins_in_percent_or_fraction() {
+        assert_eq!(super::parse_margin("10%"), Ok(0.1));
+        assert_eq!(super::parse_margin("2.5 %"), Ok(0.025));
+        assert_eq!(super::parse_margin("0"), Ok(0.0));
+        assert_eq!(super::parse_margin("0.2"), Ok(0.2));
+        assert!(super::parse_margin("100%").is_err());
+        assert!(super::parse_margin("-1%").is_err());
+        assert!(super::parse_margin("ten").unwrap_err().contains("e.g. 10%"));
+    }
 }

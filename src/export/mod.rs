@@ -75,7 +75,7 @@ use thiserror::Error;
 /// [`crate::analysis::ANALYZE_SCHEMA_VERSION`], documented in `docs/exports.md`): seconds in
 /// `*_s` columns, bytes in `bytes`, benefits and `benefit_of_ceiling` as fractions (1 = 100 %),
 /// `true`/`false` flags, empty cell / `null` for `None`.
-pub const SUMMARY_COLUMNS: [&str; 63] = [
+pub const SUMMARY_COLUMNS: [&str; 64] = [
     "schema_version",
     "run_id",
     "mpi_library",
@@ -120,6 +120,7 @@ pub const SUMMARY_COLUMNS: [&str; 63] = [
     "benefit_median_ci_hi",
     "benefit_p",
     "benefit_significant",
+    "verdict",
     "benefit_ceiling",
     "benefit_of_ceiling",
     "launch_median_min_s",

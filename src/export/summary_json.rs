@@ -47,11 +47,14 @@ struct BootstrapInfo {
     resamples: u32,
     level: f64,
     seed: u64,
+    /// The verdicts' equivalence margin, a share of δ (`--margin`).
+    margin: f64,
 }
 
 /// A pretty-printed JSON object: `schema` (`delaybench-analyze`), `schema_version`,
 /// `tool_version`, `files`, `runs` (per file: run id, MPI library, hosts, tags, git
-/// revision), `global_times` (`posthoc` or `online`), `bootstrap` (method, launches, resamples, confidence level, seed),
+/// revision), `global_times` (`posthoc` or `online`), `bootstrap` (method, launches, resamples, confidence level, seed, the verdicts'
+/// margin),
 /// `multiple_comparisons` (how `benefit_significant` is decided: `method`
 /// `benjamini-hochberg`, `false_discovery_rate`, `tests` = the rows with a `benefit_p`),
 /// `warnings` (the runs' warnings), `replay_patterns` when blocks replayed a capture
@@ -75,6 +78,7 @@ pub(super) fn write_summary_json(a: &Analysis, out: &mut dyn Write) -> Result<()
             resamples: a.bootstrap.resamples,
             level: a.bootstrap.level,
             seed: a.bootstrap.seed,
+            margin: a.bootstrap.margin,
         },
         multiple_comparisons: MultipleComparisons {
             method: "benjamini-hochberg",

@@ -7,7 +7,9 @@
 
 use super::table_cells::{delay_cell, op_cell, size_cell, with_ci};
 use super::ExportError;
-use crate::analysis::{Analysis, ConfigStats, FamilyDifference, FEW_VALID, MIN_VALID_FOR_CI};
+use crate::analysis::{
+    hidden_share, Analysis, ConfigStats, FamilyDifference, Verdict, FEW_VALID, MIN_VALID_FOR_CI,
+};
 use crate::plan::kernel::Form;
 use crate::plan::Op;
 use crate::timeline::Configuration;
@@ -61,7 +63,7 @@ pub(super) fn write_narrow_summary(
     // (a long interval, a large P): the table then wraps cells rather than pass the width.
     super::write_plain_table_within(
         &headline_headers(a.bootstrap.level, launches_of(&a.rows)),
-        headline_rows(&a.rows),
+        headline_rows(&a.rows, a.bootstrap.margin),
         Some(width),
         out,
     )?;
@@ -86,14 +88,15 @@ pub(super) fn write_narrow_summary(
 
 /// The headline table as GitHub-flavoured Markdown (the report page opens with it), followed
 /// by the family lines as a list: the rows of [`write_narrow_summary`] of `rows`, intervals
-/// at `level` (0.95 for 95 %), the forms' differences decided by `differences`
-/// ([`crate::analysis::family_differences`] of the same rows).
+/// at `level` (0.95 for 95 %), verdicts at `margin` (a share of δ), the forms' differences
+/// decided by `differences` ([`crate::analysis::family_differences`] of the same rows).
 pub fn headline_markdown(
     rows: &[ConfigStats],
     differences: &[FamilyDifference],
     level: f64,
+    margin: f64,
 ) -> String {
-    let h = headline(rows, differences, level);
+    let h = headline(rows, differences, level, margin);
     let cells: Vec<Vec<String>> = h.rows.into_iter().map(|(_, c)| c).collect();
     let mut buf = Vec::new();
     // Writing into memory cannot fail.
@@ -120,16 +123,20 @@ pub struct Headline<'a> {
     pub families: Vec<String>,
 }
 
-/// The [`Headline`] of `rows`, intervals at `level` (0.95 for 95 %), the forms' differences
-/// decided by `differences`.
+/// The [`Headline`] of `rows`, intervals at `level` (0.95 for 95 %), verdicts at `margin`
+/// (a share of δ, [`Verdict`]), the forms' differences decided by `differences`.
 pub fn headline<'a>(
     rows: &'a [ConfigStats],
     differences: &[FamilyDifference],
     level: f64,
+    margin: f64,
 ) -> Headline<'a> {
     Headline {
         headers: headline_headers(level, launches_of(rows)),
-        rows: shown(rows).into_iter().map(|r| (r, cells(r))).collect(),
+        rows: shown(rows)
+            .into_iter()
+            .map(|r| (r, cells(r, margin)))
+            .collect(),
         families: family_lines(rows, differences),
     }
 }
@@ -189,39 +196,15 @@ fn op_index(op: Op) -> usize {
 }
 
 /// The cells of every shown row.
-fn headline_rows(rows: &[ConfigStats]) -> Vec<Vec<String>> {
-    shown(rows).into_iter().map(cells).collect()
+fn headline_rows(rows: &[ConfigStats], margin: f64) -> Vec<Vec<String>> {
+    shown(rows).into_iter().map(|r| cells(r, margin)).collect()
 }
 
-/// The share of δ that was hidden, 1 − cost/δ = (t0 + δ − tδ) / δ, with its interval from the
-/// cost's interval (the same resamples): `(value, lo, hi)` as fractions. `None` for a baseline,
-/// without a baseline, and for overlap mode and sampled delays, where δ is no single delay a
-/// late rank brought (their `benefit_na`).
-fn hidden(r: &ConfigStats) -> Option<(f64, Option<(f64, f64)>)> {
-    if r.delay_s <= 0.0 || r.benefit_na.is_some() {
-        return None;
-    }
-    let share = |cost: f64| 1.0 - cost / r.delay_s;
-    let value = share(r.cost_median_s?);
-    let ci = r
-        .cost_median_ci_lo_s
-        .zip(r.cost_median_ci_hi_s)
-        // A larger cost is a smaller share: the bounds swap.
-        .map(|(lo, hi)| (share(hi), share(lo)));
-    Some((value, ci))
-}
-
-/// An interval of the share hidden wider than this (a fraction of δ) decides nothing: the
-/// verdict says `inconclusive` rather than reading its point estimate.
-const WIDE_INTERVAL: f64 = 0.5;
-
-/// The verdict of a row in a few words, from the interval of the share hidden: `hides 62 %`,
-/// `costs full delay` (0 in the interval), `hides all` (100 % in it), `costs 4 % extra` (the
-/// interval below 0: more than δ, by the point estimate's share of δ; `< 1 %` below 0.5 %),
-/// `inconclusive` (wider than [`WIDE_INTERVAL`]), `too few (n=3)` (no interval), `launches
-/// disagree` ([`ConfigStats::launches_disagree`]), and why there is none otherwise. `*` marks fewer than
+/// The verdict of a row in a few words: [`Verdict`] at the analysis' margin (`hides 62 %`,
+/// `costs full delay`, `hides all`, `costs 4 % extra`, `inconclusive`, `too few (n=3)`,
+/// `launches disagree`), and why there is none otherwise. `*` marks fewer than
 /// [`FEW_VALID`] valid repetitions on a side.
-fn verdict(r: &ConfigStats) -> String {
+fn verdict(r: &ConfigStats, margin: f64) -> String {
     if r.is_baseline() {
         return "nothing delayed".into();
     }
@@ -240,44 +223,15 @@ fn verdict(r: &ConfigStats) -> String {
             "-".into()
         };
     }
-    let Some((value, ci)) = hidden(r) else {
+    let Some(v) = Verdict::of(r, margin) else {
         return "-".into();
     };
-    let few = if r.valid.min(r.valid0) < FEW_VALID {
+    let few = if r.valid.min(r.valid0) < FEW_VALID && !matches!(v, Verdict::TooFew(_)) {
         " *"
     } else {
         ""
     };
-    let Some((lo, hi)) = ci else {
-        return format!("too few (n={})", r.valid.min(r.valid0));
-    };
-    // One launch hid part of the delay and another cost more than the delay, each by its own
-    // interval: the answer depends on the launch, whatever the interval over launches says.
-    if r.launches_disagree == Some(true) {
-        return format!("launches disagree{few}");
-    }
-    let words = if hi < 0.0 {
-        // With its size, as `hides` has: a deterministic simulation's interval is a point,
-        // and a cost 0.001 % over δ read "costs extra" beside a hidden share of "0 [0, 0]".
-        if value > -0.005 {
-            "costs < 1 % extra".to_string()
-        } else {
-            format!("costs {:.0} % extra", -value * 100.0)
-        }
-    } else if lo > 1.0 {
-        "faster than t0".to_string()
-    } else if hi - lo > WIDE_INTERVAL {
-        "inconclusive".to_string()
-    } else if lo <= 0.0 {
-        "costs full delay".to_string()
-    } else if hi >= 1.0 {
-        "hides all".to_string()
-    } else if value < 0.005 {
-        "hides < 1 %".to_string()
-    } else {
-        format!("hides {:.0} %", value * 100.0)
-    };
-    format!("{words}{few}")
+    format!("{v}{few}")
 }
 
 /// Microseconds with three or four significant digits: 0.90, 34.8, 1234.
@@ -295,7 +249,7 @@ fn short_us(s: Option<f64>) -> String {
     )
 }
 
-fn cells(r: &ConfigStats) -> Vec<String> {
+fn cells(r: &ConfigStats, margin: f64) -> Vec<String> {
     let cost = with_ci(
         r.cost_median_s,
         r.cost_median_ci_lo_s,
@@ -311,7 +265,7 @@ fn cells(r: &ConfigStats) -> Vec<String> {
             format!("{p:.0}")
         }
     };
-    let share = match hidden(r) {
+    let share = match hidden_share(r) {
         None => "-".to_string(),
         Some((v, Some((lo, hi)))) => format!("{} [{}, {}]", pct(v), pct(lo), pct(hi)),
         Some((v, None)) => pct(v),
@@ -330,7 +284,7 @@ fn cells(r: &ConfigStats) -> Vec<String> {
         cost,
         share,
         short_us(r.above_bound_s),
-        verdict(r),
+        verdict(r, margin),
     ]
 }
 
@@ -345,7 +299,7 @@ struct Pair<'a> {
 impl Pair<'_> {
     /// The shares hidden by the blocking and the other form.
     fn shares(&self) -> Option<(f64, f64)> {
-        Some((hidden(self.blocking)?.0, hidden(self.other)?.0))
+        Some((hidden_share(self.blocking)?.0, hidden_share(self.other)?.0))
     }
 
     /// True when the two costs differ significantly (the interval of their difference,
@@ -502,11 +456,15 @@ fn narrow_notes(a: &Analysis) -> Vec<String> {
          absorbed: 100% = it cost nothing, 0% = it cost the full delay, below 0 = it cost more."
             .into(),
         format!(
-            "verdict: from the interval of delay hidden; too few (n=..): under {} valid \
-             repetitions on a side, no interval (at least {MIN_VALID_FOR_CI}: Le Boudec 2010); \
-             *: fewer than {FEW_VALID} valid; launches disagree: one launch's own interval \
-             hides over 1 % of the delay and another's costs over 1 % more than it.",
-            a.bootstrap.min_valid()
+            "verdict: from the interval of delay hidden at a margin of {m:.0} % of delta \
+             (--margin; equivalence as in Schuirmann 1987): inside +-{m:.0} % costs full \
+             delay, above {m:.0} % hides, below -{m:.0} % costs extra, across a margin \
+             inconclusive; too few (n=..): under {} valid repetitions on a side, no interval \
+             (at least {MIN_VALID_FOR_CI}: Le Boudec 2010); *: fewer than {FEW_VALID} valid; \
+             launches disagree: one launch's own interval hides over {m:.0} % of the delay and \
+             another's costs over {m:.0} % more than it.",
+            a.bootstrap.min_valid(),
+            m = a.bootstrap.margin * 100.0
         ),
     ];
     if launches == 1 {
@@ -661,7 +619,7 @@ mod tests {
     #[test]
     fn the_forms_of_a_family_are_side_by_side_with_a_verdict() {
         let a = paired();
-        let rows = headline_rows(&a.rows);
+        let rows = headline_rows(&a.rows, a.bootstrap.margin);
         let ops: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
         assert_eq!(ops, ["barrier", "allreduce", "iallreduce"]);
         // δ = 50 us, cost 40 us [38, 42]: hidden 20 % [16, 24].
@@ -719,26 +677,27 @@ mod tests {
     fn verdicts_follow_the_interval() {
         let a = paired();
         let mut r = a.rows[1].clone();
-        let mut say = |lo: f64, hi: f64| {
+        let mut say = |lo: f64, hi: f64, margin: f64| {
             r.cost_median_s = Some((lo + hi) / 2.0 * 1e-6);
             r.cost_median_ci_lo_s = Some(lo * 1e-6);
             r.cost_median_ci_hi_s = Some(hi * 1e-6);
-            verdict(&r)
+            verdict(&r, margin)
         };
-        assert_eq!(say(45.0, 55.0), "costs full delay");
-        assert_eq!(say(-2.0, 5.0), "hides all");
-        // δ = 50 us: a median cost of 55.5 us is 11 % more than δ.
-        assert_eq!(say(51.0, 60.0), "costs 11 % extra");
-        assert_eq!(say(50.0001, 50.0002), "costs < 1 % extra");
-        assert_eq!(say(10.0, 45.0), "inconclusive");
+        assert_eq!(say(45.5, 54.5, 0.1), "costs full delay");
+        assert_eq!(say(-2.0, 5.0, 0.1), "hides all");
+        // δ = 50 us: a median cost of 55.5 us is 11 % more than δ; across a 10 % margin.
+        assert_eq!(say(51.0, 60.0, 0.0), "costs 11 % extra");
+        assert_eq!(say(51.0, 60.0, 0.1), "inconclusive");
+        assert_eq!(say(50.0001, 50.0002, 0.0), "costs < 1 % extra");
+        assert_eq!(say(10.0, 45.0, 0.1), "inconclusive");
         // Two launches on opposite sides of δ: whatever the interval over launches says.
         r.launches_disagree = Some(true);
-        assert_eq!(verdict(&r), "launches disagree");
+        assert_eq!(verdict(&r, 0.1), "launches disagree");
         r.launches_disagree = Some(false);
-        assert_eq!(verdict(&r), "inconclusive");
+        assert_eq!(verdict(&r, 0.1), "inconclusive");
         r.cost_median_ci_lo_s = None;
         r.valid = 4;
-        assert_eq!(verdict(&r), "too few (n=4)");
+        assert_eq!(verdict(&r, 0.1), "too few (n=4)");
     }
 
     #[test]
@@ -769,7 +728,7 @@ mod tests {
     #[test]
     fn markdown_has_the_same_rows() {
         let a = paired();
-        let md = headline_markdown(&a.rows, &a.family_differences, 0.95);
+        let md = headline_markdown(&a.rows, &a.family_differences, 0.95, 0.1);
         assert!(
             md.starts_with("| op | size | P | delay | t0 (us) |"),
             "{md}"

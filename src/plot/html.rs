@@ -69,7 +69,9 @@ pub fn index_html(
     let h = &data.run.launch.header;
     let p = &h.provenance;
     let (differences, level) = form_differences(data);
-    let answer = crate::export::headline(&data.stats, &differences, level);
+    // The page's statistics are the default ones, as `plot` computes them.
+    let margin = crate::analysis::DEFAULT_MARGIN;
+    let answer = crate::export::headline(&data.stats, &differences, level, margin);
     let delays = data.delays();
     let stems: Vec<&str> = figures.iter().map(Drawable::stem).collect();
     // Per row, the figures of its delay that were drawn.

@@ -49,7 +49,12 @@ pub fn index_markdown(
     );
     md.push_str("## The answer\n\n");
     let (differences, level) = form_differences(data);
-    let answer = crate::export::headline_markdown(&data.stats, &differences, level);
+    let answer = crate::export::headline_markdown(
+        &data.stats,
+        &differences,
+        level,
+        crate::analysis::DEFAULT_MARGIN,
+    );
     md.push_str(&printable(&answer));
     let _ = write!(md, "\n{}\n\n", answer_note());
     md.push_str("## Files\n\n");
@@ -117,9 +122,11 @@ pub(super) fn form_differences(data: &RunData) -> (Vec<crate::analysis::FamilyDi
 pub(super) fn answer_note() -> String {
     format!(
         "t0: median t_global without the delay; cost: t_delta - t0 from medians; delay \
-         hidden: (t0 + delta - t_delta) / delta; [..]: 95 % bootstrap intervals; *: fewer \
-         than {} valid repetitions. Every column: {SUMMARY_MD}, {SUMMARY_CSV} (`delaybench \
-         analyze --wide`).",
+         hidden: (t0 + delta - t_delta) / delta; [..]: 95 % bootstrap intervals; verdict: \
+         at a margin of {:.0} % of delta (inside it: costs full delay); *: fewer than {} \
+         valid repetitions. Every column: {SUMMARY_MD}, {SUMMARY_CSV} (`delaybench analyze \
+         --wide`).",
+        crate::analysis::DEFAULT_MARGIN * 100.0,
         crate::analysis::FEW_VALID
     )
 }

@@ -714,6 +714,7 @@ pub(crate) mod fixtures {
             benefit_median_ci_hi: None,
             benefit_p: None,
             benefit_significant: None,
+            verdict: None,
             benefit_ceiling: None,
             benefit_of_ceiling: None,
             launch_median_min_s: None,
