@@ -6,8 +6,8 @@
 //! last at an MPI_Allreduce: the waiting there is the non-root's, propagated through the
 //! root; (d) two ranks slow in two regions; (e) no imbalance; (f) a rank drawn per iteration
 //! late into a reduce tree, a bcast tree or a forced ring allreduce, on 4 and 8 ranks, named
-//! at ≥ 95 % of the waiting allreduce calls (more ranks than cores: a known limit between
-//! half and 95 %). Every case checks that the
+//! at ≥ 95 % of the waiting allreduce calls (a ring of more ranks than cores: a known limit
+//! that lists its figures). Every case checks that the
 //! costs and the unexplained remainder add up to the waiting. The what-if of (a) is held
 //! to a run of the same program without the slow rank, on 4 ranks where the node has 4
 //! cores and on 2 ranks (rank 1 slow) where it has 2; `arrivals` draws `arrival_causes`
@@ -683,7 +683,7 @@ fn capture_skewed(
 const DRAWN_ITERATIONS: usize = 200;
 
 /// A case of tests/capture/causes.c with a rank drawn per iteration (`tree`, `bcast`,
-/// `ring`) on `np` ranks, 1.5 ms late, rank 3's clock skewed (+1.5 ms, +20 ppm), `env` set on
+/// `ring`) on `np` ranks, [`planted_us`] late, rank 3's clock skewed (+1.5 ms, +20 ppm), `env` set on
 /// every rank: the capture, its matching and the drawn ranks. None (skipped) without an MPI
 /// compiler or a C compiler.
 fn drawn_case(
@@ -701,7 +701,7 @@ fn drawn_case(
         &[
             mode,
             &DRAWN_ITERATIONS.to_string(),
-            "1500",
+            &planted_us(np).to_string(),
             truth_file.to_str().unwrap(),
         ],
         &tmp.path().join("capture"),
@@ -722,6 +722,20 @@ fn drawn_case(
         "the capture header names no library: {library:?}"
     );
     Some((captures, m, truth))
+}
+
+/// How much longer the drawn rank computes in a drawn-rank case, microseconds: 1.5 ms, the
+/// issue's program, where every rank has a core; 20 ms where ranks share cores, above the
+/// scheduler's slices (a few milliseconds; the machine's kdamond takes 2.4 ms), which
+/// otherwise hold some other rank longer than the planted delay and make it the true
+/// last entrant.
+fn planted_us(np: u32) -> u32 {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u32;
+    if np <= cores {
+        1500
+    } else {
+        20_000
+    }
 }
 
 /// The waiting calls judged and the rank the causes named at each.
@@ -766,79 +780,45 @@ impl Named {
     }
 }
 
-/// The issue's bar for a case with a drawn rank: fewer than a quarter of the iterations
-/// judged (a node busier than the planted delay) is a known limit, reported with its figures.
-/// With a core per rank 95 % of the judged calls named right. With more ranks than cores the
-/// scheduler's slices (milliseconds, beside the planted 1.5 ms) stretch the ranks' own
-/// references: CI's 8 ranks on 2 cores named 56 of 62 and 47 of 60 in two runs of the reduce
-/// tree. There the test still fails below half (the old attribution named 27 of 200 at the
-/// reduce tree), and between half and 95 % it is a known limit that lists its figures. Where
-/// no schedule of the library is known (`floor` false: every holder is the last entrant,
-/// whom the scheduler's slices choose on a shared core), ranks sharing cores have no floor
-/// either: an 8-rank bcast named 25 of 60 in one CI run and above half in two others.
-fn ask_95(what: &str, np: u32, n: &Named, floor: bool) {
-    if n.judged < DRAWN_ITERATIONS / 4 {
-        common::skip_known_limit(&format!(
-            "{what}: {} of {DRAWN_ITERATIONS} iterations judged on {np} ranks: the scheduler \
-             held other ranks longer than the planted 1.5 ms ({} of them named right)",
-            n.judged, n.right
-        ));
-        return;
-    }
+/// Holds a drawn-rank case to the bar, 95 % of the judged calls named right, on two counts:
+/// every waiting allreduce (`all`, the issue's criterion) and those of the iterations in
+/// which the slow rank entered the first call last (`last`). The planted delay
+/// ([`planted_us`]) lies above the scheduler's slices where ranks share cores, so both hold
+/// there as with a core per rank: on this project's 2-core machine 200 of 200 at the reduce
+/// tree and the bcast, on 4 and on 8 ranks, and 201 of 202 at the ring on 4. (With 1.5 ms
+/// planted on shared cores, CI named 25 to 65 of 60 to 83.) The one exception is a ring of
+/// more ranks than cores (`ring`): every step of it waits for a predecessor that may be
+/// off its core, and 8 ranks on 2 cores named 247 of 400 waiting allreduce calls while
+/// naming 200 of 200 rings the slow rank entered last; there `all` is a known limit that
+/// lists its figures, and `last` is still held.
+fn hold_to_the_bar(what: &str, np: u32, all: &Named, last: &Named, ring: bool) {
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u32;
-    let share = n.share();
-    assert!(
-        share >= 0.5 || (!floor && np > cores),
-        "{what}: {} of {} on {np} ranks, {cores} cores; wrong (true, named): {:?}",
-        n.right,
-        n.judged,
-        n.wrong
-    );
-    if share < 0.95 && np > cores {
-        common::skip_known_limit(&format!(
-            "{what}: {} of {} judged calls named right on {np} ranks sharing {cores} cores \
-             (95 % asked with a core per rank); wrong (true, named): {:?}",
+    for (count, n) in [
+        ("the slow rank last", last),
+        ("every waiting allreduce", all),
+    ] {
+        assert!(
+            n.judged >= DRAWN_ITERATIONS / 2,
+            "{what}, {count}: only {} of {DRAWN_ITERATIONS} iterations judged on {np} ranks, \
+             {cores} cores",
+            n.judged
+        );
+        if n.share() >= 0.95 {
+            continue;
+        }
+        if ring && np > cores && std::ptr::eq(n, all) {
+            common::skip_known_limit(&format!(
+                "{what}, {count}: {} of {} named right on {np} ranks sharing {cores} cores \
+                 (a ring's every step waits for a predecessor off its core); wrong (true, \
+                 named): {:?}",
+                n.right, n.judged, n.wrong
+            ));
+            continue;
+        }
+        panic!(
+            "{what}, {count}: {} of {} named right on {np} ranks, {cores} cores; wrong \
+             (true, named): {:?}",
             n.right, n.judged, n.wrong
-        ));
-        return;
-    }
-    assert!(
-        share >= 0.95,
-        "{what}: {} of {} on {np} ranks, {cores} cores; wrong (true, named): {:?}",
-        n.right,
-        n.judged,
-        n.wrong
-    );
-}
-
-/// Holds a drawn-rank case to the bar: the calls of the iterations in which the slow rank
-/// entered first call last (`last`; where the scheduler held another rank longer than the
-/// planted 1.5 ms, that rank is the cause, and naming it is right) always, as before; every
-/// waiting call (`all`, the issue's criterion) where the library's schedule is known and
-/// every rank has a core. With more ranks than cores, every allreduce waits over 0.5 ms for
-/// the scheduler's slices (4 ranks on the loaded 2-core machine waited 3.4 s over 200
-/// iterations of a reduce tree with 1.5 ms planted), so `all` counts noise: it is printed,
-/// not held.
-fn hold_to_the_bar(what: &str, np: u32, all: &Named, last: &Named, schedule_known: bool) {
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u32;
-    ask_95(
-        &format!("{what}, the slow rank last"),
-        np,
-        last,
-        schedule_known || np <= cores,
-    );
-    if schedule_known && np <= cores {
-        ask_95(&format!("{what}, every waiting allreduce"), np, all, true);
-    } else {
-        eprintln!(
-            "{what}: every waiting allreduce ({} of {}) not held to 95 %: {}",
-            all.right,
-            all.judged,
-            if schedule_known {
-                "more ranks than cores"
-            } else {
-                "no known schedule"
-            }
         );
     }
 }
@@ -863,7 +843,7 @@ fn bases(c: &Causes) -> std::collections::BTreeMap<Option<CauseBasis>, usize> {
 }
 
 /// The tree-shaped cases (tests/capture/causes.c `tree` and `bcast`) on `np` ranks: a
-/// non-root rank drawn per iteration is 1.5 ms late into `op` (an MPI_Reduce or MPI_Bcast
+/// non-root rank drawn per iteration is late into `op` ([`planted_us`]) (an MPI_Reduce or MPI_Bcast
 /// to root 0, 8 B), rank 3's clock skewed (+1.5 ms, +20 ppm); every MPI_Allreduce that
 /// follows with waiting over 0.5 ms must name the iteration's slow rank (the rank named by
 /// most of the waiting ranks). A slow rank whose parent in the reduce tree is not the root
@@ -944,7 +924,7 @@ fn a_late_rank_inside_a_tree_is_named_at_the_next_call(mode: &str, op: CaptureOp
         last_plain.judged,
         op.name()
     );
-    hold_to_the_bar(mode, np, &all, &last, schedule.is_some());
+    hold_to_the_bar(mode, np, &all, &last, false);
 }
 
 #[test]
@@ -968,7 +948,7 @@ fn a_late_interior_rank_of_a_bcast_tree_on_8_ranks_is_named_at_the_next_call() {
 }
 
 /// The ring case (tests/capture/causes.c `ring`) on `np` ranks: a rank drawn per iteration
-/// over all ranks is 1.5 ms late into an 8 KiB MPI_Allreduce that the library's variables
+/// over all ranks is late ([`planted_us`]) into an 8 KiB MPI_Allreduce that the library's variables
 /// force onto its ring (Open MPI: `coll_tuned_use_dynamic_rules` 1 and
 /// `coll_tuned_allreduce_algorithm` 4; MPICH: `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring`),
 /// where a late rank holds its successors, and they theirs; then an 8 B MPI_Allreduce. The
@@ -1038,7 +1018,7 @@ fn a_late_rank_in_a_ring_allreduce_is_named(np: u32) {
         all.wrong,
         bases(&c)
     );
-    hold_to_the_bar("ring", np, &all, &last, ring.is_some());
+    hold_to_the_bar("ring", np, &all, &last, true);
 }
 
 #[test]

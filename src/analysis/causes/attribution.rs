@@ -20,6 +20,11 @@
 //!   previous call (c arrived late because it had waited longer than k), given to the causes
 //!   of that holding in their proportions (Böhme et al.'s long-term cost; `via` names the
 //!   rank through which it came);
+//! - where c and k came from the same instance, what c's holding there does not explain of
+//!   L_c − L_k, up to d'_c − d'_k (their regions before that instance), given to (c, its
+//!   region before it) as a direct cost: c entered that call late and nobody waited for it
+//!   there (a leaf of a broadcast tree whose root had sent), so the call did not end the
+//!   synchronisation interval over which Böhme et al. measure a delay;
 //! - the remainder, *unexplained*: c entered its previous call late for reasons the capture
 //!   does not show (point-to-point messages, a call whose instance misses a member, clock
 //!   error).
@@ -161,6 +166,7 @@ pub fn attribute(m: &Matched, r: &Regions, order: &[usize]) -> Attribution {
                     }),
                     sigma: sc - sk,
                     lambda: lc - lk,
+                    earlier: earlier_region(r, (rc, pc), (rk, pk)),
                     rc,
                 };
                 (t, prev)
@@ -173,6 +179,12 @@ pub fn attribute(m: &Matched, r: &Regions, order: &[usize]) -> Attribution {
                 if let Some(inside) = t.inside {
                     let e = excess.entry(inside).or_insert(0.0);
                     *e = e.max(t.sigma.max(0.0));
+                }
+                if let Some((region, d)) = t.earlier {
+                    if waits[i][k].iter().any(|x| x.culprit == region) {
+                        let e = excess.entry(region).or_insert(0.0);
+                        *e = e.max(d.max(0.0));
+                    }
                 }
             }
             if let Some(h) = hold[i][k].filter(|h| h.s > 0.0) {
@@ -212,8 +224,31 @@ struct Terms {
     sigma: f64,
     /// L_c − L_k, seconds.
     lambda: f64,
+    /// Where both ranks' previous calls are one instance: the causer's region before that
+    /// call and d'_c − d'_k, seconds, the excess of its region there over the waiter's.
+    earlier: Option<(Culprit, f64)>,
     /// The causer's world rank.
     rc: u32,
+}
+
+/// The causer's region before its previous call, and how much longer it was than the
+/// waiter's, when the causer `(rank, pos)` and the waiter `(rank, pos)` came to their calls
+/// from the same instance: a rank late into a call in which nobody waited for it (a leaf of
+/// a broadcast tree, whose root had sent already) leaves it late without any holding, and
+/// its lateness at the next call was made in the region before that call. Böhme et al.
+/// (2010) measure a delay over the synchronisation interval, which such a call does not end.
+fn earlier_region(r: &Regions, c: (u32, usize), k: (u32, usize)) -> Option<(Culprit, f64)> {
+    let (pc, pk) = (c.1.checked_sub(1)?, k.1.checked_sub(1)?);
+    let (cc, ck) = (r.calls[&c.0][pc], r.calls[&k.0][pk]);
+    (cc.instance.is_some() && cc.instance == ck.instance).then(|| {
+        (
+            Culprit::Region {
+                rank: c.0,
+                region: cc.region,
+            },
+            cc.region_s() - ck.region_s(),
+        )
+    })
 }
 
 /// A rank's release time L and service time s in the call before its call at `pos`
@@ -240,7 +275,7 @@ fn release(r: &Regions, hold: &[Vec<Option<Hold>>], rank: u32, pos: usize) -> (f
 fn explain(terms: &Terms, prev: &[Share], t: f64, basis: Option<CauseBasis>) -> Vec<Share> {
     let mut out: BTreeMap<(Culprit, Option<u32>, Option<CauseBasis>), f64> = BTreeMap::new();
     let mut rest = t;
-    let mut give = |culprit: Culprit, limit: f64, rest: &mut f64| {
+    let give = |out: &mut BTreeMap<_, f64>, culprit: Culprit, limit: f64, rest: &mut f64| {
         let s = rest.min(limit.max(0.0));
         // Rounding of equal times is no cause.
         if s > 1e-12 {
@@ -248,9 +283,9 @@ fn explain(terms: &Terms, prev: &[Share], t: f64, basis: Option<CauseBasis>) -> 
             *rest -= s;
         }
     };
-    give(terms.region, terms.d, &mut rest);
+    give(&mut out, terms.region, terms.d, &mut rest);
     if let Some(inside) = terms.inside {
-        give(inside, terms.sigma, &mut rest);
+        give(&mut out, inside, terms.sigma, &mut rest);
     }
     let held: f64 = prev.iter().map(|s| s.s).sum();
     if rest > 0.0 && held > 0.0 && terms.lambda > 0.0 {
@@ -264,6 +299,12 @@ fn explain(terms: &Terms, prev: &[Share], t: f64, basis: Option<CauseBasis>) -> 
                 .or_insert(0.0) += s.s * p / held;
         }
         rest -= p;
+    }
+    // What the causer's holding does not explain of its late release: it entered its
+    // previous call late, by its region before that call (`Terms::earlier`).
+    if let Some((region, d)) = terms.earlier {
+        let unheld = terms.lambda - held;
+        give(&mut out, region, d.min(unheld), &mut rest);
     }
     if rest > 0.0 {
         *out.entry((Culprit::Unexplained, None, basis))
