@@ -98,13 +98,25 @@ fn five_launches_are_decided_over_the_launches() {
         .collect();
     let over = csv_rows(&files);
     // Every launch's own median of each configuration lies in the interval over launches,
-    // whether or not the launches agree: the interval holds the launches' spread.
+    // whether or not the launches agree: the interval holds the launches' spread. A launch
+    // too thin for an interval of its own (under 6 valid repetitions, on a loaded machine)
+    // is left out of the interval over launches, and so of this check.
     for (k, file) in files.iter().enumerate() {
         let own = csv_rows(std::slice::from_ref(file));
         assert_eq!(own.len(), over.len());
         for (row, mine) in over.iter().zip(&own) {
             assert_eq!(row["launches"], "5");
             assert_eq!(mine["launches"], "1");
+            if mine["t_global_median_ci_lo_s"].is_empty() {
+                eprintln!(
+                    "launch {}: {} {} too thin for an interval ({} valid)",
+                    k + 1,
+                    row["op"],
+                    row["delay_model"],
+                    mine["valid"]
+                );
+                continue;
+            }
             let (lo, hi) = (
                 number(row, "t_global_median_ci_lo_s"),
                 number(row, "t_global_median_ci_hi_s"),
@@ -122,6 +134,9 @@ fn five_launches_are_decided_over_the_launches() {
                     number(row, "cost_median_ci_lo_s"),
                     number(row, "cost_median_ci_hi_s"),
                 );
+                if mine["cost_median_ci_lo_s"].is_empty() {
+                    continue;
+                }
                 let cost = number(mine, "cost_median_s");
                 assert!(lo <= cost && cost <= hi, "launch {}: cost {cost} s", k + 1);
                 assert!(!row["launches_disagree"].is_empty(), "{row:?}");
