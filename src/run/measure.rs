@@ -368,13 +368,17 @@ fn repetitions(
     // Repetition index at which the schedule was last anchored (adaptive checks re-anchor it).
     let mut anchor = 0;
     let call = Call::new(comm);
+    // The rank's own one-rank communicator, on which the warm-up runs the operation once
+    // before each release ([`Kernel::warm`]).
+    let own = mpi::topology::SimpleCommunicator::self_comm();
+    let alone = Call::new(&own);
     for (rep, &delay) in my_delays.iter().enumerate() {
         let Release {
             scheduled_g: scheduled,
             t_local: t0,
             stamp: released,
         } = sync.start(comm, timing, rep - anchor, delay, &mut || {
-            kernel.warm(&call)
+            kernel.warm(&call, Some(&alone))
         });
         // The gate opens after t0 and closes before t1: a detour lengthens the operation, as
         // OS noise does, but never shifts the recorded entry past the rank's start instant.
