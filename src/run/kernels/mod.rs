@@ -374,8 +374,11 @@ impl Kernel {
     /// instructions took 1-1.8 µs longer on some ranks in a quarter to two fifths of the
     /// repetitions, beyond the last instruction before the call that delaybench stamps
     /// (docs/accuracy.md). A one-rank call synchronises nothing and waits for no one.
-    /// Persistent and reference operations are not run alone: the first holds a request on
-    /// the measured communicator, the second are point-to-point rings.
+    /// It runs alone the blocking and nonblocking barrier, bcast, reduce, allreduce,
+    /// alltoall, scan and exscan, whose counts on one rank stay their own; not the
+    /// persistent forms (their request is bound to the measured communicator), the `ref:*`
+    /// rings, the gathers, scatters and reduce_scatter_block (a count derived from P blocks
+    /// would not match on one rank) or the v-forms.
     pub fn warm(&mut self, call: &Call, alone: Option<&Call>) {
         std::hint::black_box(call.comm.size());
         let b = &self.buffers;
@@ -384,7 +387,22 @@ impl Kernel {
         std::hint::black_box((b.send_counts.first(), b.recv_counts.first()));
         let bytes =
             b.send_u8.len().max(b.recv_u8.len()) + 8 * b.send_f64.len().max(b.recv_f64.len());
-        let plain = !self.op.is_persistent() && !self.op.family().is_reference();
+        // Only the families whose counts on one rank stay their own (the same count sent
+        // and received, or a bcast): the rsmpi wrappers derive a count from a buffer's length
+        // over the communicator's size, so a scatter's root would send P blocks to itself
+        // into one (MPI_ERR_TRUNCATE), a reduce_scatter_block fails rsmpi's length check,
+        // and the v-forms' counts are one rank's part of a P-rank partition.
+        let alone_safe = matches!(
+            self.op.family(),
+            Family::Barrier
+                | Family::Bcast
+                | Family::Reduce
+                | Family::Allreduce
+                | Family::Alltoall
+                | Family::Scan
+                | Family::Exscan
+        );
+        let plain = !self.op.is_persistent() && alone_safe;
         if let Some(alone) = alone.filter(|_| plain && bytes <= WARM_ALONE_MAX_BYTES) {
             self.run_call(alone);
         }
