@@ -16,8 +16,6 @@
 //! `inconclusive`. A 95 % interval inside [−m, m] is the two one-sided tests at 2.5 % each.
 
 use super::ConfigStats;
-#[cfg(test)]
-use crate::timeline::Configuration;
 
 /// The default equivalence margin of the verdicts, a share of δ: 10 %. Two studies of the
 /// main job on this project's 2-core machine placed every P = 2 row's interval within
@@ -136,6 +134,7 @@ pub fn hidden_share(r: &ConfigStats) -> Option<(f64, Option<(f64, f64)>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::timeline::Configuration;
 
     /// A delayed row of δ = 50 µs whose cost interval is [`lo`, `hi`] µs, point between.
     fn row(lo: f64, hi: f64) -> ConfigStats {

@@ -369,16 +369,16 @@ fn repetitions(
     let mut anchor = 0;
     let call = Call::new(comm);
     // The rank's own one-rank communicator, on which the warm-up runs the operation once
-    // before each release ([`Kernel::warm`]).
+    // before each release where it may ([`Kernel::warm`]), decided once per block.
     let own = mpi::topology::SimpleCommunicator::self_comm();
-    let alone = Call::new(&own);
+    let alone = kernel.warms_alone().then(|| Call::new(&own));
     for (rep, &delay) in my_delays.iter().enumerate() {
         let Release {
             scheduled_g: scheduled,
             t_local: t0,
             stamp: released,
         } = sync.start(comm, timing, rep - anchor, delay, &mut || {
-            kernel.warm(&call, Some(&alone))
+            kernel.warm(&call, alone.as_ref())
         });
         // The gate opens after t0 and closes before t1: a detour lengthens the operation, as
         // OS noise does, but never shifts the recorded entry past the rank's start instant.

@@ -105,7 +105,6 @@ const OMPI_RING: Forcing = &[
     ),
     ("OMPI_MCA_coll_tuned_allreduce_algorithm", &["4", "ring"]),
 ];
-/// MPICH's forcing of its ring allreduce.
 /// Open MPI 4.1's fixed decision for a commutative reduce on `p` ranks below `below` bytes:
 /// `binary` (module docs).
 const fn open_mpi_binary_reduce(p: (usize, usize), below: u64) -> Schedule {

@@ -367,32 +367,38 @@ impl Kernel {
     /// a millisecond's wait can evict them, and then the path from the end of the wait to
     /// the entry into MPI takes cache misses, a different number on each rank.
     ///
-    /// With `alone` (a call on the rank's own `MPI_COMM_SELF`), it also runs the operation
-    /// once there, on buffers of at most [`WARM_ALONE_MAX_BYTES`]: the library's entry into
-    /// the same function (its argument checks and dispatch, and any tool's wrapper around
-    /// it) then runs from warm caches at the release. After a 1 ms or 10 ms wait those first
-    /// instructions took 1-1.8 µs longer on some ranks in a quarter to two fifths of the
-    /// repetitions, beyond the last instruction before the call that delaybench stamps
+    /// With `alone` (a call on the rank's own `MPI_COMM_SELF`, given where
+    /// [`Kernel::warms_alone`]), it also runs the operation once there: the library's entry
+    /// into the same function (its argument checks and dispatch, and any tool's wrapper
+    /// around it) then runs from warm caches at the release. After a 1 ms or 10 ms wait those
+    /// first instructions took 1-1.8 µs longer on some ranks in a quarter to two fifths of
+    /// the repetitions, beyond the last instruction before the call that delaybench stamps
     /// (docs/accuracy.md). A one-rank call synchronises nothing and waits for no one.
-    /// It runs alone the blocking and nonblocking barrier, bcast, reduce, allreduce,
-    /// alltoall, scan and exscan, whose counts on one rank stay their own; not the
-    /// persistent forms (their request is bound to the measured communicator), the `ref:*`
-    /// rings, the gathers, scatters and reduce_scatter_block (a count derived from P blocks
-    /// would not match on one rank) or the v-forms.
     pub fn warm(&mut self, call: &Call, alone: Option<&Call>) {
         std::hint::black_box(call.comm.size());
         let b = &self.buffers;
         std::hint::black_box((b.send_u8.first(), b.recv_u8.first()));
         std::hint::black_box((b.send_f64.first(), b.recv_f64.first()));
         std::hint::black_box((b.send_counts.first(), b.recv_counts.first()));
+        if let Some(alone) = alone {
+            self.run_call(alone);
+        }
+    }
+
+    /// Whether [`Kernel::warm`] may run this operation alone on `MPI_COMM_SELF`: on buffers
+    /// of at most [`WARM_ALONE_MAX_BYTES`], the blocking and nonblocking barrier, bcast,
+    /// reduce, allreduce, alltoall, scan and exscan, whose counts on one rank stay their own.
+    /// Not the persistent forms (their request is bound to the measured communicator), the
+    /// `ref:*` rings, the gathers, scatters and reduce_scatter_block, or the v-forms: the
+    /// rsmpi wrappers derive a count from a buffer's length over the communicator's size, so
+    /// a scatter's root would send P blocks to itself into one (MPI_ERR_TRUNCATE), a
+    /// reduce_scatter_block fails rsmpi's length check, and the v-forms' counts are one
+    /// rank's part of a P-rank partition.
+    pub fn warms_alone(&self) -> bool {
+        let b = &self.buffers;
         let bytes =
             b.send_u8.len().max(b.recv_u8.len()) + 8 * b.send_f64.len().max(b.recv_f64.len());
-        // Only the families whose counts on one rank stay their own (the same count sent
-        // and received, or a bcast): the rsmpi wrappers derive a count from a buffer's length
-        // over the communicator's size, so a scatter's root would send P blocks to itself
-        // into one (MPI_ERR_TRUNCATE), a reduce_scatter_block fails rsmpi's length check,
-        // and the v-forms' counts are one rank's part of a P-rank partition.
-        let alone_safe = matches!(
+        let counts_stay = matches!(
             self.op.family(),
             Family::Barrier
                 | Family::Bcast
@@ -402,10 +408,7 @@ impl Kernel {
                 | Family::Scan
                 | Family::Exscan
         );
-        let plain = !self.op.is_persistent() && alone_safe;
-        if let Some(alone) = alone.filter(|_| plain && bytes <= WARM_ALONE_MAX_BYTES) {
-            self.run_call(alone);
-        }
+        !self.op.is_persistent() && counts_stay && bytes <= WARM_ALONE_MAX_BYTES
     }
 
     /// Runs the operation once as `call` describes it (its communicator, rank 0 as the root,
