@@ -62,6 +62,13 @@ fn two_ranks_write_complete_records_table_and_figures() {
         (offset - 1e-3).abs() < 50e-6,
         "offset {offset} s against an emulated 1 ms"
     );
+    // The noise check says, per rank, what share of its loop the scheduler and the
+    // hypervisor took (read from /proc, which Linux always has).
+    let check = r.header.noise_check.as_ref().expect("the run made its noise check");
+    for shares in [&check.run_queue_share, &check.steal_share] {
+        assert_eq!(shares.len(), 2, "{check:?}");
+        assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{check:?}");
+    }
     // allreduce 8 B and ibarrier, each undelayed and delayed, at P = 2.
     assert_eq!(r.blocks.len(), 4);
     for b in &r.blocks {

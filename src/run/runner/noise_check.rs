@@ -28,7 +28,15 @@ impl Runner<'_> {
             lead_s: 0.01,
         };
         let host = self.session.hosts.names[world.rank() as usize].clone();
+        // What took the rank's CPU during the loop, beside the detours it saw: the scheduler
+        // (run-queue wait) or the hypervisor (steal), which decide whether a long window
+        // loses accuracy (`NoiseCheck::concern`).
+        let mut counters = crate::run::start_path::ProcCounters::new();
+        let looped = Instant::now();
         let (mine, _, _) = check.run(world, &self.session, &host);
+        let lost = lost_shares(counters.as_mut(), looped.elapsed().as_secs_f64());
+        let mut all_lost = vec![f64::NAN; 2 * world.size() as usize];
+        world.all_gather_into(&lost[..], &mut all_lost[..]);
         let ranks = crate::run::noise::gather_ranks(world, &mine)?;
         let report = crate::analysis::noise_report(&ranks);
         let per =
@@ -47,7 +55,27 @@ impl Runner<'_> {
                 .iter()
                 .map(|r| crate::records::octave_counts(&r.detour_duration_s.0))
                 .collect(),
+            run_queue_share: all_lost.iter().step_by(2).copied().collect(),
+            steal_share: all_lost.iter().skip(1).step_by(2).copied().collect(),
         };
         Some(result)
+    }
+}
+
+/// The shares of `elapsed_s` seconds this rank waited on a run queue and lost to the
+/// hypervisor's steal on its CPU since `counters` were read: `[run_queue, steal]`, NaN for
+/// what `/proc` does not give.
+fn lost_shares(
+    counters: Option<&mut crate::run::start_path::ProcCounters>,
+    elapsed_s: f64,
+) -> [f64; 2] {
+    // The loop ran pinned: the CPU now is the one it ran on.
+    let cpu = crate::clock::tsc::stamp().cpu;
+    match counters {
+        Some(c) if elapsed_s > 0.0 => {
+            let (run_delay_s, steal_s) = c.advance(cpu);
+            [run_delay_s / elapsed_s, steal_s / elapsed_s]
+        }
+        _ => [f64::NAN; 2],
     }
 }
