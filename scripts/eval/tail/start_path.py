@@ -11,6 +11,10 @@ per valid repetition of the undelayed block, beside the truth log's entry spread
   entry (global)      the spread of release + path on the post-hoc global clock
   entry (counter)     the spread of the entry stamps on the shared time-stamp counter (one
                       host only): no clock model at all
+  after the stamp     (one host only) the spread over ranks of (truth log's entry − entry
+                      stamp): what the call's first instructions (the PLT, the library's and
+                      the truth log's own entry and clock read) add after delaybench's last
+                      stamp, which no figure of delaybench can see
   preempted / stolen  the share of repetitions in which a rank waited on a run queue or lost
                       steal time since the previous one, and the true p95 among them
 
@@ -63,6 +67,12 @@ def run(d, tool):
     base = np.asarray(sp["tsc_base_cycles"], dtype=np.float64)
     counter = ((base - base.min()) + sp["entry_cycles"]) / hz[0] - delay
     rel_err = bo["t_start_global_s"] - b["t_start_global_s"]
+    # The truth log's entry (ns, CLOCK_MONOTONIC) per valid repetition and rank, against the
+    # counter's entry: their difference per rank is one constant plus what runs after the
+    # stamp; its spread over ranks drops the constant.
+    ranks = sorted(logs)
+    truth_entry = np.array([[logs[r][i][0] / 1e9 for r in ranks] for i in idx])
+    after = spread(truth_entry - counter)[ok] * 1e6 if b.get("hosts") == 1 else None
     row = {
         "truth": truth,
         "release": spread(g)[ok] * 1e6,
@@ -70,6 +80,7 @@ def run(d, tool):
         "path": path.max(axis=1)[ok] * 1e6,
         "entry (global)": spread(g + path)[ok] * 1e6,
         "entry (counter)": (spread(counter)[ok] * 1e6 if b.get("hosts") == 1 else None),
+        "after the stamp": after,
         "migrated": float(np.mean((sp["release_cpu"] != sp["entry_cpu"]).any(axis=1)[ok])),
     }
     for name, key in (("preempted", "run_delay_s"), ("stolen", "steal_s")):
@@ -86,7 +97,8 @@ def main():
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     out = sys.argv[1]
-    terms = ["truth", "release", "release error", "path", "entry (global)", "entry (counter)"]
+    terms = ["truth", "release", "release error", "path", "entry (global)", "entry (counter)",
+             "after the stamp"]
     print("| round | length | tool | valid reps | " + " | ".join(terms) +
           " | migrated | preempted: share, true p95 with / without | stolen: share, true p95 "
           "with / without |")
