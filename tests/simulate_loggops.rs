@@ -1,6 +1,7 @@
 //! `delaybench simulate --engine loggops`: the built-in engine writes a records file that
 //! `analyze` reads as a measurement's, a late rank costs what the model says, and noise
-//! only lengthens the calls. Needs nothing installed beyond the build.
+//! only lengthens the calls. It is the default engine and needs nothing installed beyond
+//! the build; a measurement's `--detour` names its noise.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -115,4 +116,74 @@ fn noise_lengthens_the_calls_and_bad_parameters_are_refused() {
     let bad = simulate(&dir.path().join("bad.cbor"), &["--loggops", "L=2.5"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--loggops"));
+}
+
+/// `simulate` without `--engine` runs the loggops engine, with nothing on PATH (no
+/// `smpicc`, `smpirun` or `mpirun` to find), and its header says so.
+#[test]
+fn the_default_engine_is_loggops_and_needs_nothing_on_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty-bin");
+    std::fs::create_dir(&empty).unwrap();
+    let file = dir.path().join("default.cbor");
+    let run = Command::new(env!("CARGO_BIN_EXE_delaybench"))
+        .args(["simulate", "--procs", "2,4", "--nrep", "5", "--no-figures"])
+        .args(["--no-summary", "--output", file.to_str().unwrap()])
+        .env("PATH", &empty)
+        .output()
+        .expect("delaybench runs");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    let sim = delaybench::records::read_records(&file)
+        .unwrap()
+        .header
+        .simulation
+        .expect("marked as simulated");
+    assert_eq!(sim.engine_option, "loggops", "{sim:?}");
+}
+
+/// `--detour FREQ,DURATION,async` is `--noise periodic:FREQ:DURATION` (the same t_global
+/// for the same seed); given with `--noise` it is refused, and so is an option of the smpi
+/// engine alone with the loggops engine.
+#[test]
+fn a_measurement_s_detour_is_the_noise_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (by_noise, by_detour) = (
+        dir.path().join("noise.cbor"),
+        dir.path().join("detour.cbor"),
+    );
+    let seeded = |out: &Path, noise: &[&str]| {
+        let mut args = vec!["--seed", "11"];
+        args.extend_from_slice(noise);
+        let run = simulate(out, &args);
+        assert!(
+            run.status.success(),
+            "{noise:?}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    };
+    seeded(&by_noise, &["--noise", "periodic:1kHz:20us"]);
+    seeded(&by_detour, &["--detour", "1kHz,20us,async"]);
+    let (n, d) = (medians(&by_noise), medians(&by_detour));
+    assert_eq!(n, d);
+    // The noise lengthened something, so the comparison above compared noisy runs.
+    let quiet = dir.path().join("quiet.cbor");
+    seeded(&quiet, &[]);
+    let sum = |rows: &[(String, u32, f64, f64)]| rows.iter().map(|r| r.3).sum::<f64>();
+    assert!(sum(&d) > sum(&medians(&quiet)), "{d:?}");
+    for (args, names) in [
+        (
+            &["--detour", "1kHz,20us", "--noise", "periodic:1kHz:20us"][..],
+            "--detour",
+        ),
+        (&["--platform", "torus"][..], "--platform"),
+        (&["--cfg", "smpi/bcast:binomial_tree"][..], "--cfg"),
+    ] {
+        let out = dir.path().join("refused.cbor");
+        let run = simulate(&out, args);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?} should name {names}: {err}");
+        assert!(!out.exists(), "{args:?} wrote a file");
+    }
 }

@@ -26,10 +26,17 @@ fn simgrid_here() -> bool {
     found
 }
 
-/// `delaybench simulate ARGS` with this file's program cache ([`cache`]), run to its end.
+/// `delaybench simulate ARGS` with this file's program cache ([`cache`]), run to its end:
+/// on the SMPI engine (`--engine smpi`, no longer the default) unless ARGS name an engine.
 fn simulate_output(args: &[&str]) -> std::process::Output {
+    let engine: &[&str] = if args.contains(&"--engine") {
+        &[]
+    } else {
+        &["--engine", "smpi"]
+    };
     Command::new(env!("CARGO_BIN_EXE_delaybench"))
         .arg("simulate")
+        .args(engine)
         .args(args)
         .env("DELAYBENCH_CACHE", cache())
         .output()
@@ -702,4 +709,5 @@ fn options_an_engine_cannot_take_are_refused_before_anything_runs() {
     refused(&["--noise-cosched"], "--noise-cosched");
     refused(&["--loggops", "L=2.5us"], "--loggops");
     refused(&["--detour", "1kHz,10us"], "--detour");
+    refused(&["--detour", "noise:x.cbor,shifted"], "--detour");
 }

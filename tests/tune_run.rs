@@ -293,6 +293,8 @@ fn simulate(dir: &Path, algorithms: &str) -> Option<Vec<PathBuf>> {
     let run = Command::new(exe())
         .args([
             "simulate",
+            "--engine",
+            "smpi",
             "--ops",
             "allreduce",
             "--sizes",

@@ -7,7 +7,7 @@
 # and without debug logging (as fast as SimGrid builds).
 #
 #   scripts/eval/build-simgrid.sh [VERSION]
-#   PATH=~/.cache/delaybench/simgrid-4.1/bin:$PATH target/release/delaybench simulate ...
+#   PATH=~/.cache/delaybench/simgrid-4.1/bin:$PATH target/release/delaybench simulate --engine smpi ...
 #
 # simulate then finds that smpicc and smpirun first, compiles its program anew for that
 # version, and records the version in the file's header. Environment: PREFIX (the install
@@ -37,4 +37,4 @@ cmake -S "$work/simgrid-$version" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
     -Denable_documentation=OFF >"$work/cmake.log"
 make -C "$work/build" -j"${JOBS:-$(nproc)}" simgrid >"$work/make.log"
 make -C "$work/build" -j"${JOBS:-$(nproc)}" install >"$work/install.log"
-say "SimGrid $version in $prefix: PATH=$prefix/bin:\$PATH delaybench simulate ..."
+say "SimGrid $version in $prefix: PATH=$prefix/bin:\$PATH delaybench simulate --engine smpi ..."

@@ -28,7 +28,7 @@ calibration=$("$exe" simulate --calibrate)
 
 # 2. The plan simulated; a refusal is kept as the reason of the rows it leaves empty.
 sim_error=""
-if ! "$exe" simulate "${plan[@]}" --platform local "${quiet[@]}" --output "$out/simulated.cbor" \
+if ! "$exe" simulate --engine smpi "${plan[@]}" --platform local "${quiet[@]}" --output "$out/simulated.cbor" \
     >"$out/simulate.log" 2>&1; then
     sim_error=$(grep -m1 -i 'error' "$out/simulate.log" | cut -c1-160 || true)
     sim_error="${sim_error:-simulate failed, see $out/simulate.log}"
@@ -47,7 +47,7 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "measured with: ${measure[*]}"
 echo "  ($("$mpiexec" --version 2>&1 | head -1); $(nproc) cores; $(grep -c 'oversubscribed' "$out/measure.log" || true) oversubscription warning(s))"
-echo "simulated with: $exe simulate ${plan[*]} --platform local"
+echo "simulated with: $exe simulate --engine smpi ${plan[*]} --platform local"
 echo "calibration: ${calibration#local platform: }"
 echo "load average (1, 5, 15 min): $load_start at the start, $load_end after measuring"
 echo

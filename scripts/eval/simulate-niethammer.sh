@@ -23,7 +23,7 @@ for plat in torus:32 dragonfly:24; do
     for op in allreduce barrier; do
         name="${plat%%:*}-$op"
         start=$(date +%s)
-        /usr/bin/time -f 'maxrss_kb %M' timeout -k 10 "${CURVE_TIMEOUT:-600}" "$exe" simulate --ops "$op" --sizes 8 --procs "2:$pmax" \
+        /usr/bin/time -f 'maxrss_kb %M' timeout -k 10 "${CURVE_TIMEOUT:-600}" "$exe" simulate --engine smpi --ops "$op" --sizes 8 --procs "2:$pmax" \
             --nrep 100 --warmup 2 --delay 50us --delay-rank 0 --platform "${plat%%:*}" \
             --ranks-per-host "${plat##*:}" --seed 1 --cfg "smpi/allreduce:$ar" \
             --cfg "smpi/barrier:$ba" --no-figures --no-summary --output "$out/$name.cbor" \

@@ -27,7 +27,7 @@ printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
 for alg in $algs; do
     noise=$(selfish_noise)
     start=$(date +%s.%N)
-    perf record -q -F "$hz" -o "$out/$alg.data" -- "$exe" simulate --ops allreduce --sizes 8 \
+    perf record -q -F "$hz" -o "$out/$alg.data" -- "$exe" simulate --engine smpi --ops allreduce --sizes 8 \
         --procs "$p" --delay 50us --delay-rank 0 --nrep 100 --platform torus --algorithms "$alg" \
         --no-figures --no-summary --output "$out/$alg.cbor" >/dev/null 2>"$out/$alg.log"
     wall=$(echo "$(date +%s.%N) - $start" | bc)

@@ -56,7 +56,7 @@ for alg in $algs; do
     before=$(selfish_noise)
     start=$(date +%s.%N)
     status=0
-    /usr/bin/time -f 'maxrss_kb %M' timeout -k 10 "$limit" "$exe" simulate --ops allreduce \
+    /usr/bin/time -f 'maxrss_kb %M' timeout -k 10 "$limit" "$exe" simulate --engine smpi --ops allreduce \
         --sizes 8 --procs "$procs" --delay 50us --delay-rank 0 --nrep "${NREP:-100}" \
         "${warmup[@]}" --platform "${PLATFORM:-torus}" --algorithms "$alg" \
         "${every[@]}" "$@" --no-figures --no-summary --output "$out/$alg.cbor" \

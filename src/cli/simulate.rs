@@ -17,9 +17,10 @@ use std::path::PathBuf;
 /// Options of `delaybench simulate` (see docs/simulate.md).
 #[derive(Debug, Clone, Args)]
 pub struct SimulationArgs {
-    /// The engine: `smpi` (SimGrid's SMPI, the MPI library's algorithms on a simulated
-    /// network) or `loggops` (the built-in LogGOPS engine, with OS noise).
-    #[arg(long, default_value = "smpi", value_parser = parse_engine)]
+    /// The engine: `loggops` (the built-in LogGOPS engine, with OS noise; needs nothing
+    /// installed) or `smpi` (SimGrid's SMPI, the MPI library's algorithms on a simulated
+    /// network; needs SimGrid).
+    #[arg(long, default_value = "loggops", value_parser = parse_engine)]
     pub engine: EngineKind,
     /// Kernels, comma-separated (as a measurement's --ops).
     #[arg(long, value_delimiter = ',', default_value = "allreduce")]
@@ -37,8 +38,9 @@ pub struct SimulationArgs {
     /// Delays or delay models (as a measurement's --delay); the baseline is always simulated.
     #[arg(long, value_parser = parse_delays, default_value = "50us", allow_hyphen_values = true)]
     pub delay: Delays,
-    /// OS-noise detours as a measurement's --detour: not simulated yet (--noise is the
-    /// simulation's); given, the command stops with an error.
+    /// OS-noise detours as a measurement's --detour, loggops engine: `noise:FILE[,aligned|shifted]`
+    /// is `--noise FILE` (aligned, the default: `--noise-cosched`), FREQ,DURATION[,sync|async]
+    /// is `--noise periodic:FREQ:DURATION` (sync: `--noise-cosched`). Refused by the smpi engine.
     #[arg(long, hide_short_help = true)]
     pub detour: Option<DetourArg>,
     /// The simulated ranks' OS noise (loggops engine): a noise file of `delaybench noise`
@@ -73,18 +75,18 @@ pub struct SimulationArgs {
     /// Seed of the delay streams [default: drawn and recorded].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// SimGrid platform: `fat-tree`, `torus`, `dragonfly`, `local` (written by --calibrate),
-    /// or the path of any SimGrid platform file (XML).
-    #[arg(long, default_value = "fat-tree")]
-    pub platform: String,
+    /// SimGrid platform of the smpi engine: `fat-tree` (the default), `torus`, `dragonfly`,
+    /// `local` (written by --calibrate), or the path of any SimGrid platform file (XML).
+    #[arg(long)]
+    pub platform: Option<String>,
     /// With a platform file: the hosts the ranks run on, one name per line (`name:N` for N
     /// ranks), as smpirun's -hostfile; rank i of every P runs on the i-th entry.
     #[arg(long, hide_short_help = true)]
     pub hostfile: Option<PathBuf>,
-    /// MPI ranks per simulated host of a built-in platform (several ranks of a host talk over
-    /// its loopback link).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), hide_short_help = true)]
-    pub ranks_per_host: u32,
+    /// MPI ranks per simulated host of a built-in platform of the smpi engine (several ranks
+    /// of a host talk over its loopback link) [default: 1].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), hide_short_help = true)]
+    pub ranks_per_host: Option<u32>,
     /// SMPI's collective selector (`smpi/coll-selector`): default, mpich, ompi, mvapich2,
     /// impi, intel.
     #[arg(long, hide_short_help = true)]
@@ -212,17 +214,33 @@ impl SimulationArgs {
         }
     }
 
+    /// The options of the smpi engine alone that were given, by their flags: the loggops
+    /// engine refuses them rather than ignore them.
+    fn smpi_options_given(&self) -> Vec<&'static str> {
+        [
+            ("--platform", self.platform.is_some()),
+            ("--hostfile", self.hostfile.is_some()),
+            ("--ranks-per-host", self.ranks_per_host.is_some()),
+            ("--coll-selector", self.coll_selector.is_some()),
+            ("--cfg", !self.cfg.is_empty()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+    }
+
     /// The simulation's options besides its plan: plain data for `simulate::run`.
     pub fn options(&self) -> Options {
         Options {
             engine: self.engine,
             smpi: SmpiSettings {
-                platform: self.platform.clone(),
+                platform: self.platform.clone().unwrap_or_else(|| "fat-tree".into()),
                 hostfile: self.hostfile.clone(),
-                ranks_per_host: self.ranks_per_host,
+                ranks_per_host: self.ranks_per_host.unwrap_or(1),
                 coll_selector: self.coll_selector.clone(),
                 cfg: self.cfg.clone(),
             },
+            smpi_options: self.smpi_options_given(),
             algorithms: self.algorithms.clone(),
             every_repetition: self.every_repetition,
             detour: self.detour.clone(),

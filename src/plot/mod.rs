@@ -23,6 +23,8 @@
 //! - `benefit_distribution_{δ}`, `noise_amplification_{δ}`: what `analyze --distribution`
 //!   computes.
 //! - `launch_spread_{δ}`: several launches of one plan pooled, each launch's median.
+//! - `noise_slowdown_vs_p`: simulated files of one plan with and without noise, the
+//!   undelayed call's slowdown against P, one line per noise source.
 //!
 //! `{δ}` names the delay model (`50us`, `exp-20us`), not the nominal δ, so models with one
 //! mean do not collide. Every subtitle ends with the run's identity (MPI library, hosts, date,
@@ -63,6 +65,7 @@ mod layout;
 mod naming;
 mod noise;
 mod noise_page;
+mod noise_slowdown;
 mod over_run;
 mod rank_heatmaps;
 mod rank_timeline;
@@ -235,6 +238,9 @@ figures! {
     /// Several launches of one plan pooled: each launch's median t_global vs P beside the
     /// pooled median and its interval.
     LaunchSpread = "launch_spread" => launches::drawables,
+    /// Simulated files of one plan, one without noise: each noise source's slowdown of the
+    /// undelayed call (median t_global / the noiseless one) vs P.
+    NoiseSlowdown = "noise_slowdown_vs_p" => noise_slowdown::drawables,
 }
 
 /// Why figures could not be written. Every variant names the path involved.

@@ -18,7 +18,8 @@
 //! - [`smpi`]: the SimGrid SMPI engine (Casanova et al. 2014; Degomme et al. 2017), one
 //!   `smpirun` per P;
 //! - [`loggops`]: the built-in LogGOPS engine (Hoefler, Schneider and Lumsdaine 2010): the
-//!   event loop, its schedules and GOAL files, noise; not yet behind [`Engine`].
+//!   event loop, its schedules and GOAL files, noise; [`loggops_engine`] puts it behind
+//!   [`Engine`], the default engine (it needs nothing installed).
 //!
 //! See docs/simulate.md.
 

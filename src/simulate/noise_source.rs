@@ -12,8 +12,15 @@
 //!   mean 1/RATE (`poisson:1kHz:25us`).
 //!
 //! FREQ and RATE take `Hz` or `kHz`, DURATION a unit (`us`, `ms`), as `--detour`'s.
+//!
+//! A measurement's `--detour` names the same noise ([`NoiseSpec::from_detour`]), so the
+//! command line of a measurement simulates as it measured: `noise:FILE` is `FILE`, co-scheduled
+//! when `aligned` (the measurement's default) and at random phases when `shifted`;
+//! `FREQ,DURATION` is `periodic:FREQ:DURATION`, co-scheduled when `sync`.
 
-use crate::delay::{DetourSchedule, DetourSpec, NoiseFileMode, NoiseFileSpec};
+use crate::delay::{
+    DetourArg, DetourPhase, DetourSchedule, DetourSpec, NoiseFileMode, NoiseFileSpec,
+};
 use crate::records::noise::NoiseRun;
 use std::fmt;
 use std::path::PathBuf;
@@ -29,6 +36,27 @@ pub enum NoiseSpec {
     /// Detours of `duration_s` seconds, `rate_hz` per second on average, at exponentially
     /// distributed intervals.
     Poisson { rate_hz: f64, duration_s: f64 },
+}
+
+impl NoiseSpec {
+    /// The noise a measurement's `--detour` replays, and whether every rank replays it at
+    /// the same phase (`--noise-cosched`): a noise file `aligned` or periodic detours `sync`
+    /// are co-scheduled, `shifted` and `async` are at a phase per rank.
+    pub fn from_detour(detour: &DetourArg) -> (NoiseSpec, bool) {
+        match detour {
+            DetourArg::NoiseFile(f) => (
+                NoiseSpec::File(PathBuf::from(&f.path)),
+                f.mode == NoiseFileMode::Aligned,
+            ),
+            DetourArg::Periodic(d) => (
+                NoiseSpec::Periodic {
+                    freq_hz: d.freq_hz,
+                    duration_s: d.duration_s,
+                },
+                d.phase == DetourPhase::Synchronized,
+            ),
+        }
+    }
 }
 
 impl FromStr for NoiseSpec {
@@ -199,6 +227,22 @@ mod tests {
             let e = bad.parse::<NoiseSpec>().unwrap_err();
             assert!(e.contains("--noise"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_measurement_s_detour_names_the_same_noise() {
+        let of = |d: &str| NoiseSpec::from_detour(&d.parse::<DetourArg>().unwrap());
+        let file = NoiseSpec::File("results/n.cbor".into());
+        // The measurement's default for a noise file is aligned: co-scheduled.
+        assert_eq!(of("noise:results/n.cbor"), (file.clone(), true));
+        assert_eq!(of("noise:results/n.cbor,aligned"), (file.clone(), true));
+        assert_eq!(of("noise:results/n.cbor,shifted"), (file, false));
+        let periodic = NoiseSpec::Periodic {
+            freq_hz: 1000.0,
+            duration_s: 25e-6,
+        };
+        assert_eq!(of("1kHz,25us,sync"), (periodic.clone(), true));
+        assert_eq!(of("1kHz,25us,async"), (periodic, false));
     }
 
     #[test]

@@ -11,10 +11,11 @@ use std::str::FromStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EngineKind {
     /// SimGrid's SMPI: the ranks run the MPI library's algorithms on a simulated network
-    /// (Casanova et al. 2014; Degomme et al. 2017).
-    #[default]
+    /// (Casanova et al. 2014; Degomme et al. 2017). Needs SimGrid installed.
     Smpi,
-    /// The built-in LogGOPS engine (Hoefler, Schneider and Lumsdaine 2010).
+    /// The built-in LogGOPS engine (Hoefler, Schneider and Lumsdaine 2010), the default: it
+    /// needs nothing installed.
+    #[default]
     Loggops,
 }
 
@@ -75,13 +76,16 @@ pub struct Options {
     pub engine: EngineKind,
     /// The SMPI engine's platform and selection.
     pub smpi: SmpiSettings,
+    /// The flags of the SMPI engine's settings that were given (`--platform`, `--cfg`, ...),
+    /// refused by the LogGOPS engine rather than ignored.
+    pub smpi_options: Vec<&'static str>,
     /// Algorithm names to sweep (the engine's names): one simulation and one records file
     /// each.
     pub algorithms: Vec<String>,
     /// Simulate every repetition, not each distinct delay vector once.
     pub every_repetition: bool,
-    /// A measurement's `--detour`, refused: not simulated yet (`--noise` is the
-    /// simulation's noise).
+    /// A measurement's `--detour`: the LogGOPS engine replays it as the `--noise` it names
+    /// ([`super::noise_source::NoiseSpec::from_detour`]); the SMPI engine refuses it.
     pub detour: Option<crate::delay::DetourArg>,
     /// The simulated ranks' OS noise (`--noise`).
     pub noise: Option<NoiseSpec>,

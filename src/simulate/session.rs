@@ -3,7 +3,7 @@
 //! writer, and the end-of-run summary.
 
 use super::blocks::{blocks_of, to_block};
-use super::noise_source::NoiseSource;
+use super::noise_source::{NoiseSource, NoiseSpec};
 use super::progress::{self, Done};
 use super::smpi::engine::{check_ops, SmpiSetup};
 use super::writer::{header, HeaderParts, SimRecords};
@@ -27,11 +27,15 @@ pub fn check_plan(plan: &Plan, opts: &Options) -> Result<(), SimulateError> {
     if plan.procs.iter().any(|&p| p < 2) {
         return bad("--procs: every P must be at least 2".into());
     }
-    if opts.detour.is_some() {
-        return Err(super::SmpiError::NotYet("--detour").into());
-    }
     match opts.engine {
         EngineKind::Loggops => {
+            if let Some(flag) = opts.smpi_options.first() {
+                return bad(format!(
+                    "{flag}: an option of the smpi engine (--engine smpi); the loggops engine's \
+                     network is its --loggops parameters"
+                ));
+            }
+            noise_asked(opts)?;
             loggops_params(opts)?;
             // Every operation and swept algorithm must have a schedule (checked at P = 2).
             for op in &plan.ops {
@@ -49,6 +53,12 @@ pub fn check_plan(plan: &Plan, opts: &Options) -> Result<(), SimulateError> {
         EngineKind::Smpi => {
             // The SMPI engine simulates the MPI library's own code on a network model: no
             // OS noise, and its parameters are the platform's, not LogGOPS's.
+            if opts.detour.is_some() {
+                return Err(super::SmpiError::NotYet(
+                    "--detour with the smpi engine (the loggops engine replays it)",
+                )
+                .into());
+            }
             if let Some(n) = &opts.noise {
                 return bad(format!(
                     "--noise {n}: the smpi engine simulates no OS noise (the loggops engine \
@@ -79,10 +89,8 @@ pub fn run(plan: &Plan, opts: &Options, out: &mut dyn Write) -> Result<(), Simul
     check_plan(plan, opts)?;
     // Read and checked now, so a bad file stops the run before it simulates; the engines
     // that replay noise take it from here.
-    let noise = opts
-        .noise
-        .as_ref()
-        .map(|n| NoiseSource::load(n, opts.noise_cosched))
+    let noise = noise_asked(opts)?
+        .map(|(n, cosched)| NoiseSource::load(&n, cosched))
         .transpose()
         .map_err(SimulateError::Plan)?;
     let algorithms = swept(opts);
@@ -129,6 +137,35 @@ fn swept(opts: &Options) -> Vec<Option<&str>> {
         vec![None]
     } else {
         opts.algorithms.iter().map(|a| Some(a.as_str())).collect()
+    }
+}
+
+/// The noise asked for and whether it is co-scheduled: `--noise` with `--noise-cosched`, or
+/// the noise a measurement's `--detour` names ([`NoiseSpec::from_detour`]).
+///
+/// Errors: [`SimulateError::Plan`] when `--detour` comes with `--noise` or `--noise-cosched`
+/// (two sources of one noise).
+fn noise_asked(opts: &Options) -> Result<Option<(NoiseSpec, bool)>, SimulateError> {
+    match &opts.detour {
+        Some(d) if opts.noise.is_some() || opts.noise_cosched => Err(SimulateError::Plan(format!(
+            "--detour {}: give the noise once, as --detour or as --noise (with \
+             --noise-cosched), not both",
+            detour_text(d)
+        ))),
+        Some(d) => Ok(Some(NoiseSpec::from_detour(d))),
+        None => Ok(opts.noise.clone().map(|n| (n, opts.noise_cosched))),
+    }
+}
+
+/// `--detour`'s value as the user wrote it, near enough to recognise.
+fn detour_text(d: &crate::delay::DetourArg) -> String {
+    match d {
+        crate::delay::DetourArg::NoiseFile(f) => format!("noise:{}", f.path),
+        crate::delay::DetourArg::Periodic(p) => format!(
+            "{}Hz,{}",
+            p.freq_hz,
+            crate::units::format_duration(p.duration_s)
+        ),
     }
 }
 
