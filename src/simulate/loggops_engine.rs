@@ -235,9 +235,7 @@ impl LoggopsEngine {
             Ok::<(), super::loggops::LoggopsError>(())
         };
         let run_share = &run_share;
-        let mut shares = start_s
-            .chunks(per * n)
-            .zip(end_s.chunks_mut(per * n));
+        let mut shares = start_s.chunks(per * n).zip(end_s.chunks_mut(per * n));
         let Some((first_start, first_end)) = shares.next() else {
             return Ok(());
         };
@@ -288,7 +286,11 @@ impl LoggopsEngine {
             return size(p) as u64;
         }
         let (a, b) = (size(256), size(512));
-        let k = if a > 0.0 { (b / a).log2().max(1.0) } else { 1.0 };
+        let k = if a > 0.0 {
+            (b / a).log2().max(1.0)
+        } else {
+            1.0
+        };
         (b * (p as f64 / 512.0).powf(k)) as u64
     }
 }
@@ -337,7 +339,9 @@ mod tests {
         let run = |threads| {
             let mut e = LoggopsEngine::new(Params::default(), Some(noise.clone()), 3, 5, None)
                 .with_threads(threads);
-            e.simulate(p as u32, &[block.clone(), block.clone()]).unwrap().times
+            e.simulate(p as u32, &[block.clone(), block.clone()])
+                .unwrap()
+                .times
         };
         let one = run(1);
         assert!(one[0].end_s.iter().all(|&t| t > 0.0));
@@ -357,7 +361,10 @@ mod tests {
         let small = e.estimate_bytes(&plan, 1024);
         let big = e.estimate_bytes(&plan, 1 << 26);
         // 100 repetitions x 2^26 ranks x 8 B is 54 GB for one array of times alone.
-        assert!(big > 100 * (1u64 << 26) * 8 && big > 1000 * small, "{small} {big}");
+        assert!(
+            big > 100 * (1u64 << 26) * 8 && big > 1000 * small,
+            "{small} {big}"
+        );
     }
 
     #[test]

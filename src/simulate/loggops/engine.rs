@@ -361,7 +361,8 @@ impl Simulator {
         let p = self.params;
         let rest = s.size[i].saturating_sub(1) as f64;
         self.started(s, ev.op());
-        self.next_o[c] = ev.time() + p.o_ns + rest * p.big_o_ns + noise.extra_ns(r, ev.time(), p.o_ns);
+        self.next_o[c] =
+            ev.time() + p.o_ns + rest * p.big_o_ns + noise.extra_ns(r, ev.time(), p.o_ns);
         self.next_gs[n] = ev.time() + p.g_ns + rest * p.big_g_ns;
         self.push(ev.time() + p.o_ns + p.l_ns, ev.op(), true);
         if s.size[i] <= p.s_bytes {
