@@ -10,11 +10,11 @@
 
 use super::blocks::{SimBlock, SimulatedTimes};
 use super::loggops::noise::Phase;
-use super::loggops::{collective, DetourTrace, Noise, Params, Simulator};
+use super::loggops::{collective, DetourTrace, Noise, Params, Schedule, Simulator};
 use super::noise_source::{NoiseSource, NoiseSpec};
 use super::{Engine, SimulateError, Simulated};
 use crate::plan::algorithms::AlgorithmSetting;
-use crate::plan::Op;
+use crate::plan::{Op, Plan};
 use crate::records::Simulation;
 
 /// The LogGOPS engine for one output (one swept algorithm, or each collective's first).
@@ -25,6 +25,8 @@ pub struct LoggopsEngine {
     hosts: Vec<String>,
     algorithm: Option<String>,
     sim: Simulator,
+    /// Threads simulating a block's repetitions at once (the machine's cores by default).
+    threads: usize,
 }
 
 impl LoggopsEngine {
@@ -46,7 +48,14 @@ impl LoggopsEngine {
             // One CPU and one NIC per rank: every rank is its own node.
             hosts: (0..max_p).map(|r| format!("node{r}")).collect(),
             algorithm: algorithm.map(str::to_string),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
+    }
+
+    /// The same engine simulating on `threads` threads (at least one).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
     }
 
     /// The noise of `p` ranks.
@@ -132,53 +141,157 @@ impl Engine for LoggopsEngine {
 
     fn simulate(&mut self, p: u32, sims: &[SimBlock]) -> Result<Simulated, SimulateError> {
         let n = p as usize;
-        let mut noise = self.noise_for(n)?;
+        let noise = self.noise_for(n)?;
         let fail = |e: super::loggops::LoggopsError| SimulateError::Plan(e.to_string());
         let mut times = Vec::with_capacity(sims.len());
         let mut reps = 0;
+        // Each (collective, size) schedule is built and timed undelayed once per P: the
+        // blocks of one configuration (no delay, each delay model) differ only in their
+        // start times.
+        let mut built: Vec<(Op, u64, Schedule, f64)> = Vec::new();
         // One time line for the whole P, as one launch: the noise goes on between blocks.
         let mut clock_s = 0.0;
         for b in sims {
-            let schedule =
-                collective(b.op.name(), self.algorithm.as_deref(), n, b.bytes).map_err(fail)?;
-            let quiet = self
-                .sim
-                .run(&schedule, &vec![0.0; n], &mut Noise::None)
-                .map_err(fail)?;
-            let t_s = quiet.iter().copied().fold(0.0, f64::max) * 1e-9;
+            let at = match built.iter().position(|x| (x.0, x.1) == (b.op, b.bytes)) {
+                Some(at) => at,
+                None => {
+                    let schedule = collective(b.op.name(), self.algorithm.as_deref(), n, b.bytes)
+                        .map_err(fail)?;
+                    let quiet = self
+                        .sim
+                        .run_shared(&schedule, &vec![0.0; n], &Noise::None)
+                        .map_err(fail)?;
+                    let t_s = quiet.iter().copied().fold(0.0, f64::max) * 1e-9;
+                    built.push((b.op, b.bytes, schedule, t_s));
+                    built.len() - 1
+                }
+            };
+            let (schedule, t_s) = (&built[at].2, built[at].3);
             let max_delay = b.delays.iter().copied().fold(0.0, f64::max);
             let window_s = b.window_s.unwrap_or_else(|| auto_window_s(t_s, max_delay));
             let nrep = b.nrep as usize;
-            let mut t = SimulatedTimes {
+            let scheduled_start_s: Vec<f64> = (0..nrep)
+                .map(|rep| clock_s + (rep + 1) as f64 * window_s)
+                .collect();
+            let start_s: Vec<f64> = scheduled_start_s
+                .iter()
+                .zip(b.delays.chunks_exact(n))
+                .flat_map(|(at, delays)| delays.iter().map(move |d| at + d))
+                .collect();
+            let mut end_s = vec![0.0; nrep * n];
+            self.run_repetitions(schedule, &noise, &start_s, &mut end_s)
+                .map_err(fail)?;
+            times.push(SimulatedTimes {
                 window_s,
-                scheduled_start_s: Vec::with_capacity(nrep),
-                start_s: Vec::with_capacity(nrep * n),
-                end_s: Vec::with_capacity(nrep * n),
-            };
-            for rep in 0..nrep {
-                let at = clock_s + (rep + 1) as f64 * window_s;
-                let starts: Vec<f64> = b.delays[rep * n..(rep + 1) * n]
-                    .iter()
-                    .map(|d| at + d)
-                    .collect();
-                let starts_ns: Vec<f64> = starts.iter().map(|s| s * 1e9).collect();
-                let ends = self
-                    .sim
-                    .run(&schedule, &starts_ns, &mut noise)
-                    .map_err(fail)?;
-                t.scheduled_start_s.push(at);
-                t.start_s.extend(&starts);
-                t.end_s.extend(ends.iter().map(|e| e * 1e-9));
-            }
+                scheduled_start_s,
+                start_s,
+                end_s,
+            });
             clock_s += (nrep + 1) as f64 * window_s;
             reps += nrep;
-            times.push(t);
         }
         Ok(Simulated {
             times,
             simulated_repetitions: reps,
-            peak_memory_bytes: 0,
+            peak_memory_bytes: super::progress::peak_rss_bytes(),
         })
+    }
+
+    fn memory_estimate_bytes(&self, plan: &Plan, p: u32) -> Option<u64> {
+        Some(self.estimate_bytes(plan, p))
+    }
+}
+
+impl LoggopsEngine {
+    /// Simulates the repetitions whose start times, seconds, are `start_s` (`[nrep][p]`)
+    /// into `end_s` (the same shape), on up to `self.threads` threads, each a contiguous
+    /// share of the repetitions with its own simulator. A repetition depends only on its
+    /// start times and the noise (a function of time and rank), so the times are the same
+    /// bit for bit whatever the number of threads.
+    ///
+    /// Errors: the first repetition's error in repetition order.
+    fn run_repetitions(
+        &mut self,
+        schedule: &Schedule,
+        noise: &Noise,
+        start_s: &[f64],
+        end_s: &mut [f64],
+    ) -> Result<(), super::loggops::LoggopsError> {
+        let n = schedule.num_ranks();
+        let nrep = start_s.len() / n.max(1);
+        let threads = self.threads.clamp(1, nrep.max(1));
+        let per = nrep.div_ceil(threads).max(1);
+        let run_share = |sim: &mut Simulator, starts: &[f64], ends: &mut [f64]| {
+            let mut starts_ns = vec![0.0; n];
+            for (start, end) in starts.chunks_exact(n).zip(ends.chunks_exact_mut(n)) {
+                for (ns, s) in starts_ns.iter_mut().zip(start) {
+                    *ns = s * 1e9;
+                }
+                let t = sim.run_shared(schedule, &starts_ns, noise)?;
+                for (e, t) in end.iter_mut().zip(t) {
+                    *e = t * 1e-9;
+                }
+            }
+            Ok::<(), super::loggops::LoggopsError>(())
+        };
+        let run_share = &run_share;
+        let mut shares = start_s.chunks(per * n).zip(end_s.chunks_mut(per * n));
+        let Some((first_start, first_end)) = shares.next() else {
+            return Ok(());
+        };
+        let params = *self.sim.params();
+        let sim = &mut self.sim;
+        std::thread::scope(|scope| {
+            let others: Vec<_> = shares
+                .map(|(starts, ends)| {
+                    scope.spawn(move || run_share(&mut Simulator::new(&params), starts, ends))
+                })
+                .collect();
+            let mine = run_share(sim, first_start, first_end);
+            let theirs: Vec<_> = others
+                .into_iter()
+                .map(|h| h.join().expect("a simulating thread panicked"))
+                .collect();
+            std::iter::once(mine).chain(theirs).collect()
+        })
+    }
+
+    /// What simulating `plan` at `p` ranks needs, bytes, at most: per block the delays,
+    /// start and end times (`[nrep][p]` f64 each) and the records block made from them
+    /// (as many again), plus per thread a simulator's state and the largest schedule (its
+    /// operations extrapolated from the same algorithm at 256 and 512 ranks as a power of
+    /// P, which overestimates P log P growth).
+    pub fn estimate_bytes(&self, plan: &Plan, p: u32) -> u64 {
+        let n = p as u64;
+        let mut blocks = 0u64;
+        let mut schedule = 0u64;
+        for c in crate::plan::blocks::configurations(plan, |_| vec![()]) {
+            blocks += plan.delays_with_baseline().len() as u64;
+            schedule = schedule.max(self.schedule_estimate_bytes(c.op, c.bytes, p));
+        }
+        let times = blocks * plan.nrep as u64 * n * 8 * 6;
+        // A simulator's state: per rank its CPU and NIC times and queues, per operation its
+        // dependency count, and the event queue.
+        let per_thread = schedule + n * 96;
+        times + schedule + self.threads as u64 * per_thread
+    }
+
+    fn schedule_estimate_bytes(&self, op: Op, bytes: u64, p: u32) -> u64 {
+        let size = |q: u32| {
+            collective(op.name(), self.algorithm.as_deref(), q as usize, bytes)
+                .map(|s| s.memory_bytes() as f64)
+                .unwrap_or(0.0)
+        };
+        if p <= 512 {
+            return size(p) as u64;
+        }
+        let (a, b) = (size(256), size(512));
+        let k = if a > 0.0 {
+            (b / a).log2().max(1.0)
+        } else {
+            1.0
+        };
+        (b * (p as f64 / 512.0).powf(k)) as u64
     }
 }
 
@@ -210,6 +323,48 @@ mod tests {
         // The automatic window holds the call and the delay.
         assert!(t.window_s > t0 + 50e-6);
         assert_eq!(out.simulated_repetitions, 4);
+    }
+
+    #[test]
+    fn the_times_do_not_depend_on_the_number_of_threads() {
+        // 7 repetitions at P = 5 with random delays and Poisson noise, on 1, 2, 3 and 8
+        // threads (shares of 7, 4 + 3, 3 + 3 + 1, one each): the same times bit for bit.
+        let (p, nrep) = (5usize, 7u32);
+        let delays: Vec<f64> = (0..p * nrep as usize)
+            .map(|i| (i * 7919 % 13) as f64 * 3e-6)
+            .collect();
+        let block = SimBlock::allreduce_8b(nrep, delays);
+        let spec: NoiseSpec = "poisson:1kHz:20us".parse().unwrap();
+        let noise = NoiseSource::load(&spec, false).unwrap();
+        let run = |threads| {
+            let mut e = LoggopsEngine::new(Params::default(), Some(noise.clone()), 3, 5, None)
+                .with_threads(threads);
+            e.simulate(p as u32, &[block.clone(), block.clone()])
+                .unwrap()
+                .times
+        };
+        let one = run(1);
+        assert!(one[0].end_s.iter().all(|&t| t > 0.0));
+        for threads in [2, 3, 8] {
+            assert_eq!(run(threads), one, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn the_memory_estimate_grows_with_p_and_covers_the_times() {
+        let e = LoggopsEngine::new(Params::default(), None, 1, 2, None).with_threads(2);
+        let plan = Plan {
+            ops: vec![Op::Allreduce],
+            sizes: vec![8],
+            ..crate::plan::run_plan::tests::plan()
+        };
+        let small = e.estimate_bytes(&plan, 1024);
+        let big = e.estimate_bytes(&plan, 1 << 26);
+        // 100 repetitions x 2^26 ranks x 8 B is 54 GB for one array of times alone.
+        assert!(
+            big > 100 * (1u64 << 26) * 8 && big > 1000 * small,
+            "{small} {big}"
+        );
     }
 
     #[test]

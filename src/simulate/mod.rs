@@ -65,6 +65,13 @@ pub trait Engine {
     ///
     /// Errors: the engine's, as a [`SimulateError`].
     fn simulate(&mut self, p: u32, blocks: &[SimBlock]) -> Result<Simulated, SimulateError>;
+
+    /// What simulating `plan` at `p` ranks will need, bytes, at most; `None` when the
+    /// engine cannot say. The session refuses a P whose estimate exceeds the machine's
+    /// available memory before the curve starts.
+    fn memory_estimate_bytes(&self, _plan: &crate::plan::Plan, _p: u32) -> Option<u64> {
+        None
+    }
 }
 
 /// What an engine gives back for one P.
@@ -75,7 +82,9 @@ pub struct Simulated {
     /// Repetitions really simulated (fewer than the blocks' when repeated delay vectors were
     /// simulated once).
     pub simulated_repetitions: usize,
-    /// The engine's peak resident memory for this P, bytes (0 when not measured).
+    /// Peak resident memory, bytes, after this P (0 when not measured): the SMPI engine's
+    /// simulator process for this P; the LogGOPS engine's, which runs in this process, the
+    /// process's peak so far (`ru_maxrss`), which on an ascending curve is this P's.
     pub peak_memory_bytes: u64,
 }
 

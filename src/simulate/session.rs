@@ -98,14 +98,14 @@ pub fn run(plan: &Plan, opts: &Options, out: &mut dyn Write) -> Result<(), Simul
         let params = loggops_params(opts)?;
         let max_p = plan.procs.iter().copied().max().unwrap_or(2);
         let outputs = outputs(opts, &algorithms)?;
+        let engine_for = |alg: Option<&str>| {
+            super::loggops_engine::LoggopsEngine::new(params, noise.clone(), plan.seed, max_p, alg)
+        };
+        for alg in &algorithms {
+            check_memory(plan, &engine_for(*alg))?;
+        }
         for (alg, (path, end)) in algorithms.iter().zip(&outputs) {
-            let mut engine = super::loggops_engine::LoggopsEngine::new(
-                params,
-                noise.clone(),
-                plan.seed,
-                max_p,
-                *alg,
-            );
+            let mut engine = engine_for(*alg);
             check_delay_ranks(plan, engine.rank_hosts())?;
             simulate_curve(plan, &mut engine, path, &opts.tags, *alg)?;
             crate::end_of_run::print_summary(path, end, out);
@@ -178,6 +178,26 @@ fn loggops_params(opts: &Options) -> Result<super::loggops::Params, SimulateErro
             .map_err(|e| SimulateError::Plan(format!("--loggops {spec}: {e}"))),
         None => Ok(super::loggops::Params::default()),
     }
+}
+
+/// Refuses, before anything runs, a P whose memory estimate (the engine's) exceeds this
+/// machine's available memory (`MemAvailable` of /proc/meminfo; not checked where that
+/// cannot be read).
+///
+/// Errors: [`SimulateError::Plan`] naming the P, the estimate and the machine's figure.
+fn check_memory(plan: &Plan, engine: &dyn Engine) -> Result<(), SimulateError> {
+    let Some(available) = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| crate::plan::checks::mem_available(&m))
+    else {
+        return Ok(());
+    };
+    for &p in &plan.procs {
+        if let Some(estimate) = engine.memory_estimate_bytes(plan, p) {
+            progress::check_memory(p, estimate, available).map_err(SimulateError::Plan)?;
+        }
+    }
+    Ok(())
 }
 
 /// Checks `--delay-rank` at every P on the ranks' hosts (`rank_hosts`: the largest P's).

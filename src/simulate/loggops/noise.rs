@@ -212,7 +212,7 @@ impl Noise {
 
     /// What rank `rank` loses in a CPU-busy interval of `len_ns` starting at `t_ns`.
     #[inline]
-    pub fn extra_ns(&mut self, rank: usize, t_ns: f64, len_ns: f64) -> f64 {
+    pub fn extra_ns(&self, rank: usize, t_ns: f64, len_ns: f64) -> f64 {
         match self {
             Noise::None => 0.0,
             Noise::Detours { traces, phase_ns } => {

@@ -210,9 +210,10 @@ impl ScheduleBuilder {
     pub fn build(self) -> Result<Schedule, LoggopsError> {
         let n = self.kind.len();
         let p = self.num_ranks;
-        if n >= u32::MAX as usize {
+        // The engine packs an operation into 31 bits of its event key.
+        if n >= 1 << 31 {
             return Err(LoggopsError::Invalid(format!(
-                "{n} operations are too many"
+                "{n} operations are too many (at most 2^31 - 1)"
             )));
         }
         for i in 0..n {
@@ -234,33 +235,45 @@ impl ScheduleBuilder {
         for r in 0..p as usize {
             rank_first[r + 1] += rank_first[r];
         }
-        let mut fill = rank_first.clone();
-        let mut new_id = vec![0u32; n];
-        for (i, &r) in self.rank.iter().enumerate() {
-            new_id[i] = fill[r as usize];
-            fill[r as usize] += 1;
-        }
-        let permute = |v: &Vec<u32>| {
-            let mut out = vec![0u32; n];
-            for (i, &j) in new_id.iter().enumerate() {
-                out[j as usize] = v[i];
-            }
-            out
+        // Operations added rank by rank (GOAL text, the built-in algorithms) keep their ids:
+        // the arrays move as they are instead of being permuted.
+        let grouped = self.rank.windows(2).all(|w| w[0] <= w[1]);
+        let new_id: Vec<u32> = if grouped {
+            (0..n as u32).collect()
+        } else {
+            let mut fill = rank_first.clone();
+            self.rank
+                .iter()
+                .map(|&r| {
+                    fill[r as usize] += 1;
+                    fill[r as usize] - 1
+                })
+                .collect()
         };
-        let rank = permute(&self.rank);
-        let peer = permute(&self.peer);
-        let tag = permute(&self.tag);
-        let mut kind = vec![OpKind::Calc; n];
-        let mut size = vec![0u64; n];
-        let mut cpu = vec![0u8; n];
-        let mut nic = vec![0u8; n];
-        for (i, &j) in new_id.iter().enumerate() {
-            let j = j as usize;
-            kind[j] = self.kind[i];
-            size[j] = self.size[i];
-            cpu[j] = self.cpu[i];
-            nic[j] = self.nic[i];
-        }
+        let (rank, kind, peer, tag, size, cpu, nic) = if grouped {
+            (
+                self.rank, self.kind, self.peer, self.tag, self.size, self.cpu, self.nic,
+            )
+        } else {
+            let mut rank = vec![0u32; n];
+            let mut peer = vec![0u32; n];
+            let mut tag = vec![0u32; n];
+            let mut kind = vec![OpKind::Calc; n];
+            let mut size = vec![0u64; n];
+            let mut cpu = vec![0u8; n];
+            let mut nic = vec![0u8; n];
+            for (i, &j) in new_id.iter().enumerate() {
+                let j = j as usize;
+                rank[j] = self.rank[i];
+                peer[j] = self.peer[i];
+                tag[j] = self.tag[i];
+                kind[j] = self.kind[i];
+                size[j] = self.size[i];
+                cpu[j] = self.cpu[i];
+                nic[j] = self.nic[i];
+            }
+            (rank, kind, peer, tag, size, cpu, nic)
+        };
         let mut deps = vec![0u32; n];
         let mut done_first = vec![0u32; n + 1];
         let mut start_first = vec![0u32; n + 1];
@@ -272,10 +285,10 @@ impl ScheduleBuilder {
                     f.max(t)
                 )));
             }
-            if self.rank[f] != self.rank[t] {
+            let (rf, rt) = (rank[new_id[f] as usize], rank[new_id[t] as usize]);
+            if rf != rt {
                 return Err(LoggopsError::Invalid(format!(
-                    "a dependency joins rank {} and rank {}: dependencies stay within a rank",
-                    self.rank[t], self.rank[f]
+                    "a dependency joins rank {rt} and rank {rf}: dependencies stay within a rank"
                 )));
             }
             let first = if on_start {
