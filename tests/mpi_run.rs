@@ -64,7 +64,11 @@ fn two_ranks_write_complete_records_table_and_figures() {
     );
     // The noise check says, per rank, what share of its loop the scheduler and the
     // hypervisor took (read from /proc, which Linux always has).
-    let check = r.header.noise_check.as_ref().expect("the run made its noise check");
+    let check = r
+        .header
+        .noise_check
+        .as_ref()
+        .expect("the run made its noise check");
     for shares in [&check.run_queue_share, &check.steal_share] {
         assert_eq!(shares.len(), 2, "{check:?}");
         assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{check:?}");
