@@ -164,7 +164,9 @@ pub fn figure(data: &RunData, key: &DelayKey, stem: String) -> Option<FigureSpec
     })
 }
 
-fn launch_style(i: usize) -> SeriesStyle {
+/// The style of the `i`-th line of a figure with one line per records file (launches, noise
+/// sources): the palette in order, reused past its end.
+pub(super) fn launch_style(i: usize) -> SeriesStyle {
     SeriesStyle::new(false, LAUNCH_COLORS[i % LAUNCH_COLORS.len()])
 }
 

@@ -14,16 +14,6 @@ use super::{RunData, Stat};
 use crate::analysis::{median, LaunchDigest};
 use crate::plan::Op;
 
-/// Colours of the noise sources, in order (Okabe–Ito without black and yellow); more
-/// sources reuse them.
-const SOURCE_COLORS: [(u8, u8, u8); 6] = [
-    (0, 114, 178),
-    (213, 94, 0),
-    (0, 158, 115),
-    (204, 121, 167),
-    (86, 180, 233),
-    (230, 159, 0),
-];
 /// The "no slowdown" reference at 1.
 const REFERENCE_COLOR: (u8, u8, u8) = (90, 90, 90);
 
@@ -153,8 +143,9 @@ pub fn figure(data: &RunData, stem: String) -> Option<FigureSpec> {
     })
 }
 
+/// One colour per noise source, the launch figure's palette (one line per records file).
 fn source_style(i: usize) -> SeriesStyle {
-    SeriesStyle::new(false, SOURCE_COLORS[i % SOURCE_COLORS.len()])
+    super::launches::launch_style(i)
 }
 
 fn reference_style() -> SeriesStyle {
