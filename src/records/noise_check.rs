@@ -128,6 +128,19 @@ impl NoiseCheck {
         Some(n / self.duration_s)
     }
 
+    /// [`Self::rate_longer_than`] summed over the first `p` ranks: detours per second longer
+    /// than `length_s` on some rank. `None` without octave counts.
+    fn rate_longer_than_on(&self, p: usize, length_s: f64) -> Option<f64> {
+        (0..p.min(self.per_s.len()))
+            .map(|r| self.rate_longer_than(r, length_s))
+            .sum()
+    }
+
+    /// The longest detour of the first `p` ranks, seconds.
+    fn longest_on(&self, p: usize) -> f64 {
+        self.longest_s.iter().take(p).copied().fold(0.0, f64::max)
+    }
+
     /// Why noise matters for a configuration whose operation takes `op_s` seconds (median
     /// warm-up time of the slowest rank) on `p` ranks in a window of `window_s` seconds, or
     /// `None` when it is small:
@@ -142,13 +155,10 @@ impl NoiseCheck {
     pub fn concern(&self, p: usize, op_s: f64, window_s: Option<f64>) -> Option<String> {
         let rate: f64 = self.per_s.iter().take(p).sum();
         let hit = 1.0 - (-rate * op_s).exp();
-        let longest = self.longest_s.iter().take(p).copied().fold(0.0, f64::max);
+        let longest = self.longest_on(p);
         let mut why = Vec::new();
         if let Some(w) = window_s {
-            let long_rate: Option<f64> = (0..p.min(self.per_s.len()))
-                .map(|r| self.rate_longer_than(r, 0.5 * w))
-                .sum();
-            match long_rate {
+            match self.rate_longer_than_on(p, 0.5 * w) {
                 Some(long_rate) => {
                     let long_hit = 1.0 - (-long_rate * w).exp();
                     if long_hit > 0.05 {
@@ -215,21 +225,13 @@ impl NoiseCheck {
     /// the scheduler or the hypervisor took the CPU in the check, and the longest window hit
     /// in at most 5 %: −ln(0.95) / Σ rate. `None` without octave counts.
     pub fn window_loss(&self, p: usize, window_s: f64) -> Option<String> {
-        let ranks = p.min(self.per_s.len());
-        let rate: f64 = (0..ranks)
-            .map(|r| self.rate_longer_than(r, CPU_LOSS_S))
-            .sum::<Option<f64>>()?;
+        let rate = self.rate_longer_than_on(p, CPU_LOSS_S)?;
         let hit = 1.0 - (-rate * window_s).exp();
         if hit <= HIT_SHARE {
             return None;
         }
-        let longest = self
-            .longest_s
-            .iter()
-            .take(ranks)
-            .copied()
-            .fold(0.0, f64::max);
-        let by = self.taken_by(ranks);
+        let longest = self.longest_on(p);
+        let by = self.taken_by(p);
         let safe_s = -(1.0 - HIT_SHARE).ln() / rate;
         Some(format!(
             "about {:.0} % of the {} windows will see a rank lose its CPU for {:.0} us or more \
