@@ -89,7 +89,10 @@ pub fn print_summary(path: &Path, end: &EndOfRun, out: &mut dyn Write) {
         .extras
         .iter()
         .flat_map(|e| e.start_spreads_s.iter().copied());
-    let entry = EntrySummary::of(run.extras.iter().filter_map(|e| e.entry.as_ref()));
+    let entry = EntrySummary::of(
+        run.extras.iter().filter_map(|e| e.entry.as_ref()),
+        run.launch.header.call_entry.as_ref(),
+    );
     if let Some(spread) = StartSpread::of(spreads.collect()) {
         eprintln!(
             "delaybench: {}",

@@ -243,6 +243,9 @@ impl RunInfo {
                 .collect();
             rows.push(("transport", vars.join(", ")));
         }
+        if let Some(c) = &h.call_entry {
+            rows.push(("call entry", c.line()));
+        }
         rows.push((
             "noise check",
             h.noise_check

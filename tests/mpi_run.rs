@@ -73,6 +73,28 @@ fn two_ranks_write_complete_records_table_and_figures() {
         assert_eq!(shares.len(), 2, "{check:?}");
         assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{check:?}");
     }
+    // The library's first instructions were timed on both ranks: 101 percentiles each,
+    // rising, around a median of zero, and (generously, on shared cores) under 1 ms wide.
+    let call = r
+        .header
+        .call_entry
+        .as_ref()
+        .expect("the run timed its calls");
+    assert_eq!(
+        (call.calls, call.percentiles_s.len()),
+        (1000, 2),
+        "{call:?}"
+    );
+    for q in &call.percentiles_s {
+        assert_eq!(
+            q.len(),
+            delaybench::records::CALL_ENTRY_PERCENTILES,
+            "{call:?}"
+        );
+        assert!(q.windows(2).all(|w| w[0] <= w[1]), "{q:?}");
+        assert!(q[50].abs() < 1e-12 && q[0] <= 0.0 && q[100] >= 0.0, "{q:?}");
+        assert!(q[95] - q[5] < 1e-3, "{q:?}");
+    }
     // allreduce 8 B and ibarrier, each undelayed and delayed, at P = 2.
     assert_eq!(r.blocks.len(), 4);
     for b in &r.blocks {
@@ -154,10 +176,19 @@ fn two_ranks_write_complete_records_table_and_figures() {
             entry.push(hi - lo);
         }
     }
+    // The line leads with the spread with the library's first instructions drawn in; the
+    // stamps' own spread follows in brackets, and that one is recomputed here.
+    assert!(
+        stderr.contains(
+            "by the ranks' shared time-stamp counter (one host, so no clock model in it), with \
+             the library's first instructions drawn from each rank's 1000 timed calls into it: \
+             median "
+        ),
+        "{}",
+        text(&out)
+    );
     let printed: f64 = stderr
-        .split(
-            "by the ranks' shared time-stamp counter (one host, so no clock model in it): median ",
-        )
+        .split("(up to the last instruction before the call: median ")
         .nth(1)
         .and_then(|s| s.split(" us").next())
         .and_then(|s| s.parse().ok())

@@ -3,9 +3,12 @@
 //! stamps with the time-stamp counter ([`crate::records::StartPathRecord`]). This is what a
 //! truth measured outside the tool sees (docs/accuracy.md): on one host, where the ranks
 //! share the counter, the spread of the entry stamps needs no clock model at all; across
-//! hosts, the entries are placed on the global clock through the recorded starts.
+//! hosts, the entries are placed on the global clock through the recorded starts. What the
+//! stamps cannot see, the library's own first instructions, is added from the run's timed
+//! calls ([`crate::records::CallEntry`]) when the header has them.
 
-use crate::records::Block;
+use crate::records::{Block, CallEntry};
+use rand::{Rng, SeedableRng};
 use statrs::statistics::{Data, OrderStatistics};
 
 /// The entry spreads and paths of some valid repetitions of one block, seconds.
@@ -20,6 +23,12 @@ pub struct EntrySpreads {
     pub path_s: Vec<Vec<f64>>,
     /// Repetitions in which a rank entered on another CPU than it was released on.
     pub migrations: usize,
+    /// Per repetition and rank (rank-major within a repetition, `ranks` per repetition):
+    /// the entry the spread above is taken over (the counter's when every rank ran on one
+    /// host, else the global one), seconds from an arbitrary origin.
+    pub entries_s: Vec<f64>,
+    /// Ranks per repetition of `entries_s`.
+    pub ranks: usize,
 }
 
 /// The entry spreads of repetitions `reps` of `block` (valid ones, in order); `None` for a
@@ -43,6 +52,8 @@ pub fn entry_spreads(block: &Block, reps: &[u32]) -> Option<EntrySpreads> {
         counter_s: one_host.then(Vec::new),
         path_s: vec![Vec::with_capacity(reps.len()); p],
         migrations: 0,
+        entries_s: Vec::with_capacity(reps.len() * p),
+        ranks: p,
     };
     for &rep in reps {
         let rep = rep as usize;
@@ -53,10 +64,13 @@ pub fn entry_spreads(block: &Block, reps: &[u32]) -> Option<EntrySpreads> {
             let path = sp.release_to_entry_s(rep, rank, p);
             out.path_s[rank].push(path);
             let delay = block.applied_delay_s.0[i];
-            g.add(block.t_start_global_s.0[i] - delay + path);
+            let global = block.t_start_global_s.0[i] - delay + path;
+            g.add(global);
             // Differences of raw counters, small enough that rank 0's rate converts them.
             let raw = (sp.tsc_base_cycles[rank] - base0) as f64 + sp.entry_cycles.0[i];
-            c.add(raw / hz0 - delay);
+            let counter = raw / hz0 - delay;
+            c.add(counter);
+            out.entries_s.push(if one_host { counter } else { global });
             migrated |= sp.release_cpu.0[i] != sp.entry_cpu.0[i];
         }
         out.global_s.push(g.width());
@@ -88,6 +102,27 @@ impl Span {
     }
 }
 
+/// Appends to `spreads` the spread of each repetition of `b` with every rank's entry moved
+/// by a time drawn from its row of `call`; `None` when a rank of `b` has no row.
+fn add_call_spreads(
+    b: &EntrySpreads,
+    call: &CallEntry,
+    rng: &mut rand_chacha::ChaCha8Rng,
+    spreads: &mut Vec<f64>,
+) -> Option<()> {
+    if b.ranks == 0 {
+        return Some(());
+    }
+    for rep in b.entries_s.chunks(b.ranks) {
+        let mut span = Span::default();
+        for (rank, entry) in rep.iter().enumerate() {
+            span.add(entry + call.at(rank, rng.random::<f64>())?);
+        }
+        spreads.push(span.width());
+    }
+    Some(())
+}
+
 /// Median and 95th percentile of `xs`, seconds; `None` when empty.
 pub fn median_p95(xs: &[f64]) -> Option<(f64, f64)> {
     let finite: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
@@ -113,15 +148,32 @@ pub struct EntrySummary {
     /// Repetitions in which a rank migrated between release and entry, of `reps`.
     pub migrations: usize,
     pub reps: usize,
+    /// Median and p95 of the entry spread with the library's first instructions added, and
+    /// the calls per rank they were timed on; `None` without timed calls for every rank.
+    pub with_call_s: Option<((f64, f64), u32)>,
 }
 
 impl EntrySummary {
-    /// Pools `blocks`' entry spreads; `None` when no block has any.
-    pub fn of<'a>(blocks: impl IntoIterator<Item = &'a EntrySpreads>) -> Option<Self> {
+    /// Pools `blocks`' entry spreads; `None` when no block has any. With `call` (the
+    /// header's timed calls), every rank's entry in every repetition also gets a time drawn
+    /// from that rank's spread of the library's first instructions (a fixed-seed draw, so
+    /// the line reads the same each time), and [`EntrySummary::with_call_s`] holds the
+    /// spread of those entries.
+    pub fn of<'a>(
+        blocks: impl IntoIterator<Item = &'a EntrySpreads>,
+        call: Option<&CallEntry>,
+    ) -> Option<Self> {
         let (mut global, mut counter, mut all_counter) = (Vec::new(), Vec::new(), true);
         let mut paths: Vec<Vec<f64>> = Vec::new();
         let mut migrations = 0;
+        let mut with_call =
+            call.map(|c| (c, Vec::new(), rand_chacha::ChaCha8Rng::seed_from_u64(1)));
         for b in blocks {
+            if let Some((c, spreads, rng)) = with_call.as_mut() {
+                if add_call_spreads(b, c, rng, spreads).is_none() {
+                    with_call = None;
+                }
+            }
             global.extend(&b.global_s);
             match &b.counter_s {
                 Some(c) => counter.extend(c),
@@ -150,6 +202,7 @@ impl EntrySummary {
             path_rank,
             migrations,
             reps,
+            with_call_s: with_call.and_then(|(c, s, _)| Some((median_p95(&s)?, c.calls))),
         })
     }
 
@@ -161,13 +214,24 @@ impl EntrySummary {
         } else {
             "on the global clock (recorded start plus each rank's path)"
         };
+        let (m, p) = (us(self.spread_s.0), us(self.spread_s.1));
+        let spread = match self.with_call_s {
+            Some(((cm, cp), calls)) => format!(
+                "{how}, with the library's first instructions drawn from each rank's {calls} \
+                 timed calls into it: median {:.3} us, p95 {:.3} us (up to the last \
+                 instruction before the call: median {m:.3} us, p95 {p:.3} us)",
+                us(cm),
+                us(cp)
+            ),
+            None => format!(
+                "{how}: median {m:.3} us, p95 {p:.3} us (up to the last instruction before \
+                 the call; the library's own first instructions are not in it)"
+            ),
+        };
         format!(
-            "at the entry into MPI, {how}: median {:.3} us, p95 {:.3} us (up to the last \
-             instruction before the call; the library's own first instructions are not in \
-             it); the path from release to the call took median {:.3} us, p95 {:.3} us on \
-             rank {}, and {} of {} repetitions had a rank change CPU on it",
-            us(self.spread_s.0),
-            us(self.spread_s.1),
+            "at the entry into MPI, {spread}; the path from release to the call took median \
+             {:.3} us, p95 {:.3} us on rank {}, and {} of {} repetitions had a rank change \
+             CPU on it",
             us(self.path_s.0),
             us(self.path_s.1),
             self.path_rank,
@@ -212,10 +276,48 @@ mod tests {
         assert!(c[0].abs() < 1e-12 && (c[1] - 1e-6).abs() < 1e-12, "{c:?}");
         assert_eq!(e.migrations, 1);
         assert!((e.path_s[1][1] - 1.1e-6).abs() < 1e-12);
-        let s = EntrySummary::of([&e]).unwrap();
+        let s = EntrySummary::of([&e], None).unwrap();
         assert!(s.by_counter);
         assert_eq!(s.path_rank, 1);
         assert!(s.clause().contains("1 of 2 repetitions"), "{}", s.clause());
+    }
+
+    #[test]
+    fn the_timed_calls_widen_the_entry_spread_by_their_own_spread() {
+        // Entries equal in every repetition; rank 1's call takes 0 or 200 ns more than its
+        // median, half the time each, rank 0's always its median: the spread with the calls
+        // is 0 or 200 ns, so its p95 is 200 ns and its median 0 or 200 ns (a fair draw).
+        let mut b = block();
+        b.start_path.as_mut().unwrap().entry_cycles =
+            crate::records::F64Array(vec![100.0, 100.0, 1e9 + 100.0, 1e9 + 100.0]);
+        let e = entry_spreads(&b, &[0, 1]).unwrap();
+        let many: Vec<EntrySpreads> = (0..200).map(|_| e.clone()).collect();
+        let mut rank1 = vec![0.0; 50];
+        rank1.extend(vec![200e-9; 51]);
+        let call = CallEntry {
+            calls: 1000,
+            wtick_s: 1e-9,
+            percentiles_s: vec![vec![0.0; 101], rank1],
+        };
+        let s = EntrySummary::of(many.iter(), Some(&call)).unwrap();
+        assert!(s.spread_s.1.abs() < 1e-12, "{s:?}");
+        let ((_, p95), calls) = s.with_call_s.unwrap();
+        assert!((p95 - 200e-9).abs() < 1e-12 && calls == 1000, "{s:?}");
+        assert!(s.clause().contains("1000 timed calls"), "{}", s.clause());
+        assert!(
+            s.clause().contains("p95 0.200 us (up to the last"),
+            "{}",
+            s.clause()
+        );
+        // A rank without timed calls: no figure, rather than one that leaves it out.
+        let short = CallEntry {
+            percentiles_s: vec![vec![0.0; 101]],
+            ..call
+        };
+        assert!(EntrySummary::of([&e], Some(&short))
+            .unwrap()
+            .with_call_s
+            .is_none());
     }
 
     #[test]
@@ -224,7 +326,7 @@ mod tests {
         b.hosts = 2;
         let e = entry_spreads(&b, &[0, 1]).unwrap();
         assert!(e.counter_s.is_none());
-        assert!(!EntrySummary::of([&e]).unwrap().by_counter);
+        assert!(!EntrySummary::of([&e], None).unwrap().by_counter);
         b.start_path = None;
         assert!(entry_spreads(&b, &[0]).is_none());
     }

@@ -44,6 +44,7 @@ impl Header {
             study: None,
             provenance,
             noise_check: None,
+            call_entry: None,
             job: None,
             algorithms: None,
             simulation: None,

@@ -5,6 +5,7 @@
 //! and a block end), and a footer when the run completed. Plain Rust, no MPI.
 
 mod buffer_placement;
+mod call_entry;
 mod chunk;
 mod header;
 pub mod host_list;
@@ -25,6 +26,7 @@ mod writer;
 
 pub use crate::frame::cbor::{de_error as cbor_de_error, ser_error as cbor_ser_error};
 pub use buffer_placement::{BufferPlacement, PAGE_BYTES};
+pub use call_entry::{CallEntry, CALL_ENTRY_PERCENTILES};
 pub use chunk::{append_chunk, split_block, BlockEnd, Chunk};
 pub use job::{JobInfo, RankPlacement};
 pub use noise_check::{octave_counts, NoiseCheck, NOISE_OCTAVES};

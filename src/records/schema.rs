@@ -176,6 +176,11 @@ pub struct Header {
     /// written without one.
     #[serde(default)]
     pub noise_check: Option<super::NoiseCheck>,
+    /// Per rank, the spread of the time the library's first instructions take after the
+    /// last stamp before an MPI call, timed before the blocks; absent in files written before
+    /// it, and in simulated runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_entry: Option<super::CallEntry>,
     /// The batch job and the launch: Slurm job, step, nodes and tasks, the PMI, and per rank
     /// its host, parent process and CPU set (`records::job`); absent in files written before
     /// it was recorded.

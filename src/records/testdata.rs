@@ -95,6 +95,7 @@ pub fn header(world_size: u32) -> Header {
             }],
         },
         noise_check: None,
+        call_entry: None,
         job: None,
         algorithms: None,
         simulation: None,

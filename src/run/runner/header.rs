@@ -47,6 +47,7 @@ impl Runner<'_> {
         Header {
             study: self.study.clone(),
             noise_check: self.noise_check.clone(),
+            call_entry: self.call_entry.clone(),
             job: self.job.clone(),
             algorithms: self.sweep.as_ref().map(|s| s.info()),
             p2p: self.p2p.clone(),

@@ -1,9 +1,10 @@
 //! The measurement run: every (P, op, bytes, delay) block, written by rank 0 as it finishes.
 //! This file holds the loop over P and configurations; the configuration, block, detour,
-//! clock, noise-check and header steps are in the files named for them, and what the run
-//! tells the user goes through [`Reports`].
+//! clock, noise-check, call-entry and header steps are in the files named for them, and what
+//! the run tells the user goes through [`Reports`].
 
 mod block;
+mod call_entry;
 mod clocks;
 mod configuration;
 mod detours;
@@ -63,6 +64,9 @@ pub struct Runner<'w> {
     start_path: bool,
     /// On rank 0: the noise check's result, for the header and the warnings.
     noise_check: Option<NoiseCheck>,
+    /// On rank 0: the library's first instructions timed (`call_entry.rs`), for the header
+    /// and the end-of-run line.
+    call_entry: Option<crate::records::CallEntry>,
     /// Whether noise was already warned about (once per run).
     noise_warned: bool,
     /// On rank 0: the job and the ranks' placement, for the header.
@@ -119,6 +123,7 @@ impl<'w> Runner<'w> {
             no_noise_check: opts.no_noise_check,
             start_path: opts.start_path,
             noise_check: None,
+            call_entry: None,
             noise_warned: false,
             job: None,
             p2p: None,
@@ -176,6 +181,8 @@ impl<'w> Runner<'w> {
                 self.reports.noise_checked(check);
             }
         }
+        interrupt::arm("timing the library's first instructions".into());
+        self.call_entry = self.time_call_entry();
         interrupt::arm("the point-to-point ping-pong".into());
         self.p2p = self.measure_p2p();
         if let Some(w) = writer.as_mut() {
