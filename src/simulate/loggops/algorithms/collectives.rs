@@ -509,11 +509,7 @@ fn bcast_chains(b: &mut ScheduleBuilder, p: usize, bytes: u64, fanout: usize) {
     // The first rank of each chain.
     let heads: Vec<usize> = (0..chains).map(|c| 1 + c * short + c.min(longer)).collect();
     let segments = bytes.div_ceil(BCAST_SEGMENT_BYTES).max(1);
-    let size = |s: u64| {
-        (bytes - s * BCAST_SEGMENT_BYTES)
-            .min(BCAST_SEGMENT_BYTES)
-            .max(1)
-    };
+    let size = |s: u64| (bytes - s * BCAST_SEGMENT_BYTES).clamp(1, BCAST_SEGMENT_BYTES);
     for r in 0..p {
         let children: Vec<usize> = if r == 0 {
             heads.clone()
