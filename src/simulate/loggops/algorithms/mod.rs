@@ -1,7 +1,9 @@
 //! The libraries' collective algorithms as schedules, one function each, named as Open MPI
 //! (`coll_tuned`) and MPICH (`MPIR_CVAR_*_INTRA_ALGORITHM`) name them, written from the
 //! published algorithms (Thakur, Rabenseifner and Gropp 2005; Hensgen, Finkel and Manber
-//! 1988 for the dissemination barrier) in the shape of LogGOPSim's Schedgen: within a rank,
+//! 1988 for the dissemination barrier; Barnett et al. 1994 for van de Geijn's broadcast;
+//! Rabenseifner 2004; Open MPI 4.1's `coll_base` for the pipelined broadcasts' chains and
+//! where the libraries differ) in the shape of LogGOPSim's Schedgen: within a rank,
 //! a step's sends wait for the previous step's receives; receives are posted at once (a
 //! posted receive costs nothing); each step's messages carry the step as their tag.
 //!
@@ -44,13 +46,19 @@ algorithms! {
     "barrier" "recursive_doubling" [] barrier_recursive_doubling;
     "barrier" "tree" ["binomial"] barrier_tree;
     "bcast" "binomial" [] bcast_binomial;
+    "bcast" "scatter_allgather" ["scatter_recursive_doubling_allgather"] bcast_scatter_allgather;
+    "bcast" "scatter_allgather_ring" ["scatter_ring_allgather"] bcast_scatter_allgather_ring;
+    "bcast" "pipeline" [] bcast_pipeline;
+    "bcast" "chain" [] bcast_chain;
     "reduce" "binomial" [] reduce_binomial;
+    "reduce" "rabenseifner" ["reduce_scatter_gather"] reduce_rabenseifner;
     "allreduce" "recursive_doubling" [] allreduce_recursive_doubling;
     "allreduce" "rabenseifner" ["reduce_scatter_allgather"] allreduce_rabenseifner;
     "allreduce" "ring" [] allreduce_ring;
     "allreduce" "reduce_bcast" ["nonoverlapping"] allreduce_reduce_bcast;
     "allgather" "ring" [] allgather_ring;
     "allgather" "bruck" ["brucks"] allgather_bruck;
+    "allgather" "recursive_doubling" [] allgather_recursive_doubling;
     "alltoall" "pairwise" [] alltoall_pairwise;
     "alltoall" "linear" ["basic_linear"] alltoall_linear;
     "alltoall" "bruck" ["brucks"] alltoall_bruck;
