@@ -187,3 +187,107 @@ fn a_measurement_s_detour_is_the_noise_it_names() {
         assert!(!out.exists(), "{args:?} wrote a file");
     }
 }
+
+/// `--progress` through the binary: with a 100 us overlap computation, 8 B iallreduce at
+/// P = 2 and 4 (LogGOPSim's default parameters, no noise, so every repetition of a block
+/// takes the same time), `async` takes the computation's 100 us and `wait` the computation
+/// plus what of the collective is left at the wait: the start's send o = 1.5 us, the first
+/// receive o + 7G = 1.542 us and one whole step 2o + L + 7G = 5.542 us per step after the
+/// first (docs/simulate.md). Rank 0 late by 50 us adds the delay under async, and under
+/// wait the delay plus o + 7G per step after the first (the late rank takes its partners'
+/// waiting messages before its own later sends). The header names the model. The options
+/// it does not apply to are refused before anything runs.
+#[test]
+fn the_progression_model_is_chosen_recorded_and_changes_t_global_as_the_model_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |progress: &str| {
+        let file = dir.path().join(format!("{progress}.cbor"));
+        let out = delaybench(&[
+            "simulate",
+            "--ops",
+            "iallreduce",
+            "--procs",
+            "2,4",
+            "--delay",
+            "50us",
+            "--nrep",
+            "6",
+            "--overlap-compute",
+            "100us",
+            "--progress",
+            progress,
+            "--no-figures",
+            "--output",
+            file.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{progress}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let header = delaybench::records::read_records(&file)
+            .unwrap()
+            .header
+            .simulation
+            .expect("marked as simulated");
+        let model = header.progress.expect("the header names the progression");
+        assert!(
+            model.starts_with(&format!("{progress}:")) && model.contains("100us"),
+            "{model}"
+        );
+        medians(&file)
+    };
+    let at = |rows: &[(String, u32, f64, f64)], p: u32, d: f64| {
+        rows.iter()
+            .find(|r| r.1 == p && (r.2 - d).abs() < 1e-12)
+            .map(|r| r.3)
+            .unwrap_or_else(|| panic!("{p} {d}: {rows:?}"))
+    };
+    let (asynchronous, in_wait) = (run("async"), run("wait"));
+    for (p, wait_us, extra_us) in [(2, 103.042, 0.0), (4, 108.584, 1.542)] {
+        for (rows, want_us, extra_us) in
+            [(&asynchronous, 100.0, 0.0), (&in_wait, wait_us, extra_us)]
+        {
+            for delay in [0.0, 50e-6] {
+                let t = at(rows, p, delay);
+                let late_extra = if delay > 0.0 { extra_us * 1e-6 } else { 0.0 };
+                let want = want_us * 1e-6 + delay + late_extra;
+                // The engine's times are exact to the nanosecond; the records' f64 seconds
+                // keep them to far better than 1 ps.
+                assert!((t - want).abs() < 1e-12, "P {p} δ {delay}: {t} vs {want}");
+            }
+        }
+    }
+    let dir2 = tempfile::tempdir().unwrap();
+    for (args, names) in [
+        (&["--progress", "wait"][..], "--progress"),
+        (&["--progress", "wait"][..], "iallreduce"),
+        (
+            &["--ops", "iallreduce", "--progress", "wait"][..],
+            "--overlap-compute",
+        ),
+        (&["--noise-cosched"][..], "add --noise"),
+        (
+            &["--ops", "iallreduce", "--overlap-compute", "0us"][..],
+            "positive",
+        ),
+        (
+            &["--ops", "iallreduce", "--progress", "sometimes"][..],
+            "async, wait",
+        ),
+    ] {
+        let out = dir2.path().join("refused.cbor");
+        let mut all = vec![
+            "simulate",
+            "--no-figures",
+            "--output",
+            out.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        let r = delaybench(&all);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?} should name {names}: {err}");
+        assert!(!out.exists(), "{args:?} wrote a file");
+    }
+}

@@ -708,6 +708,21 @@ fn options_an_engine_cannot_take_are_refused_before_anything_runs() {
     refused(&["--noise", "periodic:10:1ms"], "Hz");
     refused(&["--noise-cosched"], "--noise-cosched");
     refused(&["--loggops", "L=2.5us"], "--loggops");
+    refused(
+        &[
+            "--ops",
+            "iallreduce",
+            "--progress",
+            "wait",
+            "--overlap-compute",
+            "100us",
+        ],
+        "--progress wait",
+    );
+    refused(
+        &["--ops", "iallreduce", "--overlap-compute", "100us"],
+        "--overlap-compute",
+    );
     refused(&["--detour", "1kHz,10us"], "--detour");
     refused(&["--detour", "noise:x.cbor,shifted"], "--detour");
 }

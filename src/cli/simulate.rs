@@ -52,6 +52,16 @@ pub struct SimulationArgs {
     /// With a noise file: every rank replays it at the same phase (co-scheduled noise).
     #[arg(long, hide_short_help = true)]
     pub noise_cosched: bool,
+    /// How the nonblocking collectives progress (loggops engine): `async` (every operation
+    /// starts as soon as its dependencies allow, as with a progress thread) or `wait` (the
+    /// start posts the receives and the first step's sends; the rest runs in the wait, after
+    /// --overlap-compute) [default: async].
+    #[arg(long, value_parser = parse_progress, hide_short_help = true)]
+    pub progress: Option<crate::simulate::loggops::Progress>,
+    /// Computation between the start of a nonblocking collective and its wait, on every
+    /// rank (loggops engine), e.g. 100us [default: none, the wait follows at once].
+    #[arg(long, value_parser = parse_compute, value_name = "DURATION", hide_short_help = true)]
+    pub overlap_compute: Option<f64>,
     /// LogGOPS parameters of the loggops engine, each with its unit, overriding the
     /// platform's: `L=2.5us,o=1.5us,g=1us,G=6ns,O=0ns,S=64KiB`.
     #[arg(long, value_name = "NAME=VALUE,...")]
@@ -122,6 +132,19 @@ pub struct SimulationArgs {
 
 fn parse_engine(s: &str) -> Result<EngineKind, String> {
     s.parse()
+}
+
+fn parse_progress(s: &str) -> Result<crate::simulate::loggops::Progress, String> {
+    s.parse()
+}
+
+/// `--overlap-compute`: a positive duration, seconds.
+fn parse_compute(s: &str) -> Result<f64, String> {
+    match parse_duration_s(s) {
+        Ok(t) if t > 0.0 && t.is_finite() => Ok(t),
+        Ok(_) => Err(format!("'{s}': must be a positive duration, e.g. 100us")),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn parse_noise(s: &str) -> Result<NoiseSpec, String> {
@@ -246,6 +269,8 @@ impl SimulationArgs {
             detour: self.detour.clone(),
             noise: self.noise.clone(),
             noise_cosched: self.noise_cosched,
+            progress: self.progress,
+            overlap_compute_s: self.overlap_compute,
             loggops: self.loggops.clone(),
             output: self.output.clone(),
             tags: self.tags.clone(),

@@ -43,6 +43,11 @@ pub struct Simulation {
     /// The simulated OS noise: its source and how its phases were chosen; `None`: no noise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<String>,
+    /// How the nonblocking collectives progressed (the LogGOPS engine's `--progress`: `async`
+    /// or `wait`, what the model does, and the overlap computation between start and wait);
+    /// `None`: SMPI (the MPI library's own progress) or a file written before this field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<String>,
 }
 
 /// The engine of a file written before `engine_option` existed.
@@ -77,6 +82,11 @@ impl Simulation {
         }
         if let Some(noise) = &self.noise {
             line.push_str(&format!(", noise {noise}"));
+        }
+        if let Some(progress) = &self.progress {
+            // The model's name, not its description: the line is a subtitle.
+            let name = progress.split(':').next().unwrap_or(progress);
+            line.push_str(&format!(", progress {name}"));
         }
         line
     }
@@ -124,5 +134,12 @@ mod tests {
         assert!(noisy.line().ends_with(
             ", parameters L=2.5us,o=1.5us, noise periodic:10Hz:2.5ms, random phases from the seed"
         ));
+        let waiting = Simulation {
+            progress: Some("wait: the start posts ...; overlap computation 100us".into()),
+            ..noisy
+        };
+        assert!(waiting
+            .line()
+            .ends_with("random phases from the seed, progress wait"));
     }
 }

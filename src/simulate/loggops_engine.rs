@@ -10,7 +10,7 @@
 
 use super::blocks::{SimBlock, SimulatedTimes};
 use super::loggops::noise::Phase;
-use super::loggops::{collective, DetourTrace, Noise, Params, Schedule, Simulator};
+use super::loggops::{collective_with, DetourTrace, Noise, Overlap, Params, Schedule, Simulator};
 use super::noise_source::{NoiseSource, NoiseSpec};
 use super::{Engine, SimulateError, Simulated};
 use crate::plan::algorithms::AlgorithmSetting;
@@ -24,6 +24,8 @@ pub struct LoggopsEngine {
     seed: u64,
     hosts: Vec<String>,
     algorithm: Option<String>,
+    /// The nonblocking collectives' overlap computation and progression model.
+    overlap: Option<Overlap>,
     sim: Simulator,
     /// Threads simulating a block's repetitions at once (the machine's cores by default).
     threads: usize,
@@ -48,6 +50,7 @@ impl LoggopsEngine {
             // One CPU and one NIC per rank: every rank is its own node.
             hosts: (0..max_p).map(|r| format!("node{r}")).collect(),
             algorithm: algorithm.map(str::to_string),
+            overlap: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
@@ -55,6 +58,13 @@ impl LoggopsEngine {
     /// The same engine simulating on `threads` threads (at least one).
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// The same engine with `overlap` between the start and the wait of every nonblocking
+    /// collective (`None`: the wait follows the start at once).
+    pub fn with_overlap(mut self, overlap: Option<Overlap>) -> Self {
+        self.overlap = overlap;
         self
     }
 
@@ -120,6 +130,17 @@ impl Engine for LoggopsEngine {
             engine_option: "loggops".into(),
             parameters: self.params.spec().split(',').map(str::to_string).collect(),
             noise: self.noise.as_ref().map(NoiseSource::describe),
+            progress: Some(match self.overlap {
+                Some(o) => format!(
+                    "{}; overlap computation {} between start and wait",
+                    o.progress.describe(),
+                    crate::units::format_duration(o.compute_ns as f64 * 1e-9)
+                ),
+                None => format!(
+                    "{}; no overlap computation (the wait follows the start)",
+                    super::loggops::Progress::Async.describe()
+                ),
+            }),
         }
     }
 
@@ -155,8 +176,14 @@ impl Engine for LoggopsEngine {
             let at = match built.iter().position(|x| (x.0, x.1) == (b.op, b.bytes)) {
                 Some(at) => at,
                 None => {
-                    let schedule = collective(b.op.name(), self.algorithm.as_deref(), n, b.bytes)
-                        .map_err(fail)?;
+                    let schedule = collective_with(
+                        b.op.name(),
+                        self.algorithm.as_deref(),
+                        n,
+                        b.bytes,
+                        self.overlap,
+                    )
+                    .map_err(fail)?;
                     let quiet = self
                         .sim
                         .run_shared(&schedule, &vec![0.0; n], &Noise::None)
@@ -278,9 +305,15 @@ impl LoggopsEngine {
 
     fn schedule_estimate_bytes(&self, op: Op, bytes: u64, p: u32) -> u64 {
         let size = |q: u32| {
-            collective(op.name(), self.algorithm.as_deref(), q as usize, bytes)
-                .map(|s| s.memory_bytes() as f64)
-                .unwrap_or(0.0)
+            collective_with(
+                op.name(),
+                self.algorithm.as_deref(),
+                q as usize,
+                bytes,
+                self.overlap,
+            )
+            .map(|s| s.memory_bytes() as f64)
+            .unwrap_or(0.0)
         };
         if p <= 512 {
             return size(p) as u64;
@@ -323,6 +356,74 @@ mod tests {
         // The automatic window holds the call and the delay.
         assert!(t.window_s > t0 + 50e-6);
         assert_eq!(out.simulated_repetitions, 4);
+    }
+
+    /// Each rank's end of an 8 B iallreduce (recursive doubling) at `p` ranks with a 100 us
+    /// overlap computation under `progress`, relative to the repetition's instant, ns: the
+    /// first repetition on time, the second with rank 0 late by 50 us.
+    fn overlapped_ends_ns(p: usize, progress: super::super::loggops::Progress) -> [Vec<f64>; 2] {
+        let mut delays = vec![0.0; 2 * p];
+        delays[p] = 50e-6;
+        let block = SimBlock {
+            op: Op::Iallreduce,
+            ..SimBlock::allreduce_8b(2, delays)
+        };
+        let overlap = Overlap {
+            compute_ns: 100_000,
+            progress,
+        };
+        let mut e = LoggopsEngine::new(Params::default(), None, 1, p as u32, None)
+            .with_overlap(Some(overlap));
+        let t = e.simulate(p as u32, &[block]).unwrap().times.remove(0);
+        [0, 1].map(|rep| {
+            t.end_s[rep * p..(rep + 1) * p]
+                .iter()
+                .map(|e| ((e - t.scheduled_start_s[rep]) * 1e9 * 1e3).round() / 1e3)
+                .collect()
+        })
+    }
+
+    #[test]
+    fn the_progression_model_decides_whether_the_collective_hides_behind_the_compute() {
+        use super::super::loggops::Progress::{Async, Wait};
+        // LogGOPSim's defaults: L = 2500, o = 1500, g = 1000, G = 6 ns; C = 100,000 ns of
+        // overlap computation; 8 B messages, so each receive costs o + 7G = 1,542 ns.
+        // Recursive doubling step: send o, the message L later, its receive o + 7G:
+        // 2o + L + 7G = 5,542 ns, so the blocking call takes 5,542 ns at P = 2 and 11,084 at
+        // P = 4, both far below C.
+        let (c, o, l, recv) = (100_000.0, 1_500.0, 2_500.0, 1_542.0);
+        let step = o + l + recv;
+        for p in [2usize, 4] {
+            let steps = p.trailing_zeros() as f64;
+            // Asynchronous: the collective runs beside the computation and every rank ends
+            // with its computation, max(C, collective) = C.
+            let [on_time, late] = overlapped_ends_ns(p, Async);
+            assert_eq!(on_time, vec![c; p], "async, P = {p}");
+            // The late rank computes from its arrival; the others' collectives end long
+            // before their computations, so the delay costs them nothing.
+            let mut want = vec![c; p];
+            want[0] = 50_000.0 + c;
+            assert_eq!(late, want, "async, P = {p}, rank 0 late");
+            // Progress in the wait: the start's send (o), C, then the first step's message
+            // (arrived during C) is taken (o + 7G) and each later step takes a whole step
+            // after it: C + o + (o + 7G) + (steps - 1)(2o + L + 7G).
+            let wait_end = c + o + recv + (steps - 1.0) * step;
+            let [on_time, late] = overlapped_ends_ns(p, Wait);
+            assert_eq!(on_time, vec![wait_end; p], "wait, P = {p}");
+            // With rank 0 late, nothing of the collective moved while it computed, and in
+            // its wait it finds every partner's message there: LogGOPS takes each (o + 7G)
+            // in arrival order, so the later steps' messages go before its own later sends.
+            // The last rank its data reaches ends the delay plus (steps - 1)(o + 7G) later:
+            // a negative delay overlap benefit, where async's is 0.
+            let latest = late.iter().copied().fold(0.0, f64::max);
+            let cost = 50_000.0 + (steps - 1.0) * recv;
+            assert_eq!(latest, wait_end + cost, "wait, P = {p}, rank 0 late");
+            if p == 4 {
+                // Rank 2 waits for rank 0's second-step message, which leaves after rank 0's
+                // computation; under async rank 2 ended with its own computation.
+                assert_eq!(late[2], wait_end + cost, "{late:?}");
+            }
+        }
     }
 
     #[test]

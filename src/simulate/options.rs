@@ -91,6 +91,12 @@ pub struct Options {
     pub noise: Option<NoiseSpec>,
     /// Every rank replays the noise at the same phase (`--noise-cosched`).
     pub noise_cosched: bool,
+    /// How the nonblocking collectives progress (`--progress`; `None`: not given, the
+    /// LogGOPS engine's asynchronous progress).
+    pub progress: Option<super::loggops::Progress>,
+    /// The overlap computation of the nonblocking collectives between start and wait,
+    /// seconds (`--overlap-compute`; `None`: the wait follows the start at once).
+    pub overlap_compute_s: Option<f64>,
     /// The LogGOPS engine's parameters as given (`--loggops L=2.5us,o=1.5us,...`).
     pub loggops: Option<String>,
     /// Records file; `None`: `results/simulated-<UTC time, µs>-<pid>.cbor`.

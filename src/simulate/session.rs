@@ -37,6 +37,7 @@ pub fn check_plan(plan: &Plan, opts: &Options) -> Result<(), SimulateError> {
             }
             noise_asked(opts)?;
             loggops_params(opts)?;
+            check_overlap(plan, opts)?;
             // Every operation and swept algorithm must have a schedule (checked at P = 2).
             for op in &plan.ops {
                 for alg in &swept(opts) {
@@ -68,6 +69,18 @@ pub fn check_plan(plan: &Plan, opts: &Options) -> Result<(), SimulateError> {
             if opts.noise_cosched {
                 return bad("--noise-cosched: the smpi engine simulates no OS noise".into());
             }
+            if let Some(p) = opts.progress {
+                return bad(format!(
+                    "--progress {}: a progression model of the loggops engine; the smpi engine \
+                     runs the MPI library's own progress",
+                    p.name()
+                ));
+            }
+            if opts.overlap_compute_s.is_some() {
+                return bad(
+                    "--overlap-compute: an option of the loggops engine (--engine loggops)".into(),
+                );
+            }
             if let Some(l) = &opts.loggops {
                 return bad(format!(
                     "--loggops {l}: LogGOPS parameters are the loggops engine's; the smpi \
@@ -98,8 +111,13 @@ pub fn run(plan: &Plan, opts: &Options, out: &mut dyn Write) -> Result<(), Simul
         let params = loggops_params(opts)?;
         let max_p = plan.procs.iter().copied().max().unwrap_or(2);
         let outputs = outputs(opts, &algorithms)?;
+        let overlap = opts.overlap_compute_s.map(|t| super::loggops::Overlap {
+            compute_ns: (t * 1e9).round() as u64,
+            progress: opts.progress.unwrap_or_default(),
+        });
         let engine_for = |alg: Option<&str>| {
             super::loggops_engine::LoggopsEngine::new(params, noise.clone(), plan.seed, max_p, alg)
+                .with_overlap(overlap)
         };
         for alg in &algorithms {
             check_memory(plan, &engine_for(*alg))?;
@@ -153,8 +171,47 @@ fn noise_asked(opts: &Options) -> Result<Option<(NoiseSpec, bool)>, SimulateErro
             detour_text(d)
         ))),
         Some(d) => Ok(Some(NoiseSpec::from_detour(d))),
+        None if opts.noise_cosched && opts.noise.is_none() => Err(SimulateError::Plan(
+            "--noise-cosched: co-schedules a noise, and none is given; add --noise (a noise \
+             file, periodic:FREQ:DURATION or poisson:RATE:DURATION) or --detour"
+                .into(),
+        )),
         None => Ok(opts.noise.clone().map(|n| (n, opts.noise_cosched))),
     }
+}
+
+/// The overlap options against the plan: `--progress` and `--overlap-compute` act on the
+/// nonblocking kernels only, as a measurement's `--overlap` does, and `--progress wait`
+/// without a computation to wait behind would give the times of `async`.
+///
+/// Errors: [`SimulateError::Plan`] naming the option and what to add.
+fn check_overlap(plan: &Plan, opts: &Options) -> Result<(), SimulateError> {
+    let flag = match (opts.progress, opts.overlap_compute_s) {
+        (Some(p), _) => format!("--progress {}", p.name()),
+        (None, Some(_)) => "--overlap-compute".to_string(),
+        (None, None) => return Ok(()),
+    };
+    if !plan.ops.iter().any(|op| op.is_nonblocking()) {
+        let forms: Vec<String> = plan
+            .ops
+            .iter()
+            .map(|op| format!("i{}", op.name()))
+            .collect();
+        return Err(SimulateError::Plan(format!(
+            "{flag} applies to nonblocking kernels only: add their nonblocking form ({}) to \
+             --ops",
+            forms.join(", ")
+        )));
+    }
+    if opts.progress == Some(super::loggops::Progress::Wait) && opts.overlap_compute_s.is_none() {
+        return Err(SimulateError::Plan(
+            "--progress wait: without a computation between start and wait the rank waits at \
+             once and both models give the same times; add --overlap-compute DURATION (e.g. \
+             100us)"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// `--detour`'s value as the user wrote it, near enough to recognise.

@@ -23,7 +23,7 @@ pub mod noise;
 pub mod params;
 pub mod schedule;
 
-pub use algorithms::{collective, ALGORITHMS};
+pub use algorithms::{collective, collective_with, Overlap, Progress, ALGORITHMS};
 pub use engine::Simulator;
 pub use goal::{parse_goal, write_goal};
 pub use noise::{DetourTrace, Noise};

@@ -204,6 +204,32 @@ impl ScheduleBuilder {
         self.edges.push((head, tail, true));
     }
 
+    /// Puts a computation of `ns` nanoseconds between the start of the collective built so
+    /// far and its wait, on every rank: the overlap of a nonblocking collective (Hoefler and
+    /// Lumsdaine 2008). With `in_wait` (progress only inside the wait) the computation runs
+    /// on CPU 0 and every operation with a dependency requires it: the start performs only
+    /// the operations without one (the receives, posted at once, and the first step's
+    /// sends); messages that arrive meanwhile wait for the CPU, as LogGOPS charges their o
+    /// there. Without it (asynchronous progress) the computation runs on CPU 1 of the rank,
+    /// as LogGOPSim's `cpu` places it, and the collective goes on beside it on CPU 0.
+    pub fn compute_between_start_and_wait(&mut self, ns: u64, in_wait: bool) {
+        let ops = self.num_ops();
+        let mut has_dependency = vec![false; ops as usize];
+        for &(_, to, _) in &self.edges {
+            has_dependency[to as usize] = true;
+        }
+        let cpu = if in_wait { 0 } else { 1 };
+        let calcs: Vec<u32> = (0..self.num_ranks())
+            .map(|r| self.add_on(r, OpKind::Calc, 0, ns, 0, cpu, 0))
+            .collect();
+        if in_wait {
+            for op in (0..ops).filter(|&op| has_dependency[op as usize]) {
+                let rank = self.rank[op as usize] as usize;
+                self.requires(op, calcs[rank]);
+            }
+        }
+    }
+
     /// The schedule. Errors: [`LoggopsError::Invalid`] for a rank, peer or dependency that
     /// names no rank or operation, or a dependency between two ranks;
     /// [`LoggopsError::Cycle`] naming operations on a cycle.

@@ -191,6 +191,7 @@ impl SmpiSetup {
             engine_option: "smpi".into(),
             parameters: Vec::new(),
             noise: None,
+            progress: None,
         };
         SmpiEngine {
             setup: self,

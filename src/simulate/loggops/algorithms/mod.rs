@@ -8,10 +8,12 @@
 //! posted receive costs nothing); each step's messages carry the step as their tag.
 //!
 //! Messages of a barrier are 1 B (LogGOPSim charges (s-1)G, so 0 B is not portable). The
-//! nonblocking form of a collective (`iallreduce`) runs the same schedule with asynchronous
-//! progress: every operation starts as soon as its dependencies allow, as if a progress
-//! thread or the NIC drove it (Hoefler and Lumsdaine 2008 call this the ideal progression).
-//! No reduction's computation is charged (γ = 0).
+//! nonblocking form of a collective (`iallreduce`) runs the same schedule, with an overlap
+//! computation between its start and its wait if one is asked for ([`Overlap`]), under one
+//! of the two progression models of Hoefler and Lumsdaine (2008) ([`Progress`]):
+//! asynchronous (every operation starts as soon as its dependencies allow, as if a progress
+//! thread or the NIC drove it; their ideal progression, the default) or only inside the wait
+//! (an MPI library without a progress thread). No reduction's computation is charged (γ = 0).
 
 mod collectives;
 
@@ -68,6 +70,70 @@ algorithms! {
     "scatter" "linear" ["basic_linear"] scatter_linear;
 }
 
+/// How a nonblocking collective progresses between its start and its wait (Hoefler and
+/// Lumsdaine 2008, "Message progression in parallel computing — to thread or not to
+/// thread?").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Progress {
+    /// Asynchronous progress: every operation starts as soon as its dependencies allow,
+    /// beside the overlap computation (a progress thread or an offloading NIC).
+    #[default]
+    Async,
+    /// Progress only inside the wait: the start posts the receives and the sends without a
+    /// dependency (the first step's); everything else runs after the overlap computation.
+    Wait,
+}
+
+impl Progress {
+    /// The names `--progress` takes, the default first.
+    pub const NAMES: [&'static str; 2] = ["async", "wait"];
+
+    /// The name `--progress` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Progress::Async => "async",
+            Progress::Wait => "wait",
+        }
+    }
+
+    /// What the model does, for the records' header.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Progress::Async => {
+                "async: every operation of a nonblocking collective starts as soon as its \
+                 dependencies allow, the overlap computation on a second CPU of the rank"
+            }
+            Progress::Wait => {
+                "wait: the start posts the receives and the first step's sends; the rest of a \
+                 nonblocking collective runs after the overlap computation, in the wait"
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for Progress {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "async" => Ok(Progress::Async),
+            "wait" => Ok(Progress::Wait),
+            _ => Err(format!(
+                "progress '{s}': expected one of {}",
+                Progress::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// The overlap computation of a nonblocking collective: `compute_ns` nanoseconds on every
+/// rank between the start and the wait, progressing as `progress` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overlap {
+    pub compute_ns: u64,
+    pub progress: Progress,
+}
+
 /// The schedule of collective `op_name` (a kernel name of the plan: `allreduce`, or its
 /// nonblocking form `iallreduce`) with `algorithm` (its name or an alias; `None`: the
 /// collective's first) among `procs` ranks, `bytes` per rank's message (per block for
@@ -79,6 +145,22 @@ pub fn collective(
     algorithm: Option<&str>,
     procs: usize,
     bytes: u64,
+) -> Result<Schedule, LoggopsError> {
+    collective_with(op_name, algorithm, procs, bytes, None)
+}
+
+/// [`collective`] with, for a nonblocking `op_name` and an `overlap`, the overlap
+/// computation between its start and its wait
+/// ([`ScheduleBuilder::compute_between_start_and_wait`]); a blocking collective or `None`:
+/// the collective alone.
+///
+/// Errors: as [`collective`].
+pub fn collective_with(
+    op_name: &str,
+    algorithm: Option<&str>,
+    procs: usize,
+    bytes: u64,
+    overlap: Option<Overlap>,
 ) -> Result<Schedule, LoggopsError> {
     let op = blocking_name(op_name);
     let of_op: Vec<&Algorithm> = ALGORITHMS.iter().filter(|a| a.op == op).collect();
@@ -111,6 +193,9 @@ pub fn collective(
     }
     let mut b = ScheduleBuilder::new(procs);
     (chosen.build)(&mut b, procs, bytes);
+    if let Some(o) = overlap.filter(|o| op != op_name && o.compute_ns > 0) {
+        b.compute_between_start_and_wait(o.compute_ns, o.progress == Progress::Wait);
+    }
     b.build()
 }
 
