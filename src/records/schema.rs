@@ -178,7 +178,8 @@ pub struct Header {
     pub noise_check: Option<super::NoiseCheck>,
     /// Per rank, the spread of the time the library's first instructions take after the
     /// last stamp before an MPI call, timed before the blocks; absent in files written before
-    /// it, and in simulated runs.
+    /// it, in simulated runs and in runs without window synchronisation (no start spread to
+    /// widen).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_entry: Option<super::CallEntry>,
     /// The batch job and the launch: Slurm job, step, nodes and tasks, the PMI, and per rank
